@@ -1,0 +1,162 @@
+"""Frozen configuration objects: what a parsed ``fair-scheduler.xml`` says (spec §1.3–§1.5).
+
+These hold *configured* values only, exactly as written (after YARN's parse-time clamps and the
+float32 rounding of §0.2); ``None`` means "not set here". Inheritance (§1.3.3) and defaults are
+applied when the queue tree is built (``fairshare.core.tree``), because a dynamic queue inherits
+from whatever its parent is at the time it is created.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+
+from fairshare.resources.configurable import ConfigurableResource
+from fairshare.resources.vector import INT_MAX, LONG_MAX, Resource
+
+
+class PolicyName(StrEnum):
+    """Scheduling policies (§2.6). The value is our lower-case name; see :attr:`yarn_name`."""
+
+    FAIR = "fair"
+    DRF = "drf"
+    FIFO = "fifo"
+
+    @property
+    def yarn_name(self) -> str:
+        """The name YARN reports in REST and metrics: ``fair``, ``DRF``, ``FIFO``."""
+        return {"fair": "fair", "drf": "DRF", "fifo": "FIFO"}[self.value]
+
+
+@dataclass(frozen=True, slots=True)
+class QueueConfig:
+    """One ``<queue>`` (or ``<pool>``) element, configured values only."""
+
+    name: str  # full dotted name, e.g. "root.a.b"
+    is_parent: bool  # nested queue elements, type="parent", or a reservation plan queue
+    line: int | None = None
+    weight: float | None = None  # float32-rounded
+    min_resources: Resource | None = None  # percentages already mapped to None (§1.3.2)
+    max_resources: ConfigurableResource | None = None
+    max_child_resources: ConfigurableResource | None = None
+    max_container_allocation: Resource | None = None  # percentages mapped to None
+    max_running_apps: int | None = None
+    max_am_share: float | None = None  # float32, already min(v, 1.0)
+    scheduling_policy: PolicyName | None = None
+    min_share_preemption_timeout_ms: int | None = None
+    fair_share_preemption_timeout_ms: int | None = None
+    fair_share_preemption_threshold: float | None = None  # float32, clamped to [0, 1]
+    allow_preemption_from: bool | None = None
+    acl_submit_apps: str | None = None  # not trimmed (§1.3.4)
+    acl_administer_apps: str | None = None
+    acl_administer_reservations: str | None = None
+    acl_list_reservations: str | None = None
+    acl_submit_reservations: str | None = None
+    reservation: bool = False  # a plan queue (§1.8)
+
+    @property
+    def short_name(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+    @property
+    def parent_name(self) -> str | None:
+        return self.name.rsplit(".", 1)[0] if "." in self.name else None
+
+
+class RuleName(StrEnum):
+    """Placement rule names, case-sensitive as in YARN (§1.5.2)."""
+
+    SPECIFIED = "specified"
+    USER = "user"
+    PRIMARY_GROUP = "primaryGroup"
+    SECONDARY_GROUP_EXISTING_QUEUE = "secondaryGroupExistingQueue"
+    NESTED_USER_QUEUE = "nestedUserQueue"
+    DEFAULT = "default"
+    REJECT = "reject"
+
+
+@dataclass(frozen=True, slots=True)
+class PlacementRule:
+    """One ``<rule>`` of a placement policy, possibly with a nested (parent) rule."""
+
+    name: RuleName
+    create: bool = True
+    queue: str | None = None  # the `default` rule's queue attribute, as written
+    parent: PlacementRule | None = None
+    line: int | None = None
+
+    @property
+    def terminal(self) -> bool:
+        """Whether this rule always places or rejects (§1.5.2 table, §1.5.3)."""
+        own = {
+            RuleName.SPECIFIED: False,
+            RuleName.SECONDARY_GROUP_EXISTING_QUEUE: False,
+            RuleName.REJECT: True,
+        }.get(self.name, self.create)
+        if self.parent is not None:
+            return own and self.parent.terminal
+        return own
+
+
+@dataclass(frozen=True, slots=True)
+class PlacementPolicy:
+    rules: tuple[PlacementRule, ...]
+    generated: bool = False  # built from yarn-site because the file has none (§1.5.4)
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigWarning:
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = ":".join(str(p) for p in (self.file, self.line) if p)
+        return f"{where}: warning: {self.message}" if where else f"warning: {self.message}"
+
+
+def _frozen_map(m: Mapping[str, int] | None = None) -> Mapping[str, int]:
+    return MappingProxyType(dict(m or {}))
+
+
+@dataclass(frozen=True, slots=True)
+class AllocationConfig:
+    """A parsed allocation file (or YARN's defaults when there is none: ``has_file=False``)."""
+
+    queues: tuple[QueueConfig, ...] = ()  # document order; a parent precedes its children
+    user_max_apps: Mapping[str, int] = field(default_factory=_frozen_map)
+    user_max_apps_default: int = INT_MAX
+    queue_max_apps_default: int = INT_MAX
+    queue_max_resources_default: ConfigurableResource | None = None  # None = unbounded
+    queue_max_am_share_default: float = 0.5
+    default_scheduling_policy: PolicyName = PolicyName.FAIR
+    default_min_share_preemption_timeout_ms: int | None = None
+    default_fair_share_preemption_timeout_ms: int | None = None
+    default_fair_share_preemption_threshold: float | None = None
+    placement_policy: PlacementPolicy | None = None  # None = generate from yarn-site (§1.5.4)
+    placement_update_ignored: bool = False  # <queuePlacementPolicy> with no <rule>s (§1.5.3)
+    reservation_agent: str | None = None
+    reservation_policy: str | None = None
+    reservation_planner: str | None = None
+    source: str | None = None
+    has_file: bool = False
+    warnings: tuple[ConfigWarning, ...] = ()
+
+    def queue(self, name: str) -> QueueConfig | None:
+        for q in self.queues:
+            if q.name == name:
+                return q
+        return None
+
+    @property
+    def queue_names(self) -> tuple[str, ...]:
+        return tuple(q.name for q in self.queues)
+
+
+# The "not set" sentinels and defaults of §1.3.3, for the tree builder.
+TIMEOUT_NEVER_MS = LONG_MAX
+UNSET_TIMEOUT_MS = -1
+UNSET_THRESHOLD = -1.0
+DEFAULT_FAIR_SHARE_PREEMPTION_THRESHOLD = 0.5
