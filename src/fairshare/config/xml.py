@@ -9,6 +9,7 @@ their ``sourceline`` so every error can say ``file:line``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
@@ -42,7 +43,7 @@ def parse_xml_bytes(data: bytes, source: str) -> Element:
     except etree.XMLSyntaxError as exc:
         line = exc.lineno if exc.lineno and exc.lineno > 0 else None
         raise ConfigError(f"malformed XML: {exc.msg}", source, line) from None
-    dtd = tree.docinfo.internalDTD
+    dtd: Any = tree.docinfo.internalDTD
     if dtd is not None and any(True for _ in dtd.iterentities()):
         raise ConfigError(
             "entity declarations are not allowed (entity expansion is disabled for safety)",
@@ -109,5 +110,5 @@ def java_trim(text: str) -> str:
 
 
 def line_of(element: Element) -> int | None:
-    line = element.sourceline
-    return int(line) if line is not None else None
+    line: Any = element.sourceline
+    return int(line) if isinstance(line, int) else None

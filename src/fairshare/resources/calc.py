@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Protocol
 
-from fairshare.resources.vector import Resource, float32
+from fairshare.resources.vector import Resource, float32, java_div
 
 INF = math.inf
 
@@ -27,7 +27,8 @@ def _sign(x: float) -> int:
 
 
 class ResourceCalculator(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def compare(
         self, cluster: Resource, a: Resource, b: Resource, single_type: bool = False
@@ -36,15 +37,6 @@ class ResourceCalculator(Protocol):
     def ratio(self, a: Resource, b: Resource) -> float: ...
 
     def fits_in(self, a: Resource, b: Resource) -> bool: ...
-
-
-def _java_div(a: float, b: float) -> float:
-    """Java double division: x/0 is ±Infinity, 0/0 is NaN."""
-    if b == 0:
-        if a == 0 or a != a:
-            return math.nan
-        return math.copysign(INF, a)
-    return a / b
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +143,7 @@ class DominantResourceCalculator:
         """Largest per-component ``(float) a_i / (float) b_i``, starting from 0.0f."""
         best = 0.0
         for x, y in zip(a.values, b.values, strict=True):
-            tmp = float32(_java_div(float32(float(x)), float32(float(y))))
+            tmp = float32(java_div(float32(float(x)), float32(float(y))))
             best = best if best > tmp else tmp  # Java's ternary, NaN included
         return best
 

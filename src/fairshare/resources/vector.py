@@ -52,6 +52,15 @@ def float32(value: float) -> float:
     return result
 
 
+def java_div(a: float, b: float) -> float:
+    """Java double division: x/0 is ±Infinity (sign of both operands), 0/0 is NaN."""
+    if b == 0:
+        if a == 0 or a != a:
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
 def sat_add(a: int, b: int) -> int:
     """Saturating long addition (YARN-8833, YARN-9173)."""
     return clamp_long(a + b)

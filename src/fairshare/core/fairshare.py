@@ -1,0 +1,179 @@
+"""Steady and instantaneous fair shares over the queue hierarchy (spec §2.4–§2.7).
+
+Each parent's share is cut among its children by the **parent's** policy; each leaf's share is cut
+among its runnable apps by the leaf's policy (spec §2.5). Policies differ only in which resource
+types they write (spec §2.6): ``fair`` writes memory alone — the other components of the child's
+vector keep whatever they held before (0 for a new queue) — ``drf`` runs the search once per type,
+and ``fifo`` hands a copy of the leaf's whole share to its earliest app.
+
+These functions return new mappings and never write through their inputs. Components a policy
+does not write are taken from ``previous`` (YARN keeps one mutable vector per schedulable).
+
+This module is the straightforward per-group reference; :mod:`fairshare.core.fast_shares` gives
+identical results for large trees.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from fairshare.config.model import PolicyName
+from fairshare.core.compute_shares import ShareInput, compute_shares
+from fairshare.core.tree import ROOT, QueueTree
+from fairshare.resources.vector import LONG_MAX, Resource, float32
+
+
+@dataclass(frozen=True, slots=True)
+class AppShareInput:
+    """A runnable app as the leaf's share split sees it (spec §2.7)."""
+
+    app_id: str
+    start_time: int = 0
+    weight: float = 1.0  # see app_weight()
+
+
+@dataclass(frozen=True, slots=True)
+class FairShares:
+    """Result of one computation: queue name → share, app id → share."""
+
+    queues: Mapping[str, Resource]
+    apps: Mapping[str, Resource] = field(default_factory=dict)
+
+
+def app_weight(demand_memory: int, size_based_weight: bool) -> float:
+    """1.0, or with ``sizebasedweight`` ``float32(ln(1 + demand.memory) / ln 2)`` (spec §2.7)."""
+    if not size_based_weight:
+        return 1.0
+    return float32(math.log1p(demand_memory) / math.log(2))
+
+
+def share_types(policy: PolicyName, n_types: int) -> range:
+    """Which resource types a policy computes: memory only for fair/fifo, every type for drf."""
+    return range(n_types) if policy is PolicyName.DRF else range(1)
+
+
+def active_queues(tree: QueueTree, runnable: Mapping[str, Sequence[AppShareInput]]) -> set[str]:
+    """Queues with at least one runnable app in their subtree (spec §2.4)."""
+    active: set[str] = set()
+    for leaf in tree.leaves():
+        if runnable.get(leaf.name):
+            name: str | None = leaf.name
+            while name is not None and name not in active:
+                active.add(name)
+                name = tree[name].parent
+    return active
+
+
+def _cut(
+    total: Resource,
+    previous: Sequence[Resource],
+    inputs_for_type: Sequence[Sequence[ShareInput]],
+    types: range,
+    steady: bool,
+) -> list[Resource]:
+    """Run ComputeFairShares once per written type; unwritten components stay as they were."""
+    values = [list(p.values) for p in previous]
+    for t in types:
+        for i, v in enumerate(compute_shares(inputs_for_type[t], total.values[t], steady)):
+            values[i][t] = v
+    return [Resource(tuple(v)) for v in values]
+
+
+def _queue_inputs(
+    tree: QueueTree, children: Sequence[str], cluster: Resource, active: set[str] | None
+) -> list[list[ShareInput]]:
+    settings = [tree[name].settings for name in children]
+    max_shares = [s.effective_max_share(cluster) for s in settings]
+    return [
+        [
+            ShareInput(
+                weight=s.weight,
+                min_share=s.min_share.values[t],
+                max_share=m.values[t],
+                active=active is None or name in active,
+                is_queue=True,
+            )
+            for name, s, m in zip(children, settings, max_shares, strict=True)
+        ]
+        for t in range(len(cluster.values))
+    ]
+
+
+def compute_steady_fair_shares(
+    tree: QueueTree, cluster: Resource, previous: Mapping[str, Resource] | None = None
+) -> dict[str, Resource]:
+    """Steady fair share of every queue: all queues take part, active or not (spec §2.4)."""
+    prev = previous or {}
+    none = Resource((0,) * len(cluster.values))
+    shares: dict[str, Resource] = {ROOT: cluster}
+    for node in tree.depth_first():
+        if node.is_leaf or node.settings.policy is PolicyName.FIFO:
+            continue  # fifo computes no steady shares (and cannot be a parent anyway)
+        children = list(node.children)
+        new = _cut(
+            shares[node.name],
+            [prev.get(c, none) for c in children],
+            _queue_inputs(tree, children, cluster, None),
+            share_types(node.settings.policy, len(cluster.values)),
+            steady=True,
+        )
+        shares.update(zip(children, new, strict=True))
+    for node in tree:
+        shares.setdefault(node.name, prev.get(node.name, none))
+    return {node.name: shares[node.name] for node in tree}
+
+
+def compute_instantaneous_fair_shares(
+    tree: QueueTree,
+    cluster: Resource,
+    runnable: Mapping[str, Sequence[AppShareInput]],
+    previous: FairShares | None = None,
+) -> FairShares:
+    """Instantaneous fair shares of queues and runnable apps (spec §2.4, §2.5, §2.7)."""
+    prev = previous or FairShares({}, {})
+    none = Resource((0,) * len(cluster.values))
+    active = active_queues(tree, runnable)
+    queues: dict[str, Resource] = {ROOT: cluster}
+    apps: dict[str, Resource] = {}
+    for node in tree.depth_first():
+        policy = node.settings.policy
+        if node.is_leaf:
+            leaf_apps = list(runnable.get(node.name, ()))
+            apps.update(_split_among_apps(queues[node.name], leaf_apps, policy, prev.apps, none))
+            continue
+        children = list(node.children)
+        new = _cut(
+            queues[node.name],
+            [prev.queues.get(c, none) for c in children],
+            _queue_inputs(tree, children, cluster, active),
+            share_types(policy, len(cluster.values)),
+            steady=False,
+        )
+        queues.update(zip(children, new, strict=True))
+    return FairShares({n.name: queues[n.name] for n in tree}, apps)
+
+
+def _split_among_apps(
+    leaf_share: Resource,
+    apps: Sequence[AppShareInput],
+    policy: PolicyName,
+    previous: Mapping[str, Resource],
+    none: Resource,
+) -> dict[str, Resource]:
+    old = [previous.get(a.app_id, none) for a in apps]
+    if not apps:
+        return {}
+    if policy is PolicyName.FIFO:
+        # The earliest app (first in list order on ties) gets a copy of the whole share;
+        # every other app keeps what it had (spec §2.6.3).
+        earliest = min(range(len(apps)), key=lambda i: (apps[i].start_time, i))
+        new = list(old)
+        new[earliest] = leaf_share
+    else:
+        inputs = [
+            [ShareInput(a.weight, 0, LONG_MAX) for a in apps] for _ in leaf_share.values
+        ]
+        new = _cut(leaf_share, old, inputs, share_types(policy, len(leaf_share.values)), False)
+    return {a.app_id: share for a, share in zip(apps, new, strict=True)}

@@ -1,0 +1,238 @@
+"""Scheduling policies: their ordering comparators and calculators (spec §2.6, §3.5).
+
+Comparators are plain ``cmp(s1, s2) -> int`` functions with YARN's exact arithmetic — doubles
+where Java uses doubles, float32 where it uses floats, NaN comparing equal to everything — because
+the criteria are not expressible as one sort key once zero weights and empty clusters produce
+NaN. Sort with :func:`sort_schedulables`, which wraps them in ``functools.cmp_to_key``.
+
+Every comparator ends with the same tie-break: start time ascending, then name in Java
+``String.compareTo`` order (UTF-16 code units), so distinct schedulables never compare equal.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from fairshare.config.model import PolicyName
+from fairshare.resources.calc import DEFAULT, DOMINANT, ResourceCalculator
+from fairshare.resources.vector import Resource, float32, java_div
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulableView:
+    """What a comparator reads of a queue or an app."""
+
+    name: str  # full queue name, or application id
+    demand: Resource
+    usage: Resource
+    min_share: Resource  # apps: all zero
+    weight: float  # float32 value
+    start_time: int = 0  # queues: 0; apps: attempt creation time
+
+
+Comparator = Callable[[SchedulableView, SchedulableView, Resource], int]
+
+
+def _sign(x: float) -> int:
+    """``(int) Math.signum(x)``: NaN gives 0."""
+    return 1 if x > 0 else (-1 if x < 0 else 0)
+
+
+def java_string_compare(a: str, b: str) -> int:
+    """Sign of Java's ``String.compareTo``: UTF-16 code units, not code points."""
+    ea, eb = a.encode("utf-16-be", "surrogatepass"), b.encode("utf-16-be", "surrogatepass")
+    return (ea > eb) - (ea < eb)
+
+
+def compare_attributes(s1: SchedulableView, s2: SchedulableView) -> int:
+    """Final tie-break of every comparator: start time, then name."""
+    return _sign(s1.start_time - s2.start_time) or java_string_compare(s1.name, s2.name)
+
+
+# -- fair (spec §3.5.1) ------------------------------------------------------------------------
+
+
+def _compare_demand(s1: SchedulableView, s2: SchedulableView) -> int:
+    """1. Schedulables without (memory) demand go last (YARN-6769)."""
+    d1, d2 = s1.demand.memory, s2.demand.memory
+    if d1 == 0 and d2 > 0:
+        return 1
+    if d2 == 0 and d1 > 0:
+        return -1
+    return 0
+
+
+def _compare_min_share_usage(s1: SchedulableView, s2: SchedulableView) -> int:
+    """2. The one below min(minShare, demand) goes first; both below → smaller usage ratio."""
+    m1 = min(s1.min_share.memory, s1.demand.memory)
+    m2 = min(s2.min_share.memory, s2.demand.memory)
+    needy1, needy2 = s1.usage.memory < m1, s2.usage.memory < m2
+    if needy1 and not needy2:
+        return -1
+    if needy2 and not needy1:
+        return 1
+    if needy1 and needy2:
+        ratio1 = s1.usage.memory / max(m1, 1)
+        ratio2 = s2.usage.memory / max(m2, 1)
+        return _sign(ratio1 - ratio2)
+    return 0
+
+
+def _compare_fair_share_usage(s1: SchedulableView, s2: SchedulableView) -> int:
+    """3. usage / weight; a zero (or negative) weight loses to a positive one."""
+    w1, w2 = s1.weight, s2.weight
+    if w1 > 0.0 and w2 > 0.0:
+        return _sign(s1.usage.memory / w1 - s2.usage.memory / w2)
+    if w1 == w2:
+        return _sign(float(s1.usage.memory) - float(s2.usage.memory))
+    # Negated weights: the larger weight sorts first (YARN's own trick).
+    return _sign(-w1 - -w2)
+
+
+def compare_fair(s1: SchedulableView, s2: SchedulableView, cluster: Resource) -> int:
+    """FairSharePolicy: 1 demand, 2 min-share neediness, 3 usage/weight, 4 start, 5 name."""
+    return (
+        _compare_demand(s1, s2)
+        or _compare_min_share_usage(s1, s2)
+        or _compare_fair_share_usage(s1, s2)
+        or compare_attributes(s1, s2)
+    )
+
+
+# -- fifo (spec §3.5.2) ------------------------------------------------------------------------
+
+
+def compare_fifo(s1: SchedulableView, s2: SchedulableView, cluster: Resource) -> int:
+    """FifoPolicy: priority (always 1 under FS, spec §2.7), then start time, then name."""
+    return compare_attributes(s1, s2)
+
+
+# -- drf (spec §3.5.3) -------------------------------------------------------------------------
+
+
+def _drf2_shares(s: SchedulableView, cluster: Resource) -> tuple[int, list[float]]:
+    """Dominant index (ties → memory) and the weighted cluster shares, in doubles."""
+    shares = [java_div(float(s.usage.values[k]), float(cluster.values[k])) for k in (0, 1)]
+    dominant = 1 if shares[1] > shares[0] else 0
+    return dominant, [java_div(x, s.weight) for x in shares]
+
+
+def _compare_by_dominant(a: list[float], da: int, b: list[float], db: int) -> int:
+    return _sign(a[da] - b[db]) or _sign(a[1 - da] - b[1 - db])
+
+
+def compare_drf2(
+    s1: SchedulableView, s2: SchedulableView, cluster: Resource, *, yarn_11482: bool = True
+) -> int:
+    """DRF with exactly memory and vcores ("Comparator2").
+
+    ``yarn_11482=False`` reproduces Hadoop < 3.4.0, which tested s2's neediness with s1's usage.
+    """
+    d1, shares1 = _drf2_shares(s1, cluster)
+    d2, shares2 = _drf2_shares(s2, cluster)
+    needy1 = s1.usage.values[d1] < s1.min_share.values[d1]
+    usage_for_2 = s2.usage if yarn_11482 else s1.usage
+    needy2 = usage_for_2.values[d2] < s2.min_share.values[d2]
+    if not needy1 and not needy2:
+        res = _compare_by_dominant(shares1, d1, shares2, d2)
+    elif needy1 and not needy2:
+        res = -1
+    elif needy2 and not needy1:
+        res = 1
+    else:
+        ms1 = [java_div(float(s1.usage.values[k]), float(s1.min_share.values[k])) for k in (0, 1)]
+        ms2 = [java_div(float(s2.usage.values[k]), float(s2.min_share.values[k])) for k in (0, 1)]
+        res = _compare_by_dominant(ms1, d1, ms2, d2)
+    return res or compare_attributes(s1, s2)
+
+
+def _f32_div(a: float, b: float) -> float:
+    """Java ``float / float``: operands and result rounded to float32."""
+    return float32(java_div(float32(a), float32(b)))
+
+
+def _drfn_ratios(s: SchedulableView, cluster: Resource) -> tuple[int, list[list[float]]]:
+    """Per type [usage share, share / weight, 0] in float32; dominant = first maximum."""
+    ratios: list[list[float]] = []
+    dominant = 0
+    for k, (u, c) in enumerate(zip(s.usage.values, cluster.values, strict=True)):
+        share = _f32_div(float(u), float(c))
+        ratios.append([share, _f32_div(share, s.weight), 0.0])
+        if share > ratios[dominant][0]:
+            dominant = k
+    return dominant, ratios
+
+
+def _usage_descending(a: list[float], b: list[float]) -> int:
+    return _sign(b[0] - a[0])
+
+
+def _sorted_by_usage(ratios: list[list[float]]) -> list[list[float]]:
+    """Stable sort, usage share descending, NaN comparing equal (Java's comparator lambda)."""
+    return sorted(ratios, key=functools.cmp_to_key(_usage_descending))
+
+
+def _compare_ratios(r1: list[list[float]], r2: list[list[float]], index: int) -> int:
+    for a, b in zip(r1, r2, strict=True):
+        ret = _sign(a[index] - b[index])
+        if ret:
+            return ret
+    return 0
+
+
+def compare_drfn(s1: SchedulableView, s2: SchedulableView, cluster: Resource) -> int:
+    """DRF with custom resource types present ("ComparatorN"), float32 arithmetic."""
+    d1, r1 = _drfn_ratios(s1, cluster)
+    d2, r2 = _drfn_ratios(s2, cluster)
+    needy1 = s1.usage.values[d1] < s1.min_share.values[d1]
+    needy2 = s2.usage.values[d2] < s2.min_share.values[d2]
+    if not needy1 and not needy2:
+        res = _compare_ratios(_sorted_by_usage(r1), _sorted_by_usage(r2), 1)
+    elif needy1 and not needy2:
+        res = -1
+    elif needy2 and not needy1:
+        res = 1
+    else:
+        for s, r in ((s1, r1), (s2, r2)):
+            for k, row in enumerate(r):
+                row[2] = _f32_div(float(s.usage.values[k]), float(s.min_share.values[k]))
+        res = _compare_ratios(_sorted_by_usage(r1), _sorted_by_usage(r2), 2)
+    return res or compare_attributes(s1, s2)
+
+
+# -- policy table ------------------------------------------------------------------------------
+
+
+def comparator_for(policy: PolicyName, n_types: int) -> Comparator:
+    """The comparator YARN picks: DRF uses Comparator2 iff exactly two resource types exist."""
+    if policy is PolicyName.FAIR:
+        return compare_fair
+    if policy is PolicyName.FIFO:
+        return compare_fifo
+    return compare_drf2 if n_types == 2 else compare_drfn
+
+
+def calculator_for(policy: PolicyName) -> ResourceCalculator:
+    """Memory-only for fair and fifo, dominant for drf (spec §2.6)."""
+    return DOMINANT if policy is PolicyName.DRF else DEFAULT
+
+
+def is_child_policy_allowed(parent: PolicyName, child: PolicyName) -> bool:
+    """Spec §2.6.4: a fair parent may not have drf children; fifo may never be a parent."""
+    if parent is PolicyName.FIFO:
+        return False
+    return not (parent is PolicyName.FAIR and child is PolicyName.DRF)
+
+
+def sort_schedulables(
+    items: Iterable[SchedulableView], policy: PolicyName, cluster: Resource
+) -> list[SchedulableView]:
+    """Order schedulables as the policy's comparator does (first = offered resources first)."""
+    compare = comparator_for(policy, len(cluster.values))
+
+    def cmp(a: SchedulableView, b: SchedulableView) -> int:
+        return compare(a, b, cluster)
+
+    return sorted(items, key=functools.cmp_to_key(cmp))
