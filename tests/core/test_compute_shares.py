@@ -1,0 +1,115 @@
+"""ComputeFairShares (spec §2.3): every worked vector of the spec holds exactly."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fairshare.core.compute_shares import ShareInput, compute_shares
+from fairshare.resources.vector import LONG_MAX, float32
+
+U = LONG_MAX
+
+
+def s(weight: float, min_share: int = 0, max_share: int = U, active: bool = True) -> ShareInput:
+    return ShareInput(float32(weight), min_share, max_share, active=active, is_queue=True)
+
+
+# The table of spec §2.3 ("U" = unbounded max), total 10000 unless stated.
+SPEC_VECTORS = [
+    pytest.param([s(2), s(1), s(1)], 10000, False, [5000, 2500, 2500], id="weights 2:1:1"),
+    pytest.param([s(1, 6000), s(1)], 10000, False, [6000, 4000], id="min share 6000 honoured"),
+    pytest.param([s(1, 0, 2000), s(1), s(1)], 10000, False, [2000, 4000, 4000], id="max caps"),
+    pytest.param(
+        [s(1), s(1), s(1, 3000, active=False)], 10000, False, [5000, 5000, 0],
+        id="inactive queue gets 0 instantaneous, even with a min share",
+    ),
+    pytest.param(
+        [s(1), s(1), s(1, 3000, active=False)], 10000, True, [3334, 3334, 3334],
+        id="steady ignores activity; upper bound gives 3334 each (sum 10002)",
+    ),
+    pytest.param([s(1), s(1), s(1, 4000)], 10000, True, [3000, 3000, 4000], id="steady min 4000"),
+    pytest.param([s(0, 2000), s(1)], 10000, False, [2000, 8000], id="zero weight gets its min"),
+    pytest.param([s(1, 8000), s(1, 8000)], 10000, False, [8000, 8000], id="mins never scaled"),
+    pytest.param([s(1, 500), s(1)], 0, False, [500, 0], id="total 0 still gives the min"),
+    pytest.param([s(1)] * 3, 1000, False, [334, 334, 334], id="three equal share 1000"),
+    pytest.param([s(1)] * 3, 8192, False, [2731, 2731, 2731], id="three equal share 8192"),
+    pytest.param([s(1)] * 2, 10240, False, [5120, 5120], id="two equal share 10240"),
+    pytest.param([s(0.1), s(0.3)], 1000, False, [250, 750], id="float32 weights 0.1 and 0.3"),
+]
+
+
+@pytest.mark.parametrize(("items", "total", "steady", "expected"), SPEC_VECTORS)
+def test_spec_vectors(
+    items: list[ShareInput], total: int, steady: bool, expected: list[int]
+) -> None:
+    assert compute_shares(items, total, steady) == expected
+
+
+def test_zero_weight_is_not_capped_by_its_max() -> None:
+    # spec §2.3: zero-weight schedulables get exactly their min share, not capped by max
+    assert compute_shares([s(0, 3000, 1000), s(1)], 10000, False) == [3000, 7000]
+
+
+def test_non_positive_max_is_fixed_at_zero() -> None:
+    assert compute_shares([s(1, 500, 0), s(1)], 10000, False) == [0, 10000]
+
+
+def test_negative_weight_behaves_like_zero() -> None:
+    assert compute_shares([s(-1, 2000), s(1)], 10000, False) == [2000, 8000]
+
+
+def test_saturating_sums_with_a_long_max_total() -> None:
+    # Five equal queues sharing 2^63-1: doubling stops at R = 2^61 (5·2^61 saturates).
+    # Bisection: 2^60 → 5·2^60 < total; 1.5·2^60 → still below; 1.75·2^60 → 5× saturates to
+    # exactly 2^63-1 == total, so the search stops there and everyone gets 1.75·2^60 = 7·2^58.
+    assert compute_shares([s(1)] * 5, LONG_MAX, False) == [7 * 2**58] * 5
+
+
+def test_apps_are_never_inactive() -> None:
+    app = ShareInput(1.0, 0, U, active=False, is_queue=False)
+    assert compute_shares([app, app], 100, False) == [50, 50]
+
+
+def test_total_is_capped_by_the_sum_of_max_shares() -> None:
+    assert compute_shares([s(1, 0, 100), s(1, 0, 200)], 10000, False) == [100, 200]
+
+
+weights = st.sampled_from([0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 7.0])
+mins = st.sampled_from([0, 0, 0, 100, 1000, 5000])
+maxes = st.sampled_from([U, U, 0, 500, 3000, 20000])
+share_inputs = st.lists(st.builds(s, weights, mins, maxes, st.booleans()), min_size=1, max_size=6)
+totals = st.integers(min_value=0, max_value=200_000)
+
+
+@given(share_inputs, totals, st.booleans())
+def test_share_never_exceeds_max_unless_the_min_forces_it(
+    items: list[ShareInput], total: int, steady: bool
+) -> None:
+    for item, share in zip(items, compute_shares(items, total, steady), strict=True):
+        assert share >= 0
+        if item.max_share > 0:
+            assert share <= max(item.max_share, item.min_share)
+        else:
+            assert share == 0
+
+
+@given(share_inputs, totals)
+def test_inactive_queues_get_zero_instantaneous_share(items: list[ShareInput], total: int) -> None:
+    for item, share in zip(items, compute_shares(items, total, False), strict=True):
+        if not item.active:
+            assert share == 0
+
+
+@given(share_inputs, totals, st.booleans(), st.data())
+def test_doubling_a_weight_never_lowers_that_share(
+    items: list[ShareInput], total: int, steady: bool, data: st.DataObject
+) -> None:
+    i = data.draw(st.integers(0, len(items) - 1))
+    before = compute_shares(items, total, steady)[i]
+    doubled = list(items)
+    doubled[i] = ShareInput(
+        items[i].weight * 2, items[i].min_share, items[i].max_share, items[i].active, True
+    )
+    assert compute_shares(doubled, total, steady)[i] >= before

@@ -1,0 +1,140 @@
+"""Steady and instantaneous fair shares over the hierarchy (spec §2.4–§2.7)."""
+
+from __future__ import annotations
+
+import math
+
+from fairshare.core.fairshare import (
+    AppShareInput,
+    FairShares,
+    app_weight,
+    compute_instantaneous_fair_shares,
+    compute_steady_fair_shares,
+)
+from fairshare.resources.vector import float32, res
+from tests.core.builders import CLUSTER_24G, apps, queue, tree
+
+# root.default always exists (Hadoop 3.4, spec §1.6) and would take a steady cut; weight 0
+# keeps it out of the split, as examples/seed-three-tenants/fair-scheduler.xml does.
+THREE_TENANTS = tree(
+    queue("root.default", weight=0),
+    queue("root.tenant1", weight=1),
+    queue("root.tenant2", weight=2),
+    queue("root.tenant3", weight=1),
+    default_policy="drf",
+)
+
+
+def test_seed_steady_shares_are_25_50_25_percent() -> None:
+    # seed: 12 vcores / 24 GB, weights 1:2:1. Memory R = 6144 hits 24576 exactly on the
+    # second bisection step; vcores R = 3 hits 12 exactly.
+    steady = compute_steady_fair_shares(THREE_TENANTS, CLUSTER_24G)
+    assert steady["root.tenant1"] == res(6144, 3)
+    assert steady["root.tenant2"] == res(12288, 6)
+    assert steady["root.tenant3"] == res(6144, 3)
+    assert steady["root"] == CLUSTER_24G
+    assert steady["root.default"] == res(0, 0)
+
+
+def test_root_default_takes_a_steady_cut_unless_configured_away() -> None:
+    t = tree(queue("root.a"), queue("root.b"))  # plus root.default, weight 1
+    assert compute_steady_fair_shares(t, res(9000, 9))["root.a"] == res(3000, 0)
+
+
+def test_seed_instantaneous_shares_with_two_active_tenants() -> None:
+    # Only tenant1 and tenant2 active: used(R) = trunc(R) + trunc(2R) never equals 24576
+    # below R = 8192, so the upper bound stays 8192 → 8192 / 16384; vcores likewise 4 / 8.
+    shares = compute_instantaneous_fair_shares(
+        THREE_TENANTS, CLUSTER_24G, {"root.tenant1": apps("a1"), "root.tenant2": apps("a2")}
+    )
+    assert shares.queues["root.tenant1"] == res(8192, 4)
+    assert shares.queues["root.tenant2"] == res(16384, 8)
+    assert shares.queues["root.tenant3"] == res(0, 0)
+    assert shares.queues["root.default"] == res(0, 0)
+
+
+def test_fair_policy_writes_memory_only() -> None:
+    # spec §2.6.1: the vcores of a fair parent's children are never written (stay 0).
+    t = tree(queue("root.a"), queue("root.b"))
+    steady = compute_steady_fair_shares(t, res(10000, 10))
+    assert steady["root.a"] == res(3334, 0)  # root.default takes part too: 3 equal queues
+    shares = compute_instantaneous_fair_shares(t, res(10000, 10), {"root.a": apps("x")})
+    assert shares.queues["root.a"] == res(10000, 0)
+
+
+def test_unwritten_components_keep_their_previous_value() -> None:
+    t = tree(queue("root.a"))
+    previous = FairShares({"root.a": res(1, 7)}, {})
+    shares = compute_instantaneous_fair_shares(t, res(10000, 10), {"root.a": apps("x")}, previous)
+    assert shares.queues["root.a"] == res(10000, 7)
+
+
+def test_nested_queues_cut_the_parent_share_by_the_parent_policy() -> None:
+    t = tree(
+        queue("root.eng", parent=True, policy="drf"),
+        queue("root.eng.a", weight=3),
+        queue("root.eng.b", weight=1),
+        queue("root.ads"),
+        default_policy="drf",
+    )
+    runnable = {"root.eng.a": apps("a1"), "root.eng.b": apps("b1"), "root.ads": apps("c1")}
+    shares = compute_instantaneous_fair_shares(t, res(8192, 8), runnable)
+    # root: eng and ads active, default inactive → 4096 / 4 each.
+    assert shares.queues["root.eng"] == res(4096, 4)
+    # eng: 3:1 → 3072 / 1024 memory, 3 / 1 vcores
+    assert shares.queues["root.eng.a"] == res(3072, 3)
+    assert shares.queues["root.eng.b"] == res(1024, 1)
+
+
+def test_leaf_splits_evenly_among_runnable_apps_even_without_demand() -> None:
+    t = tree(queue("root.a", policy="drf"), default_policy="drf")
+    shares = compute_instantaneous_fair_shares(t, res(9000, 9), {"root.a": apps("x", "y", "z")})
+    assert [shares.apps[i] for i in ("x", "y", "z")] == [res(3000, 3)] * 3
+
+
+def test_fifo_leaf_gives_everything_to_the_earliest_app() -> None:
+    t = tree(queue("root.a", policy="fifo"))
+    runnable = {"root.a": [AppShareInput("late", 20), AppShareInput("early", 10)]}
+    previous = FairShares({}, {"late": res(5, 5)})
+    shares = compute_instantaneous_fair_shares(t, res(9000, 9), runnable, previous)
+    assert shares.apps["early"] == shares.queues["root.a"] == res(9000, 0)
+    assert shares.apps["late"] == res(5, 5)  # others are left unchanged (spec §2.6.3)
+
+
+def test_size_based_weight() -> None:
+    assert app_weight(1023, size_based_weight=False) == 1.0
+    assert app_weight(1023, size_based_weight=True) == 10.0  # ln(1024)/ln(2)
+    assert app_weight(0, size_based_weight=True) == 0.0
+    assert app_weight(3000, size_based_weight=True) == float32(math.log2(3001))
+
+
+def test_zero_weight_app_gets_nothing() -> None:
+    t = tree(queue("root.a"))
+    runnable = {"root.a": [AppShareInput("big", 0, 10.0), AppShareInput("idle", 1, 0.0)]}
+    shares = compute_instantaneous_fair_shares(t, res(9000, 9), runnable)
+    assert shares.apps["idle"].memory == 0
+    assert shares.apps["big"].memory == 9000
+
+
+def test_percentage_max_share_is_resolved_against_the_cluster() -> None:
+    t = tree(queue("root.a", max_pct=(0.25, 0.5)), queue("root.b"), default_policy="drf")
+    runnable = {"root.a": apps("x"), "root.b": apps("y")}
+    shares = compute_instantaneous_fair_shares(t, res(10000, 10), runnable)
+    assert shares.queues["root.a"] == res(2500, 5)
+    assert shares.queues["root.b"] == res(7500, 5)
+
+
+def test_min_share_wins_over_a_smaller_max() -> None:
+    t = tree(queue("root.a", min_share=res(6000, 0), max_share=res(1000, 10)), queue("root.b"))
+    shares = compute_instantaneous_fair_shares(
+        t, res(10000, 10), {"root.a": apps("x"), "root.b": apps("y")}
+    )
+    assert shares.queues["root.a"].memory == 6000  # effective max = max(max, min) (spec §2.8)
+
+
+def test_non_runnable_queue_without_apps_is_inactive() -> None:
+    t = tree(queue("root.a", parent=True), queue("root.a.x"), queue("root.b"))
+    shares = compute_instantaneous_fair_shares(t, res(10000, 10), {"root.b": apps("y")})
+    assert shares.queues["root.a"].memory == 0
+    assert shares.queues["root.a.x"].memory == 0
+    assert shares.queues["root.b"].memory == 10000
