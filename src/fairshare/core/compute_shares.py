@@ -29,24 +29,19 @@ class ShareInput:
     is_queue: bool = False
 
 
-def java_max(a: float, b: float) -> float:
-    """``Math.max`` on doubles: NaN if either argument is NaN."""
-    if a != a or b != b:
-        return float("nan")
-    return a if a >= b else b
-
-
-def java_min(a: float, b: float) -> float:
-    """``Math.min`` on doubles: NaN if either argument is NaN."""
-    if a != a or b != b:
-        return float("nan")
-    return a if a <= b else b
-
-
 def share_at(s: ShareInput, ratio: float) -> int:
-    """``trunc(min(max(w·R, min), max))`` in double arithmetic (spec §2.3 ``share``)."""
-    value = java_max(s.weight * ratio, float(s.min_share))
-    value = java_min(value, float(s.max_share))
+    """``(long) min(max(w·R, min), max)`` in double arithmetic (spec §2.3 ``share``).
+
+    Java's Math.max/min propagate NaN and ``(long) NaN`` is 0, so a NaN product gives 0.
+    """
+    value = s.weight * ratio
+    if value != value:
+        return 0
+    low, high = float(s.min_share), float(s.max_share)
+    if value < low:
+        value = low
+    if value > high:
+        value = high
     return java_long(value)
 
 
@@ -62,12 +57,12 @@ def fixed_share(s: ShareInput, steady: bool) -> int | None:
 
 
 def resource_used(items: Sequence[ShareInput], ratio: float) -> int:
-    """Saturating sum of every schedulable's share at ratio R."""
+    """Saturating sum of every schedulable's share at ratio R (shares here are never negative)."""
     total = 0
     for s in items:
-        total = sat_add(total, share_at(s, ratio))
-        if total == LONG_MAX:
-            break
+        total += share_at(s, ratio)
+        if total >= LONG_MAX:
+            return LONG_MAX
     return total
 
 

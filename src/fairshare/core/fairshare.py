@@ -177,3 +177,17 @@ def _split_among_apps(
         ]
         new = _cut(leaf_share, old, inputs, share_types(policy, len(leaf_share.values)), False)
     return {a.app_id: share for a, share in zip(apps, new, strict=True)}
+
+
+def shares_with_active_leaves(
+    tree: QueueTree, cluster: Resource, active_leaves: Sequence[str]
+) -> tuple[dict[str, Resource], FairShares]:
+    """Steady and instantaneous shares when exactly ``active_leaves`` have a runnable app.
+
+    This is the "what will each queue get" question without any apps: each named leaf is
+    given one placeholder runnable app so that it counts as active (spec §2.4).
+    """
+    runnable = {leaf: [AppShareInput(f"<active:{leaf}>")] for leaf in active_leaves}
+    steady = compute_steady_fair_shares(tree, cluster)
+    instantaneous = compute_instantaneous_fair_shares(tree, cluster, runnable)
+    return steady, FairShares(instantaneous.queues, {})

@@ -166,16 +166,31 @@ class _UsedFunction:
         return used
 
 
-def _bisect(used: _UsedFunction, total: I64) -> F64:
-    """Doubling search then 25 bisection steps per segment; returns the upper bounds."""
-    upper = np.ones(len(total), dtype=np.float64)
+def _doubling_bound(used: _UsedFunction, total: I64) -> F64:
+    """The ``upper`` YARN's doubling loop ends with: the least 2^k (k ≥ 0) with used ≥ total.
+
+    used(R) never decreases as R grows, so instead of doubling one step at a time we binary-search
+    the exponent k; the loop would also stop once R overflows to infinity (k = 1024).
+    """
+    # Most problems need far less than 2^64: probe that first to halve the search.
+    fits = used(np.full(len(total), 2.0**64)) >= total
+    low = np.where(fits, 0, 65).astype(np.int64)
+    high = np.where(fits, 64, 1024).astype(np.int64)
     while True:
-        short = (used(upper) < total) & (upper != np.inf)
-        if not short.any():
+        open_ = low < high
+        if not open_.any():
             break
-        upper[short] *= 2.0
+        mid = (low + high) // 2
+        fits = used(np.ldexp(1.0, np.minimum(mid, 1023))) >= total
+        high = np.where(open_ & fits, mid, high)
+        low = np.where(open_ & ~fits, mid + 1, low)
+    return np.where(high >= 1024, np.inf, np.ldexp(1.0, np.minimum(high, 1023)))
+
+
+def _bisect(used: _UsedFunction, total: I64) -> F64:
+    """YARN's doubling search then 25 bisection steps per segment; returns the upper bounds."""
     low = np.zeros(len(total), dtype=np.float64)
-    high = upper
+    high = _doubling_bound(used, total)
     running = np.ones(len(total), dtype=bool)
     for _ in range(BISECTION_STEPS):
         mid = (low + high) / 2.0

@@ -1,0 +1,30 @@
+# make run  — set up .venv if needed, then compute the fair shares of the bundled example
+# make test — set up .venv if needed, then run every test
+PYTHON ?= python3
+VENV := .venv
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: run test lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV)/bin/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/fairshare shares examples/seed-three-tenants/fair-scheduler.xml \
+		--cluster memory-mb=24576,vcores=12 --active root.tenant1,root.tenant2
+
+test: $(STAMP)
+	$(VENV)/bin/python -m pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/mypy src/
+
+bench: $(STAMP)
+	$(VENV)/bin/python bench/fair_shares.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,86 @@
+"""How the CLI writes resources, timeouts and rules for people (and for JSON)."""
+
+from __future__ import annotations
+
+from fairshare.config.model import (
+    TIMEOUT_NEVER_MS,
+    UNSET_TIMEOUT_MS,
+    PlacementRule,
+)
+from fairshare.resources.configurable import ConfigurableResource
+from fairshare.resources.vector import LONG_MAX, Resource, ResourceTypes
+
+
+def amount(value: int) -> str:
+    return "∞" if value == LONG_MAX else f"{value:,}"
+
+
+def resource(r: Resource, types: ResourceTypes) -> str:
+    """YARN's own notation, ``<memory:8192, vCores:4>``, with custom types appended."""
+    parts = [f"memory:{amount(r.memory)}", f"vCores:{amount(r.vcores)}"]
+    parts += [f"{n}:{amount(v)}" for n, v in zip(types.names[2:], r.values[2:], strict=True)]
+    return "<" + ", ".join(parts) + ">"
+
+
+def short(r: Resource, types: ResourceTypes) -> str:
+    """Compact form for tables: ``6,144 MB, 3 vc`` (custom types by name); ∞ when unbounded."""
+    if all(v == LONG_MAX for v in r.values):
+        return "∞"
+    parts = [f"{amount(r.memory)} MB", f"{amount(r.vcores)} vc"]
+    parts += [f"{amount(v)} {n}" for n, v in zip(types.names[2:], r.values[2:], strict=True)]
+    return ", ".join(parts)
+
+
+def configurable(value: ConfigurableResource | None, types: ResourceTypes) -> str:
+    if value is None:
+        return "∞"
+    if value.percentages is not None:
+        pcts = [f"{n}={p * 100:g}%" for n, p in zip(types.names, value.percentages, strict=True)]
+        return ", ".join(pcts)
+    assert value.absolute is not None
+    return short(value.absolute, types)
+
+
+def timeout(ms: int) -> str:
+    if ms == TIMEOUT_NEVER_MS:
+        return "never"
+    if ms == UNSET_TIMEOUT_MS:
+        return "unset"
+    if ms % 1000 == 0:
+        return f"{ms // 1000}s"
+    return f"{ms}ms"
+
+
+def fair_share_starvation(timeout_ms: int, threshold: float) -> str:
+    """When an app counts as fair-share starved, e.g. ``< 80% for 5s`` (spec §4.2)."""
+    if timeout_ms in (TIMEOUT_NEVER_MS, UNSET_TIMEOUT_MS) or threshold <= 0:
+        return "off"
+    return f"< {threshold * 100:.4g}% for {timeout(timeout_ms)}"
+
+
+def min_share_starvation(timeout_ms: int, has_min_share: bool) -> str:
+    """When a queue counts as min-share starved, e.g. ``after 60s`` (spec §4.3)."""
+    if not has_min_share or timeout_ms == TIMEOUT_NEVER_MS:
+        return "off"
+    return "at once" if timeout_ms <= 0 else f"after {timeout(timeout_ms)}"
+
+
+def percent(part: int, whole: int) -> str:
+    if whole <= 0:
+        return ""
+    return f"{100.0 * part / whole:.1f}%"
+
+
+def rule(r: PlacementRule) -> str:
+    """``user (create=false) under primaryGroup (create=true)``."""
+    text = f"{r.name.value} (create={str(r.create).lower()}"
+    if r.queue is not None:
+        text += f", queue={r.queue}"
+    text += ")"
+    if r.parent is not None:
+        text += f" under {rule(r.parent)}"
+    return text
+
+
+def resource_dict(r: Resource, types: ResourceTypes) -> dict[str, int]:
+    return types.as_dict(r)

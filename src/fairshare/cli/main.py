@@ -1,0 +1,247 @@
+"""The ``fairshare`` command: parses arguments, calls the library, prints with rich.
+
+Bad input never produces a traceback: configuration problems are printed one per line as
+``file:line: message`` on stderr and the exit code is 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from fairshare.cli import format as fmt
+from fairshare.config.allocation import load_allocations
+from fairshare.config.errors import ConfigError, all_errors
+from fairshare.config.model import AllocationConfig, PlacementPolicy
+from fairshare.config.placement.policy import generated_policy
+from fairshare.config.yarnsite import SiteConfig, load_site
+from fairshare.core.fairshare import shares_with_active_leaves
+from fairshare.core.tree import QueueNode, QueueTree, build_queue_tree
+from fairshare.resources.parse import ResourceStringError, parse_resource_config
+from fairshare.resources.vector import Resource, ResourceTypes
+
+EXIT_INVALID = 2
+_T = TypeVar("_T")
+
+app = typer.Typer(
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    no_args_is_help=True,
+    help="The YARN Fair Scheduler, rebuilt in Python: check configurations, compute shares.",
+)
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def _fail(lines: Sequence[str]) -> typer.Exit:
+    for line in lines:
+        err.print(line, markup=False, soft_wrap=True)
+    return typer.Exit(EXIT_INVALID)
+
+
+def _guarded(load: Callable[[], _T]) -> _T:
+    """Run a configuration step; on error print every ``file:line: message`` and exit 2."""
+    try:
+        return load()
+    except ConfigError as exc:
+        raise _fail([str(e) for e in all_errors(exc)]) from None
+
+
+def _load(allocations: Path, site: Path | None) -> tuple[SiteConfig, AllocationConfig, QueueTree]:
+    site_config = _guarded(lambda: load_site(site) if site else SiteConfig.default())
+    config = _guarded(lambda: load_allocations(allocations, site_config.resource_types))
+    tree = build_queue_tree(config, site_config.resource_types)
+    return site_config, config, tree
+
+
+def _warnings(site: SiteConfig, config: AllocationConfig) -> None:
+    for warning in (*site.warnings, *config.warnings):
+        err.print(str(warning), markup=False, soft_wrap=True, style="yellow")
+
+
+AllocationsArg = Annotated[
+    Path, typer.Argument(help="The allocation file (fair-scheduler.xml).", show_default=False)
+]
+SiteOpt = Annotated[
+    Path | None, typer.Option("--site", help="A yarn-site.xml (default: YARN's defaults).")
+]
+
+
+@app.command()
+def validate(allocations: AllocationsArg, site: SiteOpt = None) -> None:
+    """Check an allocation file as the ResourceManager would, and summarise it."""
+    site_config, config, tree = _load(allocations, site)
+    _warnings(site_config, config)
+    types = site_config.resource_types
+    nodes = list(tree.depth_first())
+    table = Table(title=f"{allocations}: {len(nodes)} queues", title_justify="left")
+    table.add_column("Queue", no_wrap=True)
+    table.add_column("Weight", justify="right")
+    table.add_column("Policy")
+    limits = _limit_columns(tree)
+    for column in limits:
+        table.add_column(column)
+    for column in ("Fair-share starved", "Min-share starved", "Preemptable"):
+        table.add_column(column)
+    for node in nodes:
+        s = node.settings
+        has_min = any(s.min_share.values)
+        cells = {
+            "Min share": fmt.short(s.min_share, types) if has_min else "–",
+            "Max share": fmt.configurable(s.max_share, types),
+        }
+        table.add_row(
+            _tree_label(node),
+            f"{s.weight:g}",
+            s.policy.value,
+            *(cells[c] for c in limits),
+            fmt.fair_share_starvation(
+                s.fair_share_preemption_timeout_ms, s.fair_share_preemption_threshold
+            ),
+            fmt.min_share_starvation(s.min_share_preemption_timeout_ms, has_min),
+            "yes" if s.preemptable else "no",
+        )
+    out.print(table)
+    _print_placement(config, site_config)
+    out.print("OK: the ResourceManager would accept this configuration.")
+
+
+def _limit_columns(tree: QueueTree) -> list[str]:
+    """Min/max columns only when some queue sets one: keeps the summary on one screen."""
+    columns = []
+    if any(any(n.settings.min_share.values) for n in tree):
+        columns.append("Min share")
+    if any(n.settings.max_share is not None for n in tree):
+        columns.append("Max share")
+    return columns
+
+
+def _tree_label(node: QueueNode, marker: str = "") -> str:
+    depth = node.name.count(".")
+    label = "  " * depth + node.name.rsplit(".", 1)[-1] if depth else node.name
+    return label + ("" if node.is_leaf else "/") + marker
+
+
+def _print_placement(config: AllocationConfig, site: SiteConfig) -> None:
+    policy: PlacementPolicy = config.placement_policy or generated_policy(
+        site.user_as_default_queue, site.allow_undeclared_pools
+    )
+    origin = "generated from yarn-site" if policy.generated else "from the allocation file"
+    out.print(f"Placement rules ({origin}):")
+    for i, rule in enumerate(policy.rules, start=1):
+        out.print(f"  {i}. {fmt.rule(rule)}", markup=False)
+
+
+def _parse_cluster(text: str, types: ResourceTypes) -> Resource:
+    try:
+        value = parse_resource_config(text, types, missing="zero")
+    except ResourceStringError as exc:
+        raise _fail([f"--cluster: {exc}"]) from None
+    if value.absolute is None:
+        raise _fail(["--cluster: give absolute amounts, e.g. memory-mb=24576,vcores=12"])
+    return value.absolute
+
+
+def _parse_active(text: str | None, tree: QueueTree) -> list[str]:
+    leaves = [leaf.name for leaf in tree.leaves()]
+    if text is None:
+        return leaves
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    full = [n if n == "root" or n.startswith("root.") else f"root.{n}" for n in names]
+    unknown = [n for n in full if n not in leaves]
+    if unknown:
+        raise _fail([f"--active: not a leaf queue of this configuration: {n}" for n in unknown])
+    return full
+
+
+@app.command()
+def shares(
+    allocations: AllocationsArg,
+    cluster: Annotated[
+        str, typer.Option("--cluster", help="Cluster resources, e.g. memory-mb=24576,vcores=12.")
+    ],
+    active: Annotated[
+        str | None,
+        typer.Option("--active", help="Comma-separated active leaf queues (default: all)."),
+    ] = None,
+    site: SiteOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Steady and instantaneous fair share of every queue for a cluster size."""
+    site_config, config, tree = _load(allocations, site)
+    types = site_config.resource_types
+    capacity = _parse_cluster(cluster, types)
+    active_leaves = _parse_active(active, tree)
+    steady, instantaneous = shares_with_active_leaves(tree, capacity, active_leaves)
+    if as_json:
+        rows = {
+            node.name: {
+                "type": "leaf" if node.is_leaf else "parent",
+                "active": node.name in active_leaves,
+                "steady-fair-share": types.as_dict(steady[node.name]),
+                "fair-share": types.as_dict(instantaneous.queues[node.name]),
+                "min-share": types.as_dict(node.settings.min_share),
+                "max-share": types.as_dict(node.settings.effective_max_share(capacity)),
+                "weight": node.settings.weight,
+                "policy": node.settings.policy.value,
+            }
+            for node in tree.depth_first()
+        }
+        sys.stdout.write(json.dumps({"queues": rows}, indent=2) + "\n")
+        return
+    _warnings(site_config, config)
+    out.print(_shares_table(tree, capacity, steady, instantaneous.queues, active_leaves))
+
+
+def _shares_table(
+    tree: QueueTree,
+    capacity: Resource,
+    steady: Mapping[str, Resource],
+    instantaneous: Mapping[str, Resource],
+    active: Sequence[str],
+) -> Table:
+    types = tree.types
+    plural = "s" if len(active) != 1 else ""
+    table = Table(
+        title=f"Fair shares of a {fmt.short(capacity, types)} cluster, "
+        f"{len(active)} active leaf queue{plural} (*)",
+        title_justify="left",
+    )
+    table.add_column("Queue", no_wrap=True)
+    table.add_column("Weight", justify="right")
+    table.add_column("Policy")
+    limits = _limit_columns(tree)
+    for column in limits:
+        table.add_column(column)
+    table.add_column("Steady fair share", justify="right")
+    table.add_column("Instantaneous fair share", justify="right")
+    for node in tree.depth_first():
+        s = node.settings
+        cells = {
+            "Min share": fmt.short(s.min_share, types) if any(s.min_share.values) else "–",
+            "Max share": fmt.short(s.effective_max_share(capacity), types),
+        }
+        table.add_row(
+            _tree_label(node, " *" if node.name in active else ""),
+            f"{s.weight:g}",
+            s.policy.value,
+            *(cells[c] for c in limits),
+            _share_cell(steady[node.name], capacity, types),
+            _share_cell(instantaneous[node.name], capacity, types),
+        )
+    return table
+
+
+def _share_cell(share: Resource, capacity: Resource, types: ResourceTypes) -> str:
+    return f"{fmt.short(share, types)} ({fmt.percent(share.memory, capacity.memory)})"
+
+
+def main() -> None:
+    app()
