@@ -68,7 +68,7 @@ def min_share_starvation(timeout_ms: int, has_min_share: bool) -> str:
 def percent(part: int, whole: int) -> str:
     if whole <= 0:
         return ""
-    return f"{100.0 * part / whole:.1f}%"
+    return f"{100.0 * part / whole:.1f}"
 
 
 def rule(r: PlacementRule) -> str:

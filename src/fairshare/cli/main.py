@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated, TypeVar
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -81,7 +82,13 @@ def validate(allocations: AllocationsArg, site: SiteOpt = None) -> None:
     _warnings(site_config, config)
     types = site_config.resource_types
     nodes = list(tree.depth_first())
-    table = Table(title=f"{allocations}: {len(nodes)} queues", title_justify="left")
+    table = Table(
+        title=f"{allocations}: {len(nodes)} queues",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
     table.add_column("Queue", no_wrap=True)
     table.add_column("Weight", justify="right")
     table.add_column("Policy")
@@ -213,34 +220,41 @@ def _shares_table(
         title=f"Fair shares of a {fmt.short(capacity, types)} cluster, "
         f"{len(active)} active leaf queue{plural} (*)",
         title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+        caption="% = share of the cluster's memory; custom resource types follow vcores",
+        caption_justify="left",
     )
     table.add_column("Queue", no_wrap=True)
-    table.add_column("Weight", justify="right")
-    table.add_column("Policy")
+    table.add_column("Weight", justify="right", no_wrap=True)
+    table.add_column("Policy", no_wrap=True)
     limits = _limit_columns(tree)
     for column in limits:
         table.add_column(column)
-    table.add_column("Steady fair share", justify="right")
-    table.add_column("Instantaneous fair share", justify="right")
+    units = ["MB", "vc", *types.names[2:]]
+    for kind in ("Steady", "Inst."):
+        for unit in units:
+            table.add_column(f"{kind}\n{unit}", justify="right", no_wrap=True)
+        table.add_column("\n%", justify="right", no_wrap=True)
     for node in tree.depth_first():
         s = node.settings
         cells = {
             "Min share": fmt.short(s.min_share, types) if any(s.min_share.values) else "–",
             "Max share": fmt.short(s.effective_max_share(capacity), types),
         }
+        numbers = []
+        for share in (steady[node.name], instantaneous[node.name]):
+            numbers += [fmt.amount(v) for v in share.values]
+            numbers.append(fmt.percent(share.memory, capacity.memory))
         table.add_row(
             _tree_label(node, " *" if node.name in active else ""),
             f"{s.weight:g}",
             s.policy.value,
             *(cells[c] for c in limits),
-            _share_cell(steady[node.name], capacity, types),
-            _share_cell(instantaneous[node.name], capacity, types),
+            *numbers,
         )
     return table
-
-
-def _share_cell(share: Resource, capacity: Resource, types: ResourceTypes) -> str:
-    return f"{fmt.short(share, types)} ({fmt.percent(share.memory, capacity.memory)})"
 
 
 def main() -> None:

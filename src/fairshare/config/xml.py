@@ -53,9 +53,7 @@ def parse_xml_bytes(data: bytes, source: str) -> Element:
     root = tree.getroot()
     for node in root.iter():
         if isinstance(node, etree._Entity):
-            raise ConfigError(
-                f"undefined entity reference {node.text}", source, node.sourceline
-            )
+            raise ConfigError(f"undefined entity reference {node.text}", source, node.sourceline)
     return root
 
 

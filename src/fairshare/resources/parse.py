@@ -1,15 +1,52 @@
-"""Resource strings of the allocation file (spec §1.4) — being written; see the issue."""
+"""Resource strings of the allocation file (spec §1.4).
+
+``minResources``, ``maxResources``, ``maxChildResources``, ``maxContainerAllocation`` and
+``queueMaxResourcesDefault`` all take the same three notations, picked by what the string
+contains (spec §1.4):
+
+1. blank → error;
+2. contains ``=`` → *new style*, ``memory-mb=4096, vcores=4`` or ``vcores=50%, memory-mb=25%``;
+3. else contains ``%`` → *old-style percentage*, ``50%`` or ``50% memory, 25% cpu``;
+4. else → *old-style absolute*, ``1024 mb, 4 vcores`` (or ``1024mb 4vcores``).
+
+The helpers below reproduce the Java string handling this relies on — ``String.split`` dropping
+trailing empty pieces, ``String.trim`` stopping at U+0020, ASCII-only ``\\d`` and ``\\s``, and
+``Integer``/``Long.parseLong`` overflow — because those decide which odd inputs YARN accepts.
+"""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Literal
 
 from fairshare.resources.configurable import ConfigurableResource
-from fairshare.resources.vector import DEFAULT_TYPES, ResourceTypes
+from fairshare.resources.vector import (
+    DEFAULT_TYPES,
+    INT_MAX,
+    LONG_MAX,
+    MEMORY,
+    VCORES,
+    Resource,
+    ResourceTypes,
+)
+
+__all__ = ["ResourceStringError", "parse_java_integer", "parse_resource_config"]
 
 
 class ResourceStringError(ValueError):
     """A malformed resource string; the message is YARN's (abridged), without a location."""
+
+
+# Java's regex classes are ASCII-only by default; Python's are Unicode unless told otherwise.
+_FLAGS = re.ASCII
+_PERCENT = re.compile(r"(-?\d+(?:\.\d*)?)\s*%\s*", _FLAGS)
+_OLD_PERCENT = {
+    key: re.compile(r"(-?\d+(?:\.\d*)?)\s*%\s*" + key, _FLAGS) for key in ("memory", "cpu")
+}
+_OLD_VALUE = {key: re.compile(r"(-?\d+)(?:\.\d*)?\s*" + key, _FLAGS) for key in ("mb", "vcores")}
+_OLD_TOKEN = re.compile(r"-?\d+(?:\.\d*)?\s*[a-z]+\s*", _FLAGS)
+_INVALID_DEFINITION = "Error reading resource config--invalid resource definition: "
 
 
 def parse_resource_config(
@@ -18,4 +55,224 @@ def parse_resource_config(
     *,
     missing: Literal["zero", "unbounded"],
 ) -> ConfigurableResource:
-    raise NotImplementedError
+    """Parse a resource string into an absolute vector or per-type fractions (spec §1.4).
+
+    ``missing`` is the value of types a new-style absolute string leaves out: ``"zero"`` for
+    ``minResources``, ``"unbounded"`` (``LONG_MAX``) for the max-type fields. New-style
+    percentages leave out types at 100 %; old-style strings always give custom types 0 / 0 %.
+
+    Percentages are returned as they are written. It is the *caller's* job to know that YARN
+    reads only the absolute value of ``minResources`` and ``maxContainerAllocation``, so a
+    percentage there silently means "unset" (no minimum / inherit the cap) — the allocation
+    parser maps it to ``None`` (spec §1.3.2, §8.3 item 16).
+
+    Raises :class:`ResourceStringError` with YARN's message (spec §1.7).
+    """
+    if not _java_trim(text):
+        raise ResourceStringError("Error reading resource config--the resource string is empty.")
+    if "=" in text:
+        return _parse_new_style(text, types, LONG_MAX if missing == "unbounded" else 0)
+    if "%" in text:
+        return _parse_old_percentage(text.lower(), types)
+    return _parse_old_absolute(text, types)
+
+
+# --- new style: name=value, ... ---------------------------------------------------------------
+
+
+def _parse_new_style(text: str, types: ResourceTypes, missing: int) -> ConfigurableResource:
+    as_percent = "%" in text  # decided for the whole string, not per item (spec §1.4)
+    percentages = [1.0] * len(types)
+    # Unspecified types take ``missing`` (spec §1.4). Note: Hadoop builds this vector with
+    # ResourceUtils.createResourceWithSameValue, whose int narrowing turns an unbounded vcores
+    # into -1; we follow the spec's LONG_MAX here.
+    values = [missing] * len(types)
+    for item in _java_split(text, ","):
+        parts = _java_split(item, "=")
+        if len(parts) != 2:
+            raise _definition_error(text, "Every resource must be of the form: name=value.")
+        name, raw = _java_trim(parts[0]), _java_trim(parts[1])
+        # YARN validates the value before it looks the name up, so "foo=-1" reports the value.
+        if as_percent:
+            number: float | int = _new_style_percentage(text, raw)
+        else:
+            number = _new_style_absolute(text, name, raw)
+        if name not in types.names:
+            raise _definition_error(
+                text,
+                f'The resource name, "{name}" was not recognized. Please check the value of '
+                "yarn.resource-types in the Resource Manager's configuration files.",
+            )
+        index = types.index(name)
+        if as_percent:
+            percentages[index] = float(number)
+        else:
+            # Resource.setResourceValue saturates an explicit vcores value at Integer.MAX_VALUE.
+            values[index] = min(int(number), INT_MAX) if name == VCORES else int(number)
+    if as_percent:
+        return ConfigurableResource(percentages=tuple(percentages))
+    return ConfigurableResource(absolute=Resource(tuple(values)))
+
+
+def _new_style_percentage(text: str, raw: str) -> float:
+    match = _PERCENT.fullmatch(raw)
+    fraction = float(match.group(1)) / 100.0 if match else -1.0
+    if fraction < 0:  # "-0%" is -0.0, which is not below zero: accepted, like Java
+        raise _definition_error(
+            text,
+            f'The resource values must all be percentages. "{raw}" is either not a '
+            "non-negative number or does not include the '%' symbol.",
+        )
+    return fraction
+
+
+def _new_style_absolute(text: str, name: str, raw: str) -> int:
+    try:
+        value = parse_java_integer(raw, bits=64)
+    except ValueError:
+        raise _definition_error(
+            text, f'The resource values must all be integers. "{raw}" is not an integer.'
+        ) from None
+    if value < 0:
+        raise ResourceStringError(
+            f"Invalid value of {name}: {value}, value should not be negative!"
+        )
+    return value
+
+
+def _definition_error(text: str, message: str) -> ResourceStringError:
+    return ResourceStringError(f"{_INVALID_DEFINITION}{text}. {message}")
+
+
+# --- old style ---------------------------------------------------------------------------------
+
+
+def _parse_old_percentage(lowered: str, types: ResourceTypes) -> ConfigurableResource:
+    items = _java_split(lowered, ",")
+    if len(items) == 1:
+        raw = _java_trim(items[0])
+        match = _PERCENT.fullmatch(raw)
+        if match is None:
+            raise ResourceStringError(f"Invalid percentage: {raw}")
+        return ConfigurableResource(percentages=(_old_fraction(match, raw),) * len(types))
+    memory = _old_keyed_percentage(items, "memory")
+    cpu = _old_keyed_percentage(items, "cpu")
+    # Custom types are not mentioned in this notation and stay at 0 % (spec §1.4).
+    return ConfigurableResource(percentages=(memory, cpu) + (0.0,) * (len(types) - 2))
+
+
+def _old_keyed_percentage(items: list[str], key: str) -> float:
+    raw = _first_containing(items, key)
+    match = _OLD_PERCENT[key].fullmatch(raw)
+    if match is None:
+        raise ResourceStringError(f"Invalid percentage of {key}: {raw}")
+    return _old_fraction(match, raw)
+
+
+def _old_fraction(match: re.Match[str], raw: str) -> float:
+    fraction = float(match.group(1)) / 100.0
+    if fraction < 0:
+        raise ResourceStringError(f"Invalid percentage: {raw}, percentage should not be negative!")
+    return fraction
+
+
+def _parse_old_absolute(text: str, types: ResourceTypes) -> ConfigurableResource:
+    lowered = text.lower()
+    items = _java_split(lowered, ",")
+    if len(items) != 2:
+        # "1024mb 4vcores": fall back to scanning for number+unit tokens (spec §1.4).
+        items = _OLD_TOKEN.findall(lowered)
+        if len(items) != 2:
+            raise ResourceStringError(f"Cannot parse resource values from input: {text}")
+    memory = _old_value(items, "mb", "memory")
+    vcores = _old_value(items, "vcores", "vcores")
+    values = {MEMORY: memory, VCORES: vcores}  # custom types are 0 (spec §1.4)
+    return ConfigurableResource(absolute=types.of(values))
+
+
+def _old_value(items: list[str], unit: str, label: str) -> int:
+    raw = _first_containing(items, unit)
+    match = _OLD_VALUE[unit].match(raw)  # anchored at the start only: "1024.7mb x" is fine
+    if match is None:
+        raise ResourceStringError(f"Invalid value of {label}: {raw}")
+    try:
+        value = parse_java_integer(match.group(1), bits=32)
+    except ValueError as exc:
+        # YARN's Integer.parseInt overflow escapes as a RuntimeException and is wrapped.
+        raise ResourceStringError(f"Error reading resource config: {exc}") from None
+    if value < 0:
+        raise ResourceStringError(
+            f"Invalid value of {label}: {value}, value should not be negative!"
+        )
+    return value
+
+
+def _first_containing(items: list[str], key: str) -> str:
+    for item in items:
+        if key in item:
+            return _java_trim(item)
+    raise ResourceStringError(f"Missing resource: {key}")
+
+
+# --- Java string and number helpers ------------------------------------------------------------
+
+
+def _java_trim(text: str) -> str:
+    """``String.trim()``: strip characters up to U+0020 only."""
+    start, end = 0, len(text)
+    while start < end and text[start] <= " ":
+        start += 1
+    while end > start and text[end - 1] <= " ":
+        end -= 1
+    return text[start:end]
+
+
+def _java_split(text: str, separator: str) -> list[str]:
+    """``String.split`` on a literal: no match gives ``[text]``; trailing empty pieces go."""
+    if separator not in text:
+        return [text]
+    parts = text.split(separator)
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+_FULLWIDTH_HEX = {chr(0xFF21 + i): 10 + i for i in range(6)} | {
+    chr(0xFF41 + i): 10 + i for i in range(6)
+}
+
+
+def _java_digit(char: str, radix: int) -> int:
+    """``Character.digit``: any Unicode decimal digit counts, plus Latin letters above 9."""
+    value = unicodedata.decimal(char, -1)
+    if value < 0 and radix > 10:
+        if "a" <= char.lower() <= "z" and char.isascii():
+            value = ord(char.lower()) - ord("a") + 10
+        else:
+            value = _FULLWIDTH_HEX.get(char, -1)
+    return value if value < radix else -1
+
+
+def parse_java_integer(text: str, *, bits: int = 64, radix: int = 10) -> int:
+    """``Integer.parseInt`` (``bits=32``) / ``Long.parseLong`` (``bits=64``), radix 10 or 16.
+
+    An optional sign, then at least one digit; no whitespace, underscores or prefixes. Raises
+    ``ValueError`` with Java's ``For input string`` wording, including on overflow.
+    """
+    limit = 2 ** (bits - 1)
+    digits = text[1:] if text[:1] in "+-" else text
+    negative = text[:1] == "-"
+    if not digits:
+        raise ValueError(f'For input string: "{text}"')
+    value = 0
+    for char in digits:
+        digit = _java_digit(char, radix)
+        if digit < 0:
+            raise ValueError(f'For input string: "{text}"')
+        value = value * radix + digit
+        if value > limit:  # stop early: no huge ints, and -2**(bits-1) still fits
+            raise ValueError(f'For input string: "{text}"')
+    result = -value if negative else value
+    if result >= limit:
+        raise ValueError(f'For input string: "{text}"')
+    return result

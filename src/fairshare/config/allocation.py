@@ -1,0 +1,314 @@
+"""Loading ``fair-scheduler.xml`` into an :class:`AllocationConfig` (spec §1.2–§1.5, §1.7).
+
+All-or-nothing, like a YARN reload: every problem in the file is collected and raised together
+as :class:`ConfigErrors` (one error alone is raised as a plain :class:`ConfigError`), each with
+the file and the line of the offending element; otherwise a complete configuration is returned,
+carrying the warnings YARN would only log (and a few more that catch surprising settings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+from fairshare.config.allocation_queue import QueueParser
+from fairshare.config.allocation_values import (
+    BadValue,
+    clamp_unit,
+    java_float,
+    java_int,
+    java_min,
+    parse_policy,
+    seconds_to_ms,
+)
+from fairshare.config.errors import ConfigError, ConfigErrors
+from fairshare.config.model import AllocationConfig, PolicyName, QueueConfig
+from fairshare.config.placement.dom import Problems, dom_attribute, dom_tag
+from fairshare.config.placement.policy import parse_placement_policy
+from fairshare.config.xml import (
+    Element,
+    child_elements,
+    java_trim,
+    line_of,
+    parse_xml_bytes,
+    parse_xml_file,
+)
+from fairshare.resources.configurable import ConfigurableResource
+from fairshare.resources.parse import ResourceStringError, parse_resource_config
+from fairshare.resources.vector import DEFAULT_TYPES, ResourceTypes
+
+_T = TypeVar("_T")
+
+__all__ = ["load_allocations", "parse_allocations_text"]
+
+# Top-level elements holding one scalar each: the last occurrence wins (spec §1.3.1).
+_SCALARS = frozenset(
+    {
+        "queueMaxResourcesDefault",
+        "userMaxAppsDefault",
+        "queueMaxAppsDefault",
+        "queueMaxAMShareDefault",
+        "defaultMinSharePreemptionTimeout",
+        "defaultFairSharePreemptionTimeout",
+        "fairSharePreemptionTimeout",  # legacy spelling of the default, see _fair_share_timeout
+        "defaultFairSharePreemptionThreshold",
+        "reservation-agent",
+        "reservation-policy",
+        "reservation-planner",
+    }
+)
+_DEFAULT_POLICY_TAGS = ("defaultQueueSchedulingPolicy", "defaultQueueSchedulingMode")
+
+
+@dataclass(frozen=True, slots=True)
+class _Flags:
+    migration_mode: bool = False
+    no_terminal_rule_check: bool = False
+
+
+def load_allocations(
+    path: str | Path,
+    types: ResourceTypes = DEFAULT_TYPES,
+    *,
+    migration_mode: bool = False,
+    no_terminal_rule_check: bool = False,
+) -> AllocationConfig:
+    """Read and parse an allocation file; raises :class:`ConfigError` for any problem."""
+    root = parse_xml_file(path)
+    return _build(root, str(path), types, _Flags(migration_mode, no_terminal_rule_check))
+
+
+def parse_allocations_text(
+    text: str,
+    source: str = "<inline>",
+    types: ResourceTypes = DEFAULT_TYPES,
+    *,
+    migration_mode: bool = False,
+    no_terminal_rule_check: bool = False,
+) -> AllocationConfig:
+    """Parse allocation-file XML given as a string; ``source`` names it in messages."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ConfigError(f"text cannot be encoded as UTF-8: {exc.reason}", source) from None
+    root = parse_xml_bytes(data, source)
+    return _build(root, source, types, _Flags(migration_mode, no_terminal_rule_check))
+
+
+@dataclass
+class _TopLevel:
+    """The children of ``<allocations>``, sorted by kind."""
+
+    queues: list[Element] = field(default_factory=list)
+    scalars: dict[str, tuple[str, Element]] = field(default_factory=dict)
+    users: dict[str, int] = field(default_factory=dict)
+    default_policy: PolicyName = PolicyName.FAIR
+    placement: Element | None = None
+
+
+def _build(root: Element, source: str, types: ResourceTypes, flags: _Flags) -> AllocationConfig:
+    if dom_tag(root) != "allocations":
+        raise ConfigError(
+            "Bad fair scheduler config file: top-level element not <allocations>",
+            source,
+            line_of(root),
+        )
+    problems = Problems(source)
+    top = _scan(root, problems)
+    queues = QueueParser(problems, types).parse_top_level(top.queues)
+    settings = _ScalarReader(problems, top.scalars, types).read()
+    placement = _placement(top.placement, problems, flags)
+    _check_policies(queues, top.default_policy, problems)
+    if problems.errors:
+        errors = sorted(problems.errors, key=lambda e: e.line or 0)
+        raise errors[0] if len(errors) == 1 else ConfigErrors(errors)
+    return AllocationConfig(
+        queues=queues,
+        user_max_apps=MappingProxyType(dict(top.users)),
+        default_scheduling_policy=top.default_policy,
+        **settings,
+        **placement,
+        source=source,
+        has_file=True,
+        warnings=tuple(problems.warnings),
+    )
+
+
+def _scan(root: Element, problems: Problems) -> _TopLevel:
+    top = _TopLevel()
+    for element in child_elements(root):
+        tag = dom_tag(element)
+        if tag in ("queue", "pool"):
+            top.queues.append(element)
+        elif tag == "user":
+            _read_user(element, top.users, problems)
+        elif tag in _DEFAULT_POLICY_TAGS:
+            # Parsed at once, so even an overridden occurrence must be valid (as in YARN).
+            top.default_policy = _default_policy(element, problems) or top.default_policy
+        elif tag == "queuePlacementPolicy":
+            top.placement = element  # the last one wins
+        elif tag in _SCALARS:
+            _keep_scalar(element, tag, top.scalars, problems)
+        else:
+            problems.warn(f"Bad element in allocations file: <{tag}> is ignored", element)
+    return top
+
+
+def _keep_scalar(
+    element: Element, tag: str, scalars: dict[str, tuple[str, Element]], problems: Problems
+) -> None:
+    if element.text is None:
+        problems.error(f"<{tag}> has no value", element)
+        return
+    if tag in scalars:
+        first = line_of(scalars[tag][1])
+        problems.warn(
+            f"<{tag}> is given more than once (earlier at line {first}); the last one wins", element
+        )
+    scalars[tag] = (java_trim(element.text), element)
+
+
+def _read_user(element: Element, users: dict[str, int], problems: Problems) -> None:
+    name = dom_attribute(element, "name")
+    if not name:
+        problems.warn('<user> without a name: its limit applies to a user named ""', element)
+    for field_element in child_elements(element):
+        if dom_tag(field_element) != "maxRunningApps":
+            continue
+        if field_element.text is None:
+            problems.error(f'user "{name}": <maxRunningApps> has no value', field_element)
+            continue
+        try:
+            users[name] = java_int(java_trim(field_element.text))
+        except BadValue as exc:
+            problems.error(f'user "{name}": <maxRunningApps> {exc}', field_element)
+
+
+def _default_policy(element: Element, problems: Problems) -> PolicyName | None:
+    tag = dom_tag(element)
+    if element.text is None:
+        problems.error(f"<{tag}> has no value", element)
+        return None
+    text = java_trim(element.text)
+    try:
+        policy = parse_policy(text)
+    except BadValue as exc:
+        problems.error(f"<{tag}> {exc}", element)
+        return None
+    # YARN only rejects the word "fifo"; FifoPolicy's class name would slip through and make
+    # every parent queue invalid, so it is rejected here too (spec §2.6.4).
+    if policy is PolicyName.FIFO:
+        problems.error(
+            "Bad fair scheduler config file: defaultQueueSchedulingPolicy or "
+            "defaultQueueSchedulingMode can't be FIFO.",
+            element,
+        )
+        return None
+    return policy
+
+
+@dataclass
+class _ScalarReader:
+    """Turns the kept top-level scalars into AllocationConfig fields."""
+
+    problems: Problems
+    scalars: dict[str, tuple[str, Element]]
+    types: ResourceTypes
+
+    def read(self) -> dict[str, Any]:
+        """The configured fields; absent or broken ones are left out so the defaults apply."""
+        values = {
+            "user_max_apps_default": self._get("userMaxAppsDefault", java_int),
+            "queue_max_apps_default": self._get("queueMaxAppsDefault", java_int),
+            "queue_max_resources_default": self._get("queueMaxResourcesDefault", self._max),
+            "queue_max_am_share_default": self._get(
+                "queueMaxAMShareDefault", lambda t: java_min(java_float(t), 1.0)
+            ),
+            "default_min_share_preemption_timeout_ms": self._get(
+                "defaultMinSharePreemptionTimeout", seconds_to_ms
+            ),
+            "default_fair_share_preemption_timeout_ms": self._fair_share_timeout(),
+            "default_fair_share_preemption_threshold": self._get(
+                "defaultFairSharePreemptionThreshold", lambda t: clamp_unit(java_float(t))
+            ),
+            "reservation_agent": self._get("reservation-agent", str),
+            "reservation_policy": self._get("reservation-policy", str),
+            "reservation_planner": self._get("reservation-planner", str),
+        }
+        return {key: value for key, value in values.items() if value is not None}
+
+    def _fair_share_timeout(self) -> int | None:
+        """The legacy top-level ``fairSharePreemptionTimeout`` counts only without the new one."""
+        if "defaultFairSharePreemptionTimeout" in self.scalars:
+            return self._get("defaultFairSharePreemptionTimeout", seconds_to_ms)
+        return self._get("fairSharePreemptionTimeout", seconds_to_ms)
+
+    def _get(self, tag: str, parse: Callable[[str], _T]) -> _T | None:
+        if tag not in self.scalars:
+            return None
+        text, element = self.scalars[tag]
+        try:
+            return parse(text)
+        except BadValue as exc:
+            self.problems.error(f"<{tag}> {exc}", element)
+        except (ResourceStringError, ValueError, OverflowError) as exc:
+            self.problems.error(f"<{tag}>: {exc}", element)
+        return None
+
+    def _max(self, text: str) -> ConfigurableResource:
+        return parse_resource_config(text, self.types, missing="unbounded")
+
+
+def _placement(element: Element | None, problems: Problems, flags: _Flags) -> dict[str, Any]:
+    if element is None:
+        return {"placement_policy": None, "placement_update_ignored": False}
+    parsed = parse_placement_policy(
+        element,
+        problems.source,
+        migration_mode=flags.migration_mode,
+        no_terminal_rule_check=flags.no_terminal_rule_check,
+    )
+    problems.errors.extend(parsed.errors)
+    problems.warnings.extend(parsed.warnings)
+    return {"placement_policy": parsed.policy, "placement_update_ignored": parsed.ignored}
+
+
+def _check_policies(
+    queues: tuple[QueueConfig, ...], default: PolicyName, problems: Problems
+) -> None:
+    """Policy combinations the file makes impossible (spec §2.6.4): fifo on a parent queue, and
+    drf under a fair parent (``effective`` = the queue's own policy, else the default)."""
+    by_name = {q.name: q for q in queues}
+
+    def effective(name: str) -> PolicyName:
+        queue = by_name.get(name)
+        return queue.scheduling_policy if queue and queue.scheduling_policy else default
+
+    for queue in queues:
+        policy, parent = effective(queue.name), queue.parent_name
+        if queue.is_parent and policy is PolicyName.FIFO:
+            _policy_warning(problems, queue, "fifo is not allowed on a parent queue")
+        elif parent and effective(parent) is PolicyName.FAIR and policy is PolicyName.DRF:
+            origin = "" if queue.scheduling_policy else " (the defaultQueueSchedulingPolicy)"
+            _policy_warning(problems, queue, f"drf{origin} is not allowed under fair {parent}")
+        if queue.is_parent and policy is PolicyName.FAIR and default is PolicyName.DRF:
+            problems.warn_at(
+                f"{queue.name}: queues created under it by placement rules get the default "
+                f"policy drf, which its fair policy does not allow, so creating them fails "
+                f"(spec §2.6.4, §1.6)",
+                queue.line,
+            )
+
+
+def _policy_warning(problems: Problems, queue: QueueConfig, what: str) -> None:
+    # YARN does not reject this when it reads the file: on reload it logs an error and leaves
+    # the queue and its ancestors on their previous policy; creating the queue fails (§1.2, §1.6).
+    problems.warn_at(
+        f"{queue.name}: scheduling policy {what} (spec §2.6.4). YARN accepts the file but "
+        f"cannot apply it: on reload it logs an error and keeps the previous policies, and "
+        f"creating {queue.name} fails, so applications cannot run in it",
+        queue.line,
+    )

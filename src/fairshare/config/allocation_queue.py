@@ -1,0 +1,233 @@
+"""The ``<queue>`` / ``<pool>`` elements of the allocation file (spec §1.3.2).
+
+Each element becomes a :class:`QueueConfig` holding only what it configures, after YARN's
+parse-time clamps. Problems are collected, not raised, so that one pass reports all of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairshare.config.allocation_values import (
+    BadValue,
+    clamp_unit,
+    java_boolean,
+    java_double,
+    java_float,
+    java_int,
+    java_min,
+    parse_policy,
+    seconds_to_ms,
+)
+from fairshare.config.model import QueueConfig
+from fairshare.config.placement.dom import (
+    Problems,
+    dom_attribute,
+    dom_tag,
+    java_equals_ignore_case,
+)
+from fairshare.config.placement.names import ROOT, trim_queue_name
+from fairshare.config.xml import Element, child_elements, java_trim, line_of
+from fairshare.resources.configurable import ConfigurableResource
+from fairshare.resources.parse import ResourceStringError, parse_resource_config
+from fairshare.resources.vector import Resource, ResourceTypes, fits_in, float32
+
+Value = Callable[["QueueParser", str, str, Element], Any]
+
+_PARENT_ONLY_ERROR = (
+    "The configuration settings for {queue} are invalid. A queue element that contains child "
+    "queue elements or that has the type='parent' attribute cannot also include a {tag} element."
+)
+
+
+@dataclass
+class _Found:
+    """What one queue element sets: QueueConfig attribute → value, and where it was set."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    elements: dict[str, Element] = field(default_factory=dict)
+    has_children: bool = False
+
+
+@dataclass
+class QueueParser:
+    """Parses the queue elements of one file into document-ordered :class:`QueueConfig` s."""
+
+    problems: Problems
+    types: ResourceTypes
+    configs: dict[str, QueueConfig] = field(default_factory=dict)  # insertion = document order
+
+    def parse_top_level(self, elements: list[Element]) -> tuple[QueueConfig, ...]:
+        """Top-level elements hang under ``root``, unless one of them *is* root (spec §1.3.2)."""
+        for element in elements:
+            is_root = java_equals_ignore_case(dom_attribute(element, "name"), ROOT)
+            if is_root and len(elements) > 1:
+                self.problems.error(
+                    "If configuring root queue, no other queues can be placed alongside it.",
+                    element,
+                )
+            self.parse_queue(element, None if is_root else ROOT)
+        return tuple(self.configs.values())
+
+    def parse_queue(self, element: Element, parent: str | None) -> None:
+        name = self._queue_name(element, parent)
+        self.configs.setdefault(name, QueueConfig(name, is_parent=name == ROOT))  # keep order
+        found = _Found()
+        for child in child_elements(element):
+            tag = dom_tag(child)
+            if _is_nested_queue(tag):
+                self.parse_queue(child, name)
+                found.has_children = True
+            elif tag in _SETTINGS:
+                self._read_setting(name, tag, child, found)
+        xml_parent = found.has_children or dom_attribute(element, "type") == "parent"
+        if xml_parent:
+            self._check_parent_only(name, found)
+        reservation = "reservation" in found.values
+        found.values["is_parent"] = xml_parent or reservation or name == ROOT
+        self._store(name, element, found.values)
+
+    def _queue_name(self, element: Element, parent: str | None) -> str:
+        short = trim_queue_name(dom_attribute(element, "name"))
+        where = f" (a <{dom_tag(element)}> under {parent or ROOT})"
+        if "." in short:
+            self.problems.error(f"queue name ({short}) shouldn't contain period{where}", element)
+        if not short:
+            self.problems.error(
+                f"queue name shouldn't be empty or consist only of whitespace{where}", element
+            )
+        if parent is not None:
+            return f"{parent}.{short}"
+        if short != ROOT:
+            # YARN keeps the spelling, so a root element named "Root" configures "root.Root".
+            self.problems.warn(
+                f'queue "{short}" is not "root": YARN does not treat it as the root queue but '
+                f"as a queue root.{short} (spec §1.3.2)",
+                element,
+            )
+            return f"{ROOT}.{short}"
+        return short
+
+    def _read_setting(self, queue: str, tag: str, child: Element, found: _Found) -> None:
+        attribute, reader, trimmed = _SETTINGS[tag]
+        found.elements[attribute] = child
+        if attribute == "reservation":  # presence is all that counts
+            found.values[attribute] = True
+            return
+        if child.text is None:
+            self.problems.error(f"{queue}: <{tag}> has no value", child)
+            return
+        text = java_trim(child.text) if trimmed else child.text
+        try:
+            found.values[attribute] = reader(self, queue, text, child)
+        except BadValue as exc:
+            self.problems.error(f"{queue}: <{tag}> {exc}", child)
+        except (ResourceStringError, ValueError, OverflowError) as exc:
+            self.problems.error(f"{queue}: <{tag}>: {exc}", child)
+
+    def _check_parent_only(self, queue: str, found: _Found) -> None:
+        """``reservation`` and ``maxAMShare`` are leaf-only (spec §1.3.2, YARN-10528)."""
+        for attribute, tag in (("reservation", "reservation"), ("max_am_share", "maxAMShare")):
+            if attribute in found.values:
+                message = _PARENT_ONLY_ERROR.format(queue=queue, tag=tag)
+                self.problems.error(message, found.elements[attribute])
+                return  # YARN reports only the first of the two
+
+    def _store(self, name: str, element: Element, settings: dict[str, Any]) -> None:
+        old = self.configs[name]
+        if old.line is None:
+            self.configs[name] = dataclasses.replace(old, line=line_of(element), **settings)
+        else:
+            self.problems.warn(
+                f"queue {name} is defined more than once (first at line {old.line}); YARN "
+                f"merges the definitions and the later settings win",
+                element,
+            )
+            merged = {k: v for k, v in settings.items() if v is not None}
+            merged["is_parent"] = old.is_parent or settings["is_parent"]
+            self.configs[name] = dataclasses.replace(old, **merged)
+        self._check_min_max(self.configs[name], element)
+
+    def _check_min_max(self, queue: QueueConfig, element: Element) -> None:
+        """min > absolute max is only logged by YARN; the min wins at run time (spec §2.8)."""
+        low, high = queue.min_resources, queue.max_resources
+        if low is None or high is None or high.absolute is None or fits_in(low, high.absolute):
+            return
+        self.problems.warn(
+            f"{queue.name}: minResources {low!r} do not fit in maxResources {high.absolute!r}; "
+            f"the larger value of each resource type is used as the max share (min wins)",
+            element,
+        )
+
+    # --- value readers (text is trimmed unless the setting is an ACL) --------------------------
+
+    def min_resources(self, queue: str, text: str, child: Element) -> Resource | None:
+        resource = parse_resource_config(text, self.types, missing="zero")
+        if resource.absolute is None:
+            self.problems.warn(
+                f"{queue}: a percentage <minResources> is silently ignored by YARN: the queue "
+                f"has no minimum share (spec §1.3.2); write an absolute value",
+                child,
+            )
+        return resource.absolute
+
+    def max_resources(self, queue: str, text: str, child: Element) -> ConfigurableResource:
+        return parse_resource_config(text, self.types, missing="unbounded")
+
+    def max_container_allocation(self, queue: str, text: str, child: Element) -> Resource | None:
+        resource = parse_resource_config(text, self.types, missing="unbounded")
+        if resource.absolute is None:
+            self.problems.warn(
+                f"{queue}: a percentage <maxContainerAllocation> is ignored by YARN: the queue "
+                f"inherits its parent's cap (spec §1.3.2); write an absolute value",
+                child,
+            )
+        return resource.absolute
+
+
+def _is_nested_queue(tag: str) -> bool:
+    # YARN tests '"queue".endsWith(tag)', so "ueue", "e", ... also nest; "pool" must match.
+    return "queue".endswith(tag) or tag == "pool"
+
+
+def _plain(parse: Callable[[str], Any]) -> Value:
+    return lambda _parser, _queue, text, _child: parse(text)
+
+
+def _text(_parser: QueueParser, _queue: str, text: str, _child: Element) -> str:
+    return text
+
+
+# tag → (QueueConfig attribute, reader, text trimmed?)
+_SETTINGS: dict[str, tuple[str, Value, bool]] = {
+    "minResources": ("min_resources", QueueParser.min_resources, True),
+    "maxResources": ("max_resources", QueueParser.max_resources, True),
+    "maxChildResources": ("max_child_resources", QueueParser.max_resources, True),
+    "maxContainerAllocation": (
+        "max_container_allocation",
+        QueueParser.max_container_allocation,
+        True,
+    ),
+    "maxRunningApps": ("max_running_apps", _plain(java_int), True),
+    "maxAMShare": ("max_am_share", _plain(lambda t: java_min(java_float(t), 1.0)), True),
+    "weight": ("weight", _plain(lambda t: float32(java_double(t))), True),
+    "minSharePreemptionTimeout": ("min_share_preemption_timeout_ms", _plain(seconds_to_ms), True),
+    "fairSharePreemptionTimeout": ("fair_share_preemption_timeout_ms", _plain(seconds_to_ms), True),
+    "fairSharePreemptionThreshold": (
+        "fair_share_preemption_threshold",
+        _plain(lambda t: clamp_unit(java_float(t))),
+        True,
+    ),
+    "schedulingPolicy": ("scheduling_policy", _plain(parse_policy), True),
+    "schedulingMode": ("scheduling_policy", _plain(parse_policy), True),
+    "allowPreemptionFrom": ("allow_preemption_from", _plain(java_boolean), True),
+    "aclSubmitApps": ("acl_submit_apps", _text, False),
+    "aclAdministerApps": ("acl_administer_apps", _text, False),
+    "aclAdministerReservations": ("acl_administer_reservations", _text, False),
+    "aclListReservations": ("acl_list_reservations", _text, False),
+    "aclSubmitReservations": ("acl_submit_reservations", _text, False),
+    "reservation": ("reservation", _text, False),
+}

@@ -1,0 +1,432 @@
+"""yarn-site.xml settings the Fair Scheduler reads (spec §1.1) and its init-time checks (§1.7).
+
+Values are read with Hadoop's ``Configuration`` rules (``fairshare.config.hadoopconf``): later
+definitions win unless final, ``${var}`` expands, numbers parse as Java does, and a boolean that is
+neither ``true`` nor ``false`` quietly means the default. On top of that this module applies what
+``FairScheduler.initScheduler`` / ``validateConf`` and ``AllocationFileLoaderService`` check.
+Every problem is collected and raised at once (:class:`ConfigErrors` when there are several),
+located at the property's file and line; odd-but-legal settings become warnings.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from fairshare.config.errors import ConfigError
+from fairshare.config.hadoopconf import (
+    OVERRIDES,
+    ConfEntry,
+    ConfReader,
+    SubstitutionTooDeep,
+    java_string,
+    read_entries,
+    read_site_xml,
+    substitute,
+)
+from fairshare.config.model import ConfigWarning
+from fairshare.config.xml import java_trim
+from fairshare.resources.parse import parse_java_integer
+from fairshare.resources.vector import (
+    DEFAULT_TYPES,
+    LONG_MAX,
+    MEMORY,
+    VCORES,
+    Resource,
+    ResourceTypes,
+    float32,
+    multiply,
+)
+
+__all__ = ["FAIR_SCHEDULER_CLASS", "SiteConfig", "load_site", "read_site_xml"]
+
+FAIR = "yarn.scheduler.fair."
+FAIR_SCHEDULER_CLASS = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
+_KNOWN_FAIR = frozenset(
+    {
+        "allocation.file", "user-as-default-queue", "allow-undeclared-pools", "preemption",
+        "preemption.cluster-utilization-threshold", "am.preemption", "waitTimeBeforeKill",
+        "waitTimeBeforeNextStarvationCheck", "assignmultiple", "dynamic.max.assign", "max.assign",
+        "sizebasedweight", "locality.threshold.node", "locality.threshold.rack",
+        "update-interval-ms", "reservable-nodes", "continuous-scheduling-enabled",
+        "continuous-scheduling-sleep-ms", "locality-delay-node-ms", "locality-delay-rack-ms",
+        "migration.mode", "no-terminal-rule.check",
+    }
+)  # fmt: skip
+_AM_PREEMPTION_PREFIX = FAIR + "am.preemption."
+_SCHEMES = frozenset({"hdfs", "file", "s3a", "viewfs"})  # spec §1.1, case-insensitive
+# UnitsConversionUtil: unit -> (numerator, denominator) relative to the base unit.
+_UNITS: dict[str, tuple[int, int]] = {
+    "p": (1, 10**12), "n": (1, 10**9), "u": (1, 10**6), "m": (1, 1000), "": (1, 1),
+    "k": (1000, 1), "M": (1000**2, 1), "G": (1000**3, 1), "T": (1000**4, 1), "P": (1000**5, 1),
+    "Ki": (1024, 1), "Mi": (1024**2, 1), "Gi": (1024**3, 1), "Ti": (1024**4, 1),
+    "Pi": (1024**5, 1),
+}  # fmt: skip
+_VALUE_UNIT = re.compile(r"([0-9]+) ?([a-zA-Z]*)", re.ASCII)  # ResourceUtils pattern
+_ALNUM_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_RESOURCE_NAME = re.compile(rf"(?:(?:{_ALNUM_LABEL}\.)*{_ALNUM_LABEL}/)?[A-Za-z][A-Za-z0-9_.-]*")
+_DEFAULT_MIN = Resource((1024, 1))
+_DEFAULT_MAX = Resource((8192, 4))
+
+
+def _empty() -> Mapping[str, Any]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class SiteConfig:
+    """The yarn-site settings of spec §1.1 as the Fair Scheduler holds them after init.
+
+    Float settings are float32-rounded (spec §0.2). ``locality_threshold_*`` are already clamped to
+    at most 1.0 (YARN clamps at each use; the result is the same). ``no_terminal_rule_check`` is the
+    effective flag: it is honoured only in migration mode. ``raw`` holds every property as
+    ``Configuration.get`` returns it (substituted, untrimmed).
+    """
+
+    resource_types: ResourceTypes = DEFAULT_TYPES
+    allocation_file: str = "fair-scheduler.xml"
+    user_as_default_queue: bool = True
+    allow_undeclared_pools: bool = True
+    preemption: bool = False
+    preemption_cluster_utilization_threshold: float = float32(0.8)
+    am_preemption: bool = True
+    am_preemption_per_queue: Mapping[str, bool] = field(default_factory=_empty, hash=False)
+    wait_time_before_kill_ms: int = 15000
+    wait_time_before_next_starvation_check_ms: int = 10000
+    assign_multiple: bool = False
+    dynamic_max_assign: bool = True
+    max_assign: int = -1
+    size_based_weight: bool = False
+    locality_threshold_node: float = -1.0
+    locality_threshold_rack: float = -1.0
+    update_interval_ms: int = 500
+    reservable_nodes: float = float32(0.05)
+    continuous_scheduling_enabled: bool = False
+    continuous_scheduling_sleep_ms: int = 5
+    locality_delay_node_ms: int = -1
+    locality_delay_rack_ms: int = -1
+    migration_mode: bool = False
+    no_terminal_rule_check: bool = False
+    scheduler_class: str | None = None
+    minimum_allocation: Resource = _DEFAULT_MIN
+    maximum_allocation: Resource = _DEFAULT_MAX
+    increment_allocation: Resource = _DEFAULT_MIN
+    reservation_threshold_increment_multiple: float = 2.0
+    include_port_in_node_name: bool = False
+    nm_heartbeat_interval_ms: int = 1000
+    scheduling_wait_ms: int = 10000
+    raw: Mapping[str, str] = field(default_factory=_empty, hash=False)
+    warnings: tuple[ConfigWarning, ...] = ()
+
+    @classmethod
+    def default(cls) -> SiteConfig:
+        """YARN's defaults: what an empty yarn-site.xml gives."""
+        return load_site()
+
+    @property
+    def reservation_threshold(self) -> Resource:
+        """The smallest container that may reserve: ``multiply(increment, multiple)`` (§3.6.5)."""
+        return multiply(self.increment_allocation, self.reservation_threshold_increment_multiple)
+
+    @property
+    def delay_scheduling_enabled(self) -> bool:
+        """Threshold-based delay scheduling runs unless either threshold is negative (§3.6.3)."""
+        return not (self.locality_threshold_node < 0.0 or self.locality_threshold_rack < 0.0)
+
+    def am_preemption_for(self, queue: str) -> bool:
+        """May AM containers of apps in ``queue`` (a full name) be preempted? (YARN-9537/10625)"""
+        return self.am_preemption_per_queue.get(queue, self.am_preemption)
+
+
+# --- building the SiteConfig ------------------------------------------------------------------
+
+
+def load_site(
+    path: str | Path | None = None,
+    overrides: Mapping[str, object] | None = None,
+    *,
+    source: str | None = None,
+) -> SiteConfig:
+    """Read a yarn-site.xml (None: no file), apply ``overrides`` on top, validate (spec §1.7).
+
+    Overrides act like ``Configuration.set``: they win over the file, ``final`` or not. ``source``
+    names the file in messages instead of ``path``.
+    """
+    entries: dict[str, ConfEntry] = {}
+    warnings: list[ConfigWarning] = []
+    if path is not None:
+        entries, warnings = read_entries(path, source or str(path))
+    reader = ConfReader(entries, warnings)
+    for key, value in (overrides or {}).items():
+        try:
+            if not isinstance(key, str):
+                raise ConfigError(f"override key {key!r} is not a str", OVERRIDES)
+            entries[key] = ConfEntry(java_string(key, value), OVERRIDES, None)
+        except ConfigError as exc:
+            reader.errors.append(exc)
+    config = _build(reader)
+    reader.raise_errors()
+    return config
+
+
+def _build(r: ConfReader) -> SiteConfig:
+    """Read every setting the way ``FairScheduler.initScheduler`` does (spec §1.1)."""
+    _warn_unknown_keys(r)
+    types = _resource_types(r)
+    preemption = r.boolean(FAIR + "preemption", False)
+    migration = r.boolean(FAIR + "migration.mode", False)
+    # Only the preemption thread reads these three, and it exists only with preemption on and
+    # outside migration mode; a value Java cannot parse is then harmless, so it only warns.
+    soft = "" if preemption and not migration else "YARN reads it only when preemption runs"
+    minimum, maximum = _min_max_allocation(r, types)
+    return SiteConfig(
+        resource_types=types,
+        allocation_file=_allocation_file(r),
+        user_as_default_queue=r.boolean(FAIR + "user-as-default-queue", True),
+        allow_undeclared_pools=r.boolean(FAIR + "allow-undeclared-pools", True),
+        preemption=preemption,
+        preemption_cluster_utilization_threshold=r.floating(
+            FAIR + "preemption.cluster-utilization-threshold", 0.8, soft=soft
+        ),
+        am_preemption=r.boolean(FAIR + "am.preemption", True),
+        am_preemption_per_queue=_am_preemption_per_queue(r),
+        wait_time_before_kill_ms=r.integer(FAIR + "waitTimeBeforeKill", 15000, soft=soft),
+        wait_time_before_next_starvation_check_ms=r.integer(
+            FAIR + "waitTimeBeforeNextStarvationCheck", 10000, bits=64, soft=soft
+        ),
+        assign_multiple=r.boolean(FAIR + "assignmultiple", False),
+        dynamic_max_assign=r.boolean(FAIR + "dynamic.max.assign", True),
+        max_assign=r.integer(FAIR + "max.assign", -1),
+        size_based_weight=r.boolean(FAIR + "sizebasedweight", False),
+        locality_threshold_node=_at_most_one(r.floating(FAIR + "locality.threshold.node", -1.0)),
+        locality_threshold_rack=_at_most_one(r.floating(FAIR + "locality.threshold.rack", -1.0)),
+        update_interval_ms=_update_interval(r),
+        reservable_nodes=r.floating(FAIR + "reservable-nodes", 0.05),
+        continuous_scheduling_enabled=r.boolean(FAIR + "continuous-scheduling-enabled", False),
+        continuous_scheduling_sleep_ms=r.integer(FAIR + "continuous-scheduling-sleep-ms", 5),
+        locality_delay_node_ms=r.integer(FAIR + "locality-delay-node-ms", -1, bits=64),
+        locality_delay_rack_ms=r.integer(FAIR + "locality-delay-rack-ms", -1, bits=64),
+        migration_mode=migration,
+        no_terminal_rule_check=migration and r.boolean(FAIR + "no-terminal-rule.check", False),
+        scheduler_class=_scheduler_class(r),
+        minimum_allocation=minimum,
+        maximum_allocation=maximum,
+        increment_allocation=_increment_allocation(r, types),
+        reservation_threshold_increment_multiple=r.floating(
+            "yarn.scheduler.reservation-threshold.increment-multiple", 2.0
+        ),
+        include_port_in_node_name=r.boolean("yarn.scheduler.include-port-in-node-name", False),
+        nm_heartbeat_interval_ms=r.integer(
+            "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms", 1000, bits=64
+        ),
+        scheduling_wait_ms=r.integer(
+            "yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms", 10000, bits=64
+        ),
+        raw=MappingProxyType({key: _raw_value(r, entry) for key, entry in r.entries.items()}),
+        warnings=tuple(r.warnings),
+    )
+
+
+def _raw_value(r: ConfReader, entry: ConfEntry) -> str:
+    try:
+        return substitute(entry.value, r.entries)
+    except SubstitutionTooDeep:  # only an error where YARN reads the key; elsewhere keep the text
+        return entry.value
+
+
+def _warn_unknown_keys(r: ConfReader) -> None:
+    """A ``yarn.scheduler.fair.*`` key the scheduler never reads is dead: say so."""
+    for key in r.entries:
+        suffix = key[len(FAIR) :]
+        if (
+            not key.startswith(FAIR)
+            or suffix in _KNOWN_FAIR
+            or key.startswith(_AM_PREEMPTION_PREFIX)
+        ):
+            continue
+        if suffix == "preemptionInterval":
+            r.warn(key, f"{key} was removed by YARN-6163 with the old preemption code; no effect")
+        elif suffix.startswith("event-log-"):
+            r.warn(key, f"{key} was removed by YARN-7524 with the event log; no effect")
+        else:
+            close = difflib.get_close_matches(suffix, sorted(_KNOWN_FAIR), n=1)
+            hint = f"; did you mean {FAIR}{close[0]}?" if close else ""
+            r.warn(key, f"{key} is not a Fair Scheduler property and has no effect{hint}")
+
+
+def _at_most_one(threshold: float) -> float:
+    return 1.0 if threshold > 1.0 else threshold  # spec §1.1; NaN passes through, as in Java
+
+
+def _update_interval(r: ConfReader) -> int:
+    key = FAIR + "update-interval-ms"
+    interval = r.integer(key, 500, bits=64)
+    if interval < 0:
+        r.warn(key, f"{key}={interval} is invalid, so YARN uses the default 500 ms instead")
+        return 500
+    if interval == 0:  # spec §1.1: the update thread only starts for a positive interval
+        r.warn(key, f"{key}=0: no update thread, so fair shares are never recomputed")
+    return interval
+
+
+def _allocation_file(r: ConfReader) -> str:
+    key = FAIR + "allocation.file"
+    path = r.get(key)
+    if path is None:
+        return "fair-scheduler.xml"
+    if not path:
+        r.error(key, f"{key} is empty: Can not create a Path from an empty string")
+        return path
+    colon, slash = path.find(":"), path.find("/")  # Hadoop Path: a colon before any slash
+    scheme = path[:colon] if colon != -1 and (slash == -1 or colon < slash) else None
+    if scheme is not None and not (scheme.isascii() and scheme.lower() in _SCHEMES):
+        r.error(
+            key,
+            f"Allocation file {path} uses an unsupported filesystem (scheme "
+            f"{scheme!r}; supported: hdfs, file, s3a, viewfs)",
+        )
+    return path
+
+
+def _scheduler_class(r: ConfReader) -> str | None:
+    key = "yarn.resourcemanager.scheduler.class"
+    name = r.trimmed(key)
+    if name is not None and name != FAIR_SCHEDULER_CLASS:
+        r.error(key, f"{key}={name}: only the Fair Scheduler ({FAIR_SCHEDULER_CLASS}) is modelled")
+    return name
+
+
+def _am_preemption_per_queue(r: ConfReader) -> Mapping[str, bool]:
+    # An unparsable per-queue value falls back to true, not to the global switch (YARN-10625).
+    return MappingProxyType(
+        {
+            key[len(_AM_PREEMPTION_PREFIX) :]: r.boolean(key, True)
+            for key in r.entries
+            if key.startswith(_AM_PREEMPTION_PREFIX)
+        }
+    )
+
+
+def _resource_types(r: ConfReader) -> ResourceTypes:
+    """``yarn.resource-types``: custom countable types, after ResourceUtils' checks."""
+    key = "yarn.resource-types"
+    text = java_trim(r.get(key) or "")
+    custom: list[str] = []
+    pieces = re.split(r"\s*[,\n]\s*", text, flags=re.ASCII) if text else []
+    while pieces and not pieces[-1]:  # Java's split drops trailing empty strings
+        pieces.pop()
+    for name in pieces:
+        if not name:
+            problem = "Incomplete configuration for resource type ''"
+        elif name in custom:
+            problem = f"Error in config, key '{name}' specified twice"
+        elif _RESOURCE_NAME.fullmatch(name) is None:
+            problem = f"'{name}' is not a valid resource name"
+        elif name in ("memory", MEMORY, VCORES):
+            problem = f"Attempt to re-define mandatory resource '{name}'."
+        else:
+            custom.append(name)
+            continue
+        r.error(key, f"{key}: {problem}")
+    return ResourceTypes.with_custom(custom)
+
+
+_MIN, _MAX = "yarn.scheduler.minimum-allocation-", "yarn.scheduler.maximum-allocation-"
+_INC = "yarn.scheduler.increment-allocation-"  # the deprecated keys, still the usual ones
+
+
+def _min_max_allocation(r: ConfReader, types: ResourceTypes) -> tuple[Resource, Resource]:
+    """``FairScheduler.validateConf``: 0 <= min <= max for memory and vcores (spec §1.7)."""
+    low = [r.integer(_MIN + "mb", 1024), r.integer(_MIN + "vcores", 1)]
+    high = [r.integer(_MAX + "mb", 8192), r.integer(_MAX + "vcores", 4)]
+    for what, unit, lo, hi in zip(("memory", "vcores"), ("mb", "vcores"), low, high, strict=True):
+        if lo < 0 or lo > hi:
+            key = (
+                _MIN + unit
+                if _MIN + unit in r.entries or _MAX + unit not in r.entries
+                else _MAX + unit
+            )
+            r.error(
+                key,
+                f"Invalid resource scheduler {what} allocation configuration: "
+                f"{_MIN}{unit}={lo}, {_MAX}{unit}={hi}. Both values must be >= 0 and the "
+                "maximum must be >= the minimum.",
+            )
+    custom = len(types) - 2  # custom types: minimum 0, maximum unbounded
+    return Resource((*low, *(0,) * custom)), Resource((*high, *(LONG_MAX,) * custom))
+
+
+def _increment_allocation(r: ConfReader, types: ResourceTypes) -> Resource:
+    """``FairSchedulerConfiguration.getIncrementAllocation`` plus its validation (spec §1.1)."""
+    values: dict[str, int] = {}
+    for name in types.names:
+        key = f"yarn.resource-types.{name}.increment-allocation"
+        text = r.get(key)  # untrimmed: the "value [unit]" pattern must match the whole text
+        if text is not None and (value := _value_in_default_unit(r, key, text, name)) is not None:
+            values[name] = value
+    result = []
+    for name, legacy, default, bits in ((MEMORY, "mb", 1024, 64), (VCORES, "vcores", 1, 32)):
+        key, legacy_key = f"yarn.resource-types.{name}.increment-allocation", _INC + legacy
+        if name in values:
+            value = values[name] if name == MEMORY else _wrap_int(values[name])  # intValue()
+            if legacy_key in r.entries:
+                r.warn(
+                    key,
+                    f"Configuration {key}={r.get(key)} is overriding the "
+                    f"{legacy_key}={r.get(legacy_key)} property",
+                )
+        else:
+            key, value = legacy_key, r.integer(legacy_key, default, bits=bits)
+        if value <= 0:
+            r.error(
+                key,
+                f"Invalid resource scheduler {'memory' if name == MEMORY else 'vcores'} "
+                f"allocation configuration: {key}={value}. Values must be greater than 0.",
+            )
+        result.append(value)
+    # A custom type without an increment is not rounded (a 0 step, spec §1.1).
+    return Resource((*result, *(values.get(name, 0) for name in types.names[2:])))
+
+
+def _value_in_default_unit(r: ConfReader, key: str, text: str, name: str) -> int | None:
+    match = _VALUE_UNIT.fullmatch(text)
+    if match is None:
+        r.error(key, f'Property {key} is not in "value [unit]" format: {text}')
+        return None
+    try:
+        value = parse_java_integer(match.group(1), bits=64)
+        unit = match.group(2)
+        return _convert(value, unit, "Mi" if name == MEMORY else "") if unit else value
+    except ValueError as exc:
+        r.error(key, f"{key}={text}: {exc}")
+        return None
+
+
+def _convert(value: int, unit: str, target: str) -> int:
+    """``UnitsConversionUtil.convert`` of a non-negative value, with its overflow checks."""
+    if unit == target:
+        return value
+    if unit not in _UNITS:
+        raise ValueError(f"Unknown unit '{unit}'. Known units are [{', '.join(_UNITS)}]")
+    (from_num, from_den), (to_num, to_den) = _UNITS[unit], _UNITS[target]
+    num, den = from_num * to_den, from_den * to_num
+    overflow = f"Converting {value} from '{unit}' to '{target}' will result in an overflow of Long"
+    if num < den:
+        if LONG_MAX // num < value:
+            raise ValueError(overflow)
+        return value * num // den
+    if LONG_MAX // num > value:
+        return num * value // den
+    if LONG_MAX // (num // den) < value:
+        raise ValueError(overflow)
+    return value * (num // den)
+
+
+def _wrap_int(value: int) -> int:
+    """Java's ``long.intValue()``: keep the low 32 bits."""
+    return (value + 2**31) % 2**32 - 2**31
