@@ -23,6 +23,7 @@ from fairshare.config.model import (
     PolicyName,
     QueueConfig,
 )
+from fairshare.core.policies import is_child_policy_allowed
 from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.vector import Resource, ResourceTypes, componentwise_max
 
@@ -78,6 +79,7 @@ class QueueTree:
     queues: Mapping[str, QueueNode]
     config: AllocationConfig
     types: ResourceTypes
+    not_created: tuple[tuple[str, str], ...] = ()  # (queue, why YARN could not create it)
 
     def __getitem__(self, name: str) -> QueueNode:
         return self.queues[name]
@@ -116,7 +118,21 @@ class QueueTree:
         queues = dict(self.queues)
         queues[parent_name] = replace(parent, children=(*parent.children, name))
         queues[name] = node
-        return QueueTree(MappingProxyType(queues), self.config, self.types)
+        return replace(self, queues=MappingProxyType(queues))
+
+    def creation_problem(self, name: str, is_leaf: bool) -> str | None:
+        """Why YARN would refuse to create ``name`` under its existing parent, or None (§1.6)."""
+        parent = self.queues[name.rsplit(".", 1)[0]]
+        if parent.is_leaf:
+            return f"its parent {parent.name} is a leaf queue"
+        own = self.config.queue(name)
+        policy = (own.scheduling_policy if own else None) or self.config.default_scheduling_policy
+        if not is_leaf and policy is PolicyName.FIFO:
+            return "fifo is not allowed on a parent queue"
+        parent_policy = parent.settings.policy
+        if not is_child_policy_allowed(parent_policy, policy):
+            return f"policy {policy.value} is not allowed under {parent_policy.value} {parent.name}"
+        return None
 
 
 def settings_for(
@@ -214,6 +230,13 @@ def build_queue_tree(config: AllocationConfig, types: ResourceTypes) -> QueueTre
     # Hadoop 3.4 (our target) creates root.default at start-up even when unconfigured (§1.6).
     tree = tree.with_queue(DEFAULT_QUEUE, is_leaf=default is None or not default.is_parent,
                            dynamic=False)
+    if tree.creation_problem(DEFAULT_QUEUE, tree[DEFAULT_QUEUE].is_leaf) is not None:
+        # root.default predates the file; when its configured policy is not allowed under
+        # root's, the reload walk leaves it on its initial policy, fair (spec §1.2 step 2).
+        default_node = tree[DEFAULT_QUEUE]
+        fair = replace(default_node.settings, policy=PolicyName.FAIR)
+        tree = replace(tree, queues=MappingProxyType(
+            {**tree.queues, DEFAULT_QUEUE: replace(default_node, settings=fair)}))
     leaves = [q.name for q in config.queues if not q.is_parent and q.name != ROOT]
     parents = [q.name for q in config.queues if q.is_parent and q.name != ROOT]
     for name in leaves:
@@ -224,10 +247,16 @@ def build_queue_tree(config: AllocationConfig, types: ResourceTypes) -> QueueTre
 
 
 def _ensure(tree: QueueTree, name: str, is_leaf: bool) -> QueueTree:
+    """Create ``name`` and its missing ancestors, unless YARN would refuse one of them (§1.6)."""
     parts = name.split(".")
     for depth in range(2, len(parts) + 1):
         prefix = ".".join(parts[:depth])
-        last = depth == len(parts)
-        if prefix not in tree:
-            tree = tree.with_queue(prefix, is_leaf=is_leaf if last else False, dynamic=False)
+        leaf = is_leaf and depth == len(parts)
+        if prefix in tree:
+            continue
+        problem = tree.creation_problem(prefix, leaf)
+        if problem is not None:
+            failed = (*tree.not_created, (name, f"{prefix} cannot be created: {problem}"))
+            return replace(tree, not_created=failed)
+        tree = tree.with_queue(prefix, is_leaf=leaf, dynamic=False)
     return tree

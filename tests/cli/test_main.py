@@ -1,0 +1,181 @@
+"""The ``fairshare`` command: exact lines and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fairshare.cli.main import app
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = str(ROOT / "examples" / "seed-three-tenants" / "fair-scheduler.xml")
+runner = CliRunner()
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_validate_seed_example() -> None:
+    result = runner.invoke(app, ["validate", SEED])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "Placement rules (generated from yarn-site):" in lines
+    assert "  1. specified (create=true)" in lines
+    assert "  2. user (create=true)" in lines
+    assert lines[-1] == "OK: the ResourceManager would accept this configuration."
+    tenant2 = next(line for line in lines if line.strip().startswith("tenant2"))
+    assert tenant2.split() == ["tenant2", "2", "drf", "<", "80%", "for", "5s", "off", "yes"]
+
+
+def test_validate_reports_every_error_with_file_and_line(tmp_path: Path) -> None:
+    bad = write(tmp_path, "bad.xml", """<?xml version="1.0"?>
+<allocations>
+  <queue name="a">
+    <weight>heavy</weight>
+  </queue>
+  <queue name="x.y"/>
+  <defaultQueueSchedulingPolicy>fifo</defaultQueueSchedulingPolicy>
+</allocations>
+""")
+    result = runner.invoke(app, ["validate", bad])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f'{bad}:4: root.a: <weight> must be a number, got "heavy"',
+        f"{bad}:6: queue name (x.y) shouldn't contain period (a <queue> under root)",
+        f"{bad}:7: Bad fair scheduler config file: defaultQueueSchedulingPolicy or "
+        "defaultQueueSchedulingMode can't be FIFO.",
+    ]
+
+
+def test_validate_missing_file(tmp_path: Path) -> None:
+    missing = str(tmp_path / "nope.xml")
+    result = runner.invoke(app, ["validate", missing])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"{missing}: cannot read file")
+
+
+def test_validate_malformed_xml(tmp_path: Path) -> None:
+    bad = write(tmp_path, "bad.xml", "<allocations>\n  <queue name='a'>\n</allocations>\n")
+    result = runner.invoke(app, ["validate", bad])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"{bad}:3: malformed XML")
+
+
+def test_validate_shows_placement_rules_of_the_file(tmp_path: Path) -> None:
+    xml = write(tmp_path, "p.xml", """<allocations>
+  <queuePlacementPolicy>
+    <rule name="specified" create="false"/>
+    <rule name="user" create="false"><rule name="primaryGroup"/></rule>
+    <rule name="default" queue="batch"/>
+  </queuePlacementPolicy>
+</allocations>""")
+    result = runner.invoke(app, ["validate", xml])
+    assert result.exit_code == 0, result.output
+    assert "Placement rules (from the allocation file):" in result.stdout
+    assert "  2. user (create=false) under primaryGroup (create=true)" in result.stdout
+    assert "  3. default (create=true, queue=batch)" in result.stdout
+
+
+def test_validate_bad_site_file(tmp_path: Path) -> None:
+    site = write(tmp_path, "yarn-site.xml", """<configuration>
+  <property><name>yarn.scheduler.minimum-allocation-mb</name><value>-5</value></property>
+</configuration>""")
+    result = runner.invoke(app, ["validate", SEED, "--site", site])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"{site}:2: ")
+
+
+def seed_json(*args: str) -> dict[str, dict[str, object]]:
+    result = runner.invoke(
+        app, ["shares", SEED, "--cluster", "memory-mb=24576,vcores=12", "--json", *args]
+    )
+    assert result.exit_code == 0, result.output
+    queues: dict[str, dict[str, object]] = json.loads(result.stdout)["queues"]
+    return queues
+
+
+def test_shares_json_seed_example_two_tenants_active() -> None:
+    queues = seed_json("--active", "root.tenant1,root.tenant2")
+    # seed article: steady 25/50/25 %; instantaneous one third / two thirds / 0
+    assert queues["root.tenant1"]["steady-fair-share"] == {"memory-mb": 6144, "vcores": 3}
+    assert queues["root.tenant2"]["steady-fair-share"] == {"memory-mb": 12288, "vcores": 6}
+    assert queues["root.tenant3"]["steady-fair-share"] == {"memory-mb": 6144, "vcores": 3}
+    assert queues["root.tenant1"]["fair-share"] == {"memory-mb": 8192, "vcores": 4}
+    assert queues["root.tenant2"]["fair-share"] == {"memory-mb": 16384, "vcores": 8}
+    assert queues["root.tenant3"]["fair-share"] == {"memory-mb": 0, "vcores": 0}
+    assert queues["root.tenant2"]["weight"] == 2.0
+    assert queues["root.tenant2"]["policy"] == "drf"
+    assert queues["root.tenant2"]["min-share"] == {"memory-mb": 0, "vcores": 0}
+    assert queues["root.tenant2"]["max-share"] == {
+        "memory-mb": 2**63 - 1, "vcores": 2**63 - 1
+    }
+
+
+def test_shares_json_all_leaves_active_by_default() -> None:
+    queues = seed_json()
+    # default has weight 0 → fixed at its min (0); tenants split 1:2:1 → 6144/12288/6144
+    assert queues["root.tenant1"]["fair-share"] == {"memory-mb": 6144, "vcores": 3}
+    assert queues["root.default"]["fair-share"] == {"memory-mb": 0, "vcores": 0}
+
+
+def test_shares_accepts_short_queue_names() -> None:
+    queues = seed_json("--active", "tenant3")
+    assert queues["root.tenant3"]["fair-share"] == {"memory-mb": 24576, "vcores": 12}
+
+
+def test_shares_table() -> None:
+    result = runner.invoke(
+        app, ["shares", SEED, "--cluster", "memory-mb=24576,vcores=12", "--active",
+              "root.tenant1,root.tenant2"]
+    )
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines() if line.strip()}
+    assert rows["tenant1"] == ["tenant1", "*", "1", "drf", "6,144", "3", "25.0", "8,192", "4",
+                               "33.3"]
+    assert rows["tenant3"] == ["tenant3", "1", "drf", "6,144", "3", "25.0", "0", "0", "0.0"]
+
+
+def test_shares_custom_resource_types(tmp_path: Path) -> None:
+    site = write(tmp_path, "yarn-site.xml", """<configuration>
+  <property><name>yarn.resource-types</name><value>yarn.io/gpu</value></property>
+</configuration>""")
+    xml = write(tmp_path, "fs.xml", """<allocations>
+  <defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>
+  <queue name="default"><weight>0</weight></queue>
+  <queue name="ml"><weight>3</weight></queue>
+  <queue name="etl"/>
+</allocations>""")
+    result = runner.invoke(app, ["shares", xml, "--site", site, "--json", "--cluster",
+                                 "memory-mb=40000,vcores=40,yarn.io/gpu=8"])
+    assert result.exit_code == 0, result.output
+    queues = json.loads(result.stdout)["queues"]
+    assert queues["root.ml"]["fair-share"] == {"memory-mb": 30000, "vcores": 30, "yarn.io/gpu": 6}
+    assert queues["root.etl"]["fair-share"] == {"memory-mb": 10000, "vcores": 10, "yarn.io/gpu": 2}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(["--cluster", "lots"], "--cluster: Cannot parse resource values from input: "
+                     "lots", id="bad cluster"),
+        pytest.param(["--cluster", "50%"], "--cluster: give absolute amounts, e.g. "
+                     "memory-mb=24576,vcores=12", id="percent cluster"),
+        pytest.param(["--cluster", "memory-mb=1,vcores=1", "--active", "root.nope"],
+                     "--active: not a leaf queue of this configuration: root.nope",
+                     id="unknown active queue"),
+        pytest.param(["--cluster", "memory-mb=1,vcores=1", "--active", "root"],
+                     "--active: not a leaf queue of this configuration: root",
+                     id="parent is not a leaf"),
+    ],
+)
+def test_shares_bad_arguments(args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["shares", SEED, *args])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [message]

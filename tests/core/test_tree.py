@@ -1,0 +1,123 @@
+"""The queue tree after init: creation order, defaults, inheritance (spec §1.2, §1.3.3, §1.6)."""
+
+from __future__ import annotations
+
+from fairshare.config.allocation import parse_allocations_text
+from fairshare.config.model import (
+    TIMEOUT_NEVER_MS,
+    UNSET_THRESHOLD,
+    UNSET_TIMEOUT_MS,
+    AllocationConfig,
+    PolicyName,
+)
+from fairshare.core.tree import build_queue_tree
+from fairshare.resources.vector import DEFAULT_TYPES, res
+
+
+def build(xml: str):  # type: ignore[no-untyped-def]
+    return build_queue_tree(parse_allocations_text(xml), DEFAULT_TYPES)
+
+
+def test_root_and_default_exist_without_any_file() -> None:
+    tree = build_queue_tree(AllocationConfig(), DEFAULT_TYPES)
+    assert list(tree.queues) == ["root", "root.default"]
+    assert tree["root.default"].is_leaf
+    # no file: the "unset" sentinels propagate, so fair-share starvation is impossible (§1.3.3)
+    s = tree["root.default"].settings
+    assert s.fair_share_preemption_threshold == UNSET_THRESHOLD
+    assert s.min_share_preemption_timeout_ms == UNSET_TIMEOUT_MS
+
+
+def test_creation_order_leaves_first_then_remaining_parents() -> None:
+    tree = build("""<allocations>
+      <queue name="p" type="parent"/>
+      <queue name="a"><queue name="x"/><queue name="y"/></queue>
+      <queue name="b"/>
+    </allocations>""")
+    assert list(tree.queues) == [
+        "root", "root.default", "root.a", "root.a.x", "root.a.y", "root.b", "root.p"
+    ]
+    assert tree["root"].children == ("root.default", "root.a", "root.b", "root.p")
+    assert not tree["root.p"].is_leaf
+
+
+def test_root_defaults_with_a_file() -> None:
+    tree = build("<allocations><queue name='a'/></allocations>")
+    s = tree["root.a"].settings
+    assert s.min_share_preemption_timeout_ms == TIMEOUT_NEVER_MS
+    assert s.fair_share_preemption_timeout_ms == TIMEOUT_NEVER_MS
+    assert s.fair_share_preemption_threshold == 0.5
+    assert s.preemptable and s.weight == 1.0 and s.policy is PolicyName.FAIR
+    assert s.max_am_share == 0.5
+
+
+def test_preemption_settings_inherit_from_the_parent() -> None:
+    tree = build("""<allocations>
+      <defaultFairSharePreemptionTimeout>30</defaultFairSharePreemptionTimeout>
+      <queue name="p">
+        <fairSharePreemptionThreshold>0.8</fairSharePreemptionThreshold>
+        <minSharePreemptionTimeout>10</minSharePreemptionTimeout>
+        <allowPreemptionFrom>false</allowPreemptionFrom>
+        <queue name="c">
+          <fairSharePreemptionTimeout>5</fairSharePreemptionTimeout>
+          <allowPreemptionFrom>true</allowPreemptionFrom>
+        </queue>
+      </queue>
+    </allocations>""")
+    c = tree["root.p.c"].settings
+    assert c.fair_share_preemption_timeout_ms == 5000  # own value
+    assert c.min_share_preemption_timeout_ms == 10000  # the parent's
+    assert abs(c.fair_share_preemption_threshold - 0.8) < 1e-6  # float32 of the parent's 0.8
+    assert not c.preemptable  # a non-preemptable parent wins over the child's own true
+    assert tree["root.default"].settings.fair_share_preemption_timeout_ms == 30000
+
+
+def test_max_container_allocation_is_inherited_from_the_nearest_ancestor() -> None:
+    tree = build("""<allocations>
+      <queue name="p">
+        <maxContainerAllocation>4096 mb, 2 vcores</maxContainerAllocation>
+        <queue name="c"/>
+      </queue>
+    </allocations>""")
+    assert tree["root.p.c"].settings.max_container_allocation == res(4096, 2)
+    assert tree["root.default"].settings.max_container_allocation is None
+
+
+def test_dynamic_child_of_a_parent_with_max_child_resources() -> None:
+    tree = build("""<allocations>
+      <queue name="p" type="parent">
+        <maxChildResources>memory-mb=2048, vcores=2</maxChildResources>
+      </queue>
+    </allocations>""")
+    tree = tree.with_queue("root.p.adhoc", is_leaf=True, dynamic=True)
+    assert tree["root.p.adhoc"].dynamic
+    assert tree["root.p.adhoc"].settings.effective_max_share(res(10**6, 10**3)) == res(2048, 2)
+
+
+def test_queue_max_resources_default_applies_to_root_and_parents() -> None:
+    tree = build("""<allocations>
+      <queueMaxResourcesDefault>40000 mb,0vcores</queueMaxResourcesDefault>
+      <queue name="a"/>
+    </allocations>""")
+    for name in ("root", "root.default", "root.a"):  # spec §1.3.1 gotcha: a literal 0-vcore cap
+        assert tree[name].settings.effective_max_share(res(10**6, 10**3)) == res(40000, 0)
+
+
+def test_drf_queue_under_a_fair_parent_is_not_created() -> None:
+    # spec §2.6.4 / §1.6: creating the queue fails, so it does not exist
+    tree = build("""<allocations>
+      <queue name="a"><schedulingPolicy>drf</schedulingPolicy></queue>
+      <queue name="b"/>
+    </allocations>""")
+    assert "root.a" not in tree
+    assert "root.b" in tree
+    assert tree.not_created[0][0] == "root.a"
+
+
+def test_drf_default_policy_makes_root_drf_so_drf_children_exist() -> None:
+    tree = build("""<allocations>
+      <defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>
+      <queue name="a"/>
+    </allocations>""")
+    assert tree["root"].settings.policy is PolicyName.DRF
+    assert tree["root.a"].settings.policy is PolicyName.DRF
