@@ -179,3 +179,15 @@ def test_shares_bad_arguments(args: list[str], message: str) -> None:
     result = runner.invoke(app, ["shares", SEED, *args])
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [message]
+
+
+def test_validate_lists_queues_yarn_cannot_create(tmp_path: Path) -> None:
+    xml = write(tmp_path, "p.xml", """<allocations>
+  <queue name="a"><schedulingPolicy>drf</schedulingPolicy></queue>
+</allocations>""")
+    result = runner.invoke(app, ["validate", xml])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    i = lines.index("Configured queues YARN cannot create (applications cannot run in them):")
+    assert lines[i + 1] == "  root.a: root.a cannot be created: policy drf is not allowed under " \
+        "fair root"

@@ -121,3 +121,61 @@ def test_drf_default_policy_makes_root_drf_so_drf_children_exist() -> None:
     </allocations>""")
     assert tree["root"].settings.policy is PolicyName.DRF
     assert tree["root.a"].settings.policy is PolicyName.DRF
+
+
+def test_fifo_root_stays_fair_and_its_children_exist() -> None:
+    # spec §1.2 step 2: fifo may not be a parent, so the walk aborts and root keeps fair
+    tree = build("""<allocations>
+      <queue name="root">
+        <schedulingPolicy>fifo</schedulingPolicy>
+        <queue name="a"/>
+      </queue>
+    </allocations>""")
+    assert tree["root"].settings.policy is PolicyName.FAIR
+    assert tree["root.default"].settings.policy is PolicyName.FAIR
+    assert "root.a" in tree and not tree.not_created
+
+
+def test_root_default_configured_as_parent_gets_its_children_only_on_a_later_reload() -> None:
+    # spec §1.2 step 3 / §1.6: the leaf pass runs while root.default is still a leaf, so
+    # root.default.x fails; the parent pass then turns the empty root.default into a parent.
+    tree = build("""<allocations>
+      <queue name="default"><queue name="x"/></queue>
+    </allocations>""")
+    assert not tree["root.default"].is_leaf
+    assert "root.default.x" not in tree
+    assert tree.not_created == (
+        ("root.default.x", "root.default.x cannot be created: its parent root.default is a "
+                           "leaf queue"),
+    )
+
+
+def test_root_max_child_resources_applies_to_an_unconfigured_root_default() -> None:
+    tree = build("""<allocations>
+      <queue name="root">
+        <maxChildResources>memory-mb=1000, vcores=1</maxChildResources>
+        <queue name="a"/>
+      </queue>
+    </allocations>""")
+    cluster = res(10**6, 10**3)
+    assert tree["root.default"].settings.effective_max_share(cluster) == res(1000, 1)
+    assert tree["root.a"].settings.max_share is None  # configured: no maxChildResources cap
+
+
+def test_queue_defaults_for_apps_and_am_share() -> None:
+    tree = build("""<allocations>
+      <queueMaxAppsDefault>7</queueMaxAppsDefault>
+      <queueMaxAMShareDefault>0.25</queueMaxAMShareDefault>
+      <queue name="a"><maxRunningApps>3</maxRunningApps></queue>
+      <queue name="b"/>
+    </allocations>""")
+    assert tree["root.a"].settings.max_running_apps == 3
+    assert tree["root.b"].settings.max_running_apps == 7
+    assert tree["root.b"].settings.max_am_share == 0.25
+
+
+def test_many_queues_build_in_one_pass() -> None:
+    queues = "".join(f"<queue name='q{i}'/>" for i in range(20000))
+    tree = build(f"<allocations>{queues}</allocations>")
+    assert len(tree.queues) == 20002
+    assert tree["root"].children[-1] == "root.q19999"

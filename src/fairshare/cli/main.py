@@ -116,6 +116,10 @@ def validate(allocations: AllocationsArg, site: SiteOpt = None) -> None:
             "yes" if s.preemptable else "no",
         )
     out.print(table)
+    if tree.not_created:
+        out.print("Configured queues YARN cannot create (applications cannot run in them):")
+        for name, why in tree.not_created:
+            out.print(f"  {name}: {why}", markup=False)
     _print_placement(config, site_config)
     out.print("OK: the ResourceManager would accept this configuration.")
 

@@ -143,12 +143,16 @@ class AllocationConfig:
     source: str | None = None
     has_file: bool = False
     warnings: tuple[ConfigWarning, ...] = ()
+    _by_name: Mapping[str, QueueConfig] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+
+    def __post_init__(self) -> None:
+        # An index by name, so the tree builder's per-queue lookups stay O(1).
+        object.__setattr__(self, "_by_name", {q.name: q for q in self.queues})
 
     def queue(self, name: str) -> QueueConfig | None:
-        for q in self.queues:
-            if q.name == name:
-                return q
-        return None
+        return self._by_name.get(name)
 
     @property
     def queue_names(self) -> tuple[str, ...]:

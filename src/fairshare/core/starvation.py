@@ -1,0 +1,344 @@
+"""Starvation detection and the starved-apps queue (spec §4.2–§4.4, §4.7), as pure functions.
+
+Nothing here writes state. :func:`update_starved_apps` is the query YARN's
+``FSLeafQueue.updateStarvedApps`` runs for one leaf during ``update()``; it returns the new
+per-app starvation values and timestamps, the leaf's new ``lastTimeAtMinShare`` and the sequence
+of ``starvedApps.add`` calls, and the engine applies them. The starved-apps queue
+(:class:`StarvedApps`) is a frozen value too: :func:`add_starved_app` and
+:func:`take_starved_app` return the next queue.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from fairshare.config.model import PolicyName
+from fairshare.core.policies import SchedulableView, calculator_for, comparator_for
+from fairshare.resources.calc import ResourceCalculator
+from fairshare.resources.vector import (
+    Resource,
+    add,
+    componentwise_min,
+    fits_in,
+    float32,
+    is_none,
+    multiply,
+    none_like,
+    subtract,
+    subtract_non_negative,
+)
+
+# -- §4.2 per-application fair-share starvation --------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FairShareStarvation:
+    """What ``FSAppAttempt.fairShareStarvation()`` computes, with its timestamp write returned."""
+
+    amount: Resource  # the app's new fairshareStarvation (none unless past the timeout)
+    last_time_at_fair_share: int  # refreshed to ``now`` only when not below the threshold (§4.7)
+    below_threshold: bool  # usage < min(threshold × fairShare, demand) per the policy calculator
+
+
+def fair_share_starvation(
+    *,
+    fair_share: Resource,
+    usage: Resource,
+    demand: Resource,
+    threshold: float,
+    timeout: int,
+    calc: ResourceCalculator,
+    cluster: Resource,
+    now: int,
+    last_time_at_fair_share: int,
+) -> FairShareStarvation:
+    """Spec §4.2: ``fairDemand = min(trunc(fairShare × threshold), demand)``, timed by the queue."""
+    fair_demand = componentwise_min(multiply(fair_share, float32(threshold)), demand)
+    starved = calc.compare(cluster, usage, fair_demand, True) < 0  # singleType (§4.2)
+    last = last_time_at_fair_share if starved else now
+    if not starved or now - last < timeout:
+        return FairShareStarvation(none_like(usage), last, starved)
+    return FairShareStarvation(subtract_non_negative(fair_demand, usage), last, starved)
+
+
+# -- §4.3 step (2): the leaf's min-share starvation ----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MinShareStarvation:
+    """``FSLeafQueue.minShareStarvation()`` and the part of it fair-share starvation leaves over."""
+
+    starvation: Resource  # the queue's min-share starvation (none until the timeout elapsed)
+    uncovered: Resource  # starvation − fair-share total, clamped: what step (3) distributes
+    last_time_at_min_share: int
+
+
+def min_share_starvation_of_leaf(
+    *,
+    min_share: Resource,
+    demand: Resource,
+    usage: Resource,
+    timeout: int,
+    now: int,
+    last_time_at_min_share: int,
+    fair_share_total: Resource,
+) -> MinShareStarvation:
+    """Spec §4.3 (2): ``subtractNonNegative(min(minShare, demand), usage)`` after the timeout."""
+    starvation = subtract_non_negative(componentwise_min(min_share, demand), usage)
+    last = now if is_none(starvation) else last_time_at_min_share  # all-components test (§4.3)
+    if now - last < timeout:
+        starvation = none_like(starvation)
+    return MinShareStarvation(
+        starvation, subtract_non_negative(starvation, fair_share_total), last
+    )
+
+
+# -- §4.3 step (3): attributing the min-share starvation to apps ---------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MinShareAttribution:
+    """Per app, in comparator order: the minshareStarvation set, and whether it was enqueued."""
+
+    amounts: tuple[Resource, ...]
+    added: tuple[bool, ...]
+
+
+def unmet_demand(demand: Resource, usage: Resource, fairshare_starvation: Resource) -> Resource:
+    """The ``x`` of §4.3 (3): ``subtractNonNegative(demand − usage, fairshareStarvation)``."""
+    return subtract_non_negative(subtract(demand, usage), fairshare_starvation)
+
+
+def attribute_min_share_starvation(
+    unmet_in_order: Sequence[Resource],
+    pending: Resource,
+    calc: ResourceCalculator,
+    cluster: Resource,
+) -> MinShareAttribution:
+    """Spec §4.3 (3), both quirks included.
+
+    * An app whose unmet demand ``x`` is greater than ``pending`` (policy calculator,
+      ``singleType=false``) gets ``x − pending``, not ``pending`` (YARN-6163 as shipped).
+    * Every app reached while ``pending`` is not none is added to the starved queue, even when
+      the amount attributed to it is none; later apps get none and are not added.
+    """
+    amounts: list[Resource] = []
+    added: list[bool] = []
+    for x in unmet_in_order:
+        if is_none(pending):
+            amounts.append(none_like(pending))
+            added.append(False)
+            continue
+        if calc.compare(cluster, x, pending) > 0:
+            x, pending = subtract_non_negative(x, pending), none_like(pending)  # the quirk
+        else:
+            pending = subtract_non_negative(pending, x)
+        amounts.append(x)
+        added.append(True)
+    return MinShareAttribution(tuple(amounts), tuple(added))
+
+
+# -- §4.3 the whole per-leaf update --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AppStarvationView:
+    """One runnable app of a leaf, with its stored starvation fields (as of the last update)."""
+
+    app_id: str
+    start_time: int
+    demand: Resource
+    usage: Resource
+    fair_share: Resource  # the app's instantaneous share inside its leaf (§2.7)
+    fairshare_starvation: Resource
+    minshare_starvation: Resource
+    last_time_at_fair_share: int
+    next_starvation_check: int = 0  # §4.6 back-off
+    weight: float = 1.0  # float32; only the leaf's ordering comparator reads it
+
+    @property
+    def starvation(self) -> Resource:
+        """``getStarvation()``: fair-share plus attributed min-share starvation."""
+        return add(self.fairshare_starvation, self.minshare_starvation)
+
+    def schedulable(self) -> SchedulableView:
+        """How the leaf's policy comparator sees the app: min share 0, name = app id (§2.7)."""
+        return SchedulableView(
+            self.app_id, self.demand, self.usage, none_like(self.demand), self.weight,
+            self.start_time,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LeafStarvationView:
+    """The leaf-queue settings and totals ``updateStarvedApps`` reads."""
+
+    name: str
+    policy: PolicyName
+    min_share: Resource
+    demand: Resource
+    usage: Resource
+    fair_share_preemption_threshold: float  # float32 (§0.2)
+    fair_share_preemption_timeout: int  # ms; LONG_MAX = never
+    min_share_preemption_timeout: int  # ms; LONG_MAX = never
+    last_time_at_min_share: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeafStarvationUpdate:
+    """The result of one leaf's starvation pass, to be applied by the engine."""
+
+    apps: tuple[AppStarvationView, ...]  # input order; apps not evaluated are returned unchanged
+    min_share: MinShareStarvation  # carries the leaf's new lastTimeAtMinShare
+    fair_share_total: Resource
+    enqueue: tuple[str, ...]  # app ids in ``starvedApps.add`` call order, repeats kept (§4.4)
+
+
+def apps_to_check(
+    apps: Sequence[AppStarvationView], policy: PolicyName, cluster: Resource, now: int
+) -> list[AppStarvationView]:
+    """``fetchAppsWithDemand``: pending demand (any component ≠ 0) and past the back-off, in
+    the leaf policy's comparator order (the TreeSet of §4.3)."""
+    compare = comparator_for(policy, len(cluster.values))
+
+    def cmp(a: AppStarvationView, b: AppStarvationView) -> int:
+        return compare(a.schedulable(), b.schedulable(), cluster)
+
+    eligible = [
+        a for a in apps
+        if not is_none(subtract(a.demand, a.usage)) and now >= a.next_starvation_check
+    ]
+    return sorted(eligible, key=functools.cmp_to_key(cmp))
+
+
+def _fair_share_pass(
+    ordered: list[AppStarvationView], leaf: LeafStarvationView, cluster: Resource, now: int
+) -> tuple[list[AppStarvationView], Resource, list[str]]:
+    """Spec §4.3 (1): evaluate apps in order and stop at the first one not starved."""
+    calc = calculator_for(leaf.policy)
+    updated = list(ordered)
+    total = none_like(leaf.demand)
+    enqueued: list[str] = []
+    for i, app in enumerate(ordered):
+        result = fair_share_starvation(
+            fair_share=app.fair_share, usage=app.usage, demand=app.demand,
+            threshold=leaf.fair_share_preemption_threshold,
+            timeout=leaf.fair_share_preemption_timeout, calc=calc, cluster=cluster, now=now,
+            last_time_at_fair_share=app.last_time_at_fair_share,
+        )
+        updated[i] = dataclasses.replace(
+            app, fairshare_starvation=result.amount,
+            last_time_at_fair_share=result.last_time_at_fair_share,
+        )
+        if is_none(result.amount):
+            break  # later apps keep stale values (§4.3 "early break")
+        enqueued.append(app.app_id)
+        total = add(total, result.amount)
+    return updated, total, enqueued
+
+
+def update_starved_apps(
+    leaf: LeafStarvationView,
+    apps: Sequence[AppStarvationView],
+    *,
+    cluster: Resource,
+    now: int,
+) -> LeafStarvationUpdate:
+    """Spec §4.3 ``leaf.updateStarvedApps(now)`` for the leaf's runnable ``apps``."""
+    ordered, fs_total, enqueued = _fair_share_pass(
+        apps_to_check(apps, leaf.policy, cluster, now), leaf, cluster, now
+    )
+    min_share = min_share_starvation_of_leaf(
+        min_share=leaf.min_share, demand=leaf.demand, usage=leaf.usage,
+        timeout=leaf.min_share_preemption_timeout, now=now,
+        last_time_at_min_share=leaf.last_time_at_min_share, fair_share_total=fs_total,
+    )
+    unmet = [unmet_demand(a.demand, a.usage, a.fairshare_starvation) for a in ordered]
+    attribution = attribute_min_share_starvation(
+        unmet, min_share.uncovered, calculator_for(leaf.policy), cluster
+    )
+    changed = {
+        a.app_id: dataclasses.replace(a, minshare_starvation=amount)
+        for a, amount in zip(ordered, attribution.amounts, strict=True)
+    }
+    enqueued += [a.app_id for a, yes in zip(ordered, attribution.added, strict=True) if yes]
+    return LeafStarvationUpdate(
+        tuple(changed.get(a.app_id, a) for a in apps), min_share, fs_total, tuple(enqueued)
+    )
+
+
+# -- §4.4 the starved-apps queue -----------------------------------------------------------------
+
+
+def compare_starvation(a: Resource, b: Resource) -> int:
+    """``StarvationComparator``: −1 if ``a`` fits in ``b`` (all components), else +1; never 0."""
+    return -1 if fits_in(a, b) else 1
+
+
+@dataclass(frozen=True, slots=True)
+class StarvedApps:
+    """``FSStarvedApps``: a ``PriorityBlockingQueue`` of app ids plus the app being processed.
+
+    ``heap`` is the queue's backing array. Because :func:`compare_starvation` is not a total
+    order, the head depends on insertion history; this emulation replays Java's binary heap
+    exactly (``siftUpUsingComparator`` on offer, ``siftDownUsingComparator`` on take), reading
+    each app's *current* starvation at comparison time, as Java does.
+    """
+
+    heap: tuple[str, ...] = ()
+    being_processed: str | None = None
+
+
+# app id → its current fairshareStarvation + minshareStarvation; must cover every queued app
+StarvationOf = Mapping[str, Resource]
+
+
+def _sift_up(heap: list[str], k: int, app: str, starvation: StarvationOf) -> None:
+    while k > 0:
+        parent = (k - 1) >> 1
+        if compare_starvation(starvation[app], starvation[heap[parent]]) >= 0:
+            break
+        heap[k] = heap[parent]
+        k = parent
+    heap[k] = app
+
+
+def _sift_down(heap: list[str], app: str, starvation: StarvationOf) -> None:
+    n, k = len(heap), 0
+    half = n >> 1
+    while k < half:
+        child = 2 * k + 1
+        right = child + 1
+        if right < n and compare_starvation(starvation[heap[child]], starvation[heap[right]]) > 0:
+            child = right
+        if compare_starvation(starvation[app], starvation[heap[child]]) <= 0:
+            break
+        heap[k] = heap[child]
+        k = child
+    heap[k] = app
+
+
+def add_starved_app(queue: StarvedApps, app_id: str, starvation: StarvationOf) -> StarvedApps:
+    """``addStarvedApp``: a no-op for the app being processed or one already queued."""
+    if app_id == queue.being_processed or app_id in queue.heap:
+        return queue
+    heap = [*queue.heap, app_id]
+    _sift_up(heap, len(heap) - 1, app_id, starvation)
+    return StarvedApps(tuple(heap), queue.being_processed)
+
+
+def take_starved_app(
+    queue: StarvedApps, starvation: StarvationOf
+) -> tuple[str | None, StarvedApps]:
+    """``take()``: the head, which becomes the app being processed. Java blocks on an empty
+    queue; here ``None`` comes back and nothing is being processed any more."""
+    if not queue.heap:
+        return None, StarvedApps((), None)
+    heap = list(queue.heap)
+    head, last = heap[0], heap.pop()
+    if heap:  # Java's dequeue: move the last element to the root and sift it down
+        _sift_down(heap, last, starvation)
+    return head, StarvedApps(tuple(heap), head)
