@@ -35,7 +35,13 @@ def acl(users: tuple[str, ...] = (), groups: tuple[str, ...] = ()) -> AccessCont
         ("alice *", EVERYBODY),  # a wildcard in either half allows everyone
         (" *", EVERYBODY),
         ("alice,bob admins", acl(("alice", "bob"), ("admins",))),
-        ("bob,alice", acl(("alice", "bob"))),  # a TreeSet: sorted
+        ("bob,alice", acl(("bob", "alice"))),  # a LinkedHashSet: first-seen order
+        ("alice,bob,alice", acl(("alice", "bob"))),  # repeats dropped
+        ("alice\nbob admins", acl(("alice", "bob"), ("admins",))),  # a newline separates too
+        ("alice \n bob", acl(("alice",), ("bob",))),  # the space first: bob is a group
+        ("alice\n\nbob", acl(("alice", "bob"))),  # empty names dropped
+        ("alice ,\t\nbob", acl(("alice",), ("bob",))),  # the first space still splits
+        ("al\tice,\tbob\t,carol", acl(("al\tice", "bob", "carol"))),  # tabs around commas go
         (" admins,ops", acl((), ("admins", "ops"))),  # leading space: groups only
         ("alice ", acl(("alice",))),
         (" ", NOBODY),
@@ -53,7 +59,13 @@ def acl(users: tuple[str, ...] = (), groups: tuple[str, ...] = ()) -> AccessCont
         "user-star",
         "group-star",
         "users-and-groups",
-        "sorted",
+        "first-seen-order",
+        "repeats",
+        "newline",
+        "space-before-newline",
+        "blank-line",
+        "space-then-separator",
+        "separator-whitespace",
         "groups-only",
         "trailing-space",
         "space-is-nobody",
@@ -70,11 +82,9 @@ def test_parse(text: str, expected: AccessControlList) -> None:
     assert AccessControlList.parse(text) == expected
 
 
-def test_sorted_in_java_string_order() -> None:
-    # Java compares UTF-16 code units: U+1F600 is the pair D83D DE00, and D83D < FF5E, so it
-    # sorts before U+FF5E, the reverse of code-point order.
-    parsed = AccessControlList.parse("\uff5e,\U0001f600")
-    assert parsed.users == ("\U0001f600", "\uff5e")
+def test_only_ascii_whitespace_is_trimmed_around_separators() -> None:
+    # Java's \s is ASCII; U+2003 EM SPACE stays part of the name.
+    assert AccessControlList.parse("alice\u2003,bob").users == ("alice\u2003", "bob")
 
 
 @pytest.mark.parametrize(
@@ -82,7 +92,7 @@ def test_sorted_in_java_string_order() -> None:
     [
         ("*", "*", "All users are allowed"),
         (" ", " ", "No users are allowed"),
-        ("b,a g", "a,b g", "Users [a, b] and members of the groups [g] are allowed"),
+        ("b,a g", "b,a g", "Users [b, a] and members of the groups [g] are allowed"),
         ("a", "a ", "Users [a] are allowed"),
         (" g", " g", "Members of the groups [g] are allowed"),
     ],
@@ -194,3 +204,15 @@ def test_acl_text_is_not_trimmed() -> None:
         '<allocations><queue name="a"><aclSubmitApps> alice</aclSubmitApps></queue></allocations>'
     )
     assert queue_acls(config)["root.a"][SUBMIT] == acl((), ("alice",))
+
+
+def test_a_root_spelt_otherwise_has_no_acls_of_its_own() -> None:
+    """YARN keeps the ACLs under "Root" but looks up root.Root: it inherits root's (§1.3.2)."""
+    config = parse_allocations_text(
+        '<allocations><queue name="Root"><aclSubmitApps>alice</aclSubmitApps>'
+        '<queue name="a"><aclAdministerApps>alice</aclAdministerApps></queue></queue>'
+        "</allocations>"
+    )
+    acls = queue_acls(config)
+    assert set(acls) == {"root"}
+    assert can_submit(acls, "root.Root.a", "bob", [])  # root allows everyone

@@ -7,6 +7,7 @@ Inline documents start with ``<allocations>`` on line 1; line numbers are counte
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
@@ -83,12 +84,6 @@ ERRORS = [
         "default-mode-fifo",
         "<allocations>\n<defaultQueueSchedulingMode> fifo </defaultQueueSchedulingMode>\n"
         "</allocations>",
-        (2, FIFO_DEFAULT),
-    ),
-    (
-        "default-policy-fifo-class",
-        f"<allocations>\n<defaultQueueSchedulingPolicy>{POLICY_CLASS}FifoPolicy"
-        "</defaultQueueSchedulingPolicy>\n</allocations>",
         (2, FIFO_DEFAULT),
     ),
     (
@@ -301,7 +296,20 @@ def test_user_max_running_apps_errors() -> None:
 def test_malformed_xml() -> None:
     [(line, message)] = errors_of('<allocations>\n<queue name="a">\n</allocations>')
     assert line == 3  # the mismatch is noticed at </allocations>
-    assert message.startswith("malformed XML")
+    # The location is given once, as file:line; lxml's own ", line N, column M" is dropped.
+    assert message == (
+        "malformed XML: Opening and ending tag mismatch: queue line 2 and allocations (column 15)"
+    )
+
+
+def test_a_long_value_is_echoed_shortened() -> None:
+    digits = "9" * 100_000
+    [(line, message)] = errors_of(
+        f"<allocations>\n<queue name='a'><maxRunningApps>{digits}</maxRunningApps></queue>\n"
+        "</allocations>"
+    )
+    assert line == 2
+    assert message == f'root.a: <maxRunningApps> must be an integer, got "{"9" * 39}…"'
 
 
 def test_placement_errors_are_located_in_the_file() -> None:
@@ -435,6 +443,116 @@ def test_max_running_apps() -> None:
     assert queue("<maxRunningApps> 7 </maxRunningApps>").max_running_apps == 7
 
 
+# Values YARN accepts but that break scheduling: each gets a warning at its line.
+NO_WAITING = "so there is no waiting: a queue below its share counts as starved at once (spec §4)"
+VALUE_WARNINGS = {
+    "a NaN weight hangs the fair-share loop": (
+        "<weight>NaN</weight>",
+        '<weight> "NaN" gives weight NaN, which YARN accepts: the queue\'s fair share is then 0 '
+        "at every step, so whenever its siblings cannot absorb the whole share (e.g. it is an "
+        "only child) the doubling loop of the fair-share computation never ends and YARN's "
+        "update thread hangs (spec §2.3)",
+    ),
+    "an infinite weight takes everything": (
+        "<weight>Infinity</weight>",
+        '<weight> "Infinity" gives weight +Infinity, which YARN accepts: the queue takes its '
+        "parent's whole share up to its maxResources (unbounded by default), leaving its "
+        "siblings only their min shares (spec §2.3)",
+    ),
+    "a weight beyond the float range is infinite too": (
+        "<weight>1e39</weight>",
+        '<weight> "1e39" gives weight +Infinity, which YARN accepts: the queue takes its '
+        "parent's whole share up to its maxResources (unbounded by default), leaving its "
+        "siblings only their min shares (spec §2.3)",
+    ),
+    "a weight of minus infinity acts as zero": (
+        "<weight>-Infinity</weight>",
+        '<weight> "-Infinity" gives weight -Infinity, which YARN treats like 0: the queue gets '
+        "only its min share",
+    ),
+    "a NaN threshold disables fair-share starvation": (
+        "<fairSharePreemptionThreshold>NaN</fairSharePreemptionThreshold>",
+        '<fairSharePreemptionThreshold> "NaN" is NaN, which YARN accepts: threshold × fair share '
+        "is then 0, so no application is ever fair-share starved and fair-share preemption "
+        "never happens (spec §4.2)",
+    ),
+    "a negative maxRunningApps admits nothing": (
+        "<maxRunningApps>-1</maxRunningApps>",
+        '<maxRunningApps> "-1" is negative: an application may run only while fewer than this '
+        "many run, so none ever can (spec §3.9)",
+    ),
+    "a negative timeout means no waiting": (
+        "<minSharePreemptionTimeout>-5</minSharePreemptionTimeout>",
+        f'<minSharePreemptionTimeout> "-5" is negative, {NO_WAITING}',
+    ),
+    "a timeout that wraps negative starves at once": (
+        "<fairSharePreemptionTimeout>9223372036854775807</fairSharePreemptionTimeout>",
+        '<fairSharePreemptionTimeout> "9223372036854775807" seconds × 1000 overflows a Java long '
+        f"and wraps to -1000 ms, {NO_WAITING}",
+    ),
+    "a timeout that wraps positive is not what was written": (
+        "<minSharePreemptionTimeout>18446744073709552</minSharePreemptionTimeout>",
+        '<minSharePreemptionTimeout> "18446744073709552" seconds × 1000 overflows a Java long and '
+        "wraps to 384 ms, not the timeout that was written",
+    ),
+}
+
+
+@pytest.mark.parametrize(("body", "message"), VALUE_WARNINGS.values(), ids=VALUE_WARNINGS.keys())
+def test_values_that_break_scheduling_warn(body: str, message: str) -> None:
+    xml = f"<allocations>\n<queue name='a'>\n{body}\n</queue>\n</allocations>"
+    assert warnings_of(xml) == [(3, f"root.a: {message}")]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<weight>0</weight>",  # a queue that gets only its min share: a known technique
+        "<weight>-1</weight>",
+        "<maxRunningApps>0</maxRunningApps>",  # a closed queue
+        "<minSharePreemptionTimeout>0</minSharePreemptionTimeout>",
+        "<fairSharePreemptionTimeout>9223372036854775</fairSharePreemptionTimeout>",  # fits
+        "<fairSharePreemptionThreshold>0</fairSharePreemptionThreshold>",
+    ],
+)
+def test_deliberate_values_do_not_warn(body: str) -> None:
+    assert warnings_of(f"<allocations><queue name='a'>{body}</queue></allocations>") == []
+
+
+@pytest.mark.parametrize(
+    ("element", "message"),
+    [
+        (
+            "<queueMaxAppsDefault>-2</queueMaxAppsDefault>",
+            '<queueMaxAppsDefault> "-2" is negative: an application may run only while fewer '
+            "than this many run, so none ever can (spec §3.9)",
+        ),
+        (
+            "<userMaxAppsDefault>-2</userMaxAppsDefault>",
+            '<userMaxAppsDefault> "-2" is negative: an application may run only while fewer '
+            "than this many run, so none ever can (spec §3.9)",
+        ),
+        (
+            "<defaultMinSharePreemptionTimeout>-1</defaultMinSharePreemptionTimeout>",
+            f'<defaultMinSharePreemptionTimeout> "-1" is negative, {NO_WAITING}',
+        ),
+        (
+            "<defaultFairSharePreemptionThreshold>NaN</defaultFairSharePreemptionThreshold>",
+            '<defaultFairSharePreemptionThreshold> "NaN" is NaN, which YARN accepts: threshold × '
+            "fair share is then 0, so no application is ever fair-share starved and fair-share "
+            "preemption never happens (spec §4.2)",
+        ),
+        (
+            "<user name='u'><maxRunningApps>-1</maxRunningApps></user>",
+            'user "u": <maxRunningApps> "-1" is negative: an application may run only while '
+            "fewer than this many run, so none ever can (spec §3.9)",
+        ),
+    ],
+)
+def test_top_level_values_that_break_scheduling_warn(element: str, message: str) -> None:
+    assert warnings_of(f"<allocations>\n{element}\n</allocations>") == [(2, message)]
+
+
 @pytest.mark.parametrize(
     ("text", "policy"),
     [
@@ -534,10 +652,36 @@ def test_min_against_percentage_max_is_not_checked() -> None:
     )
 
 
-def test_unknown_queue_children_are_ignored_silently() -> None:
+def test_unknown_queue_children_are_ignored_with_a_warning() -> None:
+    """YARN ignores them silently (spec §1.2); we say so."""
     config = parse("<allocations><queue name='a'><colour>red</colour></queue></allocations>")
     assert config.queues == (QueueConfig("root.a", is_parent=False, line=1),)
-    assert config.warnings == ()
+    assert [(w.line, w.message) for w in config.warnings] == [
+        (1, "root.a: <colour> is not a queue setting; YARN silently ignores it")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tag", "meant"),
+    [
+        ("maxResource", "maxResources"),
+        ("minSharePreemptionTimeOut", "minSharePreemptionTimeout"),
+        ("schedulingpolicy", "schedulingPolicy"),
+        ("maxAMshare", "maxAMShare"),
+        ("aclSubmitApp", "aclSubmitApps"),
+    ],
+)
+def test_a_misspelt_queue_setting_gets_a_suggestion(tag: str, meant: str) -> None:
+    xml = f"<allocations>\n<queue name='a'>\n<{tag}>1</{tag}>\n</queue>\n</allocations>"
+    config = parse(xml)
+    assert config.queues == (QueueConfig("root.a", is_parent=False, line=2),)
+    assert warnings_of(xml) == [
+        (
+            3,
+            f"root.a: <{tag}> is not a queue setting; YARN silently ignores it; "
+            f"did you mean <{meant}>?",
+        )
+    ]
 
 
 def test_settings_are_stored_as_configured_not_inherited() -> None:
@@ -638,11 +782,33 @@ def test_root_alone_may_set_max_am_share() -> None:
     assert config.queues[0].is_parent is True
 
 
-def test_root_in_another_case_is_a_queue_named_so() -> None:
-    xml = "<allocations>\n  <queue name='Root'>\n    <queue name='a'/>\n  </queue>\n</allocations>"
+def test_root_in_another_case_is_a_queue_whose_settings_are_ignored() -> None:
+    """YARN keeps the settings under "Root"/"Root.a" but creates root.Root/root.Root.a, whose
+    lookups miss: the queues exist as configured, with no setting applied (spec §1.3.2)."""
+    xml = """<allocations>
+  <queue name='Root'>
+    <weight>NaN</weight>
+    <aclSubmitApps>alice</aclSubmitApps>
+    <queue name='a'><maxRunningApps>-1</maxRunningApps></queue>
+    <queue name='p' type='parent'/>
+  </queue>
+</allocations>"""
     config = parse(xml)
-    assert config.queue_names == ("root.Root", "root.Root.a")
-    assert [w.line for w in config.warnings] == [2]
+    assert config.queues == (
+        QueueConfig("root.Root", is_parent=True, line=2, settings_ignored=True),
+        QueueConfig("root.Root.a", is_parent=False, line=5, settings_ignored=True),
+        QueueConfig("root.Root.p", is_parent=True, line=6, settings_ignored=True),
+    )
+    [(line, message)] = warnings_of(xml)  # nothing about the NaN weight: it is not used
+    assert line == 2
+    assert message.startswith('queue "Root" is not "root": YARN keeps its settings under')
+    assert "settings and ACLs, and those of the queues inside it, are ignored" in message
+
+
+def test_settings_under_a_misnamed_root_must_still_parse() -> None:
+    """YARN parses them before storing them under the wrong name: a bad value still fails."""
+    xml = "<allocations>\n<queue name='ROOT'>\n<weight>heavy</weight>\n</queue>\n</allocations>"
+    assert errors_of(xml) == [(3, 'root.ROOT: <weight> must be a number, got "heavy"')]
 
 
 def test_duplicate_queue_definitions_merge_later_wins() -> None:
@@ -753,7 +919,38 @@ def test_unknown_top_level_elements_warn() -> None:
     xml = "<allocations>\n<queue name='a'/>\n<queueMaxAMShare>0.2</queueMaxAMShare>\n</allocations>"
     config = parse(xml)
     assert [(w.line, w.message) for w in config.warnings] == [
-        (3, "Bad element in allocations file: <queueMaxAMShare> is ignored")
+        (
+            3,
+            "Bad element in allocations file: <queueMaxAMShare> is ignored; "
+            "did you mean <queueMaxAMShareDefault>?",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tag", "hint"),
+    [
+        (
+            "defaultFairSharePreemptionTimeOut",
+            "; did you mean <defaultFairSharePreemptionTimeout>?",
+        ),
+        ("queuePlacementPolicies", "; did you mean <queuePlacementPolicy>?"),
+        ("colour", ""),
+    ],
+)
+def test_unknown_top_level_elements_get_a_suggestion_when_close(tag: str, hint: str) -> None:
+    xml = f"<allocations>\n<{tag}>1</{tag}>\n</allocations>"
+    assert warnings_of(xml) == [(2, f"Bad element in allocations file: <{tag}> is ignored{hint}")]
+
+
+def test_unknown_user_children_warn() -> None:
+    xml = (
+        "<allocations>\n<user name='u'>\n<maxRunningApp>3</maxRunningApp>\n<colour/>\n</user>\n"
+        "</allocations>"
+    )
+    assert warnings_of(xml) == [
+        (3, 'user "u": <maxRunningApp> is ignored by YARN; did you mean <maxRunningApps>?'),
+        (4, 'user "u": <colour> is ignored by YARN'),
     ]
 
 
@@ -838,6 +1035,20 @@ def test_default_drf_under_an_explicit_fair_parent() -> None:
     )
 
 
+def test_fifo_policy_class_as_the_default_is_accepted_with_a_warning() -> None:
+    """YARN rejects only the word fifo (spec §2.6.4); the class name passes its check."""
+    xml = (
+        f"<allocations>\n<defaultQueueSchedulingPolicy>{POLICY_CLASS}FifoPolicy"
+        "</defaultQueueSchedulingPolicy>\n</allocations>"
+    )
+    config = parse(xml)
+    assert config.default_scheduling_policy is PolicyName.FIFO
+    [(line, message)] = warnings_of(xml)
+    assert line == 2
+    assert message.startswith("<defaultQueueSchedulingPolicy> is FifoPolicy's class name")
+    assert "root and every parent queue without its own <schedulingPolicy>" in message
+
+
 def test_fifo_root_is_a_fifo_parent() -> None:
     xml = (
         "<allocations>\n<queue name='root'><schedulingPolicy>fifo</schedulingPolicy></queue>\n"
@@ -888,6 +1099,26 @@ def test_oversized_file_is_rejected(tmp_path: Path) -> None:
         load_allocations(path)
 
 
+def test_an_endless_device_is_cut_off_at_the_limit() -> None:
+    """/dev/zero reports size 0 but never ends: the limit must hold for what is read."""
+    with pytest.raises(ConfigError, match="too large") as info:
+        load_allocations("/dev/zero")
+    assert info.value.file == "/dev/zero"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_fifo_without_a_writer_does_not_block(tmp_path: Path) -> None:
+    path = tmp_path / "fifo.xml"
+    os.mkfifo(path)
+    with pytest.raises(ConfigError, match="malformed XML"):
+        load_allocations(path)
+
+
+def test_a_directory_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read file"):
+        load_allocations(tmp_path)
+
+
 def test_oversized_text_is_rejected() -> None:
     text = "<allocations>" + " " * MAX_XML_BYTES + "</allocations>"
     with pytest.raises(ConfigError, match="too large"):
@@ -930,9 +1161,48 @@ def test_external_dtd_is_not_loaded() -> None:
     assert parse(xml).queue_names == ("root.a",)
 
 
+@pytest.mark.parametrize(
+    "where",
+    ["<queue name='&foo;'/>", "<queue name='a'><aclSubmitApps>&foo;</aclSubmitApps></queue>"],
+    ids=["attribute", "text"],
+)
+def test_entity_references_with_an_external_dtd_are_rejected(where: str) -> None:
+    """With an external DTD libxml2 lets undeclared entities pass; in an attribute they would
+    silently vanish (and be reported as an empty queue name)."""
+    xml = (
+        '<?xml version="1.0"?>\n<!DOCTYPE allocations SYSTEM "allocations.dtd">\n'
+        f"<allocations>\n{where}\n</allocations>"
+    )
+    assert errors_of(xml) == [
+        (
+            4,
+            "Entity 'foo' not defined: entity references are not allowed (entities are never "
+            "expanded, for safety)",
+        )
+    ]
+
+
 def test_text_that_is_not_unicode_clean() -> None:
     with pytest.raises(ConfigError, match="UTF-8"):
         parse("<allocations>\ud800</allocations>")
+
+
+def test_declared_encoding_of_text_is_ignored() -> None:
+    """The text is already decoded: honouring ISO-8859-1 would turn é into Ã©."""
+    xml = (
+        '<?xml version="1.0" encoding="ISO-8859-1"?>\n'
+        "<allocations><queue name='café'/></allocations>"
+    )
+    assert parse(xml).queue_names == ("root.café",)
+
+
+def test_declared_encoding_of_a_file_is_honoured(tmp_path: Path) -> None:
+    path = tmp_path / "fs.xml"
+    path.write_bytes(
+        b'<?xml version="1.0" encoding="ISO-8859-1"?>\n'
+        b"<allocations><queue name='caf\xe9'/></allocations>"
+    )
+    assert load_allocations(path).queue_names == ("root.café",)
 
 
 # --- property: nothing but ConfigError escapes ------------------------------------------------

@@ -11,12 +11,12 @@ from fairshare.config.errors import ConfigError
 from fairshare.config.hadoopconf import (
     ConfEntry,
     SubstitutionTooDeep,
-    java_float,
-    java_int,
+    conf_int,
     read_entries,
     read_site_xml,
     substitute,
 )
+from fairshare.resources.javalang import parse_float
 
 
 def write(tmp_path: Path, body: str) -> Path:
@@ -111,6 +111,33 @@ def test_a_missing_file_is_a_config_error(tmp_path: Path) -> None:
         read_site_xml(tmp_path / "nope.xml")
 
 
+def test_an_endless_device_is_cut_off_at_the_limit() -> None:
+    with pytest.raises(ConfigError, match="too large") as info:
+        read_entries("/dev/zero", "site.xml")
+    assert info.value.file == "site.xml"
+
+
+def test_an_include_is_not_followed_but_warned_about(tmp_path: Path) -> None:
+    (tmp_path / "extra.xml").write_text(f"<configuration>{prop('b', '2')}</configuration>")
+    path = tmp_path / "yarn-site.xml"
+    path.write_text(
+        '<configuration xmlns:xi="http://www.w3.org/2001/XInclude">\n'
+        '  <xi:include href="extra.xml"/>\n'
+        f"{prop('a', '1')}\n"
+        "</configuration>\n"
+    )
+    found, warnings = read_entries(path, "site.xml")
+    assert found == {"a": ConfEntry("1", "site.xml", 3)}
+    assert [(w.file, w.line, w.message) for w in warnings] == [
+        (
+            "site.xml",
+            2,
+            "<xi:include href='extra.xml'> is not followed: fairshare does not read included "
+            "files (Hadoop does), so the properties in it are missing here",
+        )
+    ]
+
+
 SUBSTITUTIONS = {
     "a reference expands": ("${b}/x", {"b": "y"}, "y/x"),
     "expansion repeats": ("${b}", {"b": "${c}!", "c": "z"}, "z!"),
@@ -119,6 +146,17 @@ SUBSTITUTIONS = {
     "a self-reference returns the original text": ("<${a}>", {"a": "x${a}"}, "<${a}>"),
     "spaces are not part of a name": ("${a b}", {"a b": "x"}, "${a b}"),
     "the first well-formed reference is expanded": ("${a${b}}", {"b": "c", "ac": "!"}, "!"),
+    # Environment variables are treated as unset, so Hadoop's defaults apply.
+    "an unset variable takes its :- default": ("${env.NOPE:-/tmp}/x", {}, "/tmp/x"),
+    "an unset variable takes its - default": ("${env.NOPE-x}", {}, "x"),
+    "an empty default is a value": ("a${env.NOPE:-}b", {}, "ab"),
+    "a colon alone does not start a default": ("${env.A:B-c}", {}, "c"),
+    "the first dash ends the name": ("${env.A-b:-c}", {}, "b:-c"),
+    "a default can be expanded afterwards": ("${env.X:-${b}}", {"b": "y"}, "y"),
+    "a default never comes from a property": ("${env.X:-d}", {"env.X:-d": "p"}, "d"),
+    "without a default a property named env.X is used": ("${env.HOME}", {"env.HOME": "/h"}, "/h"),
+    "without a default or property it stays literal": ("${env.HOME}/x", {}, "${env.HOME}/x"),
+    "env. alone is an ordinary name": ("${env.}", {"env.": "p"}, "p"),
 }
 
 
@@ -165,14 +203,14 @@ INTS = {
 
 
 @pytest.mark.parametrize(("text", "bits", "expected"), INTS.values(), ids=INTS.keys())
-def test_java_int(text: str, bits: int, expected: int) -> None:
-    assert java_int(text, bits) == expected
+def test_conf_int(text: str, bits: int, expected: int) -> None:
+    assert conf_int(text, bits) == expected
 
 
 @pytest.mark.parametrize("text", ["", "0x", "1e3", "12.0", "0xFFFFFFFF", "2147483648", "--1"])
-def test_java_int_rejects(text: str) -> None:
+def test_conf_int_rejects(text: str) -> None:
     with pytest.raises(ValueError):
-        java_int(text, 32)
+        conf_int(text, 32)
 
 
 FLOATS = {
@@ -190,15 +228,15 @@ FLOATS = {
 
 
 @pytest.mark.parametrize(("text", "expected"), FLOATS.values(), ids=FLOATS.keys())
-def test_java_float(text: str, expected: float) -> None:
-    assert java_float(text) == expected
+def test_get_float_parses_as_java(text: str, expected: float) -> None:
+    assert parse_float(text) == expected
 
 
 def test_java_float_nan() -> None:
-    assert math.isnan(java_float("NaN"))
+    assert math.isnan(parse_float("NaN"))
 
 
 @pytest.mark.parametrize("text", ["", "abc", "1,5", "inf", "nan", "1_0", "0x1.8", "Infinityf", "."])
 def test_java_float_rejects(text: str) -> None:
     with pytest.raises(ValueError):
-        java_float(text)
+        parse_float(text)

@@ -406,6 +406,19 @@ def test_substitution_feeds_the_getters(tmp_path: Path) -> None:
     assert config.raw[F + "max.assign"] == "4"
 
 
+def test_an_environment_default_applies_as_the_variable_is_unset(tmp_path: Path) -> None:
+    value = "${env.HADOOP_CONF_DIR:-/etc/hadoop}/fair-scheduler.xml"
+    config = load(tmp_path, (F + "allocation.file", value))
+    assert config.allocation_file == "/etc/hadoop/fair-scheduler.xml"
+
+
+def test_a_long_value_is_echoed_shortened(tmp_path: Path) -> None:
+    [warning] = load(tmp_path, (F + "assignmultiple", "x" * 10_000)).warnings
+    assert warning.message == (
+        f"{F}assignmultiple='{'x' * 39}…' is neither true nor false; YARN uses the default, false"
+    )
+
+
 def test_a_final_value_survives_a_later_file_entry(tmp_path: Path) -> None:
     final = f"<property><name>{F}max.assign</name><value>2</value><final>true</final></property>"
     config = load(tmp_path, final, (F + "max.assign", "9"))

@@ -400,6 +400,27 @@ def test_resource_string_error_is_a_value_error() -> None:
     assert issubclass(ResourceStringError, ValueError)
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "memory-mb=" + "1" * 10_000,
+            "Error reading resource config--invalid resource definition: memory-mb="
+            + "1" * 69
+            + '…. The resource values must all be integers. "'
+            + "1" * 39
+            + '…" is not an integer.',
+        ),
+        ("x" * 10_000 + "%", "Invalid percentage: " + "x" * 39 + "…"),
+    ],
+    ids=["new-style", "old-style"],
+)
+def test_long_values_are_echoed_shortened(text: str, message: str) -> None:
+    with pytest.raises(ResourceStringError) as info:
+        parse_resource_config(text, missing="zero")
+    assert str(info.value) == message
+
+
 INTEGERS = {
     "plain": ("123", 32, 10, 123),
     "plus sign": ("+7", 32, 10, 7),

@@ -1,20 +1,22 @@
 """Queue ACLs: who may submit to or administer a queue (spec §1.3.4).
 
 An ACL string is read exactly as Hadoop's ``AccessControlList`` reads it: users, then a single
-space, then groups, each a comma-separated list (``"alice,bob admins"``); a leading space means
-groups only, a blank string means nobody, and ``*`` in either half means everyone. Access to a
+space, then groups (``"alice,bob admins"``); a leading space means groups only, a blank string
+means nobody, and ``*`` in either half means everyone. Each half is a list read with Hadoop's
+``StringUtils.getTrimmedStringCollection``: split at commas *or newlines* (with the ASCII
+whitespace around them), empty names and repeats dropped, first-seen order kept. Access to a
 queue is granted by the queue's own ACL **or** the same-type ACL of any ancestor.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from fairshare.config.model import AllocationConfig
-from fairshare.config.xml import java_trim
+from fairshare.config.placement.names import ROOT
+from fairshare.resources.javalang import java_trim, trimmed_string_collection
 
 __all__ = [
     "EVERYBODY",
@@ -27,7 +29,6 @@ __all__ = [
     "queue_acls",
 ]
 
-ROOT = "root"
 WILDCARD = "*"
 
 
@@ -40,7 +41,8 @@ class QueueAcl(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class AccessControlList:
-    """A parsed ACL; ``users`` and ``groups`` are sorted as Hadoop's ``TreeSet`` sorts them."""
+    """A parsed ACL; ``users`` and ``groups`` in first-seen order, as Hadoop's
+    ``LinkedHashSet`` keeps them."""
 
     users: tuple[str, ...] = ()
     groups: tuple[str, ...] = ()
@@ -52,8 +54,8 @@ class AccessControlList:
         halves = acl.split(" ", 1)  # Java's split(" ", 2): at the first space only
         if any(java_trim(half) == WILDCARD for half in halves):
             return cls(all_allowed=True)
-        users = _names(halves[0])
-        groups = _names(halves[1]) if len(halves) == 2 else ()
+        users = trimmed_string_collection(halves[0])
+        groups = trimmed_string_collection(halves[1]) if len(halves) == 2 else ()
         return cls(users, groups)
 
     def is_user_allowed(self, user: str, groups: Sequence[str]) -> bool:
@@ -115,10 +117,13 @@ def queue_acls(config: AllocationConfig | None) -> dict[str, dict[QueueAcl, Acce
     """The queue → ACL map YARN builds from an allocation file (spec §1.3.4).
 
     Root starts with everyone for both types (also without a file); each configured queue gets its
-    own ACLs, defaulting to everyone on root and to nobody elsewhere.
+    own ACLs, defaulting to everyone on root and to nobody elsewhere. Queues whose settings YARN
+    never looks up (under a ``<queue name="Root">``) get no entry, so they inherit.
     """
     result = {ROOT: {QueueAcl.SUBMIT_APPLICATIONS: EVERYBODY, QueueAcl.ADMINISTER_QUEUE: EVERYBODY}}
     for queue in config.queues if config is not None else ():
+        if queue.settings_ignored:
+            continue
         default = EVERYBODY if queue.name == ROOT else NOBODY
         result[queue.name] = {
             QueueAcl.SUBMIT_APPLICATIONS: _configured(queue.acl_submit_apps, default),
@@ -129,26 +134,3 @@ def queue_acls(config: AllocationConfig | None) -> dict[str, dict[QueueAcl, Acce
 
 def _configured(acl: str | None, default: AccessControlList) -> AccessControlList:
     return default if acl is None else AccessControlList.parse(acl)
-
-
-def _names(part: str) -> tuple[str, ...]:
-    """Comma-separated names, blank ones skipped, each trimmed; sorted like a Java TreeSet."""
-    names = {java_trim(name) for name in part.split(",") if not _is_blank(name)}
-    return tuple(sorted(names, key=_java_string_order))
-
-
-def _is_blank(text: str) -> bool:
-    """commons-lang ``StringUtils.isBlank``: empty or only ``Character.isWhitespace`` chars."""
-    return all(_java_is_whitespace(c) for c in text)
-
-
-def _java_is_whitespace(c: str) -> bool:
-    if c in "\t\n\u000b\f\r\u001c\u001d\u001e\u001f":
-        return True
-    # Unicode space separators, except the no-break spaces Java excludes.
-    return unicodedata.category(c) in ("Zs", "Zl", "Zp") and c not in "\u00a0\u2007\u202f"
-
-
-def _java_string_order(text: str) -> bytes:
-    """``String.compareTo`` order (UTF-16 code units), which differs from code-point order."""
-    return text.encode("utf-16-be", "surrogatepass")

@@ -24,19 +24,14 @@ from fairshare.config.allocation_values import (
     parse_policy,
     seconds_to_ms,
 )
+from fairshare.config.dom import Problems, child_elements, dom_attribute, dom_tag, line_of
 from fairshare.config.errors import ConfigError, ConfigErrors
+from fairshare.config.lint import did_you_mean, value_warning
 from fairshare.config.model import AllocationConfig, PolicyName, QueueConfig
-from fairshare.config.placement.dom import Problems, dom_attribute, dom_tag
 from fairshare.config.placement.policy import parse_placement_policy
-from fairshare.config.xml import (
-    Element,
-    child_elements,
-    java_trim,
-    line_of,
-    parse_xml_bytes,
-    parse_xml_file,
-)
+from fairshare.config.xml import Element, parse_xml_file, parse_xml_text
 from fairshare.resources.configurable import ConfigurableResource
+from fairshare.resources.javalang import equals_ignore_case, java_trim, shorten
 from fairshare.resources.parse import ResourceStringError, parse_resource_config
 from fairshare.resources.vector import DEFAULT_TYPES, ResourceTypes
 
@@ -61,6 +56,14 @@ _SCALARS = frozenset(
     }
 )
 _DEFAULT_POLICY_TAGS = ("defaultQueueSchedulingPolicy", "defaultQueueSchedulingMode")
+_KNOWN_TOP_LEVEL = (
+    *_SCALARS,
+    *_DEFAULT_POLICY_TAGS,
+    "queue",
+    "pool",
+    "user",
+    "queuePlacementPolicy",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +92,11 @@ def parse_allocations_text(
     migration_mode: bool = False,
     no_terminal_rule_check: bool = False,
 ) -> AllocationConfig:
-    """Parse allocation-file XML given as a string; ``source`` names it in messages."""
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ConfigError(f"text cannot be encoded as UTF-8: {exc.reason}", source) from None
-    root = parse_xml_bytes(data, source)
+    """Parse allocation-file XML given as a string; ``source`` names it in messages.
+
+    The text is already decoded, so an ``encoding`` in its XML declaration is ignored.
+    """
+    root = parse_xml_text(text, source)
     return _build(root, source, types, _Flags(migration_mode, no_terminal_rule_check))
 
 
@@ -153,7 +155,10 @@ def _scan(root: Element, problems: Problems) -> _TopLevel:
         elif tag in _SCALARS:
             _keep_scalar(element, tag, top.scalars, problems)
         else:
-            problems.warn(f"Bad element in allocations file: <{tag}> is ignored", element)
+            hint = did_you_mean(tag, _KNOWN_TOP_LEVEL)
+            problems.warn(
+                f"Bad element in allocations file: <{shorten(tag)}> is ignored{hint}", element
+            )
     return top
 
 
@@ -175,16 +180,25 @@ def _read_user(element: Element, users: dict[str, int], problems: Problems) -> N
     name = dom_attribute(element, "name")
     if not name:
         problems.warn('<user> without a name: its limit applies to a user named ""', element)
+    who = f'user "{shorten(name)}"'
     for field_element in child_elements(element):
-        if dom_tag(field_element) != "maxRunningApps":
+        tag = dom_tag(field_element)
+        if tag != "maxRunningApps":
+            hint = did_you_mean(tag, ["maxRunningApps"])
+            problems.warn(f"{who}: <{shorten(tag)}> is ignored by YARN{hint}", field_element)
             continue
         if field_element.text is None:
-            problems.error(f'user "{name}": <maxRunningApps> has no value', field_element)
+            problems.error(f"{who}: <maxRunningApps> has no value", field_element)
             continue
+        text = java_trim(field_element.text)
         try:
-            users[name] = java_int(java_trim(field_element.text))
+            users[name] = java_int(text)
         except BadValue as exc:
-            problems.error(f'user "{name}": <maxRunningApps> {exc}', field_element)
+            problems.error(f"{who}: <maxRunningApps> {exc}", field_element)
+            continue
+        warning = value_warning(tag, text, users[name])
+        if warning is not None:
+            problems.warn(f"{who}: {warning}", field_element)
 
 
 def _default_policy(element: Element, problems: Problems) -> PolicyName | None:
@@ -193,20 +207,26 @@ def _default_policy(element: Element, problems: Problems) -> PolicyName | None:
         problems.error(f"<{tag}> has no value", element)
         return None
     text = java_trim(element.text)
-    try:
-        policy = parse_policy(text)
-    except BadValue as exc:
-        problems.error(f"<{tag}> {exc}", element)
-        return None
-    # YARN only rejects the word "fifo"; FifoPolicy's class name would slip through and make
-    # every parent queue invalid, so it is rejected here too (spec §2.6.4).
-    if policy is PolicyName.FIFO:
+    if equals_ignore_case(text, "fifo"):  # only the word: YARN tests it before parsing
         problems.error(
             "Bad fair scheduler config file: defaultQueueSchedulingPolicy or "
             "defaultQueueSchedulingMode can't be FIFO.",
             element,
         )
         return None
+    try:
+        policy = parse_policy(text)
+    except BadValue as exc:
+        problems.error(f"<{tag}> {exc}", element)
+        return None
+    if policy is PolicyName.FIFO:
+        problems.warn(
+            f"<{tag}> is FifoPolicy's class name: YARN rejects only the word fifo here, so it "
+            "accepts this, but fifo is for leaf queues only, so root and every parent queue "
+            "without its own <schedulingPolicy> cannot take it: YARN logs an error and they "
+            "keep their previous policy, and parent queues created later fail (spec §2.6.4)",
+            element,
+        )
     return policy
 
 
@@ -251,12 +271,17 @@ class _ScalarReader:
             return None
         text, element = self.scalars[tag]
         try:
-            return parse(text)
+            value = parse(text)
         except BadValue as exc:
             self.problems.error(f"<{tag}> {exc}", element)
+            return None
         except (ResourceStringError, ValueError, OverflowError) as exc:
             self.problems.error(f"<{tag}>: {exc}", element)
-        return None
+            return None
+        warning = value_warning(tag, text, value)
+        if warning is not None:
+            self.problems.warn(warning, element)
+        return value
 
     def _max(self, text: str) -> ConfigurableResource:
         return parse_resource_config(text, self.types, missing="unbounded")

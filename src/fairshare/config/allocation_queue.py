@@ -1,7 +1,9 @@
 """The ``<queue>`` / ``<pool>`` elements of the allocation file (spec §1.3.2).
 
 Each element becomes a :class:`QueueConfig` holding only what it configures, after YARN's
-parse-time clamps. Problems are collected, not raised, so that one pass reports all of them.
+parse-time clamps. Problems are collected, not raised, so that one pass reports all of them;
+values YARN accepts but that break scheduling, and elements it ignores, are warned about
+(:mod:`fairshare.config.lint`).
 """
 
 from __future__ import annotations
@@ -22,16 +24,13 @@ from fairshare.config.allocation_values import (
     parse_policy,
     seconds_to_ms,
 )
+from fairshare.config.dom import Problems, child_elements, dom_attribute, dom_tag, line_of
+from fairshare.config.lint import did_you_mean, value_warning
 from fairshare.config.model import QueueConfig
-from fairshare.config.placement.dom import (
-    Problems,
-    dom_attribute,
-    dom_tag,
-    java_equals_ignore_case,
-)
 from fairshare.config.placement.names import ROOT, trim_queue_name
-from fairshare.config.xml import Element, child_elements, java_trim, line_of
+from fairshare.config.xml import Element
 from fairshare.resources.configurable import ConfigurableResource
+from fairshare.resources.javalang import equals_ignore_case, java_trim, shorten
 from fairshare.resources.parse import ResourceStringError, parse_resource_config
 from fairshare.resources.vector import Resource, ResourceTypes, fits_in, float32
 
@@ -50,6 +49,16 @@ class _Found:
     values: dict[str, Any] = field(default_factory=dict)
     elements: dict[str, Element] = field(default_factory=dict)
     has_children: bool = False
+    ignored: bool = False  # YARN never looks these settings up: parse them, but do not lint
+
+
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where a queue element sits: its parent's full name (None for root itself), and whether
+    YARN ignores its settings because they sit under a root spelled in another case."""
+
+    parent: str | None
+    ignored: bool = False
 
 
 @dataclass
@@ -63,53 +72,66 @@ class QueueParser:
     def parse_top_level(self, elements: list[Element]) -> tuple[QueueConfig, ...]:
         """Top-level elements hang under ``root``, unless one of them *is* root (spec §1.3.2)."""
         for element in elements:
-            is_root = java_equals_ignore_case(dom_attribute(element, "name"), ROOT)
+            is_root = equals_ignore_case(dom_attribute(element, "name"), ROOT)
             if is_root and len(elements) > 1:
                 self.problems.error(
                     "If configuring root queue, no other queues can be placed alongside it.",
                     element,
                 )
-            self.parse_queue(element, None if is_root else ROOT)
+            self.parse_queue(element, _Place(None) if is_root else _Place(ROOT))
         return tuple(self.configs.values())
 
-    def parse_queue(self, element: Element, parent: str | None) -> None:
-        name = self._queue_name(element, parent)
+    def parse_queue(self, element: Element, place: _Place) -> None:
+        name, ignored = self._queue_name(element, place)
         self.configs.setdefault(name, QueueConfig(name, is_parent=name == ROOT))  # keep order
-        found = _Found()
+        found = _Found(ignored=ignored)
         for child in child_elements(element):
             tag = dom_tag(child)
             if _is_nested_queue(tag):
-                self.parse_queue(child, name)
+                self.parse_queue(child, _Place(name, ignored))
                 found.has_children = True
             elif tag in _SETTINGS:
                 self._read_setting(name, tag, child, found)
+            else:
+                self.problems.warn(
+                    f"{name}: <{shorten(tag)}> is not a queue setting; YARN silently ignores "
+                    f"it{did_you_mean(tag, _KNOWN_CHILDREN)}",
+                    child,
+                )
         xml_parent = found.has_children or dom_attribute(element, "type") == "parent"
         if xml_parent:
             self._check_parent_only(name, found)
         reservation = "reservation" in found.values
-        found.values["is_parent"] = xml_parent or reservation or name == ROOT
-        self._store(name, element, found.values)
+        is_parent = xml_parent or reservation or name == ROOT
+        settings = {"settings_ignored": True} if ignored else found.values
+        self._store(name, element, {**settings, "is_parent": is_parent})
 
-    def _queue_name(self, element: Element, parent: str | None) -> str:
+    def _queue_name(self, element: Element, place: _Place) -> tuple[str, bool]:
+        """The queue's full name, and whether YARN ignores its settings."""
         short = trim_queue_name(dom_attribute(element, "name"))
-        where = f" (a <{dom_tag(element)}> under {parent or ROOT})"
+        where = f" (a <{dom_tag(element)}> under {place.parent or ROOT})"
         if "." in short:
-            self.problems.error(f"queue name ({short}) shouldn't contain period{where}", element)
+            self.problems.error(
+                f"queue name ({shorten(short)}) shouldn't contain period{where}", element
+            )
         if not short:
             self.problems.error(
                 f"queue name shouldn't be empty or consist only of whitespace{where}", element
             )
-        if parent is not None:
-            return f"{parent}.{short}"
+        if place.parent is not None:
+            return f"{place.parent}.{short}", place.ignored
         if short != ROOT:
-            # YARN keeps the spelling, so a root element named "Root" configures "root.Root".
+            # YARN keeps settings under "Root" / "Root.x" but creates root.Root / root.Root.x,
+            # whose lookups miss: no setting or ACL of this subtree applies (spec §1.3.2).
             self.problems.warn(
-                f'queue "{short}" is not "root": YARN does not treat it as the root queue but '
-                f"as a queue root.{short} (spec §1.3.2)",
+                f'queue "{short}" is not "root": YARN keeps its settings under the name '
+                f'"{short}" but creates the queue as root.{short}, so all its settings and ACLs, '
+                f"and those of the queues inside it, are ignored; it inherits root's ACLs "
+                f"(spec §1.3.2)",
                 element,
             )
-            return f"{ROOT}.{short}"
-        return short
+            return f"{ROOT}.{short}", True
+        return short, False
 
     def _read_setting(self, queue: str, tag: str, child: Element, found: _Found) -> None:
         attribute, reader, trimmed = _SETTINGS[tag]
@@ -125,8 +147,13 @@ class QueueParser:
             found.values[attribute] = reader(self, queue, text, child)
         except BadValue as exc:
             self.problems.error(f"{queue}: <{tag}> {exc}", child)
+            return
         except (ResourceStringError, ValueError, OverflowError) as exc:
             self.problems.error(f"{queue}: <{tag}>: {exc}", child)
+            return
+        warning = None if found.ignored else value_warning(tag, text, found.values[attribute])
+        if warning is not None:
+            self.problems.warn(f"{queue}: {warning}", child)
 
     def _check_parent_only(self, queue: str, found: _Found) -> None:
         """``reservation`` and ``maxAMShare`` are leaf-only (spec §1.3.2, YARN-10528)."""
@@ -231,3 +258,4 @@ _SETTINGS: dict[str, tuple[str, Value, bool]] = {
     "aclSubmitReservations": ("acl_submit_reservations", _text, False),
     "reservation": ("reservation", _text, False),
 }
+_KNOWN_CHILDREN = (*_SETTINGS, "queue", "pool")

@@ -9,24 +9,35 @@ allocation parser adds the queue, element and line (spec §1.7).
 
 from __future__ import annotations
 
-import math
-import re
-
 from fairshare.config.model import PolicyName
-from fairshare.config.placement.dom import java_equals_ignore_case
-from fairshare.resources.parse import parse_java_integer
-from fairshare.resources.vector import LONG_MIN, float32
+from fairshare.resources.javalang import (
+    equals_ignore_case,
+    java_max,
+    java_min,
+    parse_double,
+    parse_int,
+    shorten,
+    wrap_long,
+)
+from fairshare.resources.vector import float32
+
+__all__ = [
+    "BadValue",
+    "clamp_unit",
+    "java_boolean",
+    "java_double",
+    "java_float",
+    "java_int",
+    "java_min",
+    "long_value",
+    "parse_policy",
+    "seconds_to_ms",
+]
 
 
 class BadValue(ValueError):
     """A value YARN cannot parse; the message says why, without a location."""
 
-
-# Java's floating-point literal grammar (FloatingDecimal), ASCII digits only.
-_DECIMAL = re.compile(
-    r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)"
-)
-_HEX = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+[fFdD]?")
 
 _POLICY_PACKAGE = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.policies."
 _POLICY_CLASSES = {
@@ -39,64 +50,40 @@ _POLICY_CLASSES = {
 def java_int(text: str) -> int:
     """``Integer.parseInt``."""
     try:
-        return parse_java_integer(text, bits=32)
+        return parse_int(text, bits=32)
     except ValueError:
-        raise BadValue(f'must be an integer, got "{text}"') from None
+        raise BadValue(f'must be an integer, got "{shorten(text)}"') from None
 
 
-def java_long(text: str) -> int:
+def long_value(text: str) -> int:
     """``Long.parseLong``."""
     try:
-        return parse_java_integer(text, bits=64)
+        return parse_int(text, bits=64)
     except ValueError:
-        raise BadValue(f'must be an integer, got "{text}"') from None
+        raise BadValue(f'must be an integer, got "{shorten(text)}"') from None
 
 
 def seconds_to_ms(text: str) -> int:
     """A timeout in seconds as YARN stores it: ``Long.parseLong(text) * 1000L``, which wraps."""
-    product = java_long(text) * 1000
-    return (product - LONG_MIN) % 2**64 + LONG_MIN
+    return wrap_long(long_value(text) * 1000)
 
 
 def java_double(text: str) -> float:
     """``Double.parseDouble`` (on already-trimmed text)."""
-    if _HEX.fullmatch(text):
-        return _hex_float(text.rstrip("fFdD"))
-    if not _DECIMAL.fullmatch(text):
-        raise BadValue(f'must be a number, got "{text}"')
-    return float(text.rstrip("fFdD"))
+    try:
+        return parse_double(text)
+    except ValueError:
+        raise BadValue(f'must be a number, got "{shorten(text)}"') from None
 
 
 def java_float(text: str) -> float:
-    """``Float.parseFloat``, as a float32 value.
-
-    Rounds via a double, which can differ from Java's direct rounding only for decimal strings
-    lying within 2^-53 of a float32 rounding boundary; no realistic setting does.
-    """
+    """``Float.parseFloat``, as a float32 value (see ``javalang.parse_float``)."""
     return float32(java_double(text))
 
 
 def java_boolean(text: str) -> bool:
     """``Boolean.parseBoolean``: ``true`` in any case is true, anything else false."""
-    return java_equals_ignore_case(text, "true")
-
-
-def java_min(a: float, b: float) -> float:
-    """``Math.min`` for floats: NaN wins, and -0.0 is below 0.0."""
-    if math.isnan(a) or math.isnan(b):
-        return math.nan
-    if a == b == 0.0:
-        return a if math.copysign(1.0, a) < 0 else b
-    return min(a, b)
-
-
-def java_max(a: float, b: float) -> float:
-    """``Math.max`` for floats: NaN wins, and 0.0 is above -0.0."""
-    if math.isnan(a) or math.isnan(b):
-        return math.nan
-    if a == b == 0.0:
-        return a if math.copysign(1.0, a) > 0 else b
-    return max(a, b)
+    return equals_ignore_case(text, "true")
 
 
 def clamp_unit(value: float) -> float:
@@ -112,15 +99,8 @@ def parse_policy(text: str) -> PolicyName:
     """
     lowered = text.lower()
     for policy in (PolicyName.FAIR, PolicyName.FIFO, PolicyName.DRF):
-        if java_equals_ignore_case(lowered, policy.value):
+        if equals_ignore_case(lowered, policy.value):
             return policy
     if text in _POLICY_CLASSES:
         return _POLICY_CLASSES[text]
-    raise BadValue(f"{text} SchedulingPolicy class not found!")
-
-
-def _hex_float(text: str) -> float:
-    try:
-        return float.fromhex(text)
-    except OverflowError:  # Java gives ±Infinity for an exponent out of range
-        return -math.inf if text.startswith("-") else math.inf
+    raise BadValue(f"{shorten(text, 100)} SchedulingPolicy class not found!")

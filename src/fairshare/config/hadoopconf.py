@@ -6,8 +6,12 @@
 * A later definition replaces an earlier one unless the earlier was final (then it is ignored
   and we warn); a final property without a value still freezes its name.
 * ``${name}`` expands from the same configuration, first reference first, at most 20 rounds
-  (``Configuration.substituteVars``). Java system properties and ``${env.X}`` are not consulted —
-  a simulation has no JVM — so such references stay literal, as Hadoop leaves any unbound one.
+  (``Configuration.substituteVars``). Java system properties are not consulted — a simulation has
+  no JVM — and environment variables are treated as unset, so that a run never depends on the
+  shell it starts from: ``${env.X:-def}`` and ``${env.X-def}`` give ``def``, as Hadoop does for an
+  unset variable, and ``${env.X}`` falls back to a property named ``env.X``, else stays literal,
+  as Hadoop leaves any unbound reference.
+* ``<xi:include>`` is not followed (Hadoop reads the included file); each one gets a warning.
 * Getters trim, then parse like ``Integer.parseInt``/``Long.parseLong`` (``[-]0x`` = hex) or
   ``Float.parseFloat``; a boolean that is neither ``true`` nor ``false`` means the default.
 
@@ -22,20 +26,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from fairshare.config.dom import dom_tag, line_of
 from fairshare.config.errors import ConfigError, ConfigErrors
 from fairshare.config.model import ConfigWarning
-from fairshare.config.xml import Element, java_trim, line_of, local_name, parse_xml_file
-from fairshare.resources.parse import parse_java_integer
+from fairshare.config.xml import Element, parse_xml_file
+from fairshare.resources.javalang import (
+    equals_ignore_case,
+    java_trim,
+    parse_float,
+    parse_int,
+    shorten,
+)
 from fairshare.resources.vector import float32
 
 MAX_SUBST = 20  # Configuration.MAX_SUBST
 OVERRIDES = "<overrides>"  # the "file" of values set programmatically (Configuration.set)
 _VARIABLE = re.compile(r"\$\{([^}$ ]+)\}")
-_JAVA_FLOAT = re.compile(
-    r"[+-]?(?:NaN|Infinity|(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
-    r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+)[fFdD]?)",
-    re.ASCII,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +76,15 @@ def read_entries(path: str | Path, label: str) -> tuple[dict[str, ConfEntry], li
     except ConfigError as exc:
         raise ConfigError(exc.message, label, exc.line) from None
     warnings = []
-    if local_name(root) != "configuration":
-        message = f"top-level element is <{local_name(root)}>, not <configuration>"
+    if _local_name(root) != "configuration":
+        message = f"top-level element is <{_local_name(root)}>, not <configuration>"
         warnings.append(ConfigWarning(f"{message}; its <property> elements are read anyway", label))
     entries: dict[str, ConfEntry] = {}
     finals: set[str] = set()
     for element in root.iter():
-        if local_name(element) != "property" or (prop := _property(element)) is None:
+        if _local_name(element) == "include":
+            warnings.append(_include_warning(element, label))
+        if _local_name(element) != "property" or (prop := _property(element)) is None:
             continue
         name, value, final = prop
         line = line_of(element)
@@ -91,12 +99,27 @@ def read_entries(path: str | Path, label: str) -> tuple[dict[str, ConfEntry], li
     return entries, warnings
 
 
+def _local_name(element: Element) -> str:
+    """The tag as Hadoop's namespace-aware StAX reader sees it: without any prefix."""
+    return dom_tag(element).rpartition(":")[2]
+
+
+def _include_warning(element: Element, label: str) -> ConfigWarning:
+    href = shorten(element.get("href") or "", 80)
+    return ConfigWarning(
+        f"<{dom_tag(element)} href={href!r}> is not followed: fairshare does not read included "
+        "files (Hadoop does), so the properties in it are missing here",
+        label,
+        line_of(element),
+    )
+
+
 def _property(element: Element) -> tuple[str, str | None, bool] | None:
     """Name, value and final flag of one ``<property>``; children win over attributes."""
     name, value = element.get("name"), element.get("value")
     final = element.get("final") == "true"
     for child in element.iter():
-        tag = local_name(child)
+        tag = _local_name(child)
         text = "".join(t for t in child.itertext() if isinstance(t, str))
         if tag == "name" and text:
             name = java_trim(text)
@@ -114,43 +137,44 @@ def substitute(expr: str, entries: Mapping[str, ConfEntry]) -> str:
         match = _VARIABLE.search(current)
         if match is None:
             return current
-        entry = entries.get(match.group(1))
-        if entry is None:
-            return current  # unbound: it, and everything after it, stays literal
-        if match.group(0) in entry.value:
+        value = _env_default(match.group(1))
+        if value is None:
+            entry = entries.get(match.group(1))
+            if entry is None:
+                return current  # unbound: it, and everything after it, stays literal
+            value = entry.value
+        if match.group(0) in value:
             return expr  # a self-reference: Hadoop gives up and returns the original text
-        current = current[: match.start()] + entry.value + current[match.end() :]
+        current = current[: match.start()] + value + current[match.end() :]
     # Hadoop throws after the 20th substitution even when nothing is left to expand.
     raise SubstitutionTooDeep(f"Variable substitution depth too large: {MAX_SUBST} {expr}")
+
+
+def _env_default(name: str) -> str | None:
+    """The value of ``${env.X:-def}`` / ``${env.X-def}`` with X unset (environment variables are
+    treated as unset): ``def``. None for any other name, ``${env.X}`` included, which Hadoop then
+    looks up as a property. ``:-`` also replaces an empty variable; the first ``-`` ends X."""
+    if not name.startswith("env.") or len(name) <= 4:
+        return None
+    rest = name[4:]
+    for i, char in enumerate(rest):
+        if char == ":" and rest[i + 1 : i + 2] == "-":
+            return rest[i + 2 :]
+        if char == "-":
+            return rest[i + 1 :]
+    return None
 
 
 # --- Java value parsing -----------------------------------------------------------------------
 
 
-def java_int(text: str, bits: int = 32) -> int:
+def conf_int(text: str, bits: int = 32) -> int:
     """``getInt``/``getLong`` on trimmed text: ``[-]0x…`` is hex, so ``0x-5`` is -5 as in Java."""
     negative = text.startswith("-")
     body = text[1:] if negative else text
     if body.startswith(("0x", "0X")):
-        return parse_java_integer(("-" if negative else "") + body[2:], bits=bits, radix=16)
-    return parse_java_integer(text, bits=bits)
-
-
-def java_float(text: str) -> float:
-    """``Float.parseFloat``, rounded to float32 (spec §0.2); ValueError where Java throws.
-
-    The value is rounded to double first, then to float32; Java rounds once. The two differ only
-    for decimal strings that fall within a double's rounding error of a float32 midpoint.
-    """
-    if _JAVA_FLOAT.fullmatch(text) is None:
-        raise ValueError(f'For input string: "{text}"')
-    body = text if text[-1] in "yN" else text.rstrip("fFdD")  # keep "Infinity"/"NaN" whole
-    if "x" in body.lower():
-        try:
-            return float32(float.fromhex(body))
-        except OverflowError:
-            return -math.inf if body.startswith("-") else math.inf
-    return float32(float(body))
+        return parse_int(("-" if negative else "") + body[2:], bits=bits, radix=16)
+    return parse_int(text, bits=bits)
 
 
 def java_string(key: str, value: object) -> str:
@@ -171,18 +195,6 @@ def java_string(key: str, value: object) -> str:
         return value
     kind = type(value).__name__
     raise ConfigError(f"override {key}: a {kind} is not a bool, int, float or str", OVERRIDES)
-
-
-def _equals_ignore_case(text: str, word: str) -> bool:
-    """commons-lang ``equalsIgnoreCase`` (``getBoolean``): per char, by upper then lower case."""
-
-    def same(char: str, letter: str) -> bool:
-        upper = char.upper()
-        return char == letter or (
-            len(upper) == 1 and (upper == letter.upper() or upper.lower() == letter)
-        )
-
-    return len(text) == len(word) and all(map(same, text, word))
 
 
 # --- typed getters that collect problems ------------------------------------------------------
@@ -225,13 +237,14 @@ class ConfReader:
         text = self.trimmed(key)
         if not text:
             return default
-        if _equals_ignore_case(text, "true"):
+        if equals_ignore_case(text, "true"):
             return True
-        if _equals_ignore_case(text, "false"):
+        if equals_ignore_case(text, "false"):
             return False
         fallback = "true" if default else "false"
         self.warn(
-            key, f"{key}={text!r} is neither true nor false; YARN uses the default, {fallback}"
+            key,
+            f"{key}={shorten(text)!r} is neither true nor false; YARN uses the default, {fallback}",
         )
         return default
 
@@ -241,7 +254,7 @@ class ConfReader:
         if text is None:
             return default
         try:
-            return java_int(text, bits)
+            return conf_int(text, bits)
         except ValueError:
             self._bad(key, text, "an int" if bits == 32 else "a long", soft)
             return default
@@ -252,13 +265,13 @@ class ConfReader:
         if text is None:
             return float32(default)
         try:
-            return java_float(text)
+            return parse_float(text)  # Float.parseFloat, as float32
         except ValueError:
             self._bad(key, text, "a float", soft)
             return float32(default)
 
     def _bad(self, key: str, text: str, kind: str, soft: str) -> None:
-        message = f"{key}={text!r} is not {kind}"
+        message = f"{key}={shorten(text)!r} is not {kind}"
         if soft:
             self.warn(key, f"{message}; {soft}, so the default applies")
         else:

@@ -55,10 +55,10 @@ class QueueConfig:
     acl_list_reservations: str | None = None
     acl_submit_reservations: str | None = None
     reservation: bool = False  # a plan queue (§1.8)
-
-    @property
-    def short_name(self) -> str:
-        return self.name.rsplit(".", 1)[-1]
+    # True for a top-level <queue name="Root"> (root in another case) and the queues inside it:
+    # YARN stores their settings under "Root..." but creates "root.Root...", so none apply and
+    # they have no ACL entry of their own (§1.3.2). Every setting above is then None.
+    settings_ignored: bool = False
 
     @property
     def parent_name(self) -> str | None:

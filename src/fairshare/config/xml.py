@@ -2,26 +2,47 @@
 
 Hadoop parses these files with a stock DOM parser; we parse them with lxml set up so that a file
 can do nothing but describe configuration: no DTD loading, no network, no entity substitution,
-entity declarations rejected outright (so no "billion laughs"), and a size limit. Elements keep
-their ``sourceline`` so every error can say ``file:line``.
+entity declarations and references rejected outright (so no "billion laughs"), and a size limit
+that holds for whatever the path names (``/dev/zero``, a FIFO). Elements keep their
+``sourceline`` so every error can say ``file:line``. Reading the parsed elements is
+:mod:`fairshare.config.dom`'s job. Where this differs from YARN's parser (entities, unbound
+namespace prefixes, split text) is listed in ``docs/fidelity.md``.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 from typing import Any
 
 from lxml import etree
 
 from fairshare.config.errors import ConfigError
+from fairshare.resources.javalang import java_trim
+
+__all__ = [
+    "MAX_XML_BYTES",
+    "Element",
+    "java_trim",  # re-exported: its home is fairshare.resources.javalang
+    "parse_xml_bytes",
+    "parse_xml_file",
+    "parse_xml_text",
+]
 
 MAX_XML_BYTES = 16 * 1024 * 1024
 
 Element = etree._Element
 
+# lxml ends its messages with the location, which ConfigError already gives as file:line.
+_LXML_LOCATION = re.compile(r", line \d+, column (\d+)$")
+_UNDECLARED_ENTITY = frozenset({"WAR_UNDECLARED_ENTITY", "ERR_UNDECLARED_ENTITY"})
+_NO_ENTITIES = "entity references are not allowed (entities are never expanded, for safety)"
 
-def _parser() -> etree.XMLParser:
+
+def _parser(encoding: str | None) -> etree.XMLParser:
     return etree.XMLParser(
+        encoding=encoding,
         resolve_entities=False,
         load_dtd=False,
         dtd_validation=False,
@@ -32,17 +53,19 @@ def _parser() -> etree.XMLParser:
     )
 
 
-def parse_xml_bytes(data: bytes, source: str) -> Element:
-    """Parse an XML document from bytes; ``source`` names it in errors."""
+def parse_xml_bytes(data: bytes, source: str, *, encoding: str | None = None) -> Element:
+    """Parse an XML document from bytes; ``source`` names it in errors.
+
+    ``encoding`` overrides the document's own declaration (used for text already decoded).
+    """
     if len(data) > MAX_XML_BYTES:
-        raise ConfigError(
-            f"file is too large ({len(data)} bytes; the limit is {MAX_XML_BYTES})", source
-        )
+        raise _too_large(source)
+    parser = _parser(encoding)
     try:
-        tree = etree.fromstring(data, _parser()).getroottree()
+        tree = etree.fromstring(data, parser).getroottree()
     except etree.XMLSyntaxError as exc:
         line = exc.lineno if exc.lineno and exc.lineno > 0 else None
-        raise ConfigError(f"malformed XML: {exc.msg}", source, line) from None
+        raise ConfigError(f"malformed XML: {_without_location(exc.msg)}", source, line) from None
     dtd: Any = tree.docinfo.internalDTD
     if dtd is not None and any(True for _ in dtd.iterentities()):
         raise ConfigError(
@@ -50,63 +73,62 @@ def parse_xml_bytes(data: bytes, source: str) -> Element:
             source,
             1,
         )
-    root = tree.getroot()
+    _reject_entity_references(tree.getroot(), parser, source)
+    return tree.getroot()
+
+
+def _reject_entity_references(root: Element, parser: etree.XMLParser, source: str) -> None:
+    """Undeclared entities pass libxml2 when the document names an external DTD: in text they
+    remain entity nodes, in attributes they silently vanish. Either way, report them."""
+    for entry in parser.error_log:
+        if entry.type_name in _UNDECLARED_ENTITY:
+            message = f"{_without_location(entry.message)}: {_NO_ENTITIES}"
+            raise ConfigError(message, source, entry.line or None)
     for node in root.iter():
         if isinstance(node, etree._Entity):
-            raise ConfigError(f"undefined entity reference {node.text}", source, node.sourceline)
-    return root
+            message = f"entity reference {node.text}: {_NO_ENTITIES}"
+            raise ConfigError(message, source, node.sourceline)
+
+
+def _without_location(message: str) -> str:
+    return _LXML_LOCATION.sub(r" (column \1)", message.strip())
 
 
 def parse_xml_text(text: str, source: str) -> Element:
-    return parse_xml_bytes(text.encode("utf-8"), source)
+    """Parse a document given as text; a declared ``encoding`` is ignored, the text is decoded."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ConfigError(f"text cannot be encoded as UTF-8: {exc.reason}", source) from None
+    return parse_xml_bytes(data, source, encoding="utf-8")
 
 
 def parse_xml_file(path: str | Path) -> Element:
-    """Read and parse a file, reporting a missing or unreadable file as a :class:`ConfigError`."""
+    """Read and parse a file, reporting a missing, unreadable or oversized file as a
+    :class:`ConfigError`. Never reads more than :data:`MAX_XML_BYTES` + 1 bytes."""
     p = Path(path)
     try:
-        size = p.stat().st_size
-        if size > MAX_XML_BYTES:
-            raise ConfigError(
-                f"file is too large ({size} bytes; the limit is {MAX_XML_BYTES})", str(p)
-            )
-        data = p.read_bytes()
+        data = _read_at_most(p, MAX_XML_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"cannot read file: {exc.strerror or exc}", str(p)) from None
     return parse_xml_bytes(data, str(p))
 
 
-def local_name(element: Element) -> str:
-    """The tag without any namespace; comments and PIs have no name."""
-    tag = element.tag
-    if not isinstance(tag, str):
-        return ""
-    return etree.QName(tag).localname
+def _read_at_most(path: Path, limit: int) -> bytes:
+    # O_NONBLOCK only for the open, so that a FIFO without a writer reads as empty instead of
+    # blocking forever; reads then block as usual (a FIFO with a writer is read normally).
+    nonblock = getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, os.O_RDONLY | nonblock | getattr(os, "O_BINARY", 0))
+    try:
+        if nonblock:
+            os.set_blocking(fd, True)
+        file = os.fdopen(fd, "rb")
+    except OSError:
+        os.close(fd)
+        raise
+    with file:
+        return file.read(limit)
 
 
-def child_elements(element: Element) -> list[Element]:
-    """Element children only (comments, PIs and entity nodes skipped), in document order."""
-    return [c for c in element if isinstance(c.tag, str)]
-
-
-def element_text(element: Element, *, strip: bool = True) -> str | None:
-    """The element's first text child, trimmed as Hadoop trims it; None when it has no text."""
-    text = element.text
-    if text is None:
-        return None
-    return java_trim(text) if strip else text
-
-
-def java_trim(text: str) -> str:
-    """Java's ``String.trim()``: strips characters up to U+0020 only, not Unicode whitespace."""
-    start, end = 0, len(text)
-    while start < end and text[start] <= " ":
-        start += 1
-    while end > start and text[end - 1] <= " ":
-        end -= 1
-    return text[start:end]
-
-
-def line_of(element: Element) -> int | None:
-    line: Any = element.sourceline
-    return int(line) if isinstance(line, int) else None
+def _too_large(source: str) -> ConfigError:
+    return ConfigError(f"file is too large (the limit is {MAX_XML_BYTES} bytes)", source)

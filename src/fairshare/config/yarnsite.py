@@ -30,8 +30,8 @@ from fairshare.config.hadoopconf import (
     substitute,
 )
 from fairshare.config.model import ConfigWarning
-from fairshare.config.xml import java_trim
-from fairshare.resources.parse import parse_java_integer
+from fairshare.resources.javalang import shorten, trimmed_strings, wrap_int
+from fairshare.resources.units import value_in_unit
 from fairshare.resources.vector import (
     DEFAULT_TYPES,
     LONG_MAX,
@@ -60,14 +60,6 @@ _KNOWN_FAIR = frozenset(
 )  # fmt: skip
 _AM_PREEMPTION_PREFIX = FAIR + "am.preemption."
 _SCHEMES = frozenset({"hdfs", "file", "s3a", "viewfs"})  # spec §1.1, case-insensitive
-# UnitsConversionUtil: unit -> (numerator, denominator) relative to the base unit.
-_UNITS: dict[str, tuple[int, int]] = {
-    "p": (1, 10**12), "n": (1, 10**9), "u": (1, 10**6), "m": (1, 1000), "": (1, 1),
-    "k": (1000, 1), "M": (1000**2, 1), "G": (1000**3, 1), "T": (1000**4, 1), "P": (1000**5, 1),
-    "Ki": (1024, 1), "Mi": (1024**2, 1), "Gi": (1024**3, 1), "Ti": (1024**4, 1),
-    "Pi": (1024**5, 1),
-}  # fmt: skip
-_VALUE_UNIT = re.compile(r"([0-9]+) ?([a-zA-Z]*)", re.ASCII)  # ResourceUtils pattern
 _ALNUM_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 _RESOURCE_NAME = re.compile(rf"(?:(?:{_ALNUM_LABEL}\.)*{_ALNUM_LABEL}/)?[A-Za-z][A-Za-z0-9_.-]*")
 _DEFAULT_MIN = Resource((1024, 1))
@@ -287,8 +279,8 @@ def _allocation_file(r: ConfReader) -> str:
     if scheme is not None and not (scheme.isascii() and scheme.lower() in _SCHEMES):
         r.error(
             key,
-            f"Allocation file {path} uses an unsupported filesystem (scheme "
-            f"{scheme!r}; supported: hdfs, file, s3a, viewfs)",
+            f"Allocation file {shorten(path, 80)} uses an unsupported filesystem (scheme "
+            f"{shorten(scheme)!r}; supported: hdfs, file, s3a, viewfs)",
         )
     return path
 
@@ -297,7 +289,8 @@ def _scheduler_class(r: ConfReader) -> str | None:
     key = "yarn.resourcemanager.scheduler.class"
     name = r.trimmed(key)
     if name is not None and name != FAIR_SCHEDULER_CLASS:
-        r.error(key, f"{key}={name}: only the Fair Scheduler ({FAIR_SCHEDULER_CLASS}) is modelled")
+        modelled = f"only the Fair Scheduler ({FAIR_SCHEDULER_CLASS}) is modelled"
+        r.error(key, f"{key}={shorten(name, 100)}: {modelled}")
     return name
 
 
@@ -315,18 +308,14 @@ def _am_preemption_per_queue(r: ConfReader) -> Mapping[str, bool]:
 def _resource_types(r: ConfReader) -> ResourceTypes:
     """``yarn.resource-types``: custom countable types, after ResourceUtils' checks."""
     key = "yarn.resource-types"
-    text = java_trim(r.get(key) or "")
     custom: list[str] = []
-    pieces = re.split(r"\s*[,\n]\s*", text, flags=re.ASCII) if text else []
-    while pieces and not pieces[-1]:  # Java's split drops trailing empty strings
-        pieces.pop()
-    for name in pieces:
+    for name in trimmed_strings(r.get(key) or ""):  # Configuration.getTrimmedStrings
         if not name:
             problem = "Incomplete configuration for resource type ''"
         elif name in custom:
-            problem = f"Error in config, key '{name}' specified twice"
+            problem = f"Error in config, key '{shorten(name)}' specified twice"
         elif _RESOURCE_NAME.fullmatch(name) is None:
-            problem = f"'{name}' is not a valid resource name"
+            problem = f"'{shorten(name)}' is not a valid resource name"
         elif name in ("memory", MEMORY, VCORES):
             problem = f"Attempt to re-define mandatory resource '{name}'."
         else:
@@ -373,12 +362,12 @@ def _increment_allocation(r: ConfReader, types: ResourceTypes) -> Resource:
     for name, legacy, default, bits in ((MEMORY, "mb", 1024, 64), (VCORES, "vcores", 1, 32)):
         key, legacy_key = f"yarn.resource-types.{name}.increment-allocation", _INC + legacy
         if name in values:
-            value = values[name] if name == MEMORY else _wrap_int(values[name])  # intValue()
+            value = values[name] if name == MEMORY else wrap_int(values[name])  # intValue()
             if legacy_key in r.entries:
                 r.warn(
                     key,
-                    f"Configuration {key}={r.get(key)} is overriding the "
-                    f"{legacy_key}={r.get(legacy_key)} property",
+                    f"Configuration {key}={shorten(r.get(key) or '')} is overriding the "
+                    f"{legacy_key}={shorten(r.get(legacy_key) or '')} property",
                 )
         else:
             key, value = legacy_key, r.integer(legacy_key, default, bits=bits)
@@ -394,39 +383,11 @@ def _increment_allocation(r: ConfReader, types: ResourceTypes) -> Resource:
 
 
 def _value_in_default_unit(r: ConfReader, key: str, text: str, name: str) -> int | None:
-    match = _VALUE_UNIT.fullmatch(text)
-    if match is None:
-        r.error(key, f'Property {key} is not in "value [unit]" format: {text}')
-        return None
     try:
-        value = parse_java_integer(match.group(1), bits=64)
-        unit = match.group(2)
-        return _convert(value, unit, "Mi" if name == MEMORY else "") if unit else value
+        value = value_in_unit(text, "Mi" if name == MEMORY else "")
     except ValueError as exc:
-        r.error(key, f"{key}={text}: {exc}")
+        r.error(key, f"{key}={shorten(text)}: {exc}")
         return None
-
-
-def _convert(value: int, unit: str, target: str) -> int:
-    """``UnitsConversionUtil.convert`` of a non-negative value, with its overflow checks."""
-    if unit == target:
-        return value
-    if unit not in _UNITS:
-        raise ValueError(f"Unknown unit '{unit}'. Known units are [{', '.join(_UNITS)}]")
-    (from_num, from_den), (to_num, to_den) = _UNITS[unit], _UNITS[target]
-    num, den = from_num * to_den, from_den * to_num
-    overflow = f"Converting {value} from '{unit}' to '{target}' will result in an overflow of Long"
-    if num < den:
-        if LONG_MAX // num < value:
-            raise ValueError(overflow)
-        return value * num // den
-    if LONG_MAX // num > value:
-        return num * value // den
-    if LONG_MAX // (num // den) < value:
-        raise ValueError(overflow)
-    return value * (num // den)
-
-
-def _wrap_int(value: int) -> int:
-    """Java's ``long.intValue()``: keep the low 32 bits."""
-    return (value + 2**31) % 2**32 - 2**31
+    if value is None:
+        r.error(key, f'Property {key} is not in "value [unit]" format: {shorten(text)}')
+    return value

@@ -9,18 +9,19 @@ contains (spec §1.4):
 3. else contains ``%`` → *old-style percentage*, ``50%`` or ``50% memory, 25% cpu``;
 4. else → *old-style absolute*, ``1024 mb, 4 vcores`` (or ``1024mb 4vcores``).
 
-The helpers below reproduce the Java string handling this relies on — ``String.split`` dropping
-trailing empty pieces, ``String.trim`` stopping at U+0020, ASCII-only ``\\d`` and ``\\s``, and
-``Integer``/``Long.parseLong`` overflow — because those decide which odd inputs YARN accepts.
+The Java string handling this relies on — ``String.split`` dropping trailing empty pieces,
+``String.trim`` stopping at U+0020, ``Integer``/``Long.parseLong`` overflow — comes from
+:mod:`fairshare.resources.javalang`; the patterns below use ASCII-only ``\\d`` and ``\\s`` as Java's
+do. Those details decide which odd inputs YARN accepts.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Literal
 
 from fairshare.resources.configurable import ConfigurableResource
+from fairshare.resources.javalang import java_split, java_trim, parse_int, shorten
 from fairshare.resources.vector import (
     DEFAULT_TYPES,
     INT_MAX,
@@ -32,6 +33,8 @@ from fairshare.resources.vector import (
 )
 
 __all__ = ["ResourceStringError", "parse_java_integer", "parse_resource_config"]
+
+parse_java_integer = parse_int  # the name this module exported before javalang existed
 
 
 class ResourceStringError(ValueError):
@@ -47,6 +50,7 @@ _OLD_PERCENT = {
 _OLD_VALUE = {key: re.compile(r"(-?\d+)(?:\.\d*)?\s*" + key, _FLAGS) for key in ("mb", "vcores")}
 _OLD_TOKEN = re.compile(r"-?\d+(?:\.\d*)?\s*[a-z]+\s*", _FLAGS)
 _INVALID_DEFINITION = "Error reading resource config--invalid resource definition: "
+_ECHO_WHOLE = 80  # a whole resource string is echoed up to this length, a single value up to 40
 
 
 def parse_resource_config(
@@ -68,7 +72,7 @@ def parse_resource_config(
 
     Raises :class:`ResourceStringError` with YARN's message (spec §1.7).
     """
-    if not _java_trim(text):
+    if not java_trim(text):
         raise ResourceStringError("Error reading resource config--the resource string is empty.")
     if "=" in text:
         return _parse_new_style(text, types, LONG_MAX if missing == "unbounded" else 0)
@@ -87,11 +91,11 @@ def _parse_new_style(text: str, types: ResourceTypes, missing: int) -> Configura
     # ResourceUtils.createResourceWithSameValue, whose int narrowing turns an unbounded vcores
     # into -1; we follow the spec's LONG_MAX here.
     values = [missing] * len(types)
-    for item in _java_split(text, ","):
-        parts = _java_split(item, "=")
+    for item in java_split(text, ","):
+        parts = java_split(item, "=")
         if len(parts) != 2:
             raise _definition_error(text, "Every resource must be of the form: name=value.")
-        name, raw = _java_trim(parts[0]), _java_trim(parts[1])
+        name, raw = java_trim(parts[0]), java_trim(parts[1])
         # YARN validates the value before it looks the name up, so "foo=-1" reports the value.
         if as_percent:
             number: float | int = _new_style_percentage(text, raw)
@@ -100,8 +104,8 @@ def _parse_new_style(text: str, types: ResourceTypes, missing: int) -> Configura
         if name not in types.names:
             raise _definition_error(
                 text,
-                f'The resource name, "{name}" was not recognized. Please check the value of '
-                "yarn.resource-types in the Resource Manager's configuration files.",
+                f'The resource name, "{shorten(name)}" was not recognized. Please check the '
+                "value of yarn.resource-types in the Resource Manager's configuration files.",
             )
         index = types.index(name)
         if as_percent:
@@ -120,7 +124,7 @@ def _new_style_percentage(text: str, raw: str) -> float:
     if fraction < 0:  # "-0%" is -0.0, which is not below zero: accepted, like Java
         raise _definition_error(
             text,
-            f'The resource values must all be percentages. "{raw}" is either not a '
+            f'The resource values must all be percentages. "{shorten(raw)}" is either not a '
             "non-negative number or does not include the '%' symbol.",
         )
     return fraction
@@ -128,10 +132,10 @@ def _new_style_percentage(text: str, raw: str) -> float:
 
 def _new_style_absolute(text: str, name: str, raw: str) -> int:
     try:
-        value = parse_java_integer(raw, bits=64)
+        value = parse_int(raw, bits=64)
     except ValueError:
         raise _definition_error(
-            text, f'The resource values must all be integers. "{raw}" is not an integer.'
+            text, f'The resource values must all be integers. "{shorten(raw)}" is not an integer.'
         ) from None
     if value < 0:
         raise ResourceStringError(
@@ -141,19 +145,19 @@ def _new_style_absolute(text: str, name: str, raw: str) -> int:
 
 
 def _definition_error(text: str, message: str) -> ResourceStringError:
-    return ResourceStringError(f"{_INVALID_DEFINITION}{text}. {message}")
+    return ResourceStringError(f"{_INVALID_DEFINITION}{shorten(text, _ECHO_WHOLE)}. {message}")
 
 
 # --- old style ---------------------------------------------------------------------------------
 
 
 def _parse_old_percentage(lowered: str, types: ResourceTypes) -> ConfigurableResource:
-    items = _java_split(lowered, ",")
+    items = java_split(lowered, ",")
     if len(items) == 1:
-        raw = _java_trim(items[0])
+        raw = java_trim(items[0])
         match = _PERCENT.fullmatch(raw)
         if match is None:
-            raise ResourceStringError(f"Invalid percentage: {raw}")
+            raise ResourceStringError(f"Invalid percentage: {shorten(raw)}")
         return ConfigurableResource(percentages=(_old_fraction(match, raw),) * len(types))
     memory = _old_keyed_percentage(items, "memory")
     cpu = _old_keyed_percentage(items, "cpu")
@@ -165,25 +169,29 @@ def _old_keyed_percentage(items: list[str], key: str) -> float:
     raw = _first_containing(items, key)
     match = _OLD_PERCENT[key].fullmatch(raw)
     if match is None:
-        raise ResourceStringError(f"Invalid percentage of {key}: {raw}")
+        raise ResourceStringError(f"Invalid percentage of {key}: {shorten(raw)}")
     return _old_fraction(match, raw)
 
 
 def _old_fraction(match: re.Match[str], raw: str) -> float:
     fraction = float(match.group(1)) / 100.0
     if fraction < 0:
-        raise ResourceStringError(f"Invalid percentage: {raw}, percentage should not be negative!")
+        raise ResourceStringError(
+            f"Invalid percentage: {shorten(raw)}, percentage should not be negative!"
+        )
     return fraction
 
 
 def _parse_old_absolute(text: str, types: ResourceTypes) -> ConfigurableResource:
     lowered = text.lower()
-    items = _java_split(lowered, ",")
+    items = java_split(lowered, ",")
     if len(items) != 2:
         # "1024mb 4vcores": fall back to scanning for number+unit tokens (spec §1.4).
         items = _OLD_TOKEN.findall(lowered)
         if len(items) != 2:
-            raise ResourceStringError(f"Cannot parse resource values from input: {text}")
+            raise ResourceStringError(
+                f"Cannot parse resource values from input: {shorten(text, _ECHO_WHOLE)}"
+            )
     memory = _old_value(items, "mb", "memory")
     vcores = _old_value(items, "vcores", "vcores")
     values = {MEMORY: memory, VCORES: vcores}  # custom types are 0 (spec §1.4)
@@ -194,9 +202,9 @@ def _old_value(items: list[str], unit: str, label: str) -> int:
     raw = _first_containing(items, unit)
     match = _OLD_VALUE[unit].match(raw)  # anchored at the start only: "1024.7mb x" is fine
     if match is None:
-        raise ResourceStringError(f"Invalid value of {label}: {raw}")
+        raise ResourceStringError(f"Invalid value of {label}: {shorten(raw)}")
     try:
-        value = parse_java_integer(match.group(1), bits=32)
+        value = parse_int(match.group(1), bits=32)
     except ValueError as exc:
         # YARN's Integer.parseInt overflow escapes as a RuntimeException and is wrapped.
         raise ResourceStringError(f"Error reading resource config: {exc}") from None
@@ -210,69 +218,5 @@ def _old_value(items: list[str], unit: str, label: str) -> int:
 def _first_containing(items: list[str], key: str) -> str:
     for item in items:
         if key in item:
-            return _java_trim(item)
+            return java_trim(item)
     raise ResourceStringError(f"Missing resource: {key}")
-
-
-# --- Java string and number helpers ------------------------------------------------------------
-
-
-def _java_trim(text: str) -> str:
-    """``String.trim()``: strip characters up to U+0020 only."""
-    start, end = 0, len(text)
-    while start < end and text[start] <= " ":
-        start += 1
-    while end > start and text[end - 1] <= " ":
-        end -= 1
-    return text[start:end]
-
-
-def _java_split(text: str, separator: str) -> list[str]:
-    """``String.split`` on a literal: no match gives ``[text]``; trailing empty pieces go."""
-    if separator not in text:
-        return [text]
-    parts = text.split(separator)
-    while parts and parts[-1] == "":
-        parts.pop()
-    return parts
-
-
-_FULLWIDTH_HEX = {chr(0xFF21 + i): 10 + i for i in range(6)} | {
-    chr(0xFF41 + i): 10 + i for i in range(6)
-}
-
-
-def _java_digit(char: str, radix: int) -> int:
-    """``Character.digit``: any Unicode decimal digit counts, plus Latin letters above 9."""
-    value = unicodedata.decimal(char, -1)
-    if value < 0 and radix > 10:
-        if "a" <= char.lower() <= "z" and char.isascii():
-            value = ord(char.lower()) - ord("a") + 10
-        else:
-            value = _FULLWIDTH_HEX.get(char, -1)
-    return value if value < radix else -1
-
-
-def parse_java_integer(text: str, *, bits: int = 64, radix: int = 10) -> int:
-    """``Integer.parseInt`` (``bits=32``) / ``Long.parseLong`` (``bits=64``), radix 10 or 16.
-
-    An optional sign, then at least one digit; no whitespace, underscores or prefixes. Raises
-    ``ValueError`` with Java's ``For input string`` wording, including on overflow.
-    """
-    limit = 2 ** (bits - 1)
-    digits = text[1:] if text[:1] in "+-" else text
-    negative = text[:1] == "-"
-    if not digits:
-        raise ValueError(f'For input string: "{text}"')
-    value = 0
-    for char in digits:
-        digit = _java_digit(char, radix)
-        if digit < 0:
-            raise ValueError(f'For input string: "{text}"')
-        value = value * radix + digit
-        if value > limit:  # stop early: no huge ints, and -2**(bits-1) still fits
-            raise ValueError(f'For input string: "{text}"')
-    result = -value if negative else value
-    if result >= limit:
-        raise ValueError(f'For input string: "{text}"')
-    return result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fairshare.config.model import PlacementRule
 from fairshare.config.placement.base import RuleContext, create_or_static
-from fairshare.config.placement.names import DEFAULT_QUEUE, assure_root, is_valid_queue_name
+from fairshare.config.placement.names import DEFAULT_QUEUE_PATH, assure_root, is_valid_queue_name
 
 NESTED_RULE_ERROR: str | None = "Parent rule must not be configured for Default rule."
 
@@ -22,7 +22,7 @@ def queue_attribute_problem(rule: PlacementRule) -> str | None:
 def default_queue(rule: PlacementRule) -> str:
     """The queue this rule places into. Nested names are allowed, so the name is not cleaned."""
     if not rule.queue or queue_attribute_problem(rule) is not None:
-        return assure_root(DEFAULT_QUEUE)
+        return DEFAULT_QUEUE_PATH
     return assure_root(rule.queue)
 
 

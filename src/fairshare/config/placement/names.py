@@ -13,10 +13,11 @@ QUEUE_NAME_WHITESPACE = (
     "\t \u2006\u2001\u202f\u00a0\u000c\u2009\u2004\u2028\n\u2007"
 )
 
-ROOT = "root"
+ROOT = "root"  # the root queue: its short and its full name
+DEFAULT_QUEUE_NAME = "default"  # the queue a client asks for when it names none
+DEFAULT_QUEUE_PATH = f"{ROOT}.{DEFAULT_QUEUE_NAME}"  # the full name of that queue
 DOT = "."
 DOT_REPLACEMENT = "_dot_"
-DEFAULT_QUEUE = "default"
 
 
 def trim_queue_name(name: str) -> str:

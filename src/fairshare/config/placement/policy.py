@@ -8,6 +8,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
+from fairshare.config.dom import (
+    Problems,
+    child_elements,
+    dom_attribute,
+    dom_tag,
+    has_child_nodes,
+    line_of,
+)
 from fairshare.config.errors import ConfigError
 from fairshare.config.model import ConfigWarning, PlacementPolicy, PlacementRule, RuleName
 from fairshare.config.placement import (
@@ -26,15 +34,9 @@ from fairshare.config.placement.base import (
     QueueLookup,
     RuleContext,
 )
-from fairshare.config.placement.dom import (
-    Problems,
-    dom_attribute,
-    dom_tag,
-    has_child_nodes,
-    java_equals_ignore_case,
-)
-from fairshare.config.placement.names import DEFAULT_QUEUE
-from fairshare.config.xml import Element, child_elements, line_of
+from fairshare.config.placement.names import DEFAULT_QUEUE_NAME
+from fairshare.config.xml import Element
+from fairshare.resources.javalang import equals_ignore_case
 
 RULE_MODULES: Mapping[RuleName, ModuleType] = {
     RuleName.SPECIFIED: specified,
@@ -119,7 +121,7 @@ def place_application(
     A missing requested queue is ``default``: the RM fills that in before placement. Raises
     :class:`PlacementError` when a rule fails the submission.
     """
-    requested = DEFAULT_QUEUE if requested_queue is None else requested_queue
+    requested = DEFAULT_QUEUE_NAME if requested_queue is None else requested_queue
     ctx = RuleContext(requested, user, tuple(groups), queues, PLACE)
     for index, rule in enumerate(policy.rules, start=1):
         queue = ctx.place(rule)
@@ -134,7 +136,7 @@ def _result(policy: PlacementPolicy | None, ignored: bool, problems: Problems) -
 
 
 def _is_rule(element: Element) -> bool:
-    return java_equals_ignore_case(dom_tag(element), "rule")
+    return equals_ignore_case(dom_tag(element), "rule")
 
 
 def _rule_name(element: Element, problems: Problems) -> RuleName | None:
@@ -155,7 +157,7 @@ def _parse_rule(element: Element, problems: Problems) -> PlacementRule | None:
         return None
     nested_element = _nested_rule_element(element, name, problems)
     parent = _parse_nested(nested_element, problems) if nested_element is not None else None
-    if name is RuleName.NESTED_USER_QUEUE and nested_element is None:
+    if nested_element is None and getattr(RULE_MODULES[name], "NESTED_RULE_REQUIRED", False):
         problems.error(f"Rule '{name}' must have a parent rule set", element)
     if parent is not None:
         _check_nesting(name, parent, nested_element, problems)
@@ -225,7 +227,7 @@ def _make_rule(
 def _create_flag(element: Element) -> bool:
     """Absent or empty → true; otherwise Java ``Boolean.parseBoolean`` of the raw attribute."""
     text = dom_attribute(element, "create")
-    return text == "" or java_equals_ignore_case(text, "true")
+    return text == "" or equals_ignore_case(text, "true")
 
 
 def _check_terminal(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fairshare.config.model import PlacementRule, RuleName
 from fairshare.config.placement.base import PlacementError, RuleContext, create_or_static
-from fairshare.config.placement.names import DEFAULT_QUEUE, assure_root, is_valid_queue_name
+from fairshare.config.placement.names import DEFAULT_QUEUE_NAME, assure_root, is_valid_queue_name
 
 NESTED_RULE_ERROR: str | None = "Parent rule should not be configured for Specified rule."
 
@@ -19,6 +19,6 @@ def place(rule: PlacementRule, ctx: RuleContext) -> str | None:
         )
     # Clients that set no queue send "default", so an explicit "default" cannot be told apart
     # from "no queue asked for": let the next rule decide (spec §1.5.2). "root.default" places.
-    if name == DEFAULT_QUEUE:
+    if name == DEFAULT_QUEUE_NAME:
         return None
     return create_or_static(rule, assure_root(name), ctx)

@@ -1,24 +1,39 @@
-"""Reading the allocation file the way Hadoop's (non-namespace-aware) DOM code does.
+"""Reading a parsed configuration file the way Hadoop's DOM code does.
 
-Shared by the allocation parser and the placement-policy parser: tag names compared as DOM
-``getTagName()`` returns them (``prefix:local``), attributes read as ``getAttribute`` (``""`` when
-absent), and a collector that turns problems into located :class:`ConfigError` /
-:class:`ConfigWarning` objects so that every error in a file can be reported at once.
+Shared by the allocation parser, the placement-policy parser and the yarn-site reader: tag names
+as a non-namespace-aware DOM's ``getTagName()`` returns them (``prefix:local``), attributes read
+as ``getAttribute`` (``""`` when absent), element children in document order, source lines, and
+a collector that turns problems into located :class:`ConfigError` / :class:`ConfigWarning`
+objects so that every problem in a file can be reported at once.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from lxml import etree
 
 from fairshare.config.errors import ConfigError
 from fairshare.config.model import ConfigWarning
-from fairshare.config.xml import Element, line_of
+from fairshare.config.xml import Element
+
+__all__ = [
+    "Problems",
+    "child_elements",
+    "dom_attribute",
+    "dom_tag",
+    "has_child_nodes",
+    "line_of",
+]
 
 
 def dom_tag(element: Element) -> str:
-    """The tag as a non-namespace-aware DOM reports it: ``p:name`` for a prefixed element."""
+    """The tag as a non-namespace-aware DOM reports it: ``p:name`` for a prefixed element.
+
+    Comments and processing instructions have no tag (``""``). The local name alone, as a
+    namespace-aware reader sees it, is ``dom_tag(e).rpartition(":")[2]``.
+    """
     tag = element.tag
     if not isinstance(tag, str):
         return ""
@@ -36,26 +51,14 @@ def has_child_nodes(element: Element) -> bool:
     return bool(element.text) or len(element) > 0
 
 
-def java_equals_ignore_case(a: str, b: str) -> bool:
-    """``String.equalsIgnoreCase``: char by char, equal as is, upper-cased or lower-cased."""
-    if len(a) != len(b):
-        return False
-    return all(
-        x == y or _upper(x) == _upper(y) or _lower(x) == _lower(y)
-        for x, y in zip(a, b, strict=True)
-    )
+def child_elements(element: Element) -> list[Element]:
+    """Element children only (comments, PIs and entity nodes skipped), in document order."""
+    return [c for c in element if isinstance(c.tag, str)]
 
 
-# Java maps one char to one char; where Python's mapping expands (e.g. "ß".upper() == "SS"),
-# Java's Character.toUpperCase leaves the char alone.
-def _upper(c: str) -> str:
-    mapped = c.upper()
-    return mapped if len(mapped) == 1 else c
-
-
-def _lower(c: str) -> str:
-    mapped = c.lower()
-    return mapped if len(mapped) == 1 else c
+def line_of(element: Element) -> int | None:
+    line: Any = element.sourceline
+    return int(line) if isinstance(line, int) else None
 
 
 @dataclass
