@@ -20,10 +20,6 @@ class ConfigError(Exception):
         self.file = file
         self.line = line
 
-    def located(self, file: str | None = None, line: int | None = None) -> ConfigError:
-        """The same error with a location filled in where it had none."""
-        return ConfigError(self.message, self.file or file, self.line or line)
-
     def __str__(self) -> str:
         if self.file and self.line:
             return f"{self.file}:{self.line}: {self.message}"
