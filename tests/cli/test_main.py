@@ -191,3 +191,17 @@ def test_validate_lists_queues_yarn_cannot_create(tmp_path: Path) -> None:
     i = lines.index("Configured queues YARN cannot create (applications cannot run in them):")
     assert lines[i + 1] == "  root.a: root.a cannot be created: policy drf is not allowed under " \
         "fair root"
+
+
+def test_validate_shows_warnings_next_to_errors_in_file_order(tmp_path: Path) -> None:
+    bad = write(tmp_path, "bad.xml", """<allocations>
+  <queue name="a"><weight>heavy</weight></queue>
+  <queue name="b"><maxResource>8192 mb, 4 vcores</maxResource></queue>
+</allocations>""")
+    result = runner.invoke(app, ["validate", bad])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f'{bad}:2: root.a: <weight> must be a number, got "heavy"',
+        f"{bad}:3: warning: root.b: <maxResource> is not a queue setting; YARN silently "
+        "ignores it; did you mean <maxResources>?",
+    ]

@@ -52,7 +52,10 @@ def _guarded(load: Callable[[], _T]) -> _T:
     try:
         return load()
     except ConfigError as exc:
-        raise _fail([str(e) for e in all_errors(exc)]) from None
+        # Errors and the warnings found in the same pass, in file order.
+        located = [(e.line or 0, str(e)) for e in all_errors(exc)]
+        located += [(w.line or 0, str(w)) for w in exc.warnings]
+        raise _fail([text for _, text in sorted(located, key=lambda item: item[0])]) from None
 
 
 def _load(allocations: Path, site: Path | None) -> tuple[SiteConfig, AllocationConfig, QueueTree]:

@@ -126,7 +126,7 @@ def _build(root: Element, source: str, types: ResourceTypes, flags: _Flags) -> A
     _check_policies(queues, top.default_policy, problems)
     if problems.errors:
         errors = sorted(problems.errors, key=lambda e: e.line or 0)
-        raise errors[0] if len(errors) == 1 else ConfigErrors(errors)
+        raise ConfigErrors(errors, warnings=problems.warnings)
     return AllocationConfig(
         queues=queues,
         user_max_apps=MappingProxyType(dict(top.users)),

@@ -8,17 +8,36 @@ one pass are raised together as :class:`ConfigErrors`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+
+class LocatedWarning(Protocol):
+    """What a warning carried along with errors looks like (``config.model.ConfigWarning``)."""
+
+    @property
+    def line(self) -> int | None: ...
 
 
 class ConfigError(Exception):
-    """A configuration error, located where possible (``file:line: message``)."""
+    """A configuration error, located where possible (``file:line: message``).
 
-    def __init__(self, message: str, file: str | None = None, line: int | None = None) -> None:
+    ``warnings`` carries the warnings found in the same pass, so that a failed load can still
+    show them next to the errors.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        file: str | None = None,
+        line: int | None = None,
+        warnings: Sequence[LocatedWarning] = (),
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.file = file
         self.line = line
+        self.warnings = tuple(warnings)
 
     def __str__(self) -> str:
         if self.file and self.line:
@@ -31,10 +50,12 @@ class ConfigError(Exception):
 class ConfigErrors(ConfigError):
     """Several configuration errors found in one pass; ``str()`` lists one per line."""
 
-    def __init__(self, errors: Iterable[ConfigError]) -> None:
+    def __init__(
+        self, errors: Iterable[ConfigError], warnings: Sequence[LocatedWarning] = ()
+    ) -> None:
         self.errors = list(errors)
         first = self.errors[0] if self.errors else ConfigError("unknown configuration error")
-        super().__init__(first.message, first.file, first.line)
+        super().__init__(first.message, first.file, first.line, warnings)
 
     def __str__(self) -> str:
         return "\n".join(str(e) for e in self.errors)
