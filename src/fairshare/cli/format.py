@@ -35,6 +35,8 @@ def configurable(value: ConfigurableResource | None, types: ResourceTypes) -> st
     if value is None:
         return "∞"
     if value.percentages is not None:
+        if len(set(value.percentages)) == 1:
+            return f"{value.percentages[0] * 100:g}% of the cluster"
         pcts = [f"{n}={p * 100:g}%" for n, p in zip(types.names, value.percentages, strict=True)]
         return ", ".join(pcts)
     assert value.absolute is not None

@@ -38,6 +38,8 @@ app = typer.Typer(
     help="The YARN Fair Scheduler, rebuilt in Python: check configurations, compute shares.",
 )
 out = Console(highlight=False)
+if not out.is_terminal:
+    out = Console(highlight=False, width=120)  # files and pipes: don't wrap tables at 80
 err = Console(stderr=True, highlight=False)
 
 
@@ -99,7 +101,7 @@ def validate(allocations: AllocationsArg, site: SiteOpt = None) -> None:
     for column in limits:
         table.add_column(column)
     for column in ("Fair-share starved", "Min-share starved", "Preemptable"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=True)
     for node in nodes:
         s = node.settings
         has_min = any(s.min_share.values)
