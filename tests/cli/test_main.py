@@ -205,3 +205,60 @@ def test_validate_shows_warnings_next_to_errors_in_file_order(tmp_path: Path) ->
         f"{bad}:3: warning: root.b: <maxResource> is not a queue setting; YARN silently "
         "ignores it; did you mean <maxResources>?",
     ]
+
+
+def test_validate_says_whether_preemption_is_on(tmp_path: Path) -> None:
+    off = runner.invoke(app, ["validate", SEED])
+    assert ("Preemption: off (yarn.scheduler.fair.preemption=false): starvation is never "
+            "checked and nothing is preempted.") in off.stdout.splitlines()
+    site = write(tmp_path, "yarn-site.xml", """<configuration>
+  <property><name>yarn.scheduler.fair.preemption</name><value>true</value></property>
+  <property><name>yarn.scheduler.fair.waitTimeBeforeKill</name><value>10000</value></property>
+</configuration>""")
+    on = runner.invoke(app, ["validate", SEED, "--site", site])
+    assert ("Preemption: on. Starvation is checked while cluster utilization is above 80%; "
+            "victims are killed 10s after they are chosen.") in on.stdout.splitlines()
+
+
+def test_validate_starvation_column_edge_values(tmp_path: Path) -> None:
+    xml = write(tmp_path, "e.xml", """<allocations>
+  <queue name="now"><fairSharePreemptionTimeout>0</fairSharePreemptionTimeout>
+    <fairSharePreemptionThreshold>0.5</fairSharePreemptionThreshold></queue>
+  <queue name="never"><fairSharePreemptionThreshold>0</fairSharePreemptionThreshold>
+    <fairSharePreemptionTimeout>5</fairSharePreemptionTimeout></queue>
+</allocations>""")
+    result = runner.invoke(app, ["validate", xml])
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line for line in result.stdout.splitlines() if line.strip()}
+    assert "< 50% at once" in rows["now"]
+    assert rows["never"].split()[3] == "off"  # threshold 0: nothing is ever below 0 × share
+
+
+def test_shares_json_marks_ancestors_of_active_leaves_active() -> None:
+    queues = seed_json("--active", "tenant1")
+    assert queues["root"]["active"] is True
+    assert queues["root.tenant1"]["active"] is True
+    assert queues["root.tenant2"]["active"] is False
+
+
+def test_shares_json_stays_valid_with_a_nan_weight(tmp_path: Path) -> None:
+    xml = write(tmp_path, "n.xml", """<allocations>
+  <queue name="odd"><weight>NaN</weight></queue>
+  <queue name="b"/>
+</allocations>""")
+    result = runner.invoke(app, ["shares", xml, "--cluster", "memory-mb=1000,vcores=1",
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    queues = json.loads(result.stdout)  # strict JSON: no bare NaN
+    assert queues["queues"]["root.odd"]["weight"] == "NaN"
+    # a NaN weight takes nothing; root.b and root.default split the memory (fair policy)
+    assert queues["queues"]["root.odd"]["fair-share"]["memory-mb"] == 0
+    assert queues["queues"]["root.b"]["fair-share"]["memory-mb"] == 500
+    assert "NaN" in result.stderr  # the warning still reaches the user, on stderr
+
+
+def test_shares_counts_a_repeated_active_queue_once() -> None:
+    result = runner.invoke(app, ["shares", SEED, "--cluster", "memory-mb=24576,vcores=12",
+                                 "--active", "tenant1,tenant1"])
+    assert result.exit_code == 0, result.output
+    assert "1 active leaf queue (*)" in result.stdout.splitlines()[0]

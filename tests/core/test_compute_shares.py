@@ -113,3 +113,14 @@ def test_doubling_a_weight_never_lowers_that_share(
         items[i].weight * 2, items[i].min_share, items[i].max_share, items[i].active, True
     )
     assert compute_shares(doubled, total, steady)[i] >= before
+
+
+def test_nan_weight_takes_nothing_and_the_search_still_ends() -> None:
+    # share(NaN·R) is (long) NaN = 0. The other queue's used(R) = trunc(R) first reaches 1000
+    # at R = 1024; bisection: 512, 768, 896, 960, 992 below, 1008 above, 1000 hits → hi = 1000.
+    assert compute_shares([s(float("nan")), s(1)], 1000, False) == [0, 1000]
+
+
+def test_only_nan_weights_end_at_infinity_with_nothing_given() -> None:
+    # YARN would double forever here (docs/fidelity.md); we stop at R = inf and give 0.
+    assert compute_shares([s(float("nan"))], 1000, False) == [0]

@@ -184,3 +184,45 @@ def test_sort_orders_by_the_policy() -> None:
     ]
     ordered = sort_schedulables(items, PolicyName.FAIR, CLUSTER)
     assert [s.name for s in ordered] == ["root.a", "root.b", "root.c", "root.idle"]
+
+
+def test_drf2_both_needy_compare_min_share_ratios() -> None:
+    # both dominant in memory (ties go to memory); ratios 1000/4000 = 0.25 vs 3000/4000 = 0.75
+    a = view("b", usage=res(1000, 1), min_share=res(4000, 10))
+    b = view("a", usage=res(3000, 1), min_share=res(4000, 10))
+    assert compare_drf2(a, b, CLUSTER) == -1
+
+
+def test_drf2_nan_ratio_compares_equal_and_falls_to_the_name() -> None:
+    # both needy with min vcores 0 and no usage: the vcores ratio is 0/0 = NaN → signum 0
+    a = view("b", usage=res(0, 0), min_share=res(100, 0))
+    b = view("a", usage=res(0, 0), min_share=res(100, 0))
+    assert compare_drf2(a, b, CLUSTER) == 1  # "b" > "a"
+
+
+def test_drfn_uses_float32_shares() -> None:
+    # (float) 16777217 rounds to 16777216, so both memory shares are exactly 0.5 in float32
+    # (in doubles s1 would be larger) and the name decides.
+    cluster = res(2**25, 100, 10)
+    s1 = view("a", usage=res(2**24 + 1, 1, 0), demand=res(1, 1, 0), min_share=res(0, 0, 0))
+    s2 = view("b", usage=res(2**24, 1, 0), demand=res(1, 1, 0), min_share=res(0, 0, 0))
+    assert compare_drfn(s1, s2, cluster) == -1
+
+
+def test_drfn_both_needy_compare_min_share_ratios() -> None:
+    cluster = res(100, 100, 10)
+    # dominant: memory for both; needy (usage < min in memory); ratios 0.5 vs 0.25 from the top
+    s1 = view("a", usage=res(20, 1, 0), demand=res(1, 1, 0), min_share=res(40, 10, 1))
+    s2 = view("b", usage=res(10, 1, 0), demand=res(1, 1, 0), min_share=res(40, 10, 1))
+    assert compare_drfn(s1, s2, cluster) == 1
+
+
+def test_fair_min_share_ratio_uses_doubles_above_2_pow_53() -> None:
+    # Java converts to double before dividing: (double)(2^53+1) = 2^53, so s1's ratio is
+    # 2^53/(2^53+2) = 1 − 2^-52 while s2's is 2^53/(double)(2^53+1) = 2^53/2^53 = 1.0:
+    # s1 first. Exact division would round both to 1 − 2^-53, tie all the way down to the
+    # names, and put s2 ("a") first.
+    big = 2**53
+    s1 = view("b", usage=res(big + 1, 0), demand=res(big + 2, 0), min_share=res(big + 2, 0))
+    s2 = view("a", usage=res(big, 0), demand=res(big + 1, 0), min_share=res(big + 1, 0))
+    assert compare_fair(s1, s2, CLUSTER) == -1

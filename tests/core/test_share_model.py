@@ -22,7 +22,11 @@ from fairshare.resources.vector import (
 )
 from tests.core.builders import apps, queue, tree
 
+# Ordinary weights plus every awkward float YARN can be given (float32-rounded by the parser).
 WEIGHTS = [0.0, 0.1, 0.5, 1.0, 1.0, 2.0, 3.3]
+ODD_WEIGHTS = [-1.0, -0.0, float("nan"), float("inf"), 1e-40, 1e-30, 1e30]
+MINS = [0, 0, 10, 3000, 2**40, 2**62, LONG_MAX]
+MAXES = [0, 1, 5000, 60000, 2**62, LONG_MAX]
 
 
 @st.composite
@@ -40,15 +44,16 @@ def configs(draw: st.DrawFn) -> AllocationConfig:
             max_res = draw(st.sampled_from(["none", "abs", "pct"]))
             max_share = None
             if max_res == "abs":
-                vals = draw(st.lists(st.integers(0, 60000), min_size=n_types, max_size=n_types))
+                vals = draw(st.lists(st.sampled_from(MAXES), min_size=n_types, max_size=n_types))
                 max_share = ConfigurableResource(absolute=res(*vals))
             elif max_res == "pct":
-                pcts = draw(st.lists(st.floats(0, 1), min_size=n_types, max_size=n_types))
+                pcts = draw(st.lists(st.sampled_from([0.0, 0.333, 0.5, 1.0, 2.0]),
+                                     min_size=n_types, max_size=n_types))
                 max_share = ConfigurableResource(percentages=tuple(pcts))
-            mins = draw(st.lists(st.sampled_from([0, 0, 10, 3000]), min_size=n_types,
-                                 max_size=n_types))
+            mins = draw(st.lists(st.sampled_from(MINS), min_size=n_types, max_size=n_types))
+            weight = draw(st.sampled_from(WEIGHTS + ODD_WEIGHTS))
             queues.append(QueueConfig(
-                name, is_parent, weight=float32(draw(st.sampled_from(WEIGHTS))),
+                name, is_parent, weight=float32(weight),
                 min_resources=res(*mins), max_resources=max_share,
                 scheduling_policy=draw(st.sampled_from(policies)),
             ))
@@ -60,7 +65,7 @@ def configs(draw: st.DrawFn) -> AllocationConfig:
                             has_file=True)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(configs(), st.data())
 def test_batched_path_matches_reference(config: AllocationConfig, data: st.DataObject) -> None:
     t = build_queue_tree(config, DEFAULT_TYPES)
@@ -69,11 +74,15 @@ def test_batched_path_matches_reference(config: AllocationConfig, data: st.DataO
         n = data.draw(st.integers(0, 4))
         runnable[leaf.name] = [
             AppShareInput(f"{leaf.name}/{k}", data.draw(st.integers(0, 3)),
-                          float32(data.draw(st.sampled_from(WEIGHTS))))
+                          float32(data.draw(st.sampled_from(WEIGHTS + ODD_WEIGHTS))))
             for k in range(n)
         ]
-    cluster = res(data.draw(st.integers(0, 200_000)), data.draw(st.integers(0, 200)))
-    previous = FairShares({"root.q0": res(5, 5)}, {})
+    cluster = res(data.draw(st.sampled_from([0, 1000, 200_000, 2**62, LONG_MAX])),
+                  data.draw(st.sampled_from([0, 7, 200, LONG_MAX])))
+    previous = FairShares(
+        {q.name: res(data.draw(st.integers(0, 9)), data.draw(st.integers(0, 9))) for q in t},
+        {a.app_id: res(7, 7) for apps_ in runnable.values() for a in apps_},
+    )
     expected = compute_instantaneous_fair_shares(t, cluster, runnable, previous)
     actual = ShareModel(t, runnable).compute(cluster, previous).to_fair_shares()
     assert actual == expected

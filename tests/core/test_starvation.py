@@ -353,3 +353,24 @@ def test_heap_returns_every_app_once(vectors: list[tuple[int, int]]) -> None:
     for app_id in starvation:
         queue = add_starved_app(queue, app_id, starvation)
     assert sorted(_take_all(queue, starvation)) == sorted(starvation)
+
+
+def test_apps_added_in_the_fair_share_pass_sift_with_their_old_min_share_starvation() -> None:
+    # spec §4.4: the heap compares the values apps hold when it sifts. X is queued with 5 GB.
+    # A is fair-share starved by 1 GB (fair share 4 GB, threshold 0.5 → 2 GB − 1 GB) and is
+    # added then, with its old min-share starvation 0: 1 GB fits in 5 GB → A becomes the head.
+    # Its later min-share starvation (17 GB) does not re-sift it (the second add is a no-op).
+    x_queue = add_starved_app(StarvedApps(), "x", {"x": res(5 * GB, 0)})
+    a = app("a", demand=res(20 * GB, 0), usage=res(GB, 0), fair_share=res(4 * GB, 0))
+    q = leaf(min_share=res(20 * GB, 0), demand=res(20 * GB, 0), usage=res(GB, 0))
+    update = update_starved_apps(q, [a], cluster=CLUSTER, now=10_000, queue=x_queue,
+                                 others={"x": res(5 * GB, 0)})
+    # min share: 20 − 1 = 19 GB, minus the 1 GB fair-share total → 18 GB pending;
+    # a's unmet 19 − 1 = 18 GB is not > 18 → a gets 18 GB.
+    (after,) = update.apps
+    assert after.fairshare_starvation == res(GB, 0)
+    assert after.minshare_starvation == res(18 * GB, 0)
+    assert update.queue.heap == ("a", "x")
+    # Replaying the adds with the final values (19 GB vs 5 GB) would have put x first:
+    replay = add_starved_app(x_queue, "a", {"x": res(5 * GB, 0), "a": res(19 * GB, 0)})
+    assert replay.heap == ("x", "a")

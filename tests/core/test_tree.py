@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.model import (
     TIMEOUT_NEVER_MS,
@@ -179,3 +181,31 @@ def test_many_queues_build_in_one_pass() -> None:
     tree = build(f"<allocations>{queues}</allocations>")
     assert len(tree.queues) == 20002
     assert tree["root"].children[-1] == "root.q19999"
+
+
+def test_root_default_configured_as_a_fifo_parent_disappears() -> None:
+    # spec §1.6: the empty leaf is removed, and re-creating it as a parent fails (fifo)
+    tree = build("""<allocations>
+      <queue name="a"/>
+      <queue name="default" type="parent"><schedulingPolicy>fifo</schedulingPolicy></queue>
+    </allocations>""")
+    assert "root.default" not in tree
+    assert tree["root"].children == ("root.a",)
+    assert tree.not_created == (
+        ("root.default", "root.default cannot be created: fifo is not allowed on a parent queue"),
+    )
+
+
+def test_root_default_recreated_as_a_parent_moves_to_the_end() -> None:
+    tree = build("""<allocations>
+      <queue name="default" type="parent"/>
+      <queue name="a"/>
+    </allocations>""")
+    assert tree["root"].children == ("root.a", "root.default")
+    assert not tree["root.default"].is_leaf
+
+
+def test_with_queue_refuses_what_yarn_refuses() -> None:
+    tree = build("<allocations><queue name='a'/></allocations>")
+    with pytest.raises(ValueError, match=r"its parent root\.a is a leaf queue"):
+        tree.with_queue("root.a.b", is_leaf=True, dynamic=True)

@@ -15,13 +15,6 @@ def amount(value: int) -> str:
     return "∞" if value == LONG_MAX else f"{value:,}"
 
 
-def resource(r: Resource, types: ResourceTypes) -> str:
-    """YARN's own notation, ``<memory:8192, vCores:4>``, with custom types appended."""
-    parts = [f"memory:{amount(r.memory)}", f"vCores:{amount(r.vcores)}"]
-    parts += [f"{n}:{amount(v)}" for n, v in zip(types.names[2:], r.values[2:], strict=True)]
-    return "<" + ", ".join(parts) + ">"
-
-
 def short(r: Resource, types: ResourceTypes) -> str:
     """Compact form for tables: ``6,144 MB, 3 vc`` (custom types by name); ∞ when unbounded."""
     if all(v == LONG_MAX for v in r.values):
@@ -55,9 +48,10 @@ def timeout(ms: int) -> str:
 
 def fair_share_starvation(timeout_ms: int, threshold: float) -> str:
     """When an app counts as fair-share starved, e.g. ``< 80% for 5s`` (spec §4.2)."""
-    if timeout_ms in (TIMEOUT_NEVER_MS, UNSET_TIMEOUT_MS) or threshold <= 0:
+    if timeout_ms == TIMEOUT_NEVER_MS or not threshold > 0:  # NaN thresholds never starve
         return "off"
-    return f"< {threshold * 100:.4g}% for {timeout(timeout_ms)}"
+    wait = "at once" if timeout_ms <= 0 else f"for {timeout(timeout_ms)}"
+    return f"< {threshold * 100:.4g}% {wait}"
 
 
 def min_share_starvation(timeout_ms: int, has_min_share: bool) -> str:
@@ -70,7 +64,18 @@ def min_share_starvation(timeout_ms: int, has_min_share: bool) -> str:
 def percent(part: int, whole: int) -> str:
     if whole <= 0:
         return ""
+    if part == LONG_MAX:
+        return "∞"
     return f"{100.0 * part / whole:.1f}"
+
+
+def json_number(value: float) -> float | str:
+    """JSON has no NaN or infinity: such weights are written as the strings Java prints."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    return value
 
 
 def rule(r: PlacementRule) -> str:
@@ -82,7 +87,3 @@ def rule(r: PlacementRule) -> str:
     if r.parent is not None:
         text += f" under {rule(r.parent)}"
     return text
-
-
-def resource_dict(r: Resource, types: ResourceTypes) -> dict[str, int]:
-    return types.as_dict(r)

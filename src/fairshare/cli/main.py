@@ -23,7 +23,7 @@ from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.model import AllocationConfig, PlacementPolicy
 from fairshare.config.placement.policy import generated_policy
 from fairshare.config.yarnsite import SiteConfig, load_site
-from fairshare.core.fairshare import shares_with_active_leaves
+from fairshare.core.fairshare import AppShareInput, active_queues, shares_with_active_leaves
 from fairshare.core.tree import QueueNode, QueueTree, build_queue_tree
 from fairshare.resources.parse import ResourceStringError, parse_resource_config
 from fairshare.resources.vector import Resource, ResourceTypes
@@ -121,6 +121,7 @@ def validate(allocations: AllocationsArg, site: SiteOpt = None) -> None:
             "yes" if s.preemptable else "no",
         )
     out.print(table)
+    out.print(_preemption_summary(site_config), markup=False, soft_wrap=True)
     if tree.not_created:
         out.print("Configured queues YARN cannot create (applications cannot run in them):")
         for name, why in tree.not_created:
@@ -143,6 +144,17 @@ def _tree_label(node: QueueNode, marker: str = "") -> str:
     depth = node.name.count(".")
     label = "  " * depth + node.name.rsplit(".", 1)[-1] if depth else node.name
     return label + ("" if node.is_leaf else "/") + marker
+
+
+def _preemption_summary(site: SiteConfig) -> str:
+    """Whether the starvation columns can ever act (spec §1.1, §4.1)."""
+    if not site.preemption:
+        return ("Preemption: off (yarn.scheduler.fair.preemption=false): starvation is never "
+                "checked and nothing is preempted.")
+    threshold = site.preemption_cluster_utilization_threshold
+    return (f"Preemption: on. Starvation is checked while cluster utilization is above "
+            f"{threshold * 100:.4g}%; victims are killed "
+            f"{fmt.timeout(site.wait_time_before_kill_ms)} after they are chosen.")
 
 
 def _print_placement(config: AllocationConfig, site: SiteConfig) -> None:
@@ -171,6 +183,7 @@ def _parse_active(text: str | None, tree: QueueTree) -> list[str]:
         return leaves
     names = [n.strip() for n in text.split(",") if n.strip()]
     full = [n if n == "root" or n.startswith("root.") else f"root.{n}" for n in names]
+    full = list(dict.fromkeys(full))  # a repeated name counts once
     unknown = [n for n in full if n not in leaves]
     if unknown:
         raise _fail([f"--active: not a leaf queue of this configuration: {n}" for n in unknown])
@@ -196,23 +209,24 @@ def shares(
     capacity = _parse_cluster(cluster, types)
     active_leaves = _parse_active(active, tree)
     steady, instantaneous = shares_with_active_leaves(tree, capacity, active_leaves)
+    _warnings(site_config, config)
     if as_json:
+        busy = active_queues(tree, {leaf: [AppShareInput(leaf)] for leaf in active_leaves})
         rows = {
             node.name: {
                 "type": "leaf" if node.is_leaf else "parent",
-                "active": node.name in active_leaves,
+                "active": node.name in busy,
                 "steady-fair-share": types.as_dict(steady[node.name]),
                 "fair-share": types.as_dict(instantaneous.queues[node.name]),
                 "min-share": types.as_dict(node.settings.min_share),
                 "max-share": types.as_dict(node.settings.effective_max_share(capacity)),
-                "weight": node.settings.weight,
+                "weight": fmt.json_number(node.settings.weight),
                 "policy": node.settings.policy.value,
             }
             for node in tree.depth_first()
         }
-        sys.stdout.write(json.dumps({"queues": rows}, indent=2) + "\n")
+        sys.stdout.write(json.dumps({"queues": rows}, indent=2, allow_nan=False) + "\n")
         return
-    _warnings(site_config, config)
     out.print(_shares_table(tree, capacity, steady, instantaneous.queues, active_leaves))
 
 

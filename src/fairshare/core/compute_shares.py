@@ -68,17 +68,17 @@ def resource_used(items: Sequence[ShareInput], ratio: float) -> int:
 
 def compute_shares(items: Sequence[ShareInput], total: int, steady: bool) -> list[int]:
     """The new value of one resource type for each schedulable, in input order."""
-    result: list[int | None] = [fixed_share(s, steady) for s in items]
+    fixed = [fixed_share(s, steady) for s in items]
     taken = 0
-    for value in result:
+    for value in fixed:
         if value is not None:
             taken = sat_add(taken, value)
-    searching = [s for s, value in zip(items, result, strict=True) if value is None]
-    if searching:
-        ratio = _search_ratio(searching, _search_total(searching, total, taken))
-        shares = iter([share_at(s, ratio) for s in searching])
-        result = [next(shares) if value is None else value for value in result]
-    return [0 if value is None else value for value in result]
+    searching = [s for s, value in zip(items, fixed, strict=True) if value is None]
+    ratio = _search_ratio(searching, _search_total(searching, total, taken)) if searching else 0.0
+    return [
+        share_at(s, ratio) if value is None else value
+        for s, value in zip(items, fixed, strict=True)
+    ]
 
 
 def _search_total(searching: Sequence[ShareInput], total: int, taken: int) -> int:

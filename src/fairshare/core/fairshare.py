@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from fairshare.config.model import PolicyName
 from fairshare.core.compute_shares import ShareInput, compute_shares
 from fairshare.core.tree import ROOT, QueueTree
-from fairshare.resources.vector import LONG_MAX, Resource, float32
+from fairshare.resources.vector import LONG_MAX, Resource, float32, none_like
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,11 +106,11 @@ def compute_steady_fair_shares(
 ) -> dict[str, Resource]:
     """Steady fair share of every queue: all queues take part, active or not (spec §2.4)."""
     prev = previous or {}
-    none = Resource((0,) * len(cluster.values))
+    none = none_like(cluster)
     shares: dict[str, Resource] = {ROOT: cluster}
     for node in tree.depth_first():
-        if node.is_leaf or node.settings.policy is PolicyName.FIFO:
-            continue  # fifo computes no steady shares (and cannot be a parent anyway)
+        if node.is_leaf:
+            continue
         children = list(node.children)
         new = _cut(
             shares[node.name],
@@ -133,7 +133,7 @@ def compute_instantaneous_fair_shares(
 ) -> FairShares:
     """Instantaneous fair shares of queues and runnable apps (spec §2.4, §2.5, §2.7)."""
     prev = previous or FairShares({}, {})
-    none = Resource((0,) * len(cluster.values))
+    none = none_like(cluster)
     active = active_queues(tree, runnable)
     queues: dict[str, Resource] = {ROOT: cluster}
     apps: dict[str, Resource] = {}

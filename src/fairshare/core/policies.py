@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from fairshare.config.model import PolicyName
 from fairshare.resources.calc import DEFAULT, DOMINANT, ResourceCalculator
-from fairshare.resources.vector import Resource, float32, java_div
+from fairshare.resources.vector import Resource, float32, java_div, long_to_float32, sign
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,11 +35,6 @@ class SchedulableView:
 Comparator = Callable[[SchedulableView, SchedulableView, Resource], int]
 
 
-def _sign(x: float) -> int:
-    """``(int) Math.signum(x)``: NaN gives 0."""
-    return 1 if x > 0 else (-1 if x < 0 else 0)
-
-
 def java_string_compare(a: str, b: str) -> int:
     """Sign of Java's ``String.compareTo``: UTF-16 code units, not code points."""
     ea, eb = a.encode("utf-16-be", "surrogatepass"), b.encode("utf-16-be", "surrogatepass")
@@ -48,7 +43,7 @@ def java_string_compare(a: str, b: str) -> int:
 
 def compare_attributes(s1: SchedulableView, s2: SchedulableView) -> int:
     """Final tie-break of every comparator: start time, then name."""
-    return _sign(s1.start_time - s2.start_time) or java_string_compare(s1.name, s2.name)
+    return sign(s1.start_time - s2.start_time) or java_string_compare(s1.name, s2.name)
 
 
 # -- fair (spec §3.5.1) ------------------------------------------------------------------------
@@ -74,9 +69,10 @@ def _compare_min_share_usage(s1: SchedulableView, s2: SchedulableView) -> int:
     if needy2 and not needy1:
         return 1
     if needy1 and needy2:
-        ratio1 = s1.usage.memory / max(m1, 1)
-        ratio2 = s2.usage.memory / max(m2, 1)
-        return _sign(ratio1 - ratio2)
+        # Java converts both longs to double before dividing (exact int division would not).
+        ratio1 = float(s1.usage.memory) / float(max(m1, 1))
+        ratio2 = float(s2.usage.memory) / float(max(m2, 1))
+        return sign(ratio1 - ratio2)
     return 0
 
 
@@ -84,11 +80,11 @@ def _compare_fair_share_usage(s1: SchedulableView, s2: SchedulableView) -> int:
     """3. usage / weight; a zero (or negative) weight loses to a positive one."""
     w1, w2 = s1.weight, s2.weight
     if w1 > 0.0 and w2 > 0.0:
-        return _sign(s1.usage.memory / w1 - s2.usage.memory / w2)
+        return sign(s1.usage.memory / w1 - s2.usage.memory / w2)
     if w1 == w2:
-        return _sign(float(s1.usage.memory) - float(s2.usage.memory))
+        return sign(float(s1.usage.memory) - float(s2.usage.memory))
     # Negated weights: the larger weight sorts first (YARN's own trick).
-    return _sign(-w1 - -w2)
+    return sign(-w1 - -w2)
 
 
 def compare_fair(s1: SchedulableView, s2: SchedulableView, cluster: Resource) -> int:
@@ -120,7 +116,7 @@ def _drf2_shares(s: SchedulableView, cluster: Resource) -> tuple[int, list[float
 
 
 def _compare_by_dominant(a: list[float], da: int, b: list[float], db: int) -> int:
-    return _sign(a[da] - b[db]) or _sign(a[1 - da] - b[1 - db])
+    return sign(a[da] - b[db]) or sign(a[1 - da] - b[1 - db])
 
 
 def compare_drf2(
@@ -153,12 +149,17 @@ def _f32_div(a: float, b: float) -> float:
     return float32(java_div(float32(a), float32(b)))
 
 
+def _long_f32_div(a: int, b: int) -> float:
+    """Java ``long / (float) long``: both longs rounded once to float32, float32 division."""
+    return float32(java_div(long_to_float32(a), long_to_float32(b)))
+
+
 def _drfn_ratios(s: SchedulableView, cluster: Resource) -> tuple[int, list[list[float]]]:
     """Per type [usage share, share / weight, 0] in float32; dominant = first maximum."""
     ratios: list[list[float]] = []
     dominant = 0
     for k, (u, c) in enumerate(zip(s.usage.values, cluster.values, strict=True)):
-        share = _f32_div(float(u), float(c))
+        share = _long_f32_div(u, c)
         ratios.append([share, _f32_div(share, s.weight), 0.0])
         if share > ratios[dominant][0]:
             dominant = k
@@ -166,7 +167,7 @@ def _drfn_ratios(s: SchedulableView, cluster: Resource) -> tuple[int, list[list[
 
 
 def _usage_descending(a: list[float], b: list[float]) -> int:
-    return _sign(b[0] - a[0])
+    return sign(b[0] - a[0])
 
 
 def _sorted_by_usage(ratios: list[list[float]]) -> list[list[float]]:
@@ -176,7 +177,7 @@ def _sorted_by_usage(ratios: list[list[float]]) -> list[list[float]]:
 
 def _compare_ratios(r1: list[list[float]], r2: list[list[float]], index: int) -> int:
     for a, b in zip(r1, r2, strict=True):
-        ret = _sign(a[index] - b[index])
+        ret = sign(a[index] - b[index])
         if ret:
             return ret
     return 0
@@ -197,7 +198,7 @@ def compare_drfn(s1: SchedulableView, s2: SchedulableView, cluster: Resource) ->
     else:
         for s, r in ((s1, r1), (s2, r2)):
             for k, row in enumerate(r):
-                row[2] = _f32_div(float(s.usage.values[k]), float(s.min_share.values[k]))
+                row[2] = _long_f32_div(s.usage.values[k], s.min_share.values[k])
         res = _compare_ratios(_sorted_by_usage(r1), _sorted_by_usage(r2), 2)
     return res or compare_attributes(s1, s2)
 

@@ -195,6 +195,7 @@ class LeafStarvationUpdate:
     min_share: MinShareStarvation  # carries the leaf's new lastTimeAtMinShare
     fair_share_total: Resource
     enqueue: tuple[str, ...]  # app ids in ``starvedApps.add`` call order, repeats kept (§4.4)
+    queue: StarvedApps  # the starved-apps queue after those adds
 
 
 def apps_to_check(
@@ -203,25 +204,50 @@ def apps_to_check(
     """``fetchAppsWithDemand``: pending demand (any component ≠ 0) and past the back-off, in
     the leaf policy's comparator order (the TreeSet of §4.3)."""
     compare = comparator_for(policy, len(cluster.values))
-
-    def cmp(a: AppStarvationView, b: AppStarvationView) -> int:
-        return compare(a.schedulable(), b.schedulable(), cluster)
-
     eligible = [
         a for a in apps
         if not is_none(subtract(a.demand, a.usage)) and now >= a.next_starvation_check
     ]
+    views = {a.app_id: a.schedulable() for a in eligible}
+
+    def cmp(a: AppStarvationView, b: AppStarvationView) -> int:
+        return compare(views[a.app_id], views[b.app_id], cluster)
+
     return sorted(eligible, key=functools.cmp_to_key(cmp))
 
 
+class _Enqueuer:
+    """Replays ``starvedApps.add`` calls with the starvation values current at each call.
+
+    Java's heap compares the values apps hold *when it sifts*, so an app added in the
+    fair-share pass is placed with its old min-share starvation (spec §4.4).
+    """
+
+    def __init__(self, queue: StarvedApps, others: StarvationOf) -> None:
+        self.queue = queue
+        self.current = dict(others)
+        self.calls: list[str] = []
+
+    def set(self, app: AppStarvationView) -> None:
+        self.current[app.app_id] = app.starvation
+
+    def add(self, app: AppStarvationView) -> None:
+        self.set(app)
+        self.calls.append(app.app_id)
+        self.queue = add_starved_app(self.queue, app.app_id, self.current)
+
+
 def _fair_share_pass(
-    ordered: list[AppStarvationView], leaf: LeafStarvationView, cluster: Resource, now: int
-) -> tuple[list[AppStarvationView], Resource, list[str]]:
+    ordered: list[AppStarvationView],
+    leaf: LeafStarvationView,
+    cluster: Resource,
+    now: int,
+    enqueuer: _Enqueuer,
+) -> tuple[list[AppStarvationView], Resource]:
     """Spec §4.3 (1): evaluate apps in order and stop at the first one not starved."""
     calc = calculator_for(leaf.policy)
     updated = list(ordered)
     total = none_like(leaf.demand)
-    enqueued: list[str] = []
     for i, app in enumerate(ordered):
         result = fair_share_starvation(
             fair_share=app.fair_share, usage=app.usage, demand=app.demand,
@@ -233,11 +259,12 @@ def _fair_share_pass(
             app, fairshare_starvation=result.amount,
             last_time_at_fair_share=result.last_time_at_fair_share,
         )
+        enqueuer.set(updated[i])
         if is_none(result.amount):
             break  # later apps keep stale values (§4.3 "early break")
-        enqueued.append(app.app_id)
+        enqueuer.add(updated[i])
         total = add(total, result.amount)
-    return updated, total, enqueued
+    return updated, total
 
 
 def update_starved_apps(
@@ -246,10 +273,19 @@ def update_starved_apps(
     *,
     cluster: Resource,
     now: int,
+    queue: StarvedApps | None = None,
+    others: StarvationOf | None = None,
 ) -> LeafStarvationUpdate:
-    """Spec §4.3 ``leaf.updateStarvedApps(now)`` for the leaf's runnable ``apps``."""
-    ordered, fs_total, enqueued = _fair_share_pass(
-        apps_to_check(apps, leaf.policy, cluster, now), leaf, cluster, now
+    """Spec §4.3 ``leaf.updateStarvedApps(now)`` for the leaf's runnable ``apps``.
+
+    ``queue`` is the starved-apps queue before this leaf's pass and ``others`` the current
+    starvation of every app already in it that is not one of ``apps``.
+    """
+    enqueuer = _Enqueuer(queue or StarvedApps(), others or {})
+    for app in apps:
+        enqueuer.set(app)
+    ordered, fs_total = _fair_share_pass(
+        apps_to_check(apps, leaf.policy, cluster, now), leaf, cluster, now, enqueuer
     )
     min_share = min_share_starvation_of_leaf(
         min_share=leaf.min_share, demand=leaf.demand, usage=leaf.usage,
@@ -260,13 +296,15 @@ def update_starved_apps(
     attribution = attribute_min_share_starvation(
         unmet, min_share.uncovered, calculator_for(leaf.policy), cluster
     )
-    changed = {
-        a.app_id: dataclasses.replace(a, minshare_starvation=amount)
-        for a, amount in zip(ordered, attribution.amounts, strict=True)
-    }
-    enqueued += [a.app_id for a, yes in zip(ordered, attribution.added, strict=True) if yes]
+    changed = {}
+    for app, amount, added in zip(ordered, attribution.amounts, attribution.added, strict=True):
+        changed[app.app_id] = dataclasses.replace(app, minshare_starvation=amount)
+        enqueuer.set(changed[app.app_id])
+        if added:
+            enqueuer.add(changed[app.app_id])
     return LeafStarvationUpdate(
-        tuple(changed.get(a.app_id, a) for a in apps), min_share, fs_total, tuple(enqueued)
+        tuple(changed.get(a.app_id, a) for a in apps), min_share, fs_total,
+        tuple(enqueuer.calls), enqueuer.queue,
     )
 
 

@@ -64,9 +64,6 @@ class QueueTree:
     def leaves(self) -> list[QueueNode]:
         return [q for q in self.queues.values() if q.is_leaf]
 
-    def children(self, name: str) -> list[QueueNode]:
-        return [self.queues[c] for c in self.queues[name].children]
-
     def depth_first(self, name: str = ROOT) -> Iterator[QueueNode]:
         """Pre-order walk in child order (what a tree view shows)."""
         stack = [name]
@@ -80,7 +77,13 @@ class QueueTree:
         return _creation_problem(self.queues, self.config, name, is_leaf)
 
     def with_queue(self, name: str, is_leaf: bool, dynamic: bool) -> QueueTree:
-        """A tree with ``name`` created under its (existing) parent; settings inherited now."""
+        """A tree with ``name`` created under its (existing) parent; settings inherited now.
+
+        Raises ``ValueError`` when YARN would refuse to create it (see :meth:`creation_problem`).
+        """
+        problem = self.creation_problem(name, is_leaf)
+        if problem is not None:
+            raise ValueError(f"cannot create {name}: {problem}")
         parent = self.queues[parent_of(name) or ROOT]
         queues = dict(self.queues)
         queues[parent.name] = replace(parent, children=(*parent.children, name))
@@ -133,17 +136,21 @@ class _Builder:
             prefix = ".".join(parts[:depth])
             leaf = is_leaf and depth == len(parts)
             existing = self.nodes.get(prefix)
-            if existing is not None:
-                if existing.is_leaf and not leaf and prefix == name and not self.children[prefix]:
-                    # An empty leaf configured as a parent is replaced (only root.default can
-                    # exist before the file is applied; spec §1.6 incompatible queues).
-                    self.nodes[prefix] = replace(existing, is_leaf=False)
+            if existing is not None and existing.is_leaf and not leaf and prefix == name:
+                # A configured parent that exists as an (empty) leaf — only root.default can,
+                # before the file is applied — is removed and created anew (spec §1.6).
+                self._remove(prefix)
+            elif existing is not None:
                 continue
             problem = _creation_problem(self.nodes, self.config, prefix, leaf)
             if problem is not None:
                 self.not_created.append((name, f"{prefix} cannot be created: {problem}"))
                 return
             self.create(prefix, leaf)
+
+    def _remove(self, name: str) -> None:
+        del self.nodes[name], self.children[name]
+        self.children[parent_of(name) or ROOT].remove(name)
 
     def freeze(self) -> QueueTree:
         queues = {

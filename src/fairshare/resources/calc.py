@@ -12,18 +12,9 @@ import math
 from dataclasses import dataclass
 from typing import Protocol
 
-from fairshare.resources.vector import Resource, float32, java_div
+from fairshare.resources.vector import Resource, float32, java_div, long_to_float32, sign
 
 INF = math.inf
-
-
-def _sign(x: float) -> int:
-    """``(int) Math.signum(x)``; NaN casts to 0."""
-    if x > 0:
-        return 1
-    if x < 0:
-        return -1
-    return 0
 
 
 class ResourceCalculator(Protocol):
@@ -51,12 +42,12 @@ class DefaultResourceCalculator:
         return (a.memory > b.memory) - (a.memory < b.memory)
 
     def ratio(self, a: Resource, b: Resource) -> float:
-        """``a.memory / b.memory``; 0/0 is 0, x/0 (x>0) is +Infinity."""
+        """``(float) a.memory / b.memory`` in float32; 0/0 is 0, x/0 is ±Infinity."""
         if b.memory == 0:
             if a.memory == 0:
                 return 0.0
             return INF if a.memory > 0 else -INF
-        return a.memory / b.memory
+        return float32(long_to_float32(a.memory) / long_to_float32(b.memory))
 
     def fits_in(self, a: Resource, b: Resource) -> bool:
         return a.memory <= b.memory
@@ -114,7 +105,7 @@ def _compare_sorted(shares_a: list[float], shares_b: list[float]) -> int:
         diff = sa - sb
         if diff != 0.0:
             break
-    return _sign(diff)
+    return sign(diff)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +125,7 @@ class DominantResourceCalculator:
         shares_b = [_share(v, c) for v, c in zip(b.values, cluster.values, strict=True)]
         if single_type:
             max_a, max_b = _max_share_skipping_inf(shares_a, shares_b)
-            return _sign(max_a - max_b)
+            return sign(max_a - max_b)
         if len(shares_a) == 2:
             return _compare_two(shares_a, shares_b)
         return _compare_sorted(shares_a, shares_b)
@@ -143,7 +134,7 @@ class DominantResourceCalculator:
         """Largest per-component ``(float) a_i / (float) b_i``, starting from 0.0f."""
         best = 0.0
         for x, y in zip(a.values, b.values, strict=True):
-            tmp = float32(java_div(float32(float(x)), float32(float(y))))
+            tmp = float32(java_div(long_to_float32(x), long_to_float32(y)))
             best = best if best > tmp else tmp  # Java's ternary, NaN included
         return best
 
@@ -153,11 +144,3 @@ class DominantResourceCalculator:
 
 DEFAULT = DefaultResourceCalculator()
 DOMINANT = DominantResourceCalculator()
-
-
-def greater_than(calc: ResourceCalculator, cluster: Resource, a: Resource, b: Resource) -> bool:
-    return calc.compare(cluster, a, b) > 0
-
-
-def less_than(calc: ResourceCalculator, cluster: Resource, a: Resource, b: Resource) -> bool:
-    return calc.compare(cluster, a, b) < 0

@@ -29,7 +29,3 @@ class ConfigurableResource:
                 for c, p in zip(cluster.values, self.percentages, strict=True)
             )
         )
-
-    @property
-    def is_percentage(self) -> bool:
-        return self.percentages is not None

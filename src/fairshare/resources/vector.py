@@ -52,6 +52,27 @@ def float32(value: float) -> float:
     return result
 
 
+def long_to_float32(n: int) -> float:
+    """Java's ``(float) someLong``: one correct rounding (half-even) straight to float32.
+
+    Going through a double first would round twice for magnitudes above 2^53.
+    """
+    if -(2**53) <= n <= 2**53:
+        return float32(float(n))
+    magnitude = abs(n)
+    shift = magnitude.bit_length() - 24
+    quotient, remainder = divmod(magnitude, 1 << shift)
+    half = 1 << (shift - 1)
+    if remainder > half or (remainder == half and quotient & 1):
+        quotient += 1
+    return math.copysign(float32(float(quotient) * 2.0**shift), n)
+
+
+def sign(x: float) -> int:
+    """``(int) Math.signum(x)``: NaN gives 0."""
+    return 1 if x > 0 else (-1 if x < 0 else 0)
+
+
 def java_div(a: float, b: float) -> float:
     """Java double division: x/0 is ±Infinity (sign of both operands), 0/0 is NaN."""
     if b == 0:
@@ -145,11 +166,6 @@ class Resource:
     def __sub__(self, other: Resource) -> Resource:
         return subtract(self, other)
 
-    def with_value(self, index: int, value: int) -> Resource:
-        vals = list(self.values)
-        vals[index] = clamp_long(value)
-        return Resource(tuple(vals))
-
     def __repr__(self) -> str:
         inner = ", ".join(str(v) for v in self.values)
         return f"<{inner}>"
@@ -199,9 +215,18 @@ def multiply(r: Resource, k: float) -> Resource:
     return Resource(tuple(java_long(float(v) * k) for v in r.values))
 
 
+def java_ceil_long(value: float) -> int:
+    """``(long) Math.ceil(x)``: NaN gives 0, infinities saturate."""
+    if value != value:
+        return 0
+    if math.isinf(value):
+        return LONG_MAX if value > 0 else LONG_MIN
+    return java_long(math.ceil(value))
+
+
 def multiply_and_round_up(r: Resource, k: float) -> Resource:
     """Componentwise ``(long) Math.ceil(v * k)``."""
-    return Resource(tuple(java_long(math.ceil(float(v) * k)) for v in r.values))
+    return Resource(tuple(java_ceil_long(float(v) * k) for v in r.values))
 
 
 def fits_in(a: Resource, b: Resource) -> bool:
