@@ -258,8 +258,8 @@ def _shares_table(
     units = ["MB", "vc", *types.names[2:]]
     for kind in ("Steady", "Inst."):
         for unit in units:
-            table.add_column(f"{kind}\n{unit}", justify="right", no_wrap=True)
-        table.add_column("\n%", justify="right", no_wrap=True)
+            table.add_column(f"{kind}\n{unit}", justify="right", overflow="fold")
+        table.add_column("\n%", justify="right", overflow="fold")
     for node in tree.depth_first():
         s = node.settings
         cells = {

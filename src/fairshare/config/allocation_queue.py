@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from fairshare.config.allocation_values import (
     BadValue,
@@ -192,26 +192,30 @@ class QueueParser:
     # --- value readers (text is trimmed unless the setting is an ACL) --------------------------
 
     def min_resources(self, queue: str, text: str, child: Element) -> Resource | None:
-        resource = parse_resource_config(text, self.types, missing="zero")
-        if resource.absolute is None:
-            self.problems.warn(
-                f"{queue}: a percentage <minResources> is silently ignored by YARN: the queue "
-                f"has no minimum share (spec §1.3.2); write an absolute value",
-                child,
-            )
-        return resource.absolute
+        return self._absolute_only(
+            queue, text, child, "zero",
+            f"{queue}: a percentage <minResources> is silently ignored by YARN: the queue "
+            f"has no minimum share (spec §1.3.2); write an absolute value",
+        )
 
     def max_resources(self, queue: str, text: str, child: Element) -> ConfigurableResource:
         return parse_resource_config(text, self.types, missing="unbounded")
 
     def max_container_allocation(self, queue: str, text: str, child: Element) -> Resource | None:
-        resource = parse_resource_config(text, self.types, missing="unbounded")
+        return self._absolute_only(
+            queue, text, child, "unbounded",
+            f"{queue}: a percentage <maxContainerAllocation> is ignored by YARN: the queue "
+            f"inherits its parent's cap (spec §1.3.2); write an absolute value",
+        )
+
+    def _absolute_only(
+        self, queue: str, text: str, child: Element, missing: Literal["zero", "unbounded"],
+        if_percentage: str,
+    ) -> Resource | None:
+        """Settings YARN reads only as absolute values; a percentage becomes "unset"."""
+        resource = parse_resource_config(text, self.types, missing=missing)
         if resource.absolute is None:
-            self.problems.warn(
-                f"{queue}: a percentage <maxContainerAllocation> is ignored by YARN: the queue "
-                f"inherits its parent's cap (spec §1.3.2); write an absolute value",
-                child,
-            )
+            self.problems.warn(if_percentage, child)
         return resource.absolute
 
 
