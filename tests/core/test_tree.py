@@ -12,7 +12,8 @@ from fairshare.config.model import (
     AllocationConfig,
     PolicyName,
 )
-from fairshare.core.tree import build_queue_tree
+from fairshare.config.placement.policy import generated_policy, place_application
+from fairshare.core.tree import build_queue_tree, get_or_create_leaf, without_empty_dynamic_queues
 from fairshare.resources.vector import DEFAULT_TYPES, res
 
 
@@ -209,3 +210,92 @@ def test_with_queue_refuses_what_yarn_refuses() -> None:
     tree = build("<allocations><queue name='a'/></allocations>")
     with pytest.raises(ValueError, match=r"its parent root\.a is a leaf queue"):
         tree.with_queue("root.a.b", is_leaf=True, dynamic=True)
+
+
+# -- §1.6 dynamic queues ----------------------------------------------------------------------
+
+DYNAMIC = """<allocations>
+  <queue name="users" type="parent">
+    <maxChildResources>memory-mb=4096, vcores=4</maxChildResources>
+  </queue>
+  <queue name="a"/>
+  <queue name="strict"><schedulingPolicy>fair</schedulingPolicy>
+    <queue name="inner"/>
+  </queue>
+</allocations>"""
+
+
+def test_get_or_create_leaf_under_a_configured_parent() -> None:
+    tree, problem = get_or_create_leaf(build(DYNAMIC), "users.alice")
+    assert problem is None
+    alice = tree["root.users.alice"]
+    assert alice.is_leaf and alice.dynamic
+    assert tree.is_static("root.users") and not tree.is_static("root.users.alice")
+    # ad-hoc child of a parent with maxChildResources (spec §1.2 step 6)
+    assert alice.settings.effective_max_share(res(10**6, 10**3)) == res(4096, 4)
+
+
+def test_get_or_create_leaf_creates_missing_parents_as_dynamic_parents() -> None:
+    tree, problem = get_or_create_leaf(build(DYNAMIC), "root.x.y")
+    assert problem is None
+    assert not tree["root.x"].is_leaf and tree["root.x"].dynamic
+    assert tree["root.x"].children == ("root.x.y",)
+
+
+def test_get_or_create_leaf_refusals() -> None:
+    tree = build(DYNAMIC)
+    assert get_or_create_leaf(tree, "root.a.b")[1] == (
+        "root.a.b is not a leaf queue: root.a.b cannot be created: its parent root.a is a leaf "
+        "queue"
+    )
+    assert get_or_create_leaf(tree, "root.users")[1] == "root.users is not a leaf queue"
+    assert get_or_create_leaf(tree, "root..b")[1] == "root..b: invalid queue name"
+    assert get_or_create_leaf(tree, "root.a.b")[0] is tree  # nothing half-created
+
+
+def test_get_or_create_leaf_existing_leaf_is_returned_unchanged() -> None:
+    tree = build(DYNAMIC)
+    assert get_or_create_leaf(tree, "a") == (tree, None)
+
+
+def test_dynamic_queue_policy_must_be_allowed_under_its_parent() -> None:
+    tree = build("""<allocations>
+      <defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>
+      <queue name="p"><schedulingPolicy>fair</schedulingPolicy>
+        <queue name="c"><schedulingPolicy>fair</schedulingPolicy></queue>
+      </queue>
+    </allocations>""")
+    # a new child gets the default policy, drf, which a fair parent does not allow (§2.6.4)
+    _, problem = get_or_create_leaf(tree, "root.p.new")
+    assert problem == ("root.p.new is not a leaf queue: root.p.new cannot be created: policy "
+                       "drf is not allowed under fair root.p")
+
+
+def test_empty_dynamic_queues_are_removed_transitively() -> None:
+    tree, _ = get_or_create_leaf(build(DYNAMIC), "root.x.y")
+    tree, _ = get_or_create_leaf(tree, "root.x.z")
+    tree, _ = get_or_create_leaf(tree, "users.bob")
+    busy = {"root.x.z"}
+    kept = without_empty_dynamic_queues(tree, lambda q: q in busy)
+    assert "root.x.y" not in kept and "root.users.bob" not in kept
+    assert "root.x.z" in kept and kept["root.x"].children == ("root.x.z",)
+    # once x.z is idle too, x goes with it; static queues stay even when empty
+    idle = without_empty_dynamic_queues(kept, lambda q: False)
+    assert "root.x" not in idle and "root.x.z" not in idle
+    assert {"root.users", "root.a", "root.default"} <= set(idle.queues)
+    assert "root.x" not in idle["root"].children
+
+
+def test_placement_rules_read_the_tree() -> None:
+    tree = build(DYNAMIC)
+    generated = generated_policy(user_as_default_queue=True, allow_undeclared_pools=True)
+    # "default" as the requested queue makes `specified` continue; `user` places (§1.5)
+    assert place_application(generated, "default", "first.last", [], tree).queue == (
+        "root.first_dot_last"
+    )
+    strict = generated_policy(user_as_default_queue=True, allow_undeclared_pools=False)
+    # create=false: only static queues qualify; root.users.alice does not exist → root.default
+    assert place_application(strict, "users.alice", "nobody", [], tree).queue == "root.default"
+    tree, _ = get_or_create_leaf(tree, "users.alice")  # dynamic: still not good enough
+    assert place_application(strict, "users.alice", "nobody", [], tree).queue == "root.default"
+    assert place_application(strict, "a", "nobody", [], tree).queue == "root.a"

@@ -7,18 +7,28 @@ creation order; the order configured queues are created in is decided in
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from fairshare.config.model import AllocationConfig, PolicyName
+from fairshare.config.placement.names import trim_queue_name
 from fairshare.core.policies import is_child_policy_allowed
 from fairshare.core.queue_settings import QueueSettings, configured_policy, settings_for
 from fairshare.core.yarn_order import ROOT, configured_creation_order
 from fairshare.resources.vector import ResourceTypes
 
 DEFAULT_QUEUE = "root.default"
-__all__ = ["DEFAULT_QUEUE", "ROOT", "QueueNode", "QueueSettings", "QueueTree", "build_queue_tree"]
+__all__ = [
+    "DEFAULT_QUEUE",
+    "ROOT",
+    "QueueNode",
+    "QueueSettings",
+    "QueueTree",
+    "build_queue_tree",
+    "get_or_create_leaf",
+    "without_empty_dynamic_queues",
+]
 
 
 def parent_of(name: str) -> str | None:
@@ -75,6 +85,16 @@ class QueueTree:
     def creation_problem(self, name: str, is_leaf: bool) -> str | None:
         """Why YARN would refuse to create ``name`` under its existing parent, or None (§1.6)."""
         return _creation_problem(self.queues, self.config, name, is_leaf)
+
+    # The placement rules' view of the tree (config.placement.QueueLookup).
+    def exists(self, name: str) -> bool:
+        return name in self.queues
+
+    def is_static(self, name: str) -> bool:
+        return name in self.queues and not self.queues[name].dynamic
+
+    def is_leaf(self, name: str) -> bool:
+        return name in self.queues and self.queues[name].is_leaf
 
     def with_queue(self, name: str, is_leaf: bool, dynamic: bool) -> QueueTree:
         """A tree with ``name`` created under its (existing) parent; settings inherited now.
@@ -188,3 +208,57 @@ def _apply_configured_policies(builder: _Builder) -> None:
     if is_child_policy_allowed(root_policy, default_policy):
         builder.set_policy(DEFAULT_QUEUE, default_policy)
         builder.set_policy(ROOT, root_policy)
+
+
+def get_or_create_leaf(tree: QueueTree, name: str) -> tuple[QueueTree, str | None]:
+    """YARN's get-or-create of a leaf queue at submission (spec §1.6).
+
+    Returns the tree with ``name`` (and its missing ancestors, as parents) created, and None; or
+    the unchanged tree and why it cannot be a leaf ("X is not a leaf queue" in YARN). Queues
+    created here are dynamic unless the file configures them.
+    """
+    full = name if name == ROOT or name.startswith(ROOT + ".") else f"{ROOT}.{name}"
+    parts = full.split(".")
+    if any(part == "" or part != trim_queue_name(part) for part in parts):
+        return tree, f"{full}: invalid queue name"
+    if full in tree:
+        existing = tree[full]
+        return (tree, None) if existing.is_leaf else (tree, f"{full} is not a leaf queue")
+    for depth in range(2, len(parts) + 1):
+        prefix = ".".join(parts[:depth])
+        if prefix in tree:
+            continue
+        leaf = depth == len(parts)
+        problem = tree.creation_problem(prefix, leaf)
+        if problem is not None:
+            return tree, f"{full} is not a leaf queue: {prefix} cannot be created: {problem}"
+        tree = tree.with_queue(prefix, is_leaf=leaf, dynamic=tree.config.queue(prefix) is None)
+    return tree, None
+
+
+def without_empty_dynamic_queues(tree: QueueTree, has_apps: Callable[[str], bool]) -> QueueTree:
+    """The allocation reload thread's clean-up (spec §1.6).
+
+    Every dynamic leaf with no runnable, non-runnable or assigned apps (``has_apps`` false) is
+    removed; then dynamic parents left without children, transitively.
+    """
+    removable = {
+        n.name for n in tree if n.dynamic and n.is_leaf and not n.children and not has_apps(n.name)
+    }
+    changed = True
+    while changed:
+        changed = False
+        for node in tree:
+            if node.dynamic and not node.is_leaf and node.name not in removable and all(
+                c in removable for c in node.children
+            ):
+                removable.add(node.name)
+                changed = True
+    if not removable:
+        return tree
+    queues = {
+        name: replace(node, children=tuple(c for c in node.children if c not in removable))
+        for name, node in tree.queues.items()
+        if name not in removable
+    }
+    return replace(tree, queues=MappingProxyType(queues))
