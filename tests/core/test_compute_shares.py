@@ -124,3 +124,34 @@ def test_nan_weight_takes_nothing_and_the_search_still_ends() -> None:
 def test_only_nan_weights_end_at_infinity_with_nothing_given() -> None:
     # YARN would double forever here (docs/fidelity.md); we stop at R = inf and give 0.
     assert compute_shares([s(float("nan"))], 1000, False) == [0]
+
+
+# Hadoop's own TestComputeFairShares (an independent reference): same inputs, same answers.
+# FakeSchedulable(min, max, weight) defaults to min 0, max unbounded, weight 1; not a queue.
+def fake(min_share: int = 0, max_share: int = U, weight: float = 1.0) -> ShareInput:
+    return ShareInput(float32(weight), min_share, max_share, active=True, is_queue=False)
+
+
+HADOOP_VECTORS = [
+    pytest.param([fake()] * 4, 40, [10, 10, 10, 10], id="testEqualSharing"),
+    pytest.param([fake(0, 100), fake(0, 50), fake(0, 11), fake(0, 3)], 40, [13, 13, 11, 3],
+                 id="testLowMaxShares"),
+    pytest.param([fake(20), fake(18), fake(0), fake(2)], 40, [20, 18, 0, 2], id="testMinShares"),
+    pytest.param([fake(0, U, 2.0), fake(), fake(), fake(0, U, 0.5)], 45, [20, 10, 10, 5],
+                 id="testWeightedSharing"),
+    pytest.param([fake(0, 10, 2.0), fake(0, 11), fake(0, 30), fake(0, 20, 0.5)], 45,
+                 [10, 11, 16, 8], id="testWeightedSharingWithMaxShares"),
+    pytest.param([fake(20, U, 2.0), fake(0), fake(5), fake(15, U, 0.5)], 45, [20, 5, 5, 15],
+                 id="testWeightedSharingWithMinShares"),
+    pytest.param([fake()] * 4, 40 * 10**6, [10 * 10**6] * 4, id="testLargeShares"),
+    pytest.param([], 40, [], id="testEmptyList"),
+    pytest.param([fake(2**31 - 1), fake(2**31 - 1)], 2**31 - 1, [2**31 - 1] * 2,
+                 id="testResourceUsedWithWeightToResourceRatio terminates"),
+]
+
+
+@pytest.mark.parametrize(("items", "total", "expected"), HADOOP_VECTORS)
+def test_hadoop_compute_fair_shares_vectors(
+    items: list[ShareInput], total: int, expected: list[int]
+) -> None:
+    assert compute_shares(items, total, False) == expected
