@@ -67,3 +67,64 @@ def test_dominant_n_types_compares_sorted_shares_from_the_top() -> None:
 def test_dominant_ratio_is_the_largest_component_ratio() -> None:
     assert DOMINANT.ratio(res(10, 3), res(100, 4)) == pytest.approx(0.75)
     assert DOMINANT.ratio(res(0, 0), res(100, 4)) == 0.0
+
+
+# Hadoop's TestResourceCalculator vectors (an independent reference), checked both ways round.
+def assert_comparison(calc: object, cluster: Resource, a: Resource, b: Resource, want: int) -> None:
+    compare = calc.compare  # type: ignore[attr-defined]
+    assert compare(cluster, a, b) == want, (a, b)
+    assert compare(cluster, b, a) == -want, (b, a)
+
+
+COMMON_2 = [((1, 1), (1, 1), 0), ((0, 0), (0, 0), 0), ((2, 2), (1, 1), 1), ((2, 2), (0, 0), 1)]
+DEFAULT_2 = [((1, 1), (1, 1), 0), ((1, 2), (1, 1), 0), ((1, 1), (1, 0), 0), ((2, 1), (1, 1), 1),
+             ((2, 1), (1, 2), 1), ((2, 1), (1, 0), 1)]
+DOMINANT_2 = [((2, 1), (2, 1), 0), ((2, 1), (1, 2), 0), ((2, 1), (1, 1), 1), ((2, 2), (2, 1), 1),
+              ((2, 2), (1, 2), 1), ((3, 1), (3, 0), 1)]
+COMMON_3 = [((1, 1, 1), (1, 1, 1), 0), ((0, 0, 0), (0, 0, 0), 0), ((2, 2, 2), (1, 1, 1), 1),
+            ((2, 2, 2), (0, 0, 0), 1)]
+DEFAULT_3 = [((1, 1, 2), (1, 1, 1), 0), ((1, 2, 1), (1, 1, 1), 0), ((1, 2, 2), (1, 1, 1), 0),
+             ((1, 2, 2), (1, 0, 0), 0), ((2, 1, 1), (1, 1, 1), 1), ((2, 1, 1), (1, 2, 1), 1),
+             ((2, 1, 1), (1, 1, 2), 1), ((2, 1, 1), (1, 2, 2), 1), ((2, 1, 1), (1, 0, 0), 1)]
+DOMINANT_3 = [
+    ((2, 1, 1), (2, 1, 1), 0), ((2, 1, 1), (1, 2, 1), 0), ((2, 1, 1), (1, 1, 2), 0),
+    ((2, 1, 0), (0, 1, 2), 0), ((2, 2, 1), (1, 2, 2), 0), ((2, 2, 1), (2, 1, 2), 0),
+    ((2, 2, 1), (2, 2, 1), 0), ((2, 2, 0), (2, 0, 2), 0), ((3, 2, 1), (3, 2, 1), 0),
+    ((3, 2, 1), (3, 1, 2), 0), ((3, 2, 1), (1, 2, 3), 0), ((3, 2, 1), (1, 3, 2), 0),
+    ((3, 2, 1), (2, 1, 3), 0), ((3, 2, 1), (2, 3, 1), 0), ((2, 1, 1), (1, 1, 1), 1),
+    ((2, 1, 1), (1, 1, 0), 1), ((2, 2, 1), (2, 1, 1), 1), ((2, 2, 1), (1, 2, 1), 1),
+    ((2, 2, 1), (1, 1, 2), 1), ((2, 2, 1), (0, 2, 2), 1), ((2, 2, 2), (2, 1, 1), 1),
+    ((2, 2, 2), (1, 2, 1), 1), ((2, 2, 2), (1, 1, 2), 1), ((2, 2, 2), (2, 2, 1), 1),
+    ((2, 2, 2), (2, 1, 2), 1), ((2, 2, 2), (1, 2, 2), 1), ((3, 2, 1), (2, 2, 2), 1),
+    ((3, 1, 1), (2, 2, 2), 1), ((3, 1, 1), (3, 1, 0), 1), ((3, 1, 1), (3, 0, 0), 1),
+]
+
+
+@pytest.mark.parametrize(
+    ("calc", "cases", "cluster"),
+    [
+        pytest.param(DEFAULT, COMMON_2 + DEFAULT_2, res(4, 4), id="testCompare2 default"),
+        pytest.param(DOMINANT, COMMON_2 + DOMINANT_2, res(4, 4), id="testCompare2 dominant"),
+        pytest.param(DEFAULT, COMMON_3 + DEFAULT_3, res(4, 4, 4), id="testCompare default"),
+        pytest.param(DOMINANT, COMMON_3 + DOMINANT_3, res(4, 4, 4), id="testCompare dominant"),
+    ],
+)
+def test_hadoop_resource_calculator_vectors(
+    calc: object, cases: list[tuple[tuple[int, ...], tuple[int, ...], int]], cluster: Resource
+) -> None:
+    for a, b, want in cases:
+        assert_comparison(calc, cluster, res(*a), res(*b), want)
+
+
+@pytest.mark.parametrize("calc", [DEFAULT, DOMINANT], ids=["default", "dominant"])
+def test_hadoop_compare_with_empty_cluster(calc: object) -> None:
+    empty = res(0, 0)
+    assert_comparison(calc, empty, res(0, 0), res(0, 0), 0)
+    assert_comparison(calc, empty, res(1, 1), res(0, 0), 1)
+
+
+def test_hadoop_dominant_empty_cluster_mixed_vectors() -> None:
+    empty = res(0, 0)
+    assert_comparison(DOMINANT, empty, res(1, 0), res(0, 1), 0)
+    assert_comparison(DOMINANT, empty, res(1, 1), res(1, 0), 1)
+    assert_comparison(DOMINANT, empty, res(1, 1), res(0, 1), 1)

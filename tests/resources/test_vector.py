@@ -153,3 +153,10 @@ def test_normalize_zero_step_means_no_rounding() -> None:
     assert normalize(res(10, 10, 3), res(0, 0, 0), res(99, 99, 99), res(0, 0, 0)) == res(
         10, 10, 3
     )
+
+
+def test_hadoop_normalize_vectors() -> None:
+    # Hadoop's TestResourceCalculator.testNormalize (dominant calculator: every component)
+    assert normalize(res(1111, 2), res(1024, 1), res(8192, 8), res(1024, 4)) == res(2048, 4)
+    assert normalize(res(512, 0), res(2048, 2), res(8192, 8), res(1024, 1)) == res(2048, 2)
+    assert normalize(res(9216, 9), res(2048, 2), res(8192, 8), res(1024, 1)) == res(8192, 8)
