@@ -226,3 +226,60 @@ def test_fair_min_share_ratio_uses_doubles_above_2_pow_53() -> None:
     s1 = view("b", usage=res(big + 1, 0), demand=res(big + 2, 0), min_share=res(big + 2, 0))
     s2 = view("a", usage=res(big, 0), demand=res(big + 1, 0), min_share=res(big + 1, 0))
     assert compare_fair(s1, s2, CLUSTER) == -1
+
+
+# Hadoop's TestDominantResourceFairnessPolicy (an independent reference). Hadoop runs them with
+# a third resource type "test" that is 0 everywhere, i.e. through ComparatorN; we run both
+# comparators. "s1 first" means compare(s1, s2) < 0.
+def drf_pair(
+    cluster: tuple[int, int],
+    s1: tuple[int, int, float, int, int],
+    s2: tuple[int, int, float, int, int],
+) -> list[int]:
+    def sched(name: str, spec: tuple[int, int, float, int, int], n: int) -> SchedulableView:
+        mem, cpu, weight, min_mem, min_cpu = spec
+        pad = (0,) * (n - 2)
+        return SchedulableView(name, res(0, 0, *pad), res(mem, cpu, *pad),
+                               res(min_mem, min_cpu, *pad), float(weight), 0)
+
+    two = compare_drf2(sched("s1", s1, 2), sched("s2", s2, 2), res(*cluster))
+    three = compare_drfn(sched("s1", s1, 3), sched("s2", s2, 3), res(*cluster, 0))
+    return [two, three]
+
+
+@pytest.mark.parametrize(
+    ("cluster", "s1", "s2"),
+    [
+        pytest.param((8000, 4), (1000, 1, 1.0, 0, 0), (2000, 1, 1.0, 0, 0),
+                     id="testSameDominantResource"),
+        pytest.param((8000, 8), (4000, 3, 1.0, 0, 0), (2000, 5, 1.0, 0, 0),
+                     id="testDifferentDominantResource"),
+        pytest.param((8000, 8), (2000, 5, 1.0, 0, 6), (4000, 3, 1.0, 0, 0),
+                     id="testOneIsNeedy"),
+        pytest.param((8000, 100), (2000, 5, 1.0, 0, 0), (4000, 3, 1.0, 0, 0),
+                     id="testBothAreNeedy part 1 (dominant shares)"),
+        pytest.param((8000, 100), (2000, 5, 1.0, 3000, 6), (4000, 3, 1.0, 5000, 4),
+                     id="testBothAreNeedy part 2 (min share ratios 2/3 vs 4/5)"),
+        pytest.param((8000, 8), (3000, 1, 2.0, 0, 0), (2000, 1, 1.0, 0, 0),
+                     id="testEvenWeightsSameDominantResource 1"),
+        pytest.param((8000, 8), (1000, 3, 2.0, 0, 0), (1000, 2, 1.0, 0, 0),
+                     id="testEvenWeightsSameDominantResource 2"),
+        pytest.param((8000, 8), (1000, 3, 2.0, 0, 0), (2000, 1, 1.0, 0, 0),
+                     id="testEvenWeightsDifferentDominantResource 1"),
+        pytest.param((8000, 8), (3000, 1, 2.0, 0, 0), (1000, 2, 1.0, 0, 0),
+                     id="testEvenWeightsDifferentDominantResource 2"),
+        pytest.param((8000, 6), (2000, 1, 1.0, 0, 0), (1000, 2, 1.0, 0, 0),
+                     id="testCompareSchedulablesWithClusterResourceChanges 2"),
+    ],
+)
+def test_hadoop_drf_comparator_s1_first(
+    cluster: tuple[int, int],
+    s1: tuple[int, int, float, int, int],
+    s2: tuple[int, int, float, int, int],
+) -> None:
+    assert drf_pair(cluster, s1, s2) == [-1, -1]
+
+
+def test_hadoop_drf_comparator_cluster_change_flips_the_order() -> None:
+    # testCompareSchedulablesWithClusterResourceChanges part 1: [1/2, 1/5] vs [1/4, 2/5]
+    assert drf_pair((4000, 5), (2000, 1, 1.0, 0, 0), (1000, 2, 1.0, 0, 0)) == [1, 1]
