@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
+from fairshare.config.allocation import parse_allocations_text
 from fairshare.core.fairshare import (
     AppShareInput,
     FairShares,
@@ -11,7 +14,8 @@ from fairshare.core.fairshare import (
     compute_instantaneous_fair_shares,
     compute_steady_fair_shares,
 )
-from fairshare.resources.vector import float32, res
+from fairshare.core.tree import QueueTree, build_queue_tree
+from fairshare.resources.vector import DEFAULT_TYPES, float32, res
 from tests.core.builders import CLUSTER_24G, apps, queue, tree
 
 # root.default always exists (Hadoop 3.4, spec §1.6) and would take a steady cut; weight 0
@@ -138,3 +142,89 @@ def test_non_runnable_queue_without_apps_is_inactive() -> None:
     assert shares.queues["root.a"].memory == 0
     assert shares.queues["root.a.x"].memory == 0
     assert shares.queues["root.b"].memory == 10000
+
+
+# Hadoop's TestFairSchedulerFairShare (an independent reference), from the same allocation file:
+# root.default (weight 1), parentA (weight 8, four children), parentB (weight 1, two children).
+HADOOP_TREE = """<?xml version="1.0"?>
+<allocations>
+<queue name="root" >
+   <queue name="parentA" >
+       <weight>8</weight>
+       <queue name="childA1" />
+       <queue name="childA2" />
+       <queue name="childA3" />
+       <queue name="childA4" />
+   </queue>
+   <queue name="parentB" >
+       <weight>1</weight>
+       <queue name="childB1" />
+       <queue name="childB2" />
+   </queue>
+</queue>
+<defaultQueueSchedulingPolicy>{policy}</defaultQueueSchedulingPolicy>
+</allocations>"""
+NODE_MEM = 16 * 1024
+
+
+def hadoop_tree(policy: str) -> QueueTree:
+    return build_queue_tree(parse_allocations_text(HADOOP_TREE.format(policy=policy)),
+                            DEFAULT_TYPES)
+
+
+def pct(value: int, whole: int) -> float:
+    return 100.0 * value / whole
+
+
+def test_hadoop_steady_shares_follow_weights_not_activity() -> None:
+    steady = compute_steady_fair_shares(hadoop_tree("fair"), res(NODE_MEM, 0))
+    for leaf in ("childA1", "childA2", "childA3", "childA4"):
+        assert steady[f"root.parentA.{leaf}"].memory / NODE_MEM == pytest.approx(0.2, abs=0.001)
+    for leaf in ("childB1", "childB2"):
+        assert steady[f"root.parentB.{leaf}"].memory / NODE_MEM == pytest.approx(0.05, abs=0.001)
+
+
+@pytest.mark.parametrize(
+    ("active", "expected"),
+    [
+        pytest.param(["root.parentA.childA1"], {"root.parentA.childA1": 100,
+                     "root.parentA.childA2": 0}, id="testFairShareOneAppRunning"),
+        pytest.param([f"root.parentA.childA{i}" for i in (1, 2, 3)],
+                     {f"root.parentA.childA{i}": 33 for i in (1, 2, 3)},
+                     id="testFairShareMultipleActiveQueuesUnderSameParent"),
+        pytest.param(["root.parentA.childA1", "root.parentA.childA2", "root.parentB.childB1",
+                      "root.default"],
+                     {"root.parentA.childA1": 40, "root.parentA.childA2": 40,
+                      "root.parentB.childB1": 10},
+                     id="testFairShareMultipleActiveQueuesUnderDifferentParent"),
+        pytest.param(["root.parentA.childA2"], {"root.parentA.childA1": 0,
+                     "root.parentA.childA2": 100}, id="testFairShareResetsToZeroWhenAppsComplete"),
+    ],
+)
+def test_hadoop_instantaneous_shares(active: list[str], expected: dict[str, int]) -> None:
+    shares = compute_instantaneous_fair_shares(
+        hadoop_tree("fair"), res(NODE_MEM, 0), {q: apps(q + "/app") for q in active}
+    )
+    for name, percent in expected.items():
+        assert pct(shares.queues[name].memory, NODE_MEM) == pytest.approx(percent, abs=0.9)
+
+
+def test_hadoop_drf_shares_under_different_parents() -> None:
+    # testFairShareWithDRFMultipleActiveQueuesUnderDifferentParent: 16 GB, 10 vcores
+    tree, cluster = hadoop_tree("drf"), res(NODE_MEM, 10)
+    active = ["root.parentA.childA1", "root.parentA.childA2", "root.parentB.childB1",
+              "root.default"]
+    shares = compute_instantaneous_fair_shares(tree, cluster, {q: apps(q) for q in active})
+    for i in (1, 2):
+        share = shares.queues[f"root.parentA.childA{i}"]
+        assert pct(share.memory, NODE_MEM) == pytest.approx(40, abs=0.9)
+        assert pct(share.vcores, 10) == pytest.approx(40, abs=0.9)
+    b1 = shares.queues["root.parentB.childB1"]
+    assert pct(b1.memory, NODE_MEM) == pytest.approx(10, abs=0.9)
+    assert pct(b1.vcores, 10) == pytest.approx(10, abs=0.9)
+    steady = compute_steady_fair_shares(tree, cluster)
+    # parentB's single vcore is cut between two children at the bisection's upper bound:
+    # each gets 1 (10 %), not 0.5 — the sum exceeds the parent's share (spec §2.3).
+    assert steady["root.parentB.childB1"].vcores / 10 == pytest.approx(0.1, abs=0.001)
+    assert steady["root.parentB.childB1"].memory / NODE_MEM == pytest.approx(0.05, abs=0.001)
+    assert steady["root.parentA.childA1"].vcores / 10 == pytest.approx(0.2, abs=0.001)
