@@ -92,6 +92,7 @@ def main() -> int:
     p50, ref_p50 = statistics.median(fast_ms), statistics.median(ref_ms)
     result = {
         "benchmark": "fair_shares",
+        "size": "smoke (goals apply at full size only)" if args.smoke else "full",
         "leaf_queues": parents * leaves,
         "runnable_apps": apps,
         "policy": "drf",
