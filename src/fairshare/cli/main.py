@@ -23,7 +23,7 @@ from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.model import AllocationConfig, PlacementPolicy
 from fairshare.config.placement.policy import generated_policy
 from fairshare.config.yarnsite import SiteConfig, load_site
-from fairshare.core.fairshare import AppShareInput, active_queues, shares_with_active_leaves
+from fairshare.core.fairshare import active_queues, placeholder_apps, shares_with_active_leaves
 from fairshare.core.tree import QueueNode, QueueTree, build_queue_tree
 from fairshare.resources.parse import ResourceStringError, parse_resource_config
 from fairshare.resources.vector import Resource, ResourceTypes
@@ -211,7 +211,7 @@ def shares(
     steady, instantaneous = shares_with_active_leaves(tree, capacity, active_leaves)
     _warnings(site_config, config)
     if as_json:
-        busy = active_queues(tree, {leaf: [AppShareInput(leaf)] for leaf in active_leaves})
+        busy = active_queues(tree, placeholder_apps(active_leaves))
         rows = {
             node.name: {
                 "type": "leaf" if node.is_leaf else "parent",

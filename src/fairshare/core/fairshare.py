@@ -179,15 +179,19 @@ def _split_among_apps(
     return {a.app_id: share for a, share in zip(apps, new, strict=True)}
 
 
+def placeholder_apps(active_leaves: Sequence[str]) -> dict[str, list[AppShareInput]]:
+    """One placeholder runnable app per named leaf, so that exactly those count as active."""
+    return {leaf: [AppShareInput(f"<active:{leaf}>")] for leaf in active_leaves}
+
+
 def shares_with_active_leaves(
     tree: QueueTree, cluster: Resource, active_leaves: Sequence[str]
 ) -> tuple[dict[str, Resource], FairShares]:
     """Steady and instantaneous shares when exactly ``active_leaves`` have a runnable app.
 
-    This is the "what will each queue get" question without any apps: each named leaf is
-    given one placeholder runnable app so that it counts as active (spec §2.4).
+    This is the "what will each queue get" question without any apps (spec §2.4).
     """
-    runnable = {leaf: [AppShareInput(f"<active:{leaf}>")] for leaf in active_leaves}
+    runnable = placeholder_apps(active_leaves)
     steady = compute_steady_fair_shares(tree, cluster)
     instantaneous = compute_instantaneous_fair_shares(tree, cluster, runnable)
     return steady, FairShares(instantaneous.queues, {})

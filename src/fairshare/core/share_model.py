@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fairshare.config.model import PolicyName
-from fairshare.core.fairshare import AppShareInput, FairShares
+from fairshare.core.fairshare import AppShareInput, FairShares, share_types
 from fairshare.core.fast_shares import F64, I64, B, ShareBatch, java_long_array, solve_batch
 from fairshare.core.tree import QueueTree
 from fairshare.resources.vector import LONG_MAX, Resource
@@ -57,8 +57,8 @@ def _level(groups: Sequence[tuple[int, PolicyName, Sequence[int]]], n_types: int
     etype: list[int] = []
     for t in range(n_types):
         for queue, policy, children in groups:
-            if policy is PolicyName.FIFO or (policy is PolicyName.FAIR and t > 0):
-                continue  # fair writes memory only; fifo is handled separately (spec §2.6)
+            if policy is PolicyName.FIFO or t not in share_types(policy, n_types):
+                continue  # the types the policy writes (spec §2.6); fifo is handled separately
             p = len(owner)
             owner.append(queue)
             ptype.append(t)
