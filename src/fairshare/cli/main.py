@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
 from fairshare.cli import format as fmt
+from fairshare.cli.common import err, fail, guarded, out
+from fairshare.cli.run import run as run_command
 from fairshare.config.allocation import load_allocations
-from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.model import AllocationConfig, PlacementPolicy
 from fairshare.config.placement.policy import generated_policy
 from fairshare.config.yarnsite import SiteConfig, load_site
@@ -28,41 +28,16 @@ from fairshare.core.tree import QueueNode, QueueTree, build_queue_tree
 from fairshare.resources.parse import ResourceStringError, parse_resource_config
 from fairshare.resources.vector import Resource, ResourceTypes
 
-EXIT_INVALID = 2
-_T = TypeVar("_T")
-
 app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     no_args_is_help=True,
-    help="The YARN Fair Scheduler, rebuilt in Python: check configurations, compute shares.",
+    help="The YARN Fair Scheduler, rebuilt in Python: check configurations, compute shares, "
+    "run scenarios.",
 )
-out = Console(highlight=False)
-if not out.is_terminal:
-    out = Console(highlight=False, width=120)  # files and pipes: don't wrap tables at 80
-err = Console(stderr=True, highlight=False)
-
-
-def _fail(lines: Sequence[str]) -> typer.Exit:
-    for line in lines:
-        err.print(line, markup=False, soft_wrap=True)
-    return typer.Exit(EXIT_INVALID)
-
-
-def _guarded(load: Callable[[], _T]) -> _T:
-    """Run a configuration step; on error print every ``file:line: message`` and exit 2."""
-    try:
-        return load()
-    except ConfigError as exc:
-        # Errors and the warnings found in the same pass, in file order.
-        located = [(e.line or 0, str(e)) for e in all_errors(exc)]
-        located += [(w.line or 0, str(w)) for w in exc.warnings]
-        raise _fail([text for _, text in sorted(located, key=lambda item: item[0])]) from None
-
-
 def _load(allocations: Path, site: Path | None) -> tuple[SiteConfig, AllocationConfig, QueueTree]:
-    site_config = _guarded(lambda: load_site(site) if site else SiteConfig.default())
-    config = _guarded(lambda: load_allocations(allocations, site_config.resource_types))
+    site_config = guarded(lambda: load_site(site) if site else SiteConfig.default())
+    config = guarded(lambda: load_allocations(allocations, site_config.resource_types))
     tree = build_queue_tree(config, site_config.resource_types)
     return site_config, config, tree
 
@@ -171,9 +146,9 @@ def _parse_cluster(text: str, types: ResourceTypes) -> Resource:
     try:
         value = parse_resource_config(text, types, missing="zero")
     except ResourceStringError as exc:
-        raise _fail([f"--cluster: {exc}"]) from None
+        raise fail([f"--cluster: {exc}"]) from None
     if value.absolute is None:
-        raise _fail(["--cluster: give absolute amounts, e.g. memory-mb=24576,vcores=12"])
+        raise fail(["--cluster: give absolute amounts, e.g. memory-mb=24576,vcores=12"])
     return value.absolute
 
 
@@ -186,7 +161,7 @@ def _parse_active(text: str | None, tree: QueueTree) -> list[str]:
     full = list(dict.fromkeys(full))  # a repeated name counts once
     unknown = [n for n in full if n not in leaves]
     if unknown:
-        raise _fail([f"--active: not a leaf queue of this configuration: {n}" for n in unknown])
+        raise fail([f"--active: not a leaf queue of this configuration: {n}" for n in unknown])
     return full
 
 
@@ -278,6 +253,9 @@ def _shares_table(
             *numbers,
         )
     return table
+
+
+app.command("run")(run_command)
 
 
 def main() -> None:

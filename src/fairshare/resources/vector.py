@@ -215,6 +215,11 @@ def multiply(r: Resource, k: float) -> Resource:
     return Resource(tuple(java_long(float(v) * k) for v in r.values))
 
 
+def multiply_long(r: Resource, n: int) -> Resource:
+    """``r × n`` for a container count: exact integer product, saturating at the long bounds."""
+    return Resource(tuple(clamp_long(v * n) for v in r.values))
+
+
 def java_ceil_long(value: float) -> int:
     """``(long) Math.ceil(x)``: NaN gives 0, infinities saturate."""
     if value != value:

@@ -1,0 +1,273 @@
+"""Application lifecycle: submission, asks, releases, the end of an app, AM restarts, moves.
+
+Submission follows ``RMAppManager`` + ``FairScheduler.addApplication`` (spec §1.5, §3.9,
+§3.10): placement rules pick the queue (creating dynamic queues), the queue must be a leaf
+that can hold the AM, the user needs submit access, then admission decides whether the app is
+runnable. Removal and moves follow ``removeApplicationAttempt`` and ``executeMove`` (§3.9).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from fairshare.config.acl import can_submit
+from fairshare.config.placement.base import PlacementError
+from fairshare.config.placement.policy import place_application
+from fairshare.core.admission import (
+    promote_after_removal,
+    track_non_runnable,
+    track_runnable,
+    untrack,
+    why_not_runnable,
+)
+from fairshare.core.asks import (
+    AM_PRIORITY,
+    ContainerRequest,
+    Placement,
+    add_container_request,
+    normalize_request,
+)
+from fairshare.core.events import (
+    AppAttemptRestarted,
+    AppFinished,
+    AppMoved,
+    AppNotRunnable,
+    AppRejected,
+    AppRunnable,
+    AppSubmitted,
+    Completion,
+    ContainersRequested,
+    MoveRejected,
+)
+from fairshare.core.scheduler import Scheduler
+from fairshare.core.state import ANY, App, AppState, Container
+from fairshare.core.tree import ROOT, get_or_create_leaf
+from fairshare.resources.vector import Resource, fits_in, subtract
+
+
+class EngineError(ValueError):
+    """A step that makes no sense for the current state (unknown app or node, duplicate id)."""
+
+
+def submit(
+    s: Scheduler, app_id: str, requested_queue: str, user: str, groups: Sequence[str],
+    am: ContainerRequest | None, requests: Sequence[ContainerRequest] = (),
+) -> App:
+    """Submit an app; a rejected app is reported (``app-rejected``), never raised."""
+    if app_id in s.state.apps:
+        raise EngineError(f"application {app_id} already exists")
+    app = App(app_id, "", user, s.now, am.resource if am else None,
+              True, s.none, seq=len(s.state.apps))
+    s.state.apps[app_id] = app
+    queue, reason = _choose_queue(s, requested_queue, user, groups, am)
+    if queue is None:
+        app.state, app.rejection_reason = AppState.REJECTED, reason
+        s.emit(AppRejected, app=app_id, user=user, requested_queue=requested_queue,
+               reason=reason or "rejected")
+        return app
+    app.queue = queue
+    app.am_preemption = s.site.am_preemption_for(queue)  # fixed for the attempt (YARN-9537)
+    for name in s.ancestry(queue):
+        s.state.queues[name].apps_submitted += 1
+    placed = s.emit(AppSubmitted, app=app_id, queue=queue, user=user,
+                    requested_queue=requested_queue, placed_by=reason or "",
+                    am=None if am is None else _normalized(s, queue, am.resource))
+    _admit(s, app, placed.seq)
+    if am is not None:
+        add_requests(s, app, [ContainerRequest(1, am.resource, AM_PRIORITY)], placed.seq)
+    add_requests(s, app, requests, placed.seq)
+    return app
+
+
+def _choose_queue(
+    s: Scheduler, requested: str, user: str, groups: Sequence[str], am: ContainerRequest | None
+) -> tuple[str | None, str | None]:
+    """(leaf, placement detail) or (None, why the app is rejected)."""
+    try:
+        placement = _place(s, requested, user, groups)
+    except PlacementError as e:
+        return None, e.message
+    if placement[0] is None:
+        return None, placement[1]
+    tree, problem = get_or_create_leaf(s.tree, placement[0])
+    if problem is not None:
+        return None, problem
+    if tree is not s.tree:
+        s.set_tree(tree)
+        s.recompute_steady_shares()
+    leaf = placement[0] if placement[0].startswith(ROOT + ".") else f"{ROOT}.{placement[0]}"
+    if am is not None:
+        # §3.10: a type the leaf may not use at all (max share 0) cannot be asked for
+        max_share = s.max_share(leaf)
+        for name, want, cap in zip(s.types.names, am.resource.values, max_share.values,
+                                   strict=True):
+            if cap == 0 and want > 0:
+                return None, f"queue {leaf} has a maximum of 0 {name}; the AM asks for {want}"
+    if not can_submit(s.acls, leaf, user, groups):
+        return None, f"user {user} may not submit applications to queue {leaf}"
+    return leaf, placement[1]
+
+
+def _place(s: Scheduler, requested: str, user: str, groups: Sequence[str]
+           ) -> tuple[str | None, str]:
+    result = place_application(s.placement_policy, requested, user, groups, s.tree)
+    return result.queue, result.detail
+
+
+def _admit(s: Scheduler, app: App, cause: int | None) -> None:
+    reason = why_not_runnable(s, app)
+    if reason is None:
+        track_runnable(s, app)
+        s.emit(AppRunnable, cause, app=app.id, queue=app.queue, promoted=False)
+    else:
+        track_non_runnable(s, app)
+        s.emit(AppNotRunnable, cause, app=app.id, queue=app.queue, reason=reason)
+
+
+def _normalized(s: Scheduler, queue: str, asked: Resource) -> Resource:
+    site = s.site
+    return normalize_request(asked, site.minimum_allocation, site.maximum_allocation,
+                             site.increment_allocation,
+                             s.settings(queue).max_container_allocation)
+
+
+def _where(s: Scheduler, locality: str) -> Placement:
+    """A host (with its rack: the node's, else /default-rack), a rack (``/…``), or ANY."""
+    if locality == ANY:
+        return Placement(None, None)
+    node = s.state.nodes.get(locality)
+    if node is not None:
+        return Placement(locality, node.rack)
+    racks = {n.rack for n in s.state.nodes.values()}
+    if locality in racks or locality.startswith("/"):
+        return Placement(None, locality)
+    return Placement(locality, "/default-rack")
+
+
+def add_requests(
+    s: Scheduler, app: App, requests: Sequence[ContainerRequest], cause: int | None = None
+) -> None:
+    """The app asks for containers: normalised (§1.1), expanded per place, counted."""
+    if app.stopped:
+        raise EngineError(f"application {app.id} is {app.state}; it cannot ask for containers")
+    for request in requests:
+        capability = _normalized(s, app.queue, request.resource)
+        add_container_request(app, request, capability, _where(s, request.locality))
+        s.emit(ContainersRequested, cause, app=app.id, priority=request.priority,
+               locality=request.locality, count=request.count, resource=capability,
+               asked=request.resource)
+
+
+def release(s: Scheduler, app: App, count: int, which: str) -> int:
+    """The AM gives back ``count`` containers (``newest``, ``oldest``, or ``am``)."""
+    live = list(app.containers.values())
+    if which == "am":
+        chosen = [c for c in live if c.is_am][:1]
+    else:
+        tasks = [c for c in live if not c.is_am]
+        chosen = (tasks[::-1] if which == "newest" else tasks)[:count]
+    for container in chosen:
+        event = s.complete_container(container, Completion.RELEASED)
+        if container.is_am:
+            restart_attempt(s, app, "AM container released", event.seq)
+    return len(chosen)
+
+
+def _stop_attempt(s: Scheduler, app: App, status: Completion, cause: int | None) -> bool:
+    """``removeApplicationAttempt``: free containers and reservations, leave the queue."""
+    for container in list(app.containers.values()):
+        s.complete_container(container, status, cause)
+    for node_name in list(app.reservations):
+        s.unreserve(app, s.state.nodes[node_name], "application attempt ended", cause)
+    leaf = s.state.queues[app.queue]
+    was_runnable = untrack(s, app)
+    if was_runnable and app.am_running and app.am_resource is not None:
+        leaf.am_resource_usage = subtract(leaf.am_resource_usage, app.am_resource)
+    return was_runnable
+
+
+def end_app(s: Scheduler, app: App, state: AppState) -> None:
+    """The app finished or was killed: everything it holds is released (§3.9 promotion)."""
+    if app.stopped:
+        raise EngineError(f"application {app.id} has already ended ({app.state})")
+    was_runnable = _stop_attempt(s, app, Completion.APP_ENDED, None)
+    app.state, app.finish_time = state, s.now
+    app.asks.clear()
+    for name in s.ancestry(app.queue):
+        q = s.state.queues[name]
+        if state is AppState.FINISHED:
+            q.apps_completed += 1
+        else:
+            q.apps_killed += 1
+    event = s.emit(AppFinished, app=app.id, queue=app.queue, state=str(state))
+    if was_runnable:
+        promote_after_removal(s, app, app.queue, event.seq)
+
+
+def restart_attempt(s: Scheduler, app: App, reason: str, cause: int | None) -> None:
+    """The AM container is gone, so the attempt failed and a new one starts (our app model).
+
+    YARN ends the attempt (its containers are killed) and the RM launches a new one: a new
+    ``FSAppAttempt`` with a new start time, admitted again. The new AM asks for what the old
+    one still needed: its outstanding asks plus one container for every task that was killed.
+    """
+    killed: list[Container] = [c for c in app.containers.values() if not c.is_am]
+    was_runnable = _stop_attempt(s, app, Completion.ATTEMPT_FAILED, cause)
+    event = s.emit(AppAttemptRestarted, cause, app=app.id, queue=app.queue, reason=reason)
+    if was_runnable:
+        promote_after_removal(s, app, app.queue, event.seq)
+    app.attempt += 1
+    app.start_time = app.last_time_at_fair_share = s.now
+    app.am_running, app.am_resource, app.next_container = False, None, 1
+    app.fairshare_starvation = app.minshare_starvation = app.fair_share = s.none
+    app.next_starvation_check = 0
+    app.locality.clear()
+    app.state = AppState.ACCEPTED
+    _admit(s, app, event.seq)
+    if app.am_request is not None:
+        add_requests(s, app, [ContainerRequest(1, app.am_request, AM_PRIORITY)], event.seq)
+    add_requests(s, app, [ContainerRequest(1, c.resource, c.key[0]) for c in killed], event.seq)
+
+
+def move(s: Scheduler, app: App, queue: str) -> bool:
+    """``moveApplication`` (§3.9): checks on the target side of the lowest common ancestor."""
+    target = queue if queue.startswith(ROOT + ".") or queue == ROOT else f"{ROOT}.{queue}"
+    if target not in s.tree or not s.tree[target].is_leaf:
+        s.emit(MoveRejected, app=app.id, queue=target,
+               reason=f"target queue {target} not found or is not a leaf queue")
+        return False
+    old = app.queue
+    if target == old:
+        return True
+    problem = _move_problem(s, app, old, target) if app.runnable else None
+    if problem is not None:
+        s.emit(MoveRejected, app=app.id, queue=target, reason=problem)
+        return False
+    was_runnable = untrack(s, app)  # the old leaf also drops the AM usage (FSLeafQueue.removeApp)
+    if was_runnable and app.am_running and app.am_resource is not None:
+        leaf = s.state.queues[old]
+        leaf.am_resource_usage = subtract(leaf.am_resource_usage, app.am_resource)
+    s.add_usage(old, subtract(s.none, app.usage))
+    for reservation in app.reservations.values():
+        s.change_reserved(old, subtract(s.none, reservation.resource), -1)
+        s.change_reserved(target, reservation.resource, 1)
+    app.queue = target
+    s.add_usage(target, app.usage)
+    # addApp does not add the AM to the new leaf's AM usage: a YARN quirk we keep (§3.9)
+    event = s.emit(AppMoved, app=app.id, from_queue=old, to_queue=target)
+    _admit(s, app, event.seq)
+    if was_runnable:
+        promote_after_removal(s, app, old, event.seq)
+    return True
+
+
+def _move_problem(s: Scheduler, app: App, old: str, target: str) -> str | None:
+    common = set(s.ancestry(old))
+    for name in s.ancestry(target):
+        if name in common:
+            break
+        if s.state.queues[name].num_runnable == s.settings(name).max_running_apps:
+            return f"moving {app.id} to {target} would violate maxRunningApps on {name}"
+        if not fits_in(s.state.queues[name].usage + app.usage, s.max_share(name)):
+            return f"moving {app.id} to {target} would violate maxResources on {name}"
+    return None

@@ -1,0 +1,376 @@
+"""Container assignment on a node heartbeat (spec §3.1–§3.7).
+
+``attempt_scheduling`` is ``FairScheduler.attemptScheduling``: apps that preemption freed space
+for go first (§3.2), then the node's reservation (§3.3), then the tree walk by comparators
+(§3.4) as many times as assignmultiple allows (§3.7). Inside an app, scheduler keys are tried
+in priority order with YARN's locality rules and delay scheduling (§3.6).
+
+Each step returns an :class:`Assigned` (a container, or a reservation) or ``None``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+from fairshare.core.am_share import am_check_disabled, max_am_resource
+from fairshare.core.asks import decrement_asks, outstanding
+from fairshare.core.events import ContainerAllocated, ContainerReserved
+from fairshare.core.locality import Locality, LocalityState, offer, on_allocation
+from fairshare.core.policies import comparator_for
+from fairshare.core.scheduler import ROOT, Scheduler
+from fairshare.core.state import ANY, LOCALITY_NAMES, App, AppState, Ask, Container, Node
+from fairshare.core.state import SchedulerKey as Key
+from fairshare.resources.vector import (
+    Resource,
+    add,
+    componentwise_min,
+    fits_in,
+    float32,
+    is_none,
+    multiply,
+    subtract,
+    subtract_non_negative,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Assigned:
+    """One assignment: a container of ``resource`` was allocated, or (``reserved``) reserved.
+
+    YARN returns the container size, or the marker vector (memory −1) for a reservation; the
+    marker is what :func:`attempt_scheduling` adds to its running total (§3.1, §3.7).
+    """
+
+    resource: Resource
+    reserved: bool = False
+
+    def counted(self, none: Resource) -> Resource:
+        if not self.reserved:
+            return self.resource
+        return Resource((-1, *none.values[1:]))
+
+
+# -- §3.1 the heartbeat -------------------------------------------------------------------------
+
+
+def attempt_scheduling(s: Scheduler, node: Node) -> None:
+    """``attemptScheduling(node)``."""
+    assign_preempted_containers(s, node)
+    valid = False
+    if node.reservation is not None:
+        valid = assign_reserved_container(s, node)
+    if valid:
+        return  # a valid reservation blocks everything else on this node (§3.1)
+    count, assigned = 0, s.none
+    max_to_assign = multiply(node.unallocated, 0.5)  # measured once, truncating (§3.7)
+    while node.reservation is None:
+        result = assign_from_queue(s, ROOT, node)
+        if result is None:
+            break
+        count += 1
+        assigned = add(assigned, result.counted(s.none))
+        if not should_continue_assigning(s, count, max_to_assign, assigned):
+            break
+
+
+def should_continue_assigning(
+    s: Scheduler, count: int, max_to_assign: Resource, assigned: Resource
+) -> bool:
+    """§3.7: one container unless assignmultiple; then half the node, or max.assign."""
+    if not s.site.assign_multiple:
+        return False
+    if s.site.dynamic_max_assign:
+        return fits_in(assigned, max_to_assign)
+    return s.site.max_assign <= 0 or count < s.site.max_assign
+
+
+# -- §3.2 earmarked space goes to the starved app first ------------------------------------------
+
+
+def preemption_list(s: Scheduler, node: Node) -> list[tuple[App, Resource]]:
+    """``getPreemptionList``: drop entries of stopped or no longer starved apps, then copy."""
+    for app_id, amount in list(node.earmarks.items()):
+        app = s.state.apps.get(app_id)
+        if app is None or app.stopped or not s.is_starved(app) or (
+            is_none(app.fairshare_starvation) and is_none(app.minshare_starvation)
+        ):
+            del node.earmarks[app_id]
+            node.earmarked_total = subtract(node.earmarked_total, amount)
+    return [(s.state.apps[a], amount) for a, amount in node.earmarks.items()]
+
+
+def assign_preempted_containers(s: Scheduler, node: Node) -> None:
+    """``assignPreemptedContainers``: each earmarked app takes what it can, in FIFO order."""
+    for app, amount in preemption_list(s, node):
+        pending = amount
+        while not app.stopped and not is_none(pending):
+            result = assign_to_app(s, app, node, via="earmark")
+            if result is None or result.reserved:
+                break
+            pending = subtract_non_negative(pending, result.resource)
+
+
+# -- §3.3 an existing reservation -------------------------------------------------------------
+
+
+def assign_reserved_container(s: Scheduler, node: Node) -> bool:
+    """``assignReservedContainer``: True if the reservation is still valid."""
+    reservation = node.reservation
+    assert reservation is not None
+    app = s.state.apps[reservation.app_id]
+    if not has_container_for_node(s, app, reservation.key, node) or is_over_am_share_limit(
+            s, app):
+        s.unreserve(app, node, "no longer valid")
+        return False
+    if fits_in(reservation.resource, node.unallocated):
+        assign_keys(s, app, node, [reservation.key], reserved=True, via="reservation")
+    return True
+
+
+# -- §3.4 the tree walk ------------------------------------------------------------------------
+
+
+def pre_check(s: Scheduler, queue: str, node: Node) -> bool:
+    """``preCheck``: the node has no reservation and the queue is not over its max share."""
+    return node.reservation is None and fits_in(s.state.queues[queue].usage, s.max_share(queue))
+
+
+def assign_from_queue(s: Scheduler, queue: str, node: Node) -> Assigned | None:
+    if not pre_check(s, queue, node):
+        return None
+    tree_node = s.tree[queue]
+    if tree_node.is_leaf:
+        return assign_from_leaf(s, queue, node)
+    compare = comparator_for(tree_node.settings.policy, len(s.types))
+    views = {child: s.queue_view(child) for child in tree_node.children}
+    cluster = s.state.capacity
+
+    def order(a: str, b: str) -> int:
+        return compare(views[a], views[b], cluster)
+
+    ordered = sorted(tree_node.children, key=functools.cmp_to_key(order))
+    for child in ordered:
+        result = assign_from_queue(s, child, node)
+        if result is not None:
+            return result
+    return None
+
+
+def assign_from_leaf(s: Scheduler, queue: str, node: Node) -> Assigned | None:
+    """Runnable apps with pending demand, in the leaf policy's order (blacklists not modelled)."""
+    runtime = s.state.queues[queue]
+    apps = [a for a in runtime.runnable_apps if not is_none(subtract(a.demand, a.usage))]
+    compare = comparator_for(s.settings(queue).policy, len(s.types))
+    views = {a.id: s.app_view(a) for a in apps}
+    cluster = s.state.capacity
+    apps.sort(key=functools.cmp_to_key(lambda a, b: compare(views[a.id], views[b.id], cluster)))
+    for app in apps:
+        result = assign_to_app(s, app, node, via="heartbeat")
+        if result is not None:
+            return result
+    return None
+
+
+# -- §3.6 inside an application ------------------------------------------------------------------
+
+
+def assign_to_app(s: Scheduler, app: App, node: Node, via: str) -> Assigned | None:
+    """``FSAppAttempt.assignContainer(node)``: the AM-share gate, then every key in order."""
+    if is_over_am_share_limit(s, app):
+        return None
+    return assign_keys(s, app, node, app.sorted_keys(), reserved=False, via=via)
+
+
+def is_over_am_share_limit(s: Scheduler, app: App) -> bool:
+    """§3.6.1: only before the AM runs; the first key's ANY ask must fit the AM limit."""
+    if app.am_running or app.unmanaged:
+        return False
+    keys = app.sorted_keys()
+    if not keys:
+        return False
+    ask = app.asks[keys[0]].get(ANY)
+    if ask is None:
+        return False
+    return ask.count == 0 or not can_run_app_am(s, app.queue, ask.capability)
+
+
+def can_run_app_am(s: Scheduler, queue: str, am_resource: Resource) -> bool:
+    """§3.6.4 ``canRunAppAM``; records the limit as the queue's MaxAMShare metric."""
+    settings, runtime = s.settings(queue), s.state.queues[queue]
+    if am_check_disabled(settings.max_am_share):
+        return True
+    limit = max_am_resource(runtime.fair_share, s.max_share(queue), s.root_available(),
+                            settings.max_am_share)
+    runtime.max_am_share_metric = limit
+    return fits_in(add(runtime.am_resource_usage, am_resource), limit)
+
+
+def has_container_for_node(s: Scheduler, app: App, key: Key, node: Node) -> bool:
+    """§3.6.2 ``hasContainerForNode``: the ask can go to this node and the queues have room."""
+    table = app.asks.get(key, {})
+    anywhere = table.get(ANY)
+    if anywhere is None or anywhere.count <= 0:
+        return False
+    rack = table.get(node.rack)
+    has_rack = rack is not None and rack.count > 0
+    has_node = outstanding(app, key, node.name) is not None
+    ok = (
+        (anywhere.relax_locality or has_rack)
+        and (not has_rack or (rack is not None and rack.relax_locality) or has_node)
+        and fits_in(anywhere.capability, node.capacity)
+    )
+    return ok and fits_in_max_share(s, app.queue, anywhere.capability)
+
+
+def fits_in_max_share(s: Scheduler, queue: str, amount: Resource) -> bool:
+    """``fitsInMaxShare`` up the whole ancestry."""
+    return all(
+        fits_in(add(s.state.queues[q].usage, amount), s.max_share(q)) for q in s.ancestry(queue)
+    )
+
+
+def assign_keys(
+    s: Scheduler, app: App, node: Node, keys: list[Key], reserved: bool, via: str
+) -> Assigned | None:
+    """§3.6.2: the first key that reaches a placement decides the result for this node."""
+    for key in keys:
+        if not reserved and not has_container_for_node(s, app, key, node):
+            continue
+        allowed, app.locality[key] = offer(
+            app.locality.get(key) or LocalityState(), num_nodes=len(s.state.nodes),
+            node_threshold=s.site.locality_threshold_node,
+            rack_threshold=s.site.locality_threshold_rack,
+        )
+        table = app.asks.get(key, {})
+        rack_ask, node_ask = outstanding(app, key, node.rack), outstanding(app, key, node.name)
+        any_ask = outstanding(app, key, ANY)
+        if rack_ask is not None and node_ask is not None:
+            return place(s, app, node, node_ask, Locality.NODE_LOCAL, reserved, key, via)
+        if not _can_delay_to(table, node.rack):
+            continue
+        if rack_ask is not None and allowed in (Locality.RACK_LOCAL, Locality.OFF_SWITCH):
+            return place(s, app, node, rack_ask, Locality.RACK_LOCAL, reserved, key, via)
+        if not _can_delay_to(table, ANY):
+            continue
+        if any_ask is not None and (len(table) <= 1 or allowed is Locality.OFF_SWITCH):
+            return place(s, app, node, any_ask, Locality.OFF_SWITCH, reserved, key, via)
+    return None
+
+
+def _can_delay_to(table: dict[str, Ask], name: str) -> bool:
+    """``canDelayTo``: the request at ``name`` relaxes locality, or there is none."""
+    ask = table.get(name)
+    return ask is None or ask.relax_locality
+
+
+def place(
+    s: Scheduler, app: App, node: Node, ask: Ask, kind: Locality, reserved: bool, key: Key,
+    via: str,
+) -> Assigned | None:
+    """Allocate if it fits, else perhaps reserve (§3.6.2 ``assignContainer``, §3.6.5)."""
+    capability = ask.capability
+    if fits_in(capability, node.unallocated):
+        app.locality[key] = on_allocation(app.locality[key], kind)
+        if outstanding(app, key, ANY) is None:
+            if reserved:
+                s.unreserve(app, node, "no outstanding ask")
+            return None
+        reservation = node.reservation if reserved else None
+        if reservation is not None:
+            s.unreserve(app, node, "fulfilled")
+        allocate(s, app, node, key, capability, kind, via,
+                 reservation.container_id if reservation is not None else None)
+        return Assigned(capability)
+    if is_reservable(s, app, capability) and app.id not in node.earmarks and reserve(
+            s, app, node, capability, kind, key):
+        return Assigned(capability, reserved=True)
+    return None
+
+
+def allocate(
+    s: Scheduler, app: App, node: Node, key: Key, capability: Resource, kind: Locality,
+    via: str, container_id: str | None = None,
+) -> Container:
+    """Create the container and account for it everywhere (§3.6.2 ``allocate``, §3.2)."""
+    if container_id is None:
+        container_id = f"container_{app.id}_{app.attempt:02d}_{app.next_container:06d}"
+        app.next_container += 1
+    is_am = not app.am_running and not app.unmanaged  # the first container is the AM
+    container = Container(container_id, app.id, node.name, capability, is_am, key, kind, s.now)
+    decrement_asks(app, key, node.name, node.rack, kind)
+    node.allocated = add(node.allocated, capability)
+    node.containers[container_id] = container
+    _consume_earmark(node, app.id, capability)
+    app.containers[container_id] = container
+    app.usage = add(app.usage, capability)
+    if is_am:
+        app.am_resource, app.am_running = capability, True
+        leaf = s.state.queues[app.queue]
+        leaf.am_resource_usage = add(leaf.am_resource_usage, capability)
+    app.state = AppState.RUNNING
+    s.add_usage(app.queue, capability)
+    for name in s.ancestry(app.queue):
+        q = s.state.queues[name]
+        q.containers_allocated += 1
+        if kind is Locality.NODE_LOCAL:
+            q.node_local += 1
+        elif kind is Locality.RACK_LOCAL:
+            q.rack_local += 1
+        else:
+            q.off_switch += 1
+    s.state.allocated = add(s.state.allocated, capability)
+    s.state.containers_allocated += 1
+    s.emit(ContainerAllocated, app=app.id, queue=app.queue, container=container_id,
+           node=node.name, resource=capability, am=is_am, locality=LOCALITY_NAMES[kind], via=via)
+    return container
+
+
+def _consume_earmark(node: Node, app_id: str, allocated: Resource) -> None:
+    """Every allocation for an earmarked app reduces its entry on the node (§3.2)."""
+    entry = node.earmarks.get(app_id)
+    if entry is None:
+        return
+    taken = componentwise_min(entry, allocated)
+    node.earmarked_total = subtract(node.earmarked_total, taken)
+    left = subtract(entry, taken)
+    if is_none(left):
+        del node.earmarks[app_id]
+    else:
+        node.earmarks[app_id] = left
+
+
+# -- §3.6.5 reservations ------------------------------------------------------------------------
+
+
+def is_reservable(s: Scheduler, app: App, capability: Resource) -> bool:
+    """Starved apps only, and only containers at least the reservation threshold."""
+    calc = s.calc(app.queue)
+    threshold = s.site.reservation_threshold
+    return s.is_starved(app) and calc.compare(s.state.capacity, capability, threshold) >= 0
+
+
+def reserve(s: Scheduler, app: App, node: Node, capability: Resource, kind: Locality,
+            key: Key) -> bool:
+    if node.reservation is not None and node.reservation.app_id != app.id:
+        return False
+    if reservation_exceeds_threshold(s, app, node, kind):
+        return False
+    if s.reserve(app, node, key, capability):
+        s.emit(ContainerReserved, app=app.id, queue=app.queue, node=node.name,
+               resource=capability, priority=key[0])
+    return True
+
+
+def reservation_exceeds_threshold(s: Scheduler, app: App, node: Node, kind: Locality) -> bool:
+    """At most ``ceil(nodes × reservable-nodes)`` reserved nodes per rack or cluster-wide."""
+    if kind is Locality.NODE_LOCAL:
+        return False
+    nodes = s.state.nodes
+    if kind is Locality.RACK_LOCAL:
+        existing = sum(1 for n in app.reservations if nodes[n].rack == node.rack)
+        total = sum(1 for n in nodes.values() if n.rack == node.rack)
+    else:
+        existing, total = len(app.reservations), len(nodes)
+    return existing >= math.ceil(float32(total * s.site.reservable_nodes))

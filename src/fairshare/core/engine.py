@@ -1,0 +1,250 @@
+"""The scheduling engine: the FairScheduler's operations, driven from outside with a clock.
+
+:class:`Engine` is the public face of ``fairshare.core``. Every method takes effect at the
+engine's current time (``now``), which only :meth:`Engine.advance_to` moves; kill timers of
+preemption fire as the clock passes them. Nothing happens on its own: the caller decides when
+nodes heartbeat and when the update pass runs (a simulator does so on YARN's intervals).
+
+Everything the engine decides is reported as events (:mod:`fairshare.core.events`), in order,
+to the sink given at construction (default: the ``events`` list).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from fairshare.config.acl import queue_acls
+from fairshare.config.model import AllocationConfig
+from fairshare.config.yarnsite import SiteConfig
+from fairshare.core import apps as lifecycle
+from fairshare.core.admission import promote_on_reload
+from fairshare.core.apps import EngineError
+from fairshare.core.asks import ContainerRequest
+from fairshare.core.assignment import attempt_scheduling
+from fairshare.core.events import (
+    Completion,
+    ConfigErrorEvent,
+    ConfigReloaded,
+    Event,
+    NodeAdded,
+    NodeRemoved,
+    NodeResized,
+)
+from fairshare.core.preemption.commit import fire_due_timers, preempt_for_starved_apps
+from fairshare.core.scheduler import Scheduler
+from fairshare.core.state import App, AppState, ClusterState, Node
+from fairshare.core.tree import QueueTree, build_queue_tree
+from fairshare.core.update import update
+from fairshare.resources.vector import Resource, ResourceTypes, add, subtract
+
+DEFAULT_RACK = "/default-rack"
+
+__all__ = ["ContainerRequest", "Engine", "EngineError"]
+
+
+class Engine:
+    """A fair scheduler with its preemption machinery, on an external clock."""
+
+    def __init__(
+        self,
+        site: SiteConfig,
+        allocations: AllocationConfig,
+        *,
+        start_ms: int = 0,
+        groups: Mapping[str, Sequence[str]] | None = None,
+        sink: Callable[[Event], None] | None = None,
+    ) -> None:
+        self.s = Scheduler(site, allocations, sink, start_ms)
+        self.groups: Mapping[str, Sequence[str]] = groups or {}
+        self.s.recompute_steady_shares()
+
+    # -- read access -----------------------------------------------------------------------------
+
+    @property
+    def now(self) -> int:
+        return self.s.now
+
+    @property
+    def events(self) -> list[Event]:
+        return self.s.events
+
+    @property
+    def state(self) -> ClusterState:
+        return self.s.state
+
+    @property
+    def tree(self) -> QueueTree:
+        return self.s.tree
+
+    @property
+    def types(self) -> ResourceTypes:
+        return self.s.types
+
+    @property
+    def site(self) -> SiteConfig:
+        return self.s.site
+
+    def app(self, app_id: str) -> App:
+        app = self.s.state.apps.get(app_id)
+        if app is None:
+            raise EngineError(f"unknown application {app_id}")
+        return app
+
+    def node(self, name: str) -> Node:
+        node = self.s.state.nodes.get(name)
+        if node is None:
+            raise EngineError(f"unknown node {name}")
+        return node
+
+    # -- the clock -----------------------------------------------------------------------------
+
+    def advance_to(self, time_ms: int) -> None:
+        """Move the clock to ``time_ms``, killing preemption victims whose time has come."""
+        if time_ms < self.s.now:
+            raise EngineError(f"time cannot go back from {self.s.now} to {time_ms} ms")
+        fire_due_timers(self.s, time_ms)
+        self.s.now = time_ms
+
+    def advance(self, ms: int) -> None:
+        self.advance_to(self.s.now + ms)
+
+    def next_timer(self) -> int | None:
+        """When the next kill timer fires, if any."""
+        return self.s.timers[0][0] if self.s.timers else None
+
+    # -- nodes -----------------------------------------------------------------------------------
+
+    def add_node(self, name: str, capacity: Resource, rack: str = DEFAULT_RACK) -> Node:
+        """A NodeManager registers; steady fair shares follow the new cluster size."""
+        if name in self.s.state.nodes:
+            raise EngineError(f"node {name} is already registered")
+        node = Node(name, rack, capacity, self.s.none)
+        self.s.state.nodes[name] = node
+        self.s.state.capacity = add(self.s.state.capacity, capacity)
+        self.s.recompute_steady_shares()
+        self.s.emit(NodeAdded, node=name, rack=rack, capacity=capacity)
+        return node
+
+    def remove_node(self, name: str) -> None:
+        """The node is lost: its containers end (AMs among them restart their attempt)."""
+        node = self.node(name)
+        event = self.s.emit(NodeRemoved, node=name, lost_containers=len(node.containers))
+        if node.reservation is not None:
+            owner = self.s.state.apps[node.reservation.app_id]
+            self.s.unreserve(owner, node, "node removed", event.seq)
+        for container in list(node.containers.values()):
+            if container.id not in node.containers:
+                continue  # already gone with its attempt
+            completed = self.s.complete_container(container, Completion.LOST, event.seq)
+            if container.is_am:
+                owner = self.s.state.apps[container.app_id]
+                lifecycle.restart_attempt(self.s, owner, "AM container lost with its node",
+                                          completed.seq)
+        del self.s.state.nodes[name]
+        self.s.state.capacity = subtract(self.s.state.capacity, node.capacity)
+        self.s.recompute_steady_shares()
+
+    def resize_node(self, name: str, capacity: Resource) -> None:
+        """The node's total changes; running containers stay even if they no longer fit."""
+        node = self.node(name)
+        self.s.state.capacity = add(subtract(self.s.state.capacity, node.capacity), capacity)
+        node.capacity = capacity
+        self.s.recompute_steady_shares()
+        self.s.emit(NodeResized, node=name, capacity=capacity)
+
+    def heartbeat(self, name: str) -> None:
+        """One NodeManager heartbeat: ``attemptScheduling`` on that node (§3.1)."""
+        attempt_scheduling(self.s, self.node(name))
+
+    def heartbeat_all(self) -> None:
+        """Every node once, in registration order."""
+        for node in list(self.s.state.nodes.values()):
+            attempt_scheduling(self.s, node)
+
+    # -- applications ----------------------------------------------------------------------------
+
+    def submit(
+        self, app_id: str, queue: str = "default", user: str = "nobody",
+        am: Resource | None = None, requests: Sequence[ContainerRequest] = (),
+    ) -> App:
+        """Submit an app; ``am`` is its AM container size (None: an unmanaged AM)."""
+        am_request = None if am is None else ContainerRequest(1, am)
+        return lifecycle.submit(self.s, app_id, queue, user, self.groups.get(user, ()),
+                                am_request, requests)
+
+    def request(self, app_id: str, requests: Sequence[ContainerRequest]) -> None:
+        lifecycle.add_requests(self.s, self.app(app_id), requests)
+
+    def release(self, app_id: str, count: int = 1, which: str = "newest") -> int:
+        return lifecycle.release(self.s, self.app(app_id), count, which)
+
+    def finish(self, app_id: str) -> None:
+        lifecycle.end_app(self.s, self.app(app_id), AppState.FINISHED)
+
+    def kill(self, app_id: str) -> None:
+        lifecycle.end_app(self.s, self.app(app_id), AppState.KILLED)
+
+    def move(self, app_id: str, queue: str) -> bool:
+        return lifecycle.move(self.s, self.app(app_id), queue)
+
+    # -- the update pass and preemption ------------------------------------------------------
+
+    def update(self, preempt: bool = True) -> None:
+        """One update pass (§2.1, §4); then, as the preemption thread would, every starved
+        app's victims are chosen and warned (§5)."""
+        update(self.s)
+        if preempt:
+            self.preempt()
+
+    def preempt(self) -> None:
+        preempt_for_starved_apps(self.s)
+
+    # -- configuration -------------------------------------------------------------------------
+
+    def reload(self, allocations: AllocationConfig, source: str) -> bool:
+        """Apply a successfully parsed allocation file (§1.2 steps 1–7).
+
+        Existing queues the new file does not configure stay, as dynamic queues. If a queue
+        holding apps would have to change between leaf and parent, nothing is applied and a
+        ``config-error`` says why (YARN applies the rest and retries that queue later).
+        """
+        tree, problem = _reloaded_tree(self.s, allocations)
+        if tree is None:
+            self.reload_failed(source, problem or "cannot apply the new allocation file")
+            return False
+        self.s.allocations = allocations
+        self.s.acls = queue_acls(allocations)
+        self.s.set_tree(tree)
+        self.s.recompute_steady_shares()
+        event = self.s.emit(ConfigReloaded, source=source, queues=len(list(tree)),
+                            problems=tuple(f"{name}: {why}" for name, why in tree.not_created))
+        promote_on_reload(self.s, event.seq)
+        return True
+
+    def reload_failed(self, source: str, message: str) -> None:
+        """A reload that did not parse: the previous configuration stays in force (§1.2)."""
+        self.s.emit(ConfigErrorEvent, source=source, message=message)
+
+
+def _reloaded_tree(s: Scheduler, allocations: AllocationConfig) -> tuple[QueueTree | None, str]:
+    """The new configured tree plus every existing queue it lacks, as dynamic queues."""
+    tree = build_queue_tree(allocations, s.types)
+    busy = {a.queue for a in s.state.live_apps() if a.queue}
+    for node in s.tree.depth_first():
+        if node.name in tree:
+            existing = tree[node.name]
+            if existing.is_leaf != node.is_leaf and _holds_apps(node.name, busy):
+                kind = "parent" if node.is_leaf else "leaf"
+                return None, (f"queue {node.name} has applications and cannot become a "
+                              f"{kind} queue")
+            continue
+        try:
+            tree = tree.with_queue(node.name, is_leaf=node.is_leaf, dynamic=True)
+        except ValueError as e:
+            if _holds_apps(node.name, busy):
+                return None, f"queue {node.name} has applications and cannot be kept: {e}"
+    return tree, ""
+
+
+def _holds_apps(queue: str, busy: set[str]) -> bool:
+    return any(q == queue or q.startswith(queue + ".") for q in busy)

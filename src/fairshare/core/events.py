@@ -1,0 +1,301 @@
+"""What the engine reports: one frozen dataclass per kind of event, each with its cause.
+
+Every event carries ``seq`` (its position in the stream), ``time`` (scheduler clock, ms) and
+``cause`` (the ``seq`` of the event that led to it, if any). Numbers are kept as
+:class:`Resource` vectors; :func:`event_record` turns an event into the JSON-ready record of
+``events.jsonl`` (scenario-format.md): ``{"seq", "t", "type", ...fields in kebab-case}``.
+
+Enough is recorded to answer "why was my container preempted?" (``preemption-warned`` names the
+victim, the beneficiary, the starvation that caused it and the victim app's usage against its
+fair share at that moment) and "why is my app starved?" (``starvation`` gives kind, amount and
+since when) from the stream alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from fairshare.resources.vector import Resource, ResourceTypes
+
+
+class Completion(StrEnum):
+    """Why a container ended (YARN's exit statuses, by name)."""
+
+    RELEASED = "released"  # the AM released it, or its task finished
+    APP_ENDED = "app-ended"  # the app finished or was killed while it ran
+    LOST = "lost"  # its node was removed (ContainerExitStatus.ABORTED / LOST)
+    PREEMPTED = "preempted"  # exit status -102, "Container preempted by scheduler"
+    ATTEMPT_FAILED = "attempt-failed"  # its AM was lost or preempted, so the attempt ended
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    type: ClassVar[str] = "event"
+    seq: int
+    time: int
+    cause: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NodeAdded(Event):
+    type: ClassVar[str] = "node-added"
+    node: str
+    rack: str
+    capacity: Resource
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NodeRemoved(Event):
+    type: ClassVar[str] = "node-removed"
+    node: str
+    lost_containers: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NodeResized(Event):
+    type: ClassVar[str] = "node-resized"
+    node: str
+    capacity: Resource
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AppSubmitted(Event):
+    type: ClassVar[str] = "app-submitted"
+    app: str
+    queue: str
+    user: str
+    requested_queue: str
+    placed_by: str  # which placement rule chose the queue
+    am: Resource | None  # None: unmanaged AM
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AppRejected(Event):
+    type: ClassVar[str] = "app-rejected"
+    app: str
+    user: str
+    requested_queue: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AppRunnable(Event):
+    type: ClassVar[str] = "app-runnable"
+    app: str
+    queue: str
+    promoted: bool  # made runnable later, when another app left (spec §3.9)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AppNotRunnable(Event):
+    type: ClassVar[str] = "app-not-runnable"
+    app: str
+    queue: str
+    reason: str  # which limit holds it back: user or queue maxRunningApps
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContainersRequested(Event):
+    type: ClassVar[str] = "containers-requested"
+    app: str
+    priority: int
+    locality: str
+    count: int
+    resource: Resource  # after normalisation (spec §1.1)
+    asked: Resource  # as the request said
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContainerAllocated(Event):
+    type: ClassVar[str] = "container-allocated"
+    app: str
+    queue: str
+    container: str
+    node: str
+    resource: Resource
+    am: bool
+    locality: str  # node-local | rack-local | off-switch
+    via: str  # "heartbeat", "reservation" (§3.3) or "earmark" (§3.2, freed by preemption)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContainerReserved(Event):
+    type: ClassVar[str] = "container-reserved"
+    app: str
+    queue: str
+    node: str
+    resource: Resource
+    priority: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContainerUnreserved(Event):
+    type: ClassVar[str] = "container-unreserved"
+    app: str
+    node: str
+    resource: Resource
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContainerCompleted(Event):
+    type: ClassVar[str] = "container-completed"
+    app: str
+    queue: str
+    container: str
+    node: str
+    resource: Resource
+    am: bool
+    status: Completion
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StarvationGate(Event):
+    """The utilization gate of §4.1 opened or closed (reported on change only)."""
+
+    type: ClassVar[str] = "starvation-gate"
+    open: bool
+    utilization: float
+    threshold: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Starvation(Event):
+    """An app entered the starved-apps queue (spec §4.3, §4.4)."""
+
+    type: ClassVar[str] = "starvation"
+    app: str
+    queue: str
+    kind: str  # "fair-share", "min-share" or "fair-share+min-share"
+    amount: Resource  # fairshare + minshare starvation: what preemption will try to free
+    fairshare_starvation: Resource
+    minshare_starvation: Resource
+    since_ms: int  # fair-share: last time at threshold × fair share; min-share: at min share
+    usage: Resource
+    fair_share: Resource  # the app's instantaneous fair share
+    demand: Resource
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PreemptionWarned(Event):
+    """A container was chosen as a victim; it is killed at ``kill_at_ms`` (spec §5.6)."""
+
+    type: ClassVar[str] = "preemption-warned"
+    container: str
+    app: str  # the victim app
+    queue: str
+    node: str
+    resource: Resource
+    am: bool
+    beneficiary_app: str
+    beneficiary_queue: str
+    starvation_kind: str
+    fairshare_starvation: Resource
+    minshare_starvation: Resource
+    request: Resource  # the starved container request these victims make room for
+    victim_usage: Resource  # the victim app's usage at selection time
+    victim_fair_share: Resource  # ... and its instantaneous app fair share
+    victim_usage_after: Resource  # usage minus everything announced for preemption so far
+    kill_at_ms: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NoPreemption(Event):
+    """A starved app was processed but nothing could be preempted for (part of) it."""
+
+    type: ClassVar[str] = "no-preemption"
+    app: str
+    queue: str
+    reason: str
+    starvation: Resource
+    containers_wanted: int
+    containers_found: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContainerPreempted(Event):
+    type: ClassVar[str] = "container-preempted"
+    container: str
+    app: str
+    queue: str
+    node: str
+    resource: Resource
+    am: bool
+    beneficiary_app: str
+    beneficiary_queue: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AppAttemptRestarted(Event):
+    type: ClassVar[str] = "app-attempt-restarted"
+    app: str
+    queue: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AppFinished(Event):
+    type: ClassVar[str] = "app-finished"
+    app: str
+    queue: str
+    state: str  # finished | killed
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AppMoved(Event):
+    type: ClassVar[str] = "app-moved"
+    app: str
+    from_queue: str
+    to_queue: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MoveRejected(Event):
+    type: ClassVar[str] = "move-rejected"
+    app: str
+    queue: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfigReloaded(Event):
+    type: ClassVar[str] = "config-reloaded"
+    source: str
+    queues: int
+    problems: tuple[str, ...] = ()  # e.g. a policy change refused (§1.2 step 2)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfigErrorEvent(Event):
+    type: ClassVar[str] = "config-error"
+    source: str
+    message: str  # the previous configuration stays in force (§1.2)
+
+
+EventSink = Callable[[Event], None]
+
+
+def _plain(value: Any, types: ResourceTypes) -> Any:
+    if isinstance(value, Resource):
+        return types.as_dict(value)
+    if isinstance(value, StrEnum):
+        return str(value)
+    if isinstance(value, tuple):
+        return [_plain(v, types) for v in value]
+    return value
+
+
+def event_record(event: Event, types: ResourceTypes) -> dict[str, Any]:
+    """The ``events.jsonl`` record: ``t`` and ``type`` first, then the fields in kebab-case."""
+    record: dict[str, Any] = {"t": event.time, "type": event.type, "seq": event.seq}
+    if event.cause is not None:
+        record["cause"] = event.cause
+    for f in dataclasses.fields(event):
+        if f.name in ("seq", "time", "cause"):
+            continue
+        record[f.name.replace("_", "-")] = _plain(getattr(event, f.name), types)
+    return record

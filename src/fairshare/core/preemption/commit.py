@@ -1,0 +1,142 @@
+"""Carrying out a preemption plan: warn, earmark, then kill (spec §4.6, §5.1, §5.6, §5.7).
+
+The preemption thread of YARN takes starved apps one by one (§5.1). For each, the plan's
+victims are marked on their node and owner, the node is earmarked for the starved app, every
+victim is announced (``preemption-warned``, with the starvation that caused it and the victim's
+usage against its fair share), and one kill timer per batch fires ``waitTimeBeforeKill`` later.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+from fairshare.core.apps import restart_attempt
+from fairshare.core.events import ContainerPreempted, NoPreemption, PreemptionWarned
+from fairshare.core.preemption.plan import PreemptionPlan, plan_preemption
+from fairshare.core.scheduler import Scheduler
+from fairshare.core.starvation import take_starved_app
+from fairshare.core.state import App
+from fairshare.core.update import starvation_kind
+from fairshare.resources.vector import add, is_none
+
+
+@dataclass(frozen=True, slots=True)
+class KillTimer:
+    """One batch of victims to kill when the clock reaches the due time (§5.7)."""
+
+    victims: tuple[tuple[str, str], ...]  # (app id, container id)
+    beneficiary: str
+    warned: tuple[int, ...]  # seq of each preemption-warned event, the kill's cause
+
+
+def post_preemption_delay(s: Scheduler) -> int:
+    """§4.6: waitTimeBeforeKill + allocation delay + waitTimeBeforeNextStarvationCheck."""
+    site = s.site
+    if site.continuous_scheduling_enabled:
+        alloc_delay = 10 * site.continuous_scheduling_sleep_ms
+    else:
+        alloc_delay = 4 * site.nm_heartbeat_interval_ms
+    return (site.wait_time_before_kill_ms + alloc_delay
+            + site.wait_time_before_next_starvation_check_ms)
+
+
+def preempt_for_starved_apps(s: Scheduler) -> None:
+    """Drain the starved-apps queue the way the preemption thread does (§5.1)."""
+    while True:
+        starvation_of = {a: s.state.apps[a].starvation for a in s.state.starved.heap}
+        app_id, s.state.starved = take_starved_app(s.state.starved, starvation_of)
+        if app_id is None:
+            return
+        app = s.state.apps[app_id]
+        if not app.stopped:
+            commit(s, app, plan_preemption(s, app))
+        app.next_starvation_check = s.now + post_preemption_delay(s)
+
+
+def commit(s: Scheduler, app: App, plan: PreemptionPlan) -> None:
+    """Apply a plan: marks, earmarks, warnings, and the kill timer (§5.6)."""
+    kill_at = s.now + s.site.wait_time_before_kill_ms
+    victims: list[tuple[str, str]] = []
+    warned: list[int] = []
+    for selection in plan.selections:
+        node = s.state.nodes[selection.node]
+        for victim in selection.victims:
+            if victim.container_id in node.marked_for_preemption:
+                continue
+            owner = s.state.apps[victim.app_id]
+            container = owner.containers[victim.container_id]
+            node.marked_for_preemption[container.id] = container
+            node.earmarks[app.id] = add(node.earmarks.get(app.id, s.none), container.resource)
+            node.earmarked_total = add(node.earmarked_total, container.resource)
+            owner.to_be_preempted[container.id] = container
+            owner.resources_to_be_preempted = add(owner.resources_to_be_preempted,
+                                                  container.resource)
+            event = s.emit(
+                PreemptionWarned, container=container.id, app=owner.id, queue=owner.queue,
+                node=node.name, resource=container.resource, am=container.is_am,
+                beneficiary_app=app.id, beneficiary_queue=app.queue,
+                starvation_kind=starvation_kind(app),
+                fairshare_starvation=app.fairshare_starvation,
+                minshare_starvation=app.minshare_starvation,
+                request=selection.request.capability, victim_usage=owner.usage,
+                victim_fair_share=owner.fair_share,
+                victim_usage_after=owner.usage - owner.resources_to_be_preempted,
+                kill_at_ms=kill_at,
+            )
+            victims.append((owner.id, container.id))
+            warned.append(event.seq)
+    _report_shortfall(s, app, plan)
+    if victims:
+        timer = KillTimer(tuple(victims), app.id, tuple(warned))
+        if s.site.wait_time_before_kill_ms <= 0:
+            kill(s, timer)
+        else:
+            heapq.heappush(s.timers, (kill_at, warned[0], timer))
+
+
+def _report_shortfall(s: Scheduler, app: App, plan: PreemptionPlan) -> None:
+    wanted, found = plan.containers_wanted, len(plan.selections)
+    if found >= wanted and wanted > 0:
+        return
+    if wanted == 0:
+        reason = "starvation is smaller than any of the app's container requests"
+        if is_none(plan.starvation):
+            reason = "no starvation left to preempt for"
+    else:
+        reason = ("no single node can free enough for a requested container without pushing "
+                  "an app below its fair share or touching a non-preemptable queue")
+    s.emit(NoPreemption, app=app.id, queue=app.queue, reason=reason, starvation=plan.starvation,
+           containers_wanted=wanted, containers_found=found)
+
+
+def fire_due_timers(s: Scheduler, until: int) -> None:
+    """Kill every batch due at or before ``until``, at its own due time, in order."""
+    while s.timers and s.timers[0][0] <= until:
+        due, _, timer = heapq.heappop(s.timers)
+        s.now = max(s.now, due)
+        kill(s, timer)
+
+
+def kill(s: Scheduler, timer: KillTimer) -> None:
+    """§5.7: complete each still-running victim as PREEMPTED (−102)."""
+    beneficiary = s.state.apps[timer.beneficiary]
+    for (app_id, container_id), cause in zip(timer.victims, timer.warned, strict=True):
+        owner = s.state.apps[app_id]
+        container = owner.containers.get(container_id)
+        if container is None:
+            continue  # it finished on its own in the meantime
+        s.free_container(container)
+        owner.preempted_resource = add(owner.preempted_resource, container.resource)
+        owner.preempted_containers += 1  # AM containers included; also counted below
+        if container.is_am:
+            owner.preempted_am_containers += 1
+        for name in s.ancestry(owner.queue):
+            s.state.queues[name].containers_preempted += 1  # AggregateContainersPreempted
+        event = s.emit(
+            ContainerPreempted, cause, container=container.id, app=owner.id, queue=owner.queue,
+            node=container.node, resource=container.resource, am=container.is_am,
+            beneficiary_app=beneficiary.id, beneficiary_queue=beneficiary.queue,
+        )
+        if container.is_am:
+            restart_attempt(s, owner, "AM container preempted", event.seq)

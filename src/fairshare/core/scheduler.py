@@ -1,0 +1,237 @@
+"""The scheduler's shared context: configuration, queue tree, state, clock and event sink.
+
+:class:`Scheduler` is what every engine module works on. It holds the immutable configuration
+(yarn-site, allocation file, queue tree) next to the mutable :class:`ClusterState`, plus the
+few bookkeeping operations that several paths share: container completion, reservations,
+queue usage up the ancestry. Time is whatever the caller last passed in (``now``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fairshare.config.acl import QueueAcls, queue_acls
+from fairshare.config.model import AllocationConfig, PlacementPolicy
+from fairshare.config.placement.policy import generated_policy
+from fairshare.config.yarnsite import SiteConfig
+from fairshare.core.events import Completion, ContainerCompleted, ContainerUnreserved, Event
+from fairshare.core.fairshare import FairShares, app_weight, compute_steady_fair_shares
+from fairshare.core.policies import SchedulableView, calculator_for
+from fairshare.core.queue_settings import QueueSettings
+from fairshare.core.state import App, ClusterState, Container, Node, QueueRuntime, Reservation
+from fairshare.core.tree import ROOT, QueueTree, build_queue_tree
+from fairshare.resources.calc import ResourceCalculator
+from fairshare.resources.vector import (
+    Resource,
+    ResourceTypes,
+    add,
+    float32,
+    long_to_float32,
+    subtract,
+)
+
+PREEMPTED_DIAGNOSTICS = "Container preempted by scheduler"
+
+
+class Scheduler:
+    """Configuration + state + clock + sink; the engine modules are functions over this."""
+
+    def __init__(
+        self,
+        site: SiteConfig,
+        allocations: AllocationConfig,
+        sink: Callable[[Event], None] | None = None,
+        now: int = 0,
+    ) -> None:
+        self.site = site
+        self.types: ResourceTypes = site.resource_types
+        self.none = self.types.none()
+        self.now = now
+        self.events: list[Event] = []
+        self._sink = sink if sink is not None else self.events.append
+        self._seq = 0
+        self.state = ClusterState(self.none)
+        self.last_shares: FairShares | None = None
+        self.timers: list[Any] = []  # (due, seq, KillTimer) heap, see preemption.commit
+        self.allocations = allocations
+        self.tree = build_queue_tree(allocations, self.types)
+        self.acls: QueueAcls = queue_acls(allocations)
+        self._sync_queues()
+
+    # -- configuration -------------------------------------------------------------------------
+
+    @property
+    def placement_policy(self) -> PlacementPolicy:
+        """The file's rules, or the ones yarn-site generates when it has none (§1.5.4)."""
+        if self.allocations.placement_policy is not None:
+            return self.allocations.placement_policy
+        return generated_policy(self.site.user_as_default_queue, self.site.allow_undeclared_pools)
+
+    @property
+    def preemption_enabled(self) -> bool:
+        """The preemption thread exists only when enabled and not in migration mode (§1.1)."""
+        return self.site.preemption and not self.site.migration_mode
+
+    def set_tree(self, tree: QueueTree) -> None:
+        self.tree = tree
+        self._sync_queues()
+
+    def _sync_queues(self) -> None:
+        """Give every queue of the tree its runtime record (new queues start at the clock)."""
+        queues = self.state.queues
+        for node in self.tree:
+            if node.name not in queues:
+                queues[node.name] = QueueRuntime(node.name, self.none,
+                                                 last_time_at_min_share=self.now)
+        for name in [n for n in queues if n not in self.tree]:
+            del queues[name]
+        self._ancestry: dict[str, tuple[str, ...]] = {}
+
+    def settings(self, queue: str) -> QueueSettings:
+        return self.tree[queue].settings
+
+    def ancestry(self, queue: str) -> tuple[str, ...]:
+        """``queue`` and its ancestors, leaf first."""
+        cached = self._ancestry.get(queue)
+        if cached is None:
+            parts = queue.split(".")
+            cached = tuple(".".join(parts[:i]) for i in range(len(parts), 0, -1))
+            self._ancestry[queue] = cached
+        return cached
+
+    def max_share(self, queue: str) -> Resource:
+        return self.settings(queue).effective_max_share(self.state.capacity)
+
+    def calc(self, queue: str) -> ResourceCalculator:
+        return calculator_for(self.settings(queue).policy)
+
+    def recompute_steady_shares(self) -> None:
+        """Steady shares change with the cluster and the configuration only (§2.4)."""
+        steady = compute_steady_fair_shares(self.tree, self.state.capacity)
+        for name, share in steady.items():
+            self.state.queues[name].steady_fair_share = share
+
+    # -- events --------------------------------------------------------------------------------
+
+    def emit(self, cls: type[Event], cause: int | None = None, **fields: Any) -> Event:
+        self._seq += 1
+        event = cls(seq=self._seq, time=self.now, cause=cause, **fields)
+        self._sink(event)
+        return event
+
+    # -- views for the pure functions ----------------------------------------------------------
+
+    def app_weight(self, app: App) -> float:
+        return app_weight(app.demand.memory, self.site.size_based_weight)
+
+    def queue_view(self, name: str) -> SchedulableView:
+        q = self.state.queues[name]
+        s = self.settings(name)
+        return SchedulableView(name, q.demand, q.usage, s.min_share, s.weight, 0)
+
+    def app_view(self, app: App) -> SchedulableView:
+        return SchedulableView(app.id, app.demand, app.usage, self.none, self.app_weight(app),
+                               app.start_time)
+
+    def is_starved_for_fair_share(self, app: App) -> bool:
+        """§4.5: below the instantaneous app fair share — no threshold, no timeout."""
+        calc = self.calc(app.queue)
+        return calc.compare(self.state.capacity, app.usage, app.fair_share, True) < 0
+
+    def is_starved(self, app: App) -> bool:
+        """§4.5 ``isStarved``: fair-share starved, or some min-share starvation attributed."""
+        return self.is_starved_for_fair_share(app) or any(app.minshare_starvation.values)
+
+    def utilization(self) -> float:
+        """§1.1: the larger of the allocated memory and vcore fractions, in Java float math."""
+        alloc, cap = self.state.allocated, self.state.capacity
+        return max(_f32_div(alloc.memory, cap.memory), _f32_div(alloc.vcores, cap.vcores))
+
+    def root_available(self) -> Resource:
+        """Root ``AvailableMB/VCores``: cluster − allocated, reservations not subtracted."""
+        return subtract(self.state.capacity, self.state.allocated)
+
+    # -- bookkeeping shared by several paths ---------------------------------------------------
+
+    def add_usage(self, queue: str, amount: Resource) -> None:
+        for name in self.ancestry(queue):
+            q = self.state.queues[name]
+            q.usage = add(q.usage, amount)
+
+    def free_container(self, container: Container) -> App:
+        """Give a container's resources back: node, app, queues, cluster; drop its marks."""
+        state = self.state
+        node = state.nodes.get(container.node)
+        if node is not None:
+            node.allocated = subtract(node.allocated, container.resource)
+            node.containers.pop(container.id, None)
+            node.marked_for_preemption.pop(container.id, None)
+        app = state.apps[container.app_id]
+        app.containers.pop(container.id, None)
+        app.usage = subtract(app.usage, container.resource)
+        if app.to_be_preempted.pop(container.id, None) is not None:
+            app.resources_to_be_preempted = subtract(
+                app.resources_to_be_preempted, container.resource)
+        self.add_usage(app.queue, subtract(self.none, container.resource))
+        for name in self.ancestry(app.queue):
+            state.queues[name].containers_released += 1
+        state.allocated = subtract(state.allocated, container.resource)
+        return app
+
+    def complete_container(
+        self, container: Container, status: Completion, cause: int | None = None
+    ) -> Event:
+        """A container ends for any reason but preemption (see preemption.commit)."""
+        app = self.free_container(container)
+        return self.emit(
+            ContainerCompleted, cause, app=app.id, queue=app.queue, container=container.id,
+            node=container.node, resource=container.resource, am=container.is_am,
+            status=status,
+        )
+
+    def reserve(self, app: App, node: Node, key: tuple[int, int], resource: Resource) -> bool:
+        """Create or refresh ``app``'s reservation on ``node``; True if it is new (§3.6.5)."""
+        existing = node.reservation
+        if existing is not None:
+            self.change_reserved(app.queue, subtract(resource, existing.resource), 0)
+            existing.key, existing.resource = key, resource
+            return False
+        container_id = f"container_{app.id}_{app.attempt:02d}_{app.next_container:06d}"
+        app.next_container += 1
+        reservation = Reservation(app.id, node.name, key, resource, container_id)
+        node.reservation = reservation
+        app.reservations[node.name] = reservation
+        self.change_reserved(app.queue, resource, 1)
+        return True
+
+    def unreserve(self, app: App, node: Node, reason: str, cause: int | None = None) -> None:
+        reservation = node.reservation
+        if reservation is None:
+            return
+        node.reservation = None
+        app.reservations.pop(node.name, None)
+        self.change_reserved(app.queue, subtract(self.none, reservation.resource), -1)
+        self.emit(ContainerUnreserved, cause, app=app.id, node=node.name,
+                  resource=reservation.resource, reason=reason)
+
+    def change_reserved(self, queue: str, delta: Resource, count: int) -> None:
+        for name in self.ancestry(queue):
+            q = self.state.queues[name]
+            q.reserved = add(q.reserved, delta)
+            q.reserved_containers += count
+        self.state.reserved = add(self.state.reserved, delta)
+
+
+
+def _f32_div(a: int, b: int) -> float:
+    """``(float) a / b`` with a long ``b``: float32 division; x/0 is ±Infinity or NaN."""
+    fa, fb = long_to_float32(a), long_to_float32(b)
+    if fb == 0.0:
+        if fa == 0.0:
+            return float("nan")
+        return float("inf") if fa > 0 else float("-inf")
+    return float32(fa / fb)
+
+
+__all__ = ["PREEMPTED_DIAGNOSTICS", "ROOT", "Scheduler"]

@@ -1,0 +1,221 @@
+"""The engine's mutable state: nodes, applications, containers and per-queue runtime numbers.
+
+These are the objects of spec §0.3. They are plain records; the functions that change them live
+in :mod:`fairshare.core.assignment` (allocation, reservation), :mod:`fairshare.core.update`
+(demand, shares, starvation), :mod:`fairshare.core.preemption.commit` (warn and kill) and
+:mod:`fairshare.core.engine` (everything else). Nothing here does I/O or reads a clock.
+
+Dicts are only iterated where their insertion order is the documented order (nodes in
+registration order, containers in allocation order, asks per scheduler key in request order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from fairshare.core.locality import Locality, LocalityState
+from fairshare.core.starvation import StarvedApps
+from fairshare.resources.vector import Resource
+
+ANY = "*"  # ResourceRequest.ANY
+
+# A scheduler key (spec §3.6.2): (priority, allocationRequestId); lower sorts first.
+SchedulerKey = tuple[int, int]
+
+
+class AppState(StrEnum):
+    ACCEPTED = "accepted"  # submitted, no container yet
+    RUNNING = "running"  # has had a container
+    FINISHED = "finished"
+    KILLED = "killed"
+    REJECTED = "rejected"
+
+
+LOCALITY_NAMES = {
+    Locality.NODE_LOCAL: "node-local",
+    Locality.RACK_LOCAL: "rack-local",
+    Locality.OFF_SWITCH: "off-switch",
+}
+
+
+@dataclass(slots=True, eq=False)
+class Container:
+    id: str
+    app_id: str
+    node: str
+    resource: Resource
+    is_am: bool
+    key: SchedulerKey
+    locality: Locality
+    allocated_at: int
+
+
+@dataclass(slots=True)
+class Ask:
+    """One resource request of a scheduler key at one place (a host, a rack or ANY)."""
+
+    capability: Resource
+    count: int
+    relax_locality: bool = True
+
+
+@dataclass(slots=True, eq=False)
+class Reservation:
+    app_id: str
+    node: str
+    key: SchedulerKey
+    resource: Resource
+    container_id: str
+
+
+@dataclass(slots=True, eq=False)
+class App:
+    """An application attempt (``FSAppAttempt``) and what the scheduler knows of it."""
+
+    id: str
+    queue: str  # full name of its leaf queue
+    user: str
+    start_time: int  # scheduler clock when the attempt was created
+    am_request: Resource | None  # None: unmanaged AM (no AM container)
+    am_preemption: bool  # am.preemption(.<queue>) looked up when the attempt was created
+    none: Resource  # a zero vector of the cluster's types
+    seq: int = 0  # submission order: breaks start-time ties in §3.9's merge
+    state: AppState = AppState.ACCEPTED
+    runnable: bool = False
+    asks: dict[SchedulerKey, dict[str, Ask]] = field(default_factory=dict)
+    containers: dict[str, Container] = field(default_factory=dict)  # live, allocation order
+    reservations: dict[str, Reservation] = field(default_factory=dict)  # node → reservation
+    locality: dict[SchedulerKey, LocalityState] = field(default_factory=dict)
+    am_running: bool = False
+    am_resource: Resource | None = None
+    next_container: int = 1
+    attempt: int = 1
+    # scheduler numbers, refreshed by the update pass (§2.2, §2.7)
+    demand: Resource = field(default=None)  # type: ignore[assignment]
+    usage: Resource = field(default=None)  # type: ignore[assignment]
+    fair_share: Resource = field(default=None)  # type: ignore[assignment]
+    # starvation (§4)
+    last_time_at_fair_share: int = 0
+    fairshare_starvation: Resource = field(default=None)  # type: ignore[assignment]
+    minshare_starvation: Resource = field(default=None)  # type: ignore[assignment]
+    next_starvation_check: int = 0
+    # preemption (§5.6, §5.10)
+    to_be_preempted: dict[str, Container] = field(default_factory=dict)
+    resources_to_be_preempted: Resource = field(default=None)  # type: ignore[assignment]
+    preempted_containers: int = 0
+    preempted_am_containers: int = 0
+    preempted_resource: Resource = field(default=None)  # type: ignore[assignment]
+    rejection_reason: str | None = None
+    finish_time: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("demand", "usage", "fair_share", "fairshare_starvation",
+                     "minshare_starvation", "resources_to_be_preempted", "preempted_resource"):
+            if getattr(self, name) is None:
+                setattr(self, name, self.none)
+        self.last_time_at_fair_share = self.start_time
+
+    @property
+    def unmanaged(self) -> bool:
+        return self.am_request is None
+
+    @property
+    def stopped(self) -> bool:
+        return self.state in (AppState.FINISHED, AppState.KILLED, AppState.REJECTED)
+
+    @property
+    def starvation(self) -> Resource:
+        return self.fairshare_starvation + self.minshare_starvation
+
+    def sorted_keys(self) -> list[SchedulerKey]:
+        return sorted(self.asks)
+
+
+@dataclass(slots=True, eq=False)
+class Node:
+    """``FSSchedulerNode``: capacity, allocations, one reservation, preemption earmarks."""
+
+    name: str
+    rack: str
+    capacity: Resource
+    allocated: Resource
+    containers: dict[str, Container] = field(default_factory=dict)  # allocation order
+    reservation: Reservation | None = None
+    marked_for_preemption: dict[str, Container] = field(default_factory=dict)
+    earmarks: dict[str, Resource] = field(default_factory=dict)  # starved app → amount (§5.6)
+    earmarked_total: Resource = field(default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.earmarked_total is None:
+            self.earmarked_total = self.capacity - self.capacity  # none, in the node's types
+
+    @property
+    def unallocated(self) -> Resource:
+        return self.capacity - self.allocated
+
+
+@dataclass(slots=True, eq=False)
+class QueueRuntime:
+    """The live numbers of one queue (the settings live in the immutable queue tree)."""
+
+    name: str
+    none: Resource
+    usage: Resource = field(default=None)  # type: ignore[assignment]
+    demand: Resource = field(default=None)  # type: ignore[assignment]
+    fair_share: Resource = field(default=None)  # type: ignore[assignment]
+    steady_fair_share: Resource = field(default=None)  # type: ignore[assignment]
+    reserved: Resource = field(default=None)  # type: ignore[assignment]
+    reserved_containers: int = 0
+    am_resource_usage: Resource = field(default=None)  # type: ignore[assignment]
+    max_am_share_metric: Resource = field(default=None)  # type: ignore[assignment]
+    runnable_apps: list[App] = field(default_factory=list)  # leaves: arrival order
+    non_runnable_apps: list[App] = field(default_factory=list)
+    num_runnable: int = 0  # runnable apps in the whole subtree (§3.9)
+    last_time_at_min_share: int = 0
+    min_share_starved_since: int | None = None
+    # QueueMetrics counters (§6.1), leaves and parents alike
+    apps_submitted: int = 0
+    apps_completed: int = 0
+    apps_killed: int = 0
+    containers_allocated: int = 0
+    containers_released: int = 0
+    containers_preempted: int = 0
+    node_local: int = 0
+    rack_local: int = 0
+    off_switch: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("usage", "demand", "fair_share", "steady_fair_share", "reserved",
+                     "am_resource_usage", "max_am_share_metric"):
+            if getattr(self, name) is None:
+                setattr(self, name, self.none)
+
+
+@dataclass(slots=True, eq=False)
+class ClusterState:
+    """Everything that changes while the scheduler runs."""
+
+    none: Resource
+    nodes: dict[str, Node] = field(default_factory=dict)  # registration order
+    apps: dict[str, App] = field(default_factory=dict)  # submission order (rejected ones too)
+    queues: dict[str, QueueRuntime] = field(default_factory=dict)
+    capacity: Resource = field(default=None)  # type: ignore[assignment]
+    allocated: Resource = field(default=None)  # type: ignore[assignment]
+    reserved: Resource = field(default=None)  # type: ignore[assignment]
+    starved: StarvedApps = field(default_factory=StarvedApps)
+    user_runnable: dict[str, int] = field(default_factory=dict)
+    user_waiting: dict[str, list[App]] = field(default_factory=dict)  # §3.9, start-time order
+    containers_allocated: int = 0
+    starvation_gate_open: bool | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("capacity", "allocated", "reserved"):
+            if getattr(self, name) is None:
+                setattr(self, name, self.none)
+
+    def live_apps(self) -> list[App]:
+        return [a for a in self.apps.values() if not a.stopped]
+
+    def nodes_in_rack(self, rack: str) -> list[Node]:
+        return [n for n in self.nodes.values() if n.rack == rack]

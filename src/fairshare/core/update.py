@@ -1,0 +1,124 @@
+"""The update pass (spec §2.1): demand, instantaneous fair shares, then starvation (§4).
+
+Demand and shares are recomputed from scratch each pass. Starvation is evaluated only when
+preemption is on and the cluster is busier than the utilization threshold (§4.1); then every
+leaf, in creation order, runs ``updateStarvedApps`` (§4.3) through the pure functions of
+:mod:`fairshare.core.starvation`, and the results are written back here.
+"""
+
+from __future__ import annotations
+
+from fairshare.core.asks import pending_demand
+from fairshare.core.events import Starvation, StarvationGate
+from fairshare.core.fairshare import AppShareInput, compute_instantaneous_fair_shares
+from fairshare.core.scheduler import Scheduler
+from fairshare.core.starvation import AppStarvationView, LeafStarvationView, update_starved_apps
+from fairshare.core.state import App
+from fairshare.resources.vector import Resource, add, componentwise_min, is_none
+
+
+def update(s: Scheduler) -> None:
+    """One ``FairScheduler.update()``."""
+    update_demand(s)
+    update_fair_shares(s)
+    if not s.preemption_enabled:
+        return
+    utilization = s.utilization()
+    threshold = s.site.preemption_cluster_utilization_threshold
+    gate_open = threshold < utilization  # strict; NaN (empty cluster) keeps it closed (§4.1)
+    if gate_open != s.state.starvation_gate_open:
+        s.state.starvation_gate_open = gate_open
+        s.emit(StarvationGate, open=gate_open, utilization=utilization, threshold=threshold)
+    if gate_open:
+        for leaf in s.tree.leaves():
+            update_leaf_starvation(s, leaf.name)
+
+
+def update_demand(s: Scheduler) -> None:
+    """§2.2: apps (runnable or not) = usage + outstanding ANY asks; queues sum, capped at max."""
+    for node in reversed(list(s.tree.depth_first())):
+        runtime = s.state.queues[node.name]
+        if node.is_leaf:
+            total = s.none
+            for app in [*runtime.runnable_apps, *runtime.non_runnable_apps]:
+                app.demand = add(app.usage, pending_demand(app))
+                total = add(total, app.demand)
+        else:
+            total = s.none
+            for child in node.children:
+                total = add(total, s.state.queues[child].demand)
+            # FSParentQueue.getDemand returns memory and vcores only (§2.2)
+            total = Resource((total.memory, total.vcores, *([0] * (len(total) - 2))))
+        runtime.demand = componentwise_min(total, s.max_share(node.name))
+
+
+def update_fair_shares(s: Scheduler) -> None:
+    """§2.4–§2.7: root gets the cluster; each level cut by its parent's policy."""
+    runnable = {
+        leaf.name: [AppShareInput(a.id, a.start_time, s.app_weight(a))
+                    for a in s.state.queues[leaf.name].runnable_apps]
+        for leaf in s.tree.leaves()
+    }
+    shares = compute_instantaneous_fair_shares(
+        s.tree, s.state.capacity, runnable, previous=s.last_shares)
+    s.last_shares = shares
+    for name, share in shares.queues.items():
+        s.state.queues[name].fair_share = share
+    for app_id, share in shares.apps.items():
+        s.state.apps[app_id].fair_share = share
+
+
+def _view(s: Scheduler, app: App) -> AppStarvationView:
+    return AppStarvationView(
+        app.id, app.start_time, app.demand, app.usage, app.fair_share,
+        app.fairshare_starvation, app.minshare_starvation, app.last_time_at_fair_share,
+        app.next_starvation_check, s.app_weight(app),
+    )
+
+
+def update_leaf_starvation(s: Scheduler, leaf: str) -> None:
+    """§4.3 for one leaf; apps newly in the starved-apps queue are reported with their cause."""
+    runtime, settings = s.state.queues[leaf], s.settings(leaf)
+    apps = runtime.runnable_apps
+    views = [_view(s, a) for a in apps]
+    leaf_view = LeafStarvationView(
+        leaf, settings.policy, settings.min_share, runtime.demand, runtime.usage,
+        settings.fair_share_preemption_threshold, settings.fair_share_preemption_timeout_ms,
+        settings.min_share_preemption_timeout_ms, runtime.last_time_at_min_share,
+    )
+    before = set(s.state.starved.heap)
+    others = {a: s.state.apps[a].starvation for a in s.state.starved.heap}
+    result = update_starved_apps(leaf_view, views, cluster=s.state.capacity, now=s.now,
+                                 queue=s.state.starved, others=others)
+    for app, view in zip(apps, result.apps, strict=True):
+        app.fairshare_starvation = view.fairshare_starvation
+        app.minshare_starvation = view.minshare_starvation
+        app.last_time_at_fair_share = view.last_time_at_fair_share
+    runtime.last_time_at_min_share = result.min_share.last_time_at_min_share
+    starved_now = not is_none(result.min_share.starvation)
+    if not starved_now:
+        runtime.min_share_starved_since = None
+    elif runtime.min_share_starved_since is None:
+        runtime.min_share_starved_since = runtime.last_time_at_min_share
+    s.state.starved = result.queue
+    for app_id in result.queue.heap:
+        if app_id not in before:
+            _report_starvation(s, s.state.apps[app_id])
+
+
+def starvation_kind(app: App) -> str:
+    kinds = [name for name, amount in (("fair-share", app.fairshare_starvation),
+                                       ("min-share", app.minshare_starvation))
+             if not is_none(amount)]
+    return "+".join(kinds) or "none"
+
+
+def _report_starvation(s: Scheduler, app: App) -> None:
+    leaf = s.state.queues[app.queue]
+    since = app.last_time_at_fair_share
+    if is_none(app.fairshare_starvation):
+        since = leaf.last_time_at_min_share
+    s.emit(Starvation, app=app.id, queue=app.queue, kind=starvation_kind(app),
+           amount=app.starvation, fairshare_starvation=app.fairshare_starvation,
+           minshare_starvation=app.minshare_starvation, since_ms=since, usage=app.usage,
+           fair_share=app.fair_share, demand=app.demand)

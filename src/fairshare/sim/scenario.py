@@ -1,0 +1,425 @@
+"""Scenario files: parse and validate them into plain frozen data for the runner.
+
+The format is the contract ``/work/shared/spec/scenario-format.md``; this module only reads it.
+YAML (so also JSON) is loaded with line numbers (:mod:`fairshare.sim.yaml_lines`), checked with
+private pydantic models (:mod:`fairshare.sim.scenario_schema`: unknown keys rejected with a
+did-you-mean, ints must be ints, bools must be bools), ``expect`` steps by
+:mod:`fairshare.sim.expect`, and every
+problem in the file is reported at once as :class:`ConfigErrors`, sorted by line, each
+``file:line: path: message``.
+
+Choices where the contract is silent:
+
+* ``version`` is required and must be ``1``.
+* Requests and AMs default to ``memory-mb: 1024`` and ``vcores: 1`` (YARN's minimum allocation);
+  nodes must give both. Any other key of a node, request or AM is a custom resource type with a
+  non-negative integer amount (``yarn.io/gpu: 2``) unless it looks like a misspelt known key
+  (``memory: 1024`` → "did you mean 'memory-mb'?"). Whether the type exists is the runner's check
+  (it needs yarn-site's resource types).
+* ``submit`` defaults: ``queue: default``, ``user: nobody``, ``am: null`` (unmanaged).
+* A step given as a bare name (``- update``) or with a null value means "no arguments".
+* ``snapshot.label`` is optional (None). ``resize-node`` gives the node's new total resource.
+* ``run.snapshot-every-ms`` and ``run.heartbeat-interval-ms`` must be positive; a rack must start
+  with ``/`` (YARN's network topology requires it).
+* Files named by ``site-file``, ``allocations-file`` and ``reload.allocations-file`` are resolved
+  against the scenario's directory and must exist now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import ValidationError
+
+from fairshare.config.errors import ConfigError, ConfigErrors
+from fairshare.sim.expect import SubjectKind, validate_expectation
+from fairshare.sim.scenario_schema import (
+    DEFAULT_QUEUE,
+    DEFAULT_USER,
+    MAX_NODES,
+    AddNodeModel,
+    AdvanceModel,
+    AppModel,
+    ClockModel,
+    HeartbeatModel,
+    MoveModel,
+    NoArgsModel,
+    NodeModel,
+    NodeNameModel,
+    ReleaseModel,
+    ReloadModel,
+    RequestModel,
+    RequestStepModel,
+    ResizeNodeModel,
+    RunModel,
+    ScenarioModel,
+    SchemaModel,
+    SnapshotModel,
+    SubmitModel,
+    problems_of,
+)
+from fairshare.sim.yaml_lines import (
+    Loc,
+    Problem,
+    YamlDoc,
+    load_yaml,
+    locate,
+    read_text,
+    show,
+    suggest,
+)
+
+__all__ = [
+    "AddNodeStep", "AdvanceStep", "ExpectStep", "FinishStep", "HeartbeatStep", "KillStep",
+    "MoveStep", "NodeSpec", "ReleaseStep", "ReloadStep", "RemoveNodeStep", "RequestSpec",
+    "RequestStep", "ResizeNodeStep", "RunSpec", "Scenario", "SnapshotStep", "Step", "StepBase",
+    "SubmitStep", "UpdateStep", "load_scenario", "parse_scenario_text",
+]
+
+Resources = dict[str, int]  # YARN resource name ("memory-mb", "vcores", "yarn.io/gpu") → amount
+
+
+# ---- what the runner gets ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """A node: name, rack and total resources; ``line`` is where the scenario defines it."""
+
+    name: str
+    rack: str
+    resources: Resources
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class RequestSpec:
+    """``count`` containers of ``resources`` each, as one AMRMClient container request."""
+
+    count: int
+    resources: Resources
+    priority: int = 1
+    locality: str = "*"
+    relax_locality: bool = True
+    duration_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    until_ms: int | None = None
+    snapshot_every_ms: int = 1000
+    heartbeat_interval_ms: int | None = None  # None: yarn-site's heartbeat interval
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepBase:
+    line: int  # the step's line in the scenario file, for file:line reports
+
+
+@dataclass(frozen=True, kw_only=True)
+class AddNodeStep(StepBase):
+    node: NodeSpec
+
+
+@dataclass(frozen=True, kw_only=True)
+class RemoveNodeStep(StepBase):
+    name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResizeNodeStep(StepBase):
+    name: str
+    resources: Resources  # the node's new total
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubmitStep(StepBase):
+    app: str
+    queue: str = DEFAULT_QUEUE
+    user: str = DEFAULT_USER
+    am: Resources | None = None  # None: unmanaged AM
+    requests: tuple[RequestSpec, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class RequestStep(StepBase):
+    app: str
+    requests: tuple[RequestSpec, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class UpdateStep(StepBase):
+    pass
+
+
+@dataclass(frozen=True, kw_only=True)
+class HeartbeatStep(StepBase):
+    node: str  # a node name, or "*" for every node once in registration order
+    times: int = 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class AdvanceStep(StepBase):
+    ms: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReleaseStep(StepBase):
+    app: str
+    count: int = 1
+    which: Literal["newest", "oldest", "am"] = "newest"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FinishStep(StepBase):
+    app: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class KillStep(StepBase):
+    app: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReloadStep(StepBase):
+    """Exactly one of the two is set."""
+
+    allocations_text: str | None = None
+    allocations_file: Path | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class MoveStep(StepBase):
+    app: str
+    queue: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SnapshotStep(StepBase):
+    label: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExpectStep(StepBase):
+    """Assert ``fields`` (validated, see :mod:`fairshare.sim.expect`) of one snapshot entry."""
+
+    subject_kind: SubjectKind
+    subject: str | None  # None for the cluster
+    fields: dict[str, Any]
+
+
+Step = (
+    AddNodeStep | RemoveNodeStep | ResizeNodeStep | SubmitStep | RequestStep | UpdateStep
+    | HeartbeatStep | AdvanceStep | ReleaseStep | FinishStep | KillStep | ReloadStep | MoveStep
+    | SnapshotStep | ExpectStep
+)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario file. Paths are absolute; ``nodes`` has templates expanded."""
+
+    name: str
+    description: str
+    seed: int
+    site: dict[str, str]  # property → value as Hadoop's Configuration sees it ("true", "0.8")
+    site_file: Path | None
+    allocations_text: str | None
+    allocations_file: Path | None
+    nodes: tuple[NodeSpec, ...]
+    groups: dict[str, tuple[str, ...]]
+    start_ms: int
+    steps: tuple[Step, ...]
+    workload: dict[str, Any] | None  # raw; validated by the workload reader
+    run: RunSpec
+    source: str
+
+
+
+
+# ---- parsing -----------------------------------------------------------------------------------
+
+
+def load_scenario(path: Path) -> Scenario:
+    """Read and parse a scenario file; relative paths in it are relative to its directory."""
+    return parse_scenario_text(read_text(path), str(path), path.parent)
+
+
+def parse_scenario_text(text: str, source: str, base_dir: Path) -> Scenario:
+    """Parse scenario YAML/JSON; ``source`` names it in errors, ``base_dir`` anchors its paths.
+
+    Raises :class:`ConfigError` (a YAML syntax error, a file that is not a map) or
+    :class:`ConfigErrors` with every problem found, sorted by line.
+    """
+    doc = load_yaml(text, source)
+    if not isinstance(doc.value, dict):
+        message = ("the file is empty" if doc.value is None
+                   else f"a scenario is a map of keys like 'version: 1', got {show(doc.value)}")
+        raise ConfigError(message, source, doc.line(()))
+    parser = _Parser(doc, base_dir, source)
+    scenario = parser.parse()
+    if scenario is None or parser.problems:
+        raise ConfigErrors(locate(parser.problems, doc, source))
+    return scenario
+
+
+def _request(model: RequestModel) -> RequestSpec:
+    return RequestSpec(model.count, model.resources(), model.priority, model.locality,
+                       model.relax_locality, model.duration_ms)
+
+
+def _not_a_step(item: Any) -> str:
+    if isinstance(item, dict):
+        keys = ", ".join(f"'{key}'" for key in item) or "none"
+        return f"a step has exactly one key, its kind; got {keys}"
+    return f"a step is a one-key map like 'advance: {{ms: 1000}}', got {show(item)}"
+
+
+_Build = Callable[[Any, int], Step]
+_STEPS: dict[str, tuple[type[SchemaModel], _Build]] = {
+    "add-node": (AddNodeModel, lambda m, line: AddNodeStep(
+        line=line, node=NodeSpec(m.name, m.rack, m.resources(), line))),
+    "remove-node": (NodeNameModel, lambda m, line: RemoveNodeStep(line=line, name=m.name)),
+    "resize-node": (ResizeNodeModel, lambda m, line: ResizeNodeStep(
+        line=line, name=m.name, resources=m.resources())),
+    "submit": (SubmitModel, lambda m, line: SubmitStep(
+        line=line, app=m.app, queue=m.queue, user=m.user,
+        am=None if m.am is None else m.am.resources(),
+        requests=tuple(_request(r) for r in m.requests))),
+    "request": (RequestStepModel, lambda m, line: RequestStep(
+        line=line, app=m.app, requests=tuple(_request(r) for r in m.requests))),
+    "update": (NoArgsModel, lambda m, line: UpdateStep(line=line)),
+    "heartbeat": (HeartbeatModel, lambda m, line: HeartbeatStep(
+        line=line, node=m.node, times=m.times)),
+    "advance": (AdvanceModel, lambda m, line: AdvanceStep(line=line, ms=m.ms)),
+    "release": (ReleaseModel, lambda m, line: ReleaseStep(
+        line=line, app=m.app, count=m.count, which=m.which)),
+    "finish": (AppModel, lambda m, line: FinishStep(line=line, app=m.app)),
+    "kill": (AppModel, lambda m, line: KillStep(line=line, app=m.app)),
+    "reload": (ReloadModel, lambda m, line: ReloadStep(
+        line=line, allocations_text=m.allocations, allocations_file=m.allocations_file)),
+    "move": (MoveModel, lambda m, line: MoveStep(line=line, app=m.app, queue=m.queue)),
+    "snapshot": (SnapshotModel, lambda m, line: SnapshotStep(line=line, label=m.label)),
+}
+STEP_KINDS = (*_STEPS, "expect")
+
+M = TypeVar("M", bound=SchemaModel)
+
+
+class _Parser:
+    """One pass over a loaded document, collecting every problem."""
+
+    def __init__(self, doc: YamlDoc, base_dir: Path, source: str) -> None:
+        self.doc = doc
+        self.raw: dict[str, Any] = doc.value
+        self.source = source
+        self.context = {"base_dir": base_dir}
+        self.problems: list[Problem] = list(doc.problems)
+
+    def validate(self, model: type[M], data: Any, loc: Loc) -> M | None:
+        try:
+            return model.model_validate(data, context=self.context)
+        except ValidationError as error:
+            self.problems.extend(problems_of(error, loc))
+            return None
+
+    def parse(self) -> Scenario | None:
+        top = self.validate(ScenarioModel, self.raw, ())
+        if "allocations" in self.raw and "allocations-file" in self.raw:
+            later = max(("allocations", "allocations-file"), key=lambda k: self.doc.line((k,)))
+            message = "give either 'allocations' or 'allocations-file', not both"
+            self.problems.append(Problem((later,), message))
+        nodes = self.nodes()
+        steps = self.steps()
+        if top is None or self.problems:
+            return None
+        return self.assemble(top, nodes, steps)
+
+    def nodes(self) -> tuple[NodeSpec, ...]:
+        cluster = self.raw.get("cluster")
+        entries = cluster.get("nodes") if isinstance(cluster, dict) else None
+        specs: list[NodeSpec] = []
+        first_line: dict[str, int] = {}
+        for index, entry in enumerate(entries if isinstance(entries, list) else []):
+            loc: Loc = ("cluster", "nodes", index)
+            model = self.validate(NodeModel, entry, loc)
+            if model is not None:
+                specs.extend(self.expand(model, loc, first_line))
+            if len(specs) > MAX_NODES:
+                self.problems.append(Problem(loc, f"more than {MAX_NODES} nodes in the cluster"))
+                break
+        return tuple(specs)
+
+    def expand(self, model: NodeModel, loc: Loc, first_line: dict[str, int]) -> list[NodeSpec]:
+        line = self.doc.line(loc)
+        specs = []
+        for name in model.names():
+            if name in first_line:
+                message = f"duplicate node name '{name}' (first at line {first_line[name]})"
+                self.problems.append(Problem(loc, message))
+                break
+            first_line[name] = line
+            specs.append(NodeSpec(name, model.rack, model.resources(), line))
+        return specs
+
+    def steps(self) -> tuple[Step, ...]:
+        items = self.raw.get("steps")
+        steps = []
+        for index, item in enumerate(items if isinstance(items, list) else []):
+            step = self.step(item, ("steps", index))
+            if step is not None:
+                steps.append(step)
+        return tuple(steps)
+
+    def step(self, item: Any, loc: Loc) -> Step | None:
+        if isinstance(item, str):
+            kind, args = item, None  # "- update": a step without arguments
+        elif isinstance(item, dict) and len(item) == 1:
+            kind, args = next(iter(item.items()))
+        else:
+            self.problems.append(Problem(loc, _not_a_step(item)))
+            return None
+        line = self.doc.line(loc)
+        if kind == "expect":
+            return self.expect(args, (*loc, kind), line)
+        if kind not in _STEPS:
+            message = f"unknown step '{kind}'{suggest(kind, STEP_KINDS)}"
+            self.problems.append(Problem((*loc, kind), message, parent=True))
+            return None
+        model_type, build = _STEPS[kind]
+        model = self.validate(model_type, {} if args is None else args, (*loc, kind))
+        return None if model is None else build(model, line)
+
+    def expect(self, args: Any, loc: Loc, line: int) -> ExpectStep | None:
+        expectation, problems = validate_expectation(args)
+        for p in problems:
+            self.problems.append(Problem((*loc, *p.loc), p.message, p.parent, p.line))
+        if expectation is None:
+            return None
+        return ExpectStep(line=line, subject_kind=expectation.subject_kind,
+                          subject=expectation.subject, fields=expectation.fields)
+
+    def assemble(self, top: ScenarioModel, nodes: tuple[NodeSpec, ...],
+                 steps: tuple[Step, ...]) -> Scenario:
+        site = {key: self.doc.texts.get(("site", key), str(value))
+                for key, value in (top.site or {}).items()}
+        run = top.run or RunModel()
+        return Scenario(
+            name=Path(self.source).stem if top.name is None else top.name,
+            description=top.description or "",
+            seed=top.seed,
+            site=site,
+            site_file=top.site_file,
+            allocations_text=top.allocations,
+            allocations_file=top.allocations_file,
+            nodes=nodes,
+            groups={user: tuple(groups) for user, groups in (top.groups or {}).items()},
+            start_ms=(top.clock or ClockModel()).start_ms,
+            steps=steps,
+            workload=top.workload,
+            run=RunSpec(run.until_ms, run.snapshot_every_ms, run.heartbeat_interval_ms),
+            source=self.source,
+        )

@@ -1,0 +1,384 @@
+"""The pydantic schema of scenario files (private to :mod:`fairshare.sim.scenario`).
+
+Value types carry our own messages (``must be a non-negative integer, got 'lots'``). Every model
+rejects unknown keys with a did-you-mean: a ``before`` validator replaces the value of each unknown
+key by an :class:`_Unknown` marker that the typed ``__pydantic_extra__`` refuses, so the error is
+located at the key itself. Resource models (nodes, requests, AMs) instead accept other keys with
+integer amounts as custom resource types. :func:`problems_of` turns a ``ValidationError`` into
+located :class:`Problem`s.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any, ClassVar, Literal, NoReturn, Self
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from fairshare.resources.vector import INT_MAX, LONG_MAX, LONG_MIN
+from fairshare.sim.yaml_lines import Loc, Problem, scalar_text, show, suggest
+
+DEFAULT_RACK = "/default-rack"
+DEFAULT_QUEUE = "default"
+DEFAULT_USER = "nobody"
+DEFAULT_MEMORY_MB = 1024  # YARN's yarn.scheduler.minimum-allocation-mb
+DEFAULT_VCORES = 1  # YARN's yarn.scheduler.minimum-allocation-vcores
+MAX_NODES = 100_000  # nodes of the cluster section, templates expanded
+
+
+def _fail(message: str, kind: str = "scenario") -> NoReturn:
+    raise PydanticCustomError(kind, "{message}", {"message": message})
+
+
+def _integer(value: Any, low: int, high: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        _fail(f"must be {what}, got {show(value)}")
+    return value
+
+
+def _non_negative(value: Any) -> int:
+    return _integer(value, 0, LONG_MAX, "a non-negative integer")
+
+
+def _positive(value: Any) -> int:
+    return _integer(value, 1, LONG_MAX, "a positive integer")
+
+
+def _node_count(value: Any) -> int:
+    return _integer(value, 1, MAX_NODES, f"an integer from 1 to {MAX_NODES}")
+
+
+def _java_int(value: Any) -> int:
+    return _integer(value, -INT_MAX - 1, INT_MAX, "an integer")
+
+
+def _long(value: Any) -> int:
+    return _integer(value, LONG_MIN, LONG_MAX, "an integer")
+
+
+def _version(value: Any) -> int:
+    return _integer(value, 1, 1, "1 (the only version so far)")
+
+
+def _text(value: Any) -> str:
+    text = scalar_text(value)
+    if text is None:
+        _fail(f"must be a string, got {show(value)}")
+    return text
+
+
+def _name(value: Any) -> str:
+    text = _text(value)
+    if not text.strip():
+        _fail(f"must be a non-empty name, got {show(text)}")
+    return text
+
+
+def _rack(value: Any) -> str:
+    text = _name(value)
+    if not text.startswith("/"):
+        _fail(f"must start with '/' (like {DEFAULT_RACK}), got {show(text)}")
+    return text
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        _fail(f"must be true or false, got {show(value)}")
+    return value
+
+
+def _site_value(value: Any) -> Any:
+    if value is None or isinstance(value, dict | list):
+        _fail(f"must be a single value (text, number or boolean), got {show(value)}")
+    return value
+
+
+def _which(value: Any) -> str:
+    choices = ("newest", "oldest", "am")
+    if value not in choices:
+        _fail(f"must be newest, oldest or am, got {show(value)}{suggest(str(value), choices)}")
+    return str(value)
+
+
+def _existing_file(value: Any, info: ValidationInfo) -> Path:
+    text = _name(value)
+    base = info.context["base_dir"] if isinstance(info.context, dict) else Path()
+    try:
+        path = (Path(base) / text).resolve()
+        found, is_dir = path.is_file(), path.is_dir()
+    except (OSError, ValueError, RuntimeError):
+        _fail(f"not a usable path: {show(text)}")
+    if not found:
+        _fail(f"{'is a directory' if is_dir else 'file not found'}: {path}")
+    return path
+
+
+NonNegative = Annotated[int, PlainValidator(_non_negative)]
+Positive = Annotated[int, PlainValidator(_positive)]
+NodeCount = Annotated[int, PlainValidator(_node_count)]
+JavaInt = Annotated[int, PlainValidator(_java_int)]
+Long = Annotated[int, PlainValidator(_long)]
+Version = Annotated[int, PlainValidator(_version)]
+Text = Annotated[str, PlainValidator(_text)]
+Name = Annotated[str, PlainValidator(_name)]
+Rack = Annotated[str, PlainValidator(_rack)]
+Flag = Annotated[bool, PlainValidator(_flag)]
+SiteValue = Annotated[Any, PlainValidator(_site_value)]
+Which = Annotated[Literal["newest", "oldest", "am"], PlainValidator(_which)]
+ExistingFile = Annotated[Path, PlainValidator(_existing_file)]
+
+
+# ---- models: unknown keys, custom resource types -----------------------------------------------
+
+
+class _Unknown:
+    """Stands for the value of an unknown key, so that pydantic reports it at the key's loc."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+def _reject_unknown(value: Any) -> NoReturn:
+    _fail(value.message if isinstance(value, _Unknown) else "unknown key", "unknown_key")
+
+
+def _custom_amount(value: Any) -> int:
+    if isinstance(value, _Unknown):
+        _reject_unknown(value)
+    return _non_negative(value)
+
+
+# YARN's resource type names: an optional DNS-like prefix ending in "/", then a letter first.
+_RESOURCE_NAME = re.compile(
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*/)?"
+    r"[A-Za-z][\w.-]*",
+    re.ASCII,
+)
+
+
+class SchemaModel(BaseModel):
+    model_config = ConfigDict(
+        extra="allow", alias_generator=lambda name: name.replace("_", "-"), frozen=True
+    )
+    __pydantic_extra__: dict[str, Annotated[Any, PlainValidator(_reject_unknown)]] = Field(
+        init=False
+    )
+    custom_types: ClassVar[bool] = False  # other keys with integer values are resource types
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mark_unknown_keys(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        known = [field.alias or name for name, field in cls.model_fields.items()]
+        return {
+            key: value if key in known or cls._is_custom_type(key, value, known)
+            else _Unknown(f"unknown key '{key}'{suggest(key, known)}")
+            for key, value in data.items()
+        }
+
+    @classmethod
+    def _is_custom_type(cls, key: str, value: Any, known: list[str]) -> bool:
+        if not cls.custom_types or not _RESOURCE_NAME.fullmatch(key):
+            return False
+        if suggest(key, known, cutoff=0.75):
+            return False  # a misspelt known key, not a resource type
+        return "/" in key or (isinstance(value, int) and not isinstance(value, bool))
+
+
+# ---- resources and nodes -----------------------------------------------------------------------
+
+
+class ResourceModel(SchemaModel):
+    """A resource ask (AM or request): defaults are YARN's minimum allocation."""
+
+    custom_types: ClassVar[bool] = True
+    __pydantic_extra__: dict[str, Annotated[int, PlainValidator(_custom_amount)]] = Field(
+        init=False
+    )
+    memory_mb: NonNegative = DEFAULT_MEMORY_MB
+    vcores: NonNegative = DEFAULT_VCORES
+
+    def resources(self) -> dict[str, int]:
+        return {"memory-mb": self.memory_mb, "vcores": self.vcores, **(self.model_extra or {})}
+
+
+class RequestModel(ResourceModel):
+    count: Positive = 1
+    priority: JavaInt = 1
+    locality: Name = "*"
+    relax_locality: Flag = True
+    duration_ms: NonNegative | None = None
+
+
+class NodeResourceModel(ResourceModel):
+    memory_mb: NonNegative
+    vcores: NonNegative
+
+
+class NodeModel(NodeResourceModel):
+    """An entry of ``cluster.nodes``: one node (``name``) or a template (``count``, ``prefix``)."""
+
+    name: Name | None = None
+    rack: Rack = DEFAULT_RACK
+    count: NodeCount | None = None
+    prefix: Name | None = None
+
+    @model_validator(mode="after")
+    def _node_or_template(self) -> Self:
+        template = self.count is not None or self.prefix is not None
+        if template and self.name is not None:
+            _fail("give 'name' (one node) or 'count' and 'prefix' (a template), not both")
+        if template and (self.count is None or self.prefix is None):
+            _fail(f"a node template needs '{'count' if self.count is None else 'prefix'}' too")
+        if not template and self.name is None:
+            _fail("missing required key 'name' (or 'count' and 'prefix' for a template)")
+        return self
+
+    def names(self) -> list[str]:
+        if self.name is not None:
+            return [self.name]
+        return [f"{self.prefix}{i}" for i in range(1, (self.count or 0) + 1)]
+
+
+# ---- steps -------------------------------------------------------------------------------------
+
+
+class AddNodeModel(NodeResourceModel):
+    name: Name
+    rack: Rack = DEFAULT_RACK
+
+
+class ResizeNodeModel(NodeResourceModel):
+    name: Name
+
+
+class NodeNameModel(SchemaModel):
+    name: Name
+
+
+class SubmitModel(SchemaModel):
+    app: Name
+    queue: Name = DEFAULT_QUEUE
+    user: Name = DEFAULT_USER
+    am: ResourceModel | None = None
+    requests: tuple[RequestModel, ...] = ()
+
+
+class RequestStepModel(SchemaModel):
+    app: Name
+    requests: tuple[RequestModel, ...]
+
+
+class NoArgsModel(SchemaModel):
+    pass
+
+
+class HeartbeatModel(SchemaModel):
+    node: Name
+    times: Positive = 1
+
+
+class AdvanceModel(SchemaModel):
+    ms: NonNegative
+
+
+class ReleaseModel(SchemaModel):
+    app: Name
+    count: Positive = 1
+    which: Which = "newest"
+
+
+class AppModel(SchemaModel):
+    app: Name
+
+
+class ReloadModel(SchemaModel):
+    allocations: Text | None = None
+    allocations_file: ExistingFile | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Self:
+        if (self.allocations is None) == (self.allocations_file is None):
+            _fail("give exactly one of 'allocations' and 'allocations-file'")
+        return self
+
+
+class MoveModel(SchemaModel):
+    app: Name
+    queue: Name
+
+
+class SnapshotModel(SchemaModel):
+    label: Text | None = None
+
+
+# ---- top level ---------------------------------------------------------------------------------
+
+
+class ClockModel(SchemaModel):
+    start_ms: NonNegative = 0
+
+
+class RunModel(SchemaModel):
+    until_ms: NonNegative | None = None
+    snapshot_every_ms: Positive = 1000
+    heartbeat_interval_ms: Positive | None = None
+
+
+class ClusterModel(SchemaModel):
+    nodes: list[Any] | None = None  # each entry is validated on its own as a NodeModel
+
+
+class ScenarioModel(SchemaModel):
+    version: Version
+    name: Text | None = None
+    description: Text | None = None
+    seed: Long = 0
+    site: dict[str, SiteValue] | None = None
+    site_file: ExistingFile | None = None
+    allocations: Text | None = None
+    allocations_file: ExistingFile | None = None
+    cluster: ClusterModel | None = None
+    groups: dict[str, tuple[Name, ...]] | None = None
+    clock: ClockModel | None = None
+    steps: list[Any] | None = None  # each step is validated on its own
+    workload: dict[str, Any] | None = None
+    run: RunModel | None = None
+
+
+# ---- errors ------------------------------------------------------------------------------------
+
+_MAP_ERRORS = frozenset({"model_type", "model_attributes_type", "dict_type"})
+_LIST_ERRORS = frozenset({"list_type", "tuple_type"})
+
+
+def problems_of(error: ValidationError, prefix: Loc) -> list[Problem]:
+    """A pydantic error as problems located under ``prefix``."""
+    problems = []
+    for item in error.errors(include_url=False):
+        loc: Loc = (*prefix, *item["loc"])
+        kind, message = item["type"], item.get("ctx", {}).get("message", item["msg"])
+        if kind == "missing":
+            problems.append(Problem(loc, f"missing required key '{loc[-1]}'", parent=True))
+        elif kind == "unknown_key":
+            problems.append(Problem(loc, message, parent=True))
+        elif kind in _MAP_ERRORS:
+            problems.append(Problem(loc, f"must be a map, got {show(item['input'])}"))
+        elif kind in _LIST_ERRORS:
+            problems.append(Problem(loc, f"must be a list, got {show(item['input'])}"))
+        else:
+            problems.append(Problem(loc, str(message)))
+    return problems

@@ -1,0 +1,217 @@
+"""Running a scenario's scripted ``steps`` against the engine (scenario-format.md).
+
+In scripted mode nothing happens on its own: each step is one engine call, and only the kill
+timers of preemption fire as ``advance`` moves the clock. ``expect`` steps compare the current
+snapshot with what the scenario says; a failure is recorded (as an ``expect-failed`` event too)
+and the run goes on. A step that cannot be carried out (an unknown app or node, a resource type
+the cluster does not have) stops the run with a ``file:line`` error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairshare.config.allocation import load_allocations, parse_allocations_text
+from fairshare.config.errors import ConfigError
+from fairshare.config.model import AllocationConfig
+from fairshare.config.yarnsite import load_site
+from fairshare.core.engine import ContainerRequest, Engine, EngineError
+from fairshare.core.events import Event, event_record
+from fairshare.resources.vector import Resource, ResourceTypes
+from fairshare.sim.expect import check
+from fairshare.sim.scenario import (
+    AddNodeStep,
+    AdvanceStep,
+    ExpectStep,
+    FinishStep,
+    HeartbeatStep,
+    KillStep,
+    MoveStep,
+    ReleaseStep,
+    ReloadStep,
+    RemoveNodeStep,
+    RequestSpec,
+    RequestStep,
+    ResizeNodeStep,
+    Scenario,
+    SnapshotStep,
+    Step,
+    SubmitStep,
+    UpdateStep,
+)
+from fairshare.sim.snapshot import snapshot
+
+SECTIONS = {"app": "apps", "node": "nodes", "queue": "queues"}
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectFailure:
+    line: int
+    subject: str
+    mismatches: tuple[str, ...]
+
+    def describe(self, source: str) -> str:
+        return f"{source}:{self.line}: expect {self.subject}: " + "; ".join(self.mismatches)
+
+
+@dataclass(slots=True)
+class RunResult:
+    engine: Engine
+    records: list[dict[str, Any]] = field(default_factory=list)  # events.jsonl, in order
+    snapshots: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[ExpectFailure] = field(default_factory=list)
+    expectations: int = 0
+
+
+def build_engine(scenario: Scenario, sink: Callable[[Event], None] | None = None) -> Engine:
+    """Site, allocations and nodes of a scenario; configuration errors raise ConfigError."""
+    site = load_site(scenario.site_file, scenario.site)
+    types = site.resource_types
+    allocations = _allocations(scenario, types)
+    engine = Engine(site, allocations, start_ms=scenario.start_ms, groups=scenario.groups,
+                    sink=sink)
+    for node in scenario.nodes:
+        engine.add_node(node.name, _resource(types, node.resources, scenario, node.line),
+                        node.rack)
+    return engine
+
+
+def _allocations(scenario: Scenario, types: ResourceTypes) -> AllocationConfig:
+    if scenario.allocations_text is not None:
+        return parse_allocations_text(scenario.allocations_text,
+                                      f"{scenario.source} (allocations)", types)
+    if scenario.allocations_file is not None:
+        return load_allocations(scenario.allocations_file, types)
+    return AllocationConfig()  # no allocation file: YARN's defaults (§1.2)
+
+
+def _resource(types: ResourceTypes, values: Mapping[str, int], scenario: Scenario,
+              line: int) -> Resource:
+    unknown = [name for name in values if name not in types.names]
+    if unknown:
+        raise ConfigError(
+            f"unknown resource type {unknown[0]!r}; this cluster has {', '.join(types.names)} "
+            "(declare others in yarn.resource-types)", scenario.source, line)
+    return types.of(dict(values))
+
+
+class ScriptRunner:
+    """Carries out steps one by one; :meth:`run` returns everything the outputs need."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self._events: list[Event] = []
+        self.engine = build_engine(scenario, self._events.append)
+        self.result = RunResult(self.engine)
+        self._handlers: dict[type, Callable[[Any], object]] = {
+            AddNodeStep: self._add_node, RemoveNodeStep: self._remove_node,
+            ResizeNodeStep: self._resize_node, SubmitStep: self._submit,
+            RequestStep: self._request, UpdateStep: lambda step: self.engine.update(),
+            HeartbeatStep: self._heartbeat, AdvanceStep: self._advance,
+            ReleaseStep: self._release, FinishStep: lambda st: self.engine.finish(st.app),
+            KillStep: lambda st: self.engine.kill(st.app), ReloadStep: self._reload,
+            MoveStep: lambda st: self.engine.move(st.app, st.queue),
+            SnapshotStep: self._snapshot, ExpectStep: self._expect,
+        }
+
+    def run(self) -> RunResult:
+        self._flush()
+        for step in self.scenario.steps:
+            try:
+                self._handlers[type(step)](step)
+            except EngineError as e:
+                raise ConfigError(str(e), self.scenario.source, step.line) from None
+            self._flush()
+        return self.result
+
+    def _flush(self) -> None:
+        types = self.engine.types
+        self.result.records.extend(event_record(e, types) for e in self._events)
+        self._events.clear()
+
+    def _res(self, values: Mapping[str, int], line: int) -> Resource:
+        return _resource(self.engine.types, values, self.scenario, line)
+
+    def _requests(self, specs: tuple[RequestSpec, ...], line: int) -> list[ContainerRequest]:
+        return [ContainerRequest(spec.count, self._res(spec.resources, line), spec.priority,
+                                 spec.locality, spec.relax_locality) for spec in specs]
+
+    def _add_node(self, step: AddNodeStep) -> None:
+        node = step.node
+        self.engine.add_node(node.name, self._res(node.resources, step.line), node.rack)
+
+    def _remove_node(self, step: RemoveNodeStep) -> None:
+        self.engine.remove_node(step.name)
+
+    def _resize_node(self, step: ResizeNodeStep) -> None:
+        self.engine.resize_node(step.name, self._res(step.resources, step.line))
+
+    def _submit(self, step: SubmitStep) -> None:
+        am = None if step.am is None else self._res(step.am, step.line)
+        self.engine.submit(step.app, step.queue, step.user, am,
+                           self._requests(step.requests, step.line))
+
+    def _request(self, step: RequestStep) -> None:
+        self.engine.request(step.app, self._requests(step.requests, step.line))
+
+    def _heartbeat(self, step: HeartbeatStep) -> None:
+        for _ in range(step.times):
+            if step.node == "*":
+                self.engine.heartbeat_all()
+            else:
+                self.engine.heartbeat(step.node)
+
+    def _advance(self, step: AdvanceStep) -> None:
+        self.engine.advance(step.ms)
+
+    def _release(self, step: ReleaseStep) -> None:
+        self.engine.release(step.app, step.count, step.which)
+
+    def _reload(self, step: ReloadStep) -> None:
+        types = self.engine.types
+        if step.allocations_text is not None:
+            source = f"{self.scenario.source}:{step.line} (reload)"
+        else:
+            source = str(step.allocations_file)
+        try:
+            if step.allocations_text is not None:
+                config = parse_allocations_text(step.allocations_text, source, types)
+            else:
+                assert step.allocations_file is not None
+                config = load_allocations(step.allocations_file, types)
+        except ConfigError as e:
+            self.engine.reload_failed(source, str(e))
+            return
+        self.engine.reload(config, source)
+
+    def _snapshot(self, step: SnapshotStep) -> None:
+        self.result.snapshots.append(snapshot(self.engine, step.label))
+
+    def _expect(self, step: ExpectStep) -> None:
+        self.result.expectations += 1
+        state = snapshot(self.engine)
+        if step.subject_kind == "cluster":
+            subject, actual = "cluster", state["cluster"]
+        else:
+            assert step.subject is not None
+            subject = f"{step.subject_kind} {step.subject}"
+            actual = state[SECTIONS[step.subject_kind]].get(step.subject)
+        if actual is None:
+            mismatches = [f"there is no {subject}"]
+        else:
+            mismatches = [m.describe() for m in check(step.fields, actual)]
+        if mismatches:
+            failure = ExpectFailure(step.line, subject, tuple(mismatches))
+            self.result.failures.append(failure)
+            self.result.records.append({"t": self.engine.now, "type": "expect-failed",
+                                        "line": step.line, "subject": subject,
+                                        "mismatches": list(mismatches)})
+
+
+def run_scenario(scenario: Scenario) -> RunResult:
+    return ScriptRunner(scenario).run()
+
+
+__all__ = ["ExpectFailure", "RunResult", "ScriptRunner", "Step", "build_engine", "run_scenario"]

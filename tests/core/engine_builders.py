@@ -1,0 +1,62 @@
+"""Builders for engine tests: an engine from inline XML and yarn-site overrides, asks, events."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from fairshare.config.allocation import parse_allocations_text
+from fairshare.config.yarnsite import load_site
+from fairshare.core.engine import ContainerRequest, Engine
+from fairshare.core.events import event_record
+from fairshare.resources.vector import DEFAULT_TYPES, Resource
+
+GB = 1024
+
+PREEMPTION_ON = {
+    "yarn.scheduler.fair.preemption": "true",
+    "yarn.scheduler.fair.preemption.cluster-utilization-threshold": "0",
+}
+
+
+def allocations_xml(body: str) -> str:
+    return f"<?xml version='1.0'?><allocations>{body}</allocations>"
+
+
+def make_engine(
+    body: str | None = "",
+    *,
+    site: Mapping[str, object] | None = None,
+    nodes: Sequence[tuple[str, int, int]] = (("n1", 8 * GB, 8),),
+    rack: str = "/default-rack",
+    groups: Mapping[str, Sequence[str]] | None = None,
+) -> Engine:
+    """An engine with ``nodes`` registered. ``body`` is the inside of ``<allocations>``."""
+    conf = load_site(None, dict(site or {}))
+    text = allocations_xml(body or "")
+    alloc = parse_allocations_text(text, "test.xml", conf.resource_types)
+    engine = Engine(conf, alloc, groups=groups)
+    for name, memory, vcores in nodes:
+        engine.add_node(name, r(memory, vcores), rack)
+    return engine
+
+
+def r(memory: int, vcores: int = 1) -> Resource:
+    return DEFAULT_TYPES.of({"memory-mb": memory, "vcores": vcores})
+
+
+def ask(
+    count: int, memory: int = GB, vcores: int = 1, *, priority: int = 1,
+    locality: str = "*", relax: bool = True,
+) -> ContainerRequest:
+    return ContainerRequest(count, r(memory, vcores), priority, locality, relax)
+
+
+def records(engine: Engine, kind: str | None = None) -> list[dict[str, Any]]:
+    out = [event_record(e, engine.types) for e in engine.events]
+    return [rec for rec in out if kind is None or rec["type"] == kind]
+
+
+def usage(engine: Engine, app_id: str) -> tuple[int, int]:
+    u = engine.app(app_id).usage
+    return u.memory, u.vcores
