@@ -68,7 +68,7 @@ def _queue_table(engine: Engine) -> Table:
         depth = node.name.count(".")
         table.add_row(
             "  " * depth + node.name.rsplit(".", 1)[-1],
-            fmt.short(q.steady_fair_share, types), fmt.short(q.fair_share, types),
+            fmt.short(engine.s.steady_fair_share(node.name), types), fmt.short(q.fair_share, types),
             fmt.short(q.usage, types), fmt.short(q.demand, types),
             str(q.containers_preempted),
         )

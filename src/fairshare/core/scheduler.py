@@ -57,6 +57,7 @@ class Scheduler:
         self.allocations = allocations
         self.tree = build_queue_tree(allocations, self.types)
         self.acls: QueueAcls = queue_acls(allocations)
+        self._steady_stale = True
         self._sync_queues()
 
     # -- configuration -------------------------------------------------------------------------
@@ -107,10 +108,21 @@ class Scheduler:
         return calculator_for(self.settings(queue).policy)
 
     def recompute_steady_shares(self) -> None:
-        """Steady shares change with the cluster and the configuration only (§2.4)."""
-        steady = compute_steady_fair_shares(self.tree, self.state.capacity)
-        for name, share in steady.items():
-            self.state.queues[name].steady_fair_share = share
+        """Steady shares change with the cluster and the configuration only (§2.4).
+
+        YARN recomputes them on every node and queue change; nothing in scheduling reads
+        them, so we recompute once, when they are next read (thousands of nodes register
+        one by one).
+        """
+        self._steady_stale = True
+
+    def steady_fair_share(self, queue: str) -> Resource:
+        if self._steady_stale:
+            steady = compute_steady_fair_shares(self.tree, self.state.capacity)
+            for name, share in steady.items():
+                self.state.queues[name].steady_fair_share = share
+            self._steady_stale = False
+        return self.state.queues[queue].steady_fair_share
 
     # -- events --------------------------------------------------------------------------------
 

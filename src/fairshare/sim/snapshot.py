@@ -65,7 +65,7 @@ def queue_entry(engine: Engine, name: str) -> dict[str, Any]:
         "weight": settings.weight,
         "preemptable": settings.preemptable,
         "dynamic": node.dynamic,
-        "steady-fair-share": _r(engine, runtime.steady_fair_share),
+        "steady-fair-share": _r(engine, s.steady_fair_share(name)),
         "fair-share": _r(engine, runtime.fair_share),
         "min-share": _r(engine, settings.min_share),
         "max-share": _r(engine, s.max_share(name)),
