@@ -217,6 +217,7 @@ def restart_attempt(s: Scheduler, app: App, reason: str, cause: int | None) -> N
     if was_runnable:
         promote_after_removal(s, app, app.queue, event.seq)
     app.attempt += 1
+    app.am_preemption = s.site.am_preemption_for(app.queue)  # looked up per attempt (YARN-9537)
     app.start_time = app.last_time_at_fair_share = s.now
     app.am_running, app.am_resource, app.next_container = False, None, 1
     app.fairshare_starvation = app.minshare_starvation = app.fair_share = s.none
