@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from fairshare.core.events import AppRunnable
 from fairshare.core.scheduler import ROOT, Scheduler
 from fairshare.core.state import App
+from fairshare.resources.vector import subtract
 
 INT_MAX = 2**31 - 1
 
@@ -52,10 +53,15 @@ def track_non_runnable(s: Scheduler, app: App) -> None:
 
 
 def untrack(s: Scheduler, app: App) -> bool:
-    """Take ``app`` out of its leaf and the counts; True if it was runnable (``removeApp``)."""
+    """Take ``app`` out of its leaf and the counts; True if it was runnable (``removeApp``).
+
+    A runnable app with a running AM also leaves the leaf's AM usage (``FSLeafQueue.removeApp``).
+    """
     leaf = s.state.queues[app.queue]
     if app.runnable and app in leaf.runnable_apps:
         leaf.runnable_apps.remove(app)
+        if app.am_running and app.am_resource is not None:
+            leaf.am_resource_usage = subtract(leaf.am_resource_usage, app.am_resource)
         s.state.user_runnable[app.user] -= 1
         for name in s.ancestry(app.queue):
             s.state.queues[name].num_runnable -= 1

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from fairshare.config.acl import can_submit
 from fairshare.config.placement.base import PlacementError
+from fairshare.config.placement.names import assure_root
 from fairshare.config.placement.policy import place_application
 from fairshare.core.admission import (
     promote_after_removal,
@@ -41,7 +42,7 @@ from fairshare.core.events import (
 )
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.state import ANY, App, AppState, Container
-from fairshare.core.tree import ROOT, get_or_create_leaf
+from fairshare.core.tree import get_or_create_leaf
 from fairshare.resources.vector import Resource, fits_in, subtract
 
 
@@ -51,13 +52,12 @@ class EngineError(ValueError):
 
 def submit(
     s: Scheduler, app_id: str, requested_queue: str, user: str, groups: Sequence[str],
-    am: ContainerRequest | None, requests: Sequence[ContainerRequest] = (),
+    am: Resource | None, requests: Sequence[ContainerRequest] = (),
 ) -> App:
     """Submit an app; a rejected app is reported (``app-rejected``), never raised."""
     if app_id in s.state.apps:
         raise EngineError(f"application {app_id} already exists")
-    app = App(app_id, "", user, s.now, am.resource if am else None,
-              True, s.none, seq=len(s.state.apps))
+    app = App(app_id, "", user, s.now, am, True, s.none, seq=len(s.state.apps))
     s.state.apps[app_id] = app
     queue, reason = _choose_queue(s, requested_queue, user, groups, am)
     if queue is None:
@@ -71,47 +71,39 @@ def submit(
         s.state.queues[name].apps_submitted += 1
     placed = s.emit(AppSubmitted, app=app_id, queue=queue, user=user,
                     requested_queue=requested_queue, placed_by=reason or "",
-                    am=None if am is None else _normalized(s, queue, am.resource))
+                    am=None if am is None else _normalized(s, queue, am))
     _admit(s, app, placed.seq)
-    if am is not None:
-        add_requests(s, app, [ContainerRequest(1, am.resource, AM_PRIORITY)], placed.seq)
+    _request_am(s, app, placed.seq)
     add_requests(s, app, requests, placed.seq)
     return app
 
 
 def _choose_queue(
-    s: Scheduler, requested: str, user: str, groups: Sequence[str], am: ContainerRequest | None
+    s: Scheduler, requested: str, user: str, groups: Sequence[str], am: Resource | None
 ) -> tuple[str | None, str | None]:
     """(leaf, placement detail) or (None, why the app is rejected)."""
     try:
-        placement = _place(s, requested, user, groups)
+        placement = place_application(s.placement_policy, requested, user, groups, s.tree)
     except PlacementError as e:
         return None, e.message
-    if placement[0] is None:
-        return None, placement[1]
-    tree, problem = get_or_create_leaf(s.tree, placement[0])
+    if placement.queue is None:
+        return None, placement.detail
+    leaf = assure_root(placement.queue)
+    tree, problem = get_or_create_leaf(s.tree, leaf)
     if problem is not None:
         return None, problem
     if tree is not s.tree:
         s.set_tree(tree)
         s.recompute_steady_shares()
-    leaf = placement[0] if placement[0].startswith(ROOT + ".") else f"{ROOT}.{placement[0]}"
     if am is not None:
         # §3.10: a type the leaf may not use at all (max share 0) cannot be asked for
         max_share = s.max_share(leaf)
-        for name, want, cap in zip(s.types.names, am.resource.values, max_share.values,
-                                   strict=True):
+        for name, want, cap in zip(s.types.names, am.values, max_share.values, strict=True):
             if cap == 0 and want > 0:
                 return None, f"queue {leaf} has a maximum of 0 {name}; the AM asks for {want}"
     if not can_submit(s.acls, leaf, user, groups):
         return None, f"user {user} may not submit applications to queue {leaf}"
-    return leaf, placement[1]
-
-
-def _place(s: Scheduler, requested: str, user: str, groups: Sequence[str]
-           ) -> tuple[str | None, str]:
-    result = place_application(s.placement_policy, requested, user, groups, s.tree)
-    return result.queue, result.detail
+    return leaf, placement.detail
 
 
 def _admit(s: Scheduler, app: App, cause: int | None) -> None:
@@ -122,6 +114,12 @@ def _admit(s: Scheduler, app: App, cause: int | None) -> None:
     else:
         track_non_runnable(s, app)
         s.emit(AppNotRunnable, cause, app=app.id, queue=app.queue, reason=reason)
+
+
+def _request_am(s: Scheduler, app: App, cause: int) -> None:
+    """A managed app's attempt starts by asking for its AM container (priority 0)."""
+    if app.am_request is not None:
+        add_requests(s, app, [ContainerRequest(1, app.am_request, AM_PRIORITY)], cause)
 
 
 def _normalized(s: Scheduler, queue: str, asked: Resource) -> Resource:
@@ -179,11 +177,7 @@ def _stop_attempt(s: Scheduler, app: App, status: Completion, cause: int | None)
         s.complete_container(container, status, cause)
     for node_name in list(app.reservations):
         s.unreserve(app, s.state.nodes[node_name], "application attempt ended", cause)
-    leaf = s.state.queues[app.queue]
-    was_runnable = untrack(s, app)
-    if was_runnable and app.am_running and app.am_resource is not None:
-        leaf.am_resource_usage = subtract(leaf.am_resource_usage, app.am_resource)
-    return was_runnable
+    return untrack(s, app)
 
 
 def end_app(s: Scheduler, app: App, state: AppState) -> None:
@@ -225,14 +219,13 @@ def restart_attempt(s: Scheduler, app: App, reason: str, cause: int | None) -> N
     app.locality.clear()
     app.state = AppState.ACCEPTED
     _admit(s, app, event.seq)
-    if app.am_request is not None:
-        add_requests(s, app, [ContainerRequest(1, app.am_request, AM_PRIORITY)], event.seq)
+    _request_am(s, app, event.seq)
     add_requests(s, app, [ContainerRequest(1, c.resource, c.key[0]) for c in killed], event.seq)
 
 
 def move(s: Scheduler, app: App, queue: str) -> bool:
     """``moveApplication`` (§3.9): checks on the target side of the lowest common ancestor."""
-    target = queue if queue.startswith(ROOT + ".") or queue == ROOT else f"{ROOT}.{queue}"
+    target = assure_root(queue)
     if target not in s.tree or not s.tree[target].is_leaf:
         s.emit(MoveRejected, app=app.id, queue=target,
                reason=f"target queue {target} not found or is not a leaf queue")
@@ -245,9 +238,6 @@ def move(s: Scheduler, app: App, queue: str) -> bool:
         s.emit(MoveRejected, app=app.id, queue=target, reason=problem)
         return False
     was_runnable = untrack(s, app)  # the old leaf also drops the AM usage (FSLeafQueue.removeApp)
-    if was_runnable and app.am_running and app.am_resource is not None:
-        leaf = s.state.queues[old]
-        leaf.am_resource_usage = subtract(leaf.am_resource_usage, app.am_resource)
     s.add_usage(old, subtract(s.none, app.usage))
     for reservation in app.reservations.values():
         s.change_reserved(old, subtract(s.none, reservation.resource), -1)

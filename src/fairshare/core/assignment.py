@@ -295,8 +295,7 @@ def allocate(
 ) -> Container:
     """Create the container and account for it everywhere (§3.6.2 ``allocate``, §3.2)."""
     if container_id is None:
-        container_id = f"container_{app.id}_{app.attempt:02d}_{app.next_container:06d}"
-        app.next_container += 1
+        container_id = app.new_container_id()
     is_am = not app.am_running and not app.unmanaged  # the first container is the AM
     container = Container(container_id, app.id, node.name, capability, is_am, key, kind, s.now)
     decrement_asks(app, key, node.name, node.rack, kind)

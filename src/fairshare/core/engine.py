@@ -168,9 +168,8 @@ class Engine:
         am: Resource | None = None, requests: Sequence[ContainerRequest] = (),
     ) -> App:
         """Submit an app; ``am`` is its AM container size (None: an unmanaged AM)."""
-        am_request = None if am is None else ContainerRequest(1, am)
-        return lifecycle.submit(self.s, app_id, queue, user, self.groups.get(user, ()),
-                                am_request, requests)
+        return lifecycle.submit(self.s, app_id, queue, user, self.groups.get(user, ()), am,
+                                requests)
 
     def request(self, app_id: str, requests: Sequence[ContainerRequest]) -> None:
         lifecycle.add_requests(self.s, self.app(app_id), requests)

@@ -18,10 +18,12 @@ from fairshare.resources.vector import INT_MAX, Resource, sum_resources
 UNBOUNDED_VCORES = INT_MAX  # how an unbounded max share reads in MaxShareVCores
 
 
-def _apps_below(s: Scheduler, queue: str) -> list[App]:
-    prefix = queue + "."
-    return [a for a in s.state.apps.values()
-            if a.queue == queue or a.queue.startswith(prefix)]
+def apps_below(s: Scheduler, queue: str) -> tuple[list[App], list[App]]:
+    """The runnable and the waiting (non-runnable) apps of every leaf in ``queue``'s subtree:
+    together, its live apps (ended apps have left their leaf)."""
+    leaves = [s.state.queues[n.name] for n in s.tree.depth_first(queue) if n.is_leaf]
+    return ([a for leaf in leaves for a in leaf.runnable_apps],
+            [a for leaf in leaves for a in leaf.non_runnable_apps])
 
 
 def _mb_vcores(prefix: str, r: Resource) -> dict[str, int]:
@@ -31,8 +33,8 @@ def _mb_vcores(prefix: str, r: Resource) -> dict[str, int]:
 def queue_metrics(s: Scheduler, queue: str) -> dict[str, Any]:
     """The metrics2 record of one queue: FS gauges first, then the inherited QueueMetrics."""
     runtime, settings = s.state.queues[queue], s.settings(queue)
-    apps = _apps_below(s, queue)
-    live = [a for a in apps if not a.stopped]
+    runnable, waiting = apps_below(s, queue)
+    live = runnable + waiting
     running = [a for a in live if a.runnable and a.state is AppState.RUNNING]
     pending = [a for a in live if not (a.runnable and a.state is AppState.RUNNING)]
     containers = sum(len(a.containers) for a in live)

@@ -31,8 +31,6 @@ from fairshare.resources.vector import (
     subtract,
 )
 
-PREEMPTED_DIAGNOSTICS = "Container preempted by scheduler"
-
 
 class Scheduler:
     """Configuration + state + clock + sink; the engine modules are functions over this."""
@@ -209,9 +207,7 @@ class Scheduler:
             self.change_reserved(app.queue, subtract(resource, existing.resource), 0)
             existing.key, existing.resource = key, resource
             return False
-        container_id = f"container_{app.id}_{app.attempt:02d}_{app.next_container:06d}"
-        app.next_container += 1
-        reservation = Reservation(app.id, node.name, key, resource, container_id)
+        reservation = Reservation(app.id, node.name, key, resource, app.new_container_id())
         node.reservation = reservation
         app.reservations[node.name] = reservation
         self.change_reserved(app.queue, resource, 1)
@@ -246,4 +242,4 @@ def _f32_div(a: int, b: int) -> float:
     return float32(fa / fb)
 
 
-__all__ = ["PREEMPTED_DIAGNOSTICS", "ROOT", "Scheduler"]
+__all__ = ["ROOT", "Scheduler"]

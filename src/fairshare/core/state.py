@@ -116,6 +116,12 @@ class App:
                 setattr(self, name, self.none)
         self.last_time_at_fair_share = self.start_time
 
+    def new_container_id(self) -> str:
+        """YARN-like ``container_<app>_<attempt>_<seq>``; reservations draw from it too."""
+        container_id = f"container_{self.id}_{self.attempt:02d}_{self.next_container:06d}"
+        self.next_container += 1
+        return container_id
+
     @property
     def unmanaged(self) -> bool:
         return self.am_request is None
@@ -216,6 +222,3 @@ class ClusterState:
 
     def live_apps(self) -> list[App]:
         return [a for a in self.apps.values() if not a.stopped]
-
-    def nodes_in_rack(self, rack: str) -> list[Node]:
-        return [n for n in self.nodes.values() if n.rack == rack]

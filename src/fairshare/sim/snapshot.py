@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from fairshare.core.engine import Engine
-from fairshare.core.metrics import queue_metrics
+from fairshare.core.metrics import apps_below, queue_metrics
 from fairshare.core.state import App, AppState
 from fairshare.resources.vector import Resource, is_none
 
@@ -54,10 +54,7 @@ def cluster_entry(engine: Engine) -> dict[str, Any]:
 def queue_entry(engine: Engine, name: str) -> dict[str, Any]:
     s = engine.s
     node, runtime, settings = engine.tree[name], s.state.queues[name], s.settings(name)
-    leaves = [name] if node.is_leaf else [
-        q.name for q in engine.tree.depth_first(name) if q.is_leaf]
-    runnable = [a for leaf in leaves for a in s.state.queues[leaf].runnable_apps]
-    waiting = [a for leaf in leaves for a in s.state.queues[leaf].non_runnable_apps]
+    runnable, waiting = apps_below(s, name)
     active = [a for a in runnable if a.containers or a.am_running or a.usage != s.none]
     return {
         "type": "leaf" if node.is_leaf else "parent",

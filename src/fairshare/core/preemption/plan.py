@@ -159,7 +159,8 @@ def plan_preemption(s: Scheduler, app: App) -> PreemptionPlan:
     everywhere = _LazyNodes(nodes_for(s, ANY), view)
     selections: list[Selection] = []
     for request, count in requests:
-        nodes = _LazyNodes(nodes_for(s, request.resource_name), view)
+        nodes = everywhere if request.resource_name == ANY else _LazyNodes(
+            nodes_for(s, request.resource_name), view)
         for _ in range(count):
             best = best_preemptable_containers(request, nodes, everywhere, owners,
                                                s.state.capacity)
