@@ -30,12 +30,13 @@ def make_engine(
     nodes: Sequence[tuple[str, int, int]] = (("n1", 8 * GB, 8),),
     rack: str = "/default-rack",
     groups: Mapping[str, Sequence[str]] | None = None,
+    indexed_walk: bool = True,
 ) -> Engine:
     """An engine with ``nodes`` registered. ``body`` is the inside of ``<allocations>``."""
     conf = load_site(None, dict(site or {}))
     text = allocations_xml(body or "")
     alloc = parse_allocations_text(text, "test.xml", conf.resource_types)
-    engine = Engine(conf, alloc, groups=groups)
+    engine = Engine(conf, alloc, groups=groups, indexed_walk=indexed_walk)
     for name, memory, vcores in nodes:
         engine.add_node(name, r(memory, vcores), rack)
     return engine

@@ -40,6 +40,8 @@ def track_runnable(s: Scheduler, app: App) -> None:
     """``trackRunnableApp`` + ``addApp(runnable=true)``."""
     app.runnable = True
     s.state.queues[app.queue].runnable_apps.append(app)
+    s.touch_leaf(app.queue)
+    s.touch_app(app)
     s.state.user_runnable[app.user] = s.state.user_runnable.get(app.user, 0) + 1
     for name in s.ancestry(app.queue):
         s.state.queues[name].num_runnable += 1
@@ -60,6 +62,8 @@ def untrack(s: Scheduler, app: App) -> bool:
     leaf = s.state.queues[app.queue]
     if app.runnable and app in leaf.runnable_apps:
         leaf.runnable_apps.remove(app)
+        s.touch_leaf(app.queue)
+        s.touch_app(app)
         if app.am_running and app.am_resource is not None:
             leaf.am_resource_usage = subtract(leaf.am_resource_usage, app.am_resource)
         s.state.user_runnable[app.user] -= 1

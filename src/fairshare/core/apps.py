@@ -154,6 +154,7 @@ def add_requests(
         s.emit(ContainersRequested, cause, app=app.id, priority=request.priority,
                locality=request.locality, count=request.count, resource=capability,
                asked=request.resource)
+    s.touch_app(app)
 
 
 def release(s: Scheduler, app: App, count: int, which: str) -> int:

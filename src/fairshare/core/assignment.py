@@ -10,7 +10,6 @@ Each step returns an :class:`Assigned` (a container, or a reservation) or ``None
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -18,7 +17,7 @@ from fairshare.core.am_share import am_check_disabled, max_am_resource
 from fairshare.core.asks import decrement_asks, outstanding
 from fairshare.core.events import ContainerAllocated, ContainerReserved
 from fairshare.core.locality import Locality, LocalityState, offer, on_allocation
-from fairshare.core.policies import comparator_for
+from fairshare.core.order_index import comparator_order_apps, comparator_order_children
 from fairshare.core.scheduler import ROOT, Scheduler
 from fairshare.core.state import ANY, LOCALITY_NAMES, App, AppState, Ask, Container, Node
 from fairshare.core.state import SchedulerKey as Key
@@ -66,7 +65,7 @@ def attempt_scheduling(s: Scheduler, node: Node) -> None:
     count, assigned = 0, s.none
     max_to_assign = multiply(node.unallocated, 0.5)  # measured once, truncating (§3.7)
     while node.reservation is None:
-        result = assign_from_queue(s, ROOT, node)
+        result = walk(s, node)
         if result is None:
             break
         count += 1
@@ -137,21 +136,21 @@ def pre_check(s: Scheduler, queue: str, node: Node) -> bool:
     return node.reservation is None and fits_in(s.state.queues[queue].usage, s.max_share(queue))
 
 
+def walk(s: Scheduler, node: Node) -> Assigned | None:
+    """One walk down the tree from the root: through the index when the engine keeps one."""
+    if s.order is None:
+        return assign_from_queue(s, ROOT, node)
+    s.order.refresh(s)
+    return _indexed_from_queue(s, ROOT, node, prune=not s.delay_scheduling)
+
+
 def assign_from_queue(s: Scheduler, queue: str, node: Node) -> Assigned | None:
+    """The straightforward walk: sort the children with the comparator at every level."""
     if not pre_check(s, queue, node):
         return None
-    tree_node = s.tree[queue]
-    if tree_node.is_leaf:
+    if s.tree[queue].is_leaf:
         return assign_from_leaf(s, queue, node)
-    compare = comparator_for(tree_node.settings.policy, len(s.types))
-    views = {child: s.queue_view(child) for child in tree_node.children}
-    cluster = s.state.capacity
-
-    def order(a: str, b: str) -> int:
-        return compare(views[a], views[b], cluster)
-
-    ordered = sorted(tree_node.children, key=functools.cmp_to_key(order))
-    for child in ordered:
+    for child in comparator_order_children(s, queue):
         result = assign_from_queue(s, child, node)
         if result is not None:
             return result
@@ -160,14 +159,35 @@ def assign_from_queue(s: Scheduler, queue: str, node: Node) -> Assigned | None:
 
 def assign_from_leaf(s: Scheduler, queue: str, node: Node) -> Assigned | None:
     """Runnable apps with pending demand, in the leaf policy's order (blacklists not modelled)."""
-    runtime = s.state.queues[queue]
-    apps = [a for a in runtime.runnable_apps if not is_none(subtract(a.demand, a.usage))]
-    compare = comparator_for(s.settings(queue).policy, len(s.types))
-    views = {a.id: s.app_view(a) for a in apps}
-    cluster = s.state.capacity
-    apps.sort(key=functools.cmp_to_key(lambda a, b: compare(views[a.id], views[b.id], cluster)))
-    for app in apps:
+    for app in comparator_order_apps(s, queue):
         result = assign_to_app(s, app, node, via="heartbeat")
+        if result is not None:
+            return result
+    return None
+
+
+def _indexed_from_queue(s: Scheduler, queue: str, node: Node, prune: bool) -> Assigned | None:
+    """The same walk over the index's sorted lists; with ``prune``, subtrees that can only
+    fail on this node are passed over (see :mod:`fairshare.core.order_index`)."""
+    if not pre_check(s, queue, node):
+        return None
+    order = s.order
+    assert order is not None
+    free = node.unallocated
+    if s.tree[queue].is_leaf:
+        for app in order.apps(s, queue):
+            if is_none(subtract(app.demand, app.usage)):
+                continue  # not offered: no pending demand as of the last update pass
+            if prune and not order.app_may_act(app, free):
+                continue
+            result = assign_to_app(s, app, node, via="heartbeat")
+            if result is not None:
+                return result
+        return None
+    for child in order.children(s, queue):
+        if prune and not order.may_act(child, free):
+            continue
+        result = _indexed_from_queue(s, child, node, prune)
         if result is not None:
             return result
     return None
@@ -238,11 +258,13 @@ def assign_keys(
     for key in keys:
         if not reserved and not has_container_for_node(s, app, key, node):
             continue
-        allowed, app.locality[key] = offer(
-            app.locality.get(key) or LocalityState(), num_nodes=len(s.state.nodes),
-            node_threshold=s.site.locality_threshold_node,
-            rack_threshold=s.site.locality_threshold_rack,
-        )
+        allowed = Locality.OFF_SWITCH
+        if s.delay_scheduling:  # else the opportunity count is never read: not kept
+            allowed, app.locality[key] = offer(
+                app.locality.get(key) or LocalityState(), num_nodes=len(s.state.nodes),
+                node_threshold=s.site.locality_threshold_node,
+                rack_threshold=s.site.locality_threshold_rack,
+            )
         table = app.asks.get(key, {})
         rack_ask, node_ask = outstanding(app, key, node.rack), outstanding(app, key, node.name)
         any_ask = outstanding(app, key, ANY)
@@ -272,7 +294,8 @@ def place(
     """Allocate if it fits, else perhaps reserve (§3.6.2 ``assignContainer``, §3.6.5)."""
     capability = ask.capability
     if fits_in(capability, node.unallocated):
-        app.locality[key] = on_allocation(app.locality[key], kind)
+        if key in app.locality:
+            app.locality[key] = on_allocation(app.locality[key], kind)
         if outstanding(app, key, ANY) is None:
             if reserved:
                 s.unreserve(app, node, "no outstanding ask")
@@ -304,6 +327,7 @@ def allocate(
     _consume_earmark(node, app.id, capability)
     app.containers[container_id] = container
     app.usage = add(app.usage, capability)
+    s.touch_app(app)
     if is_am:
         app.am_resource, app.am_running = capability, True
         leaf = s.state.queues[app.queue]

@@ -53,8 +53,11 @@ class Engine:
         start_ms: int = 0,
         groups: Mapping[str, Sequence[str]] | None = None,
         sink: Callable[[Event], None] | None = None,
+        indexed_walk: bool = True,
     ) -> None:
-        self.s = Scheduler(site, allocations, sink, start_ms)
+        """``indexed_walk=False`` gives YARN's straightforward walk, which sorts every level on
+        each assignment: same decisions, much slower (the reference for tests and benchmarks)."""
+        self.s = Scheduler(site, allocations, sink, start_ms, indexed_walk)
         self.groups: Mapping[str, Sequence[str]] = groups or {}
         self.s.recompute_steady_shares()
 
@@ -122,6 +125,7 @@ class Engine:
         self.s.state.nodes[name] = node
         self.s.state.capacity = add(self.s.state.capacity, capacity)
         self.s.recompute_steady_shares()
+        self.s.invalidate_order()  # drf keys and starvation read the cluster size
         self.s.emit(NodeAdded, node=name, rack=rack, capacity=capacity)
         return node
 
@@ -143,6 +147,7 @@ class Engine:
         del self.s.state.nodes[name]
         self.s.state.capacity = subtract(self.s.state.capacity, node.capacity)
         self.s.recompute_steady_shares()
+        self.s.invalidate_order()
 
     def resize_node(self, name: str, capacity: Resource) -> None:
         """The node's total changes; running containers stay even if they no longer fit."""
@@ -150,6 +155,7 @@ class Engine:
         self.s.state.capacity = add(subtract(self.s.state.capacity, node.capacity), capacity)
         node.capacity = capacity
         self.s.recompute_steady_shares()
+        self.s.invalidate_order()
         self.s.emit(NodeResized, node=name, capacity=capacity)
 
     def heartbeat(self, name: str) -> None:

@@ -5,6 +5,10 @@ where Java uses doubles, float32 where it uses floats, NaN comparing equal to ev
 the criteria are not expressible as one sort key once zero weights and empty clusters produce
 NaN. Sort with :func:`sort_schedulables`, which wraps them in ``functools.cmp_to_key``.
 
+Where no NaN arises, each comparator *is* a total order, and :func:`sort_key_for` gives the
+equivalent sort key (``None`` when this schedulable's criteria contain a NaN); the tree walk's
+index (:mod:`fairshare.core.order_index`) keeps its lists sorted by these keys.
+
 Every comparator ends with the same tie-break: start time ascending, then name in Java
 ``String.compareTo`` order (UTF-16 code units), so distinct schedulables never compare equal.
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from fairshare.config.model import PolicyName
 from fairshare.resources.calc import DEFAULT, DOMINANT, ResourceCalculator
@@ -201,6 +206,78 @@ def compare_drfn(s1: SchedulableView, s2: SchedulableView, cluster: Resource) ->
                 row[2] = _long_f32_div(s.usage.values[k], s.min_share.values[k])
         res = _compare_ratios(_sorted_by_usage(r1), _sorted_by_usage(r2), 2)
     return res or compare_attributes(s1, s2)
+
+
+# -- sort keys equivalent to the comparators ------------------------------------------------------
+
+SortKey = tuple[Any, ...]
+KeyFunction = Callable[[SchedulableView, Resource], SortKey | None]
+
+
+def _name_key(s: SchedulableView) -> tuple[int, bytes, str]:
+    """The shared tie-break as a key: start time, then Java ``String`` order (UTF-16 units);
+    the name itself comes last so that a key tells which schedulable it belongs to."""
+    return (s.start_time, s.name.encode("utf-16-be", "surrogatepass"), s.name)
+
+
+def fair_key(s: SchedulableView, cluster: Resource) -> SortKey:
+    """:func:`compare_fair` as a key: no demand last; needy first, by usage / min share; then
+    (for equal ratios too) usage / weight, non-positive weights after positive ones."""
+    demand, usage = s.demand.memory, s.usage.memory
+    min_share = min(s.min_share.memory, demand)
+    if s.weight > 0.0:
+        by_weight: tuple[Any, ...] = (0, usage / s.weight)
+    else:
+        by_weight = (1, -s.weight, float(usage))
+    if usage < min_share:
+        head = (demand == 0, 0, float(usage) / float(max(min_share, 1)), *by_weight)
+    else:
+        head = (demand == 0, 1, *by_weight)
+    return head + _name_key(s)
+
+
+def fifo_key(s: SchedulableView, cluster: Resource) -> SortKey:
+    return _name_key(s)
+
+
+def _has_nan(values: Iterable[float]) -> bool:
+    return any(v != v for v in values)
+
+
+def drf2_key(s: SchedulableView, cluster: Resource) -> SortKey | None:
+    """:func:`compare_drf2` (YARN-11482 applied) as a key: needy first by usage/min-share
+    ratios, then weighted dominant shares, dominant type first; None if a ratio is NaN."""
+    d, shares = _drf2_shares(s, cluster)
+    if s.usage.values[d] < s.min_share.values[d]:
+        ms = [java_div(float(s.usage.values[k]), float(s.min_share.values[k])) for k in (0, 1)]
+        head = (0, ms[d], ms[1 - d])
+    else:
+        head = (1, shares[d], shares[1 - d])
+    return None if _has_nan(head[1:]) else head + _name_key(s)
+
+
+def drfn_key(s: SchedulableView, cluster: Resource) -> SortKey | None:
+    """:func:`compare_drfn` as a key: the rows sorted by usage share (descending, stable),
+    then their weighted (or min-share) ratios in that order; None if any share is NaN."""
+    d, rows = _drfn_ratios(s, cluster)
+    needy = s.usage.values[d] < s.min_share.values[d]
+    index = 2 if needy else 1
+    if needy:
+        for k, row in enumerate(rows):
+            row[2] = _long_f32_div(s.usage.values[k], s.min_share.values[k])
+    if _has_nan(r[0] for r in rows) or _has_nan(r[index] for r in rows):
+        return None
+    ordered = sorted(rows, key=lambda r: -r[0])
+    return (0 if needy else 1, *(r[index] for r in ordered), *_name_key(s))
+
+
+def sort_key_for(policy: PolicyName, n_types: int) -> KeyFunction:
+    """The key equivalent to :func:`comparator_for`'s comparator wherever it returns a key."""
+    if policy is PolicyName.FAIR:
+        return fair_key
+    if policy is PolicyName.FIFO:
+        return fifo_key
+    return drf2_key if n_types == 2 else drfn_key
 
 
 # -- policy table ------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from fairshare.config.placement.policy import generated_policy
 from fairshare.config.yarnsite import SiteConfig
 from fairshare.core.events import Completion, ContainerCompleted, ContainerUnreserved, Event
 from fairshare.core.fairshare import FairShares, app_weight, compute_steady_fair_shares
+from fairshare.core.order_index import OrderIndex
 from fairshare.core.policies import SchedulableView, calculator_for
 from fairshare.core.queue_settings import QueueSettings
 from fairshare.core.state import App, ClusterState, Container, Node, QueueRuntime, Reservation
@@ -41,6 +42,7 @@ class Scheduler:
         allocations: AllocationConfig,
         sink: Callable[[Event], None] | None = None,
         now: int = 0,
+        indexed_walk: bool = True,
     ) -> None:
         self.site = site
         self.types: ResourceTypes = site.resource_types
@@ -56,6 +58,8 @@ class Scheduler:
         self.tree = build_queue_tree(allocations, self.types)
         self.acls: QueueAcls = queue_acls(allocations)
         self._steady_stale = True
+        # None: the straightforward walk that sorts at every level (the reference, §3.4)
+        self.order: OrderIndex | None = OrderIndex() if indexed_walk else None
         self._sync_queues()
 
     # -- configuration -------------------------------------------------------------------------
@@ -72,9 +76,15 @@ class Scheduler:
         """The preemption thread exists only when enabled and not in migration mode (§1.1)."""
         return self.site.preemption and not self.site.migration_mode
 
+    @property
+    def delay_scheduling(self) -> bool:
+        """Locality thresholds below 0 turn delay scheduling off (§3.6.3)."""
+        return self.site.locality_threshold_node >= 0 and self.site.locality_threshold_rack >= 0
+
     def set_tree(self, tree: QueueTree) -> None:
         self.tree = tree
         self._sync_queues()
+        self.invalidate_order()
 
     def _sync_queues(self) -> None:
         """Give every queue of the tree its runtime record (new queues start at the clock)."""
@@ -122,6 +132,28 @@ class Scheduler:
             self._steady_stale = False
         return self.state.queues[queue].steady_fair_share
 
+    # -- telling the walk's index what changed ----------------------------------------------------
+
+    def invalidate_order(self) -> None:
+        """Demand, shares, settings or the cluster changed: every key may have moved."""
+        if self.order is not None:
+            self.order.invalidate()
+
+    def touch_app(self, app: App) -> None:
+        """``app``'s usage, asks, AM or admission changed."""
+        if self.order is not None:
+            self.order.touch_app(app)
+
+    def touch_queue(self, queue: str) -> None:
+        """``queue``'s usage or demand changed: its place among its siblings may move."""
+        if self.order is not None:
+            self.order.touch_queue(queue)
+
+    def touch_leaf(self, leaf: str) -> None:
+        """An app joined or left ``leaf``'s runnable apps."""
+        if self.order is not None:
+            self.order.touch_leaf(leaf)
+
     # -- events --------------------------------------------------------------------------------
 
     def emit(self, cls: type[Event], cause: int | None = None, **fields: Any) -> Event:
@@ -165,9 +197,12 @@ class Scheduler:
     # -- bookkeeping shared by several paths ---------------------------------------------------
 
     def add_usage(self, queue: str, amount: Resource) -> None:
+        order = self.order
         for name in self.ancestry(queue):
             q = self.state.queues[name]
             q.usage = add(q.usage, amount)
+            if order is not None:
+                order.touch_queue(name)
 
     def free_container(self, container: Container) -> App:
         """Give a container's resources back: node, app, queues, cluster; drop its marks."""
@@ -180,6 +215,7 @@ class Scheduler:
         app = state.apps[container.app_id]
         app.containers.pop(container.id, None)
         app.usage = subtract(app.usage, container.resource)
+        self.touch_app(app)
         if app.to_be_preempted.pop(container.id, None) is not None:
             app.resources_to_be_preempted = subtract(
                 app.resources_to_be_preempted, container.resource)

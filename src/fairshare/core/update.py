@@ -41,7 +41,10 @@ def update_demand(s: Scheduler) -> None:
         if node.is_leaf:
             total = s.none
             for app in [*runtime.runnable_apps, *runtime.non_runnable_apps]:
-                app.demand = add(app.usage, pending_demand(app))
+                demand = add(app.usage, pending_demand(app))
+                if demand != app.demand:
+                    app.demand = demand
+                    s.touch_app(app)  # the walk's order and offers read the demand
                 total = add(total, app.demand)
         else:
             total = s.none
@@ -49,7 +52,10 @@ def update_demand(s: Scheduler) -> None:
                 total = add(total, s.state.queues[child].demand)
             # FSParentQueue.getDemand returns memory and vcores only (§2.2)
             total = Resource((total.memory, total.vcores, *([0] * (len(total) - 2))))
-        runtime.demand = componentwise_min(total, s.max_share(node.name))
+        demand = componentwise_min(total, s.max_share(node.name))
+        if demand != runtime.demand:
+            runtime.demand = demand
+            s.touch_queue(node.name)
 
 
 def update_fair_shares(s: Scheduler) -> None:
@@ -65,7 +71,10 @@ def update_fair_shares(s: Scheduler) -> None:
     for name, share in shares.queues.items():
         s.state.queues[name].fair_share = share
     for app_id, share in shares.apps.items():
-        s.state.apps[app_id].fair_share = share
+        app = s.state.apps[app_id]
+        if share != app.fair_share:
+            app.fair_share = share
+            s.touch_app(app)  # whether it is starved (may reserve) reads its fair share
 
 
 def _view(s: Scheduler, app: App) -> AppStarvationView:
@@ -91,6 +100,8 @@ def update_leaf_starvation(s: Scheduler, leaf: str) -> None:
     result = update_starved_apps(leaf_view, views, cluster=s.state.capacity, now=s.now,
                                  queue=s.state.starved, others=others)
     for app, view in zip(apps, result.apps, strict=True):
+        if app.minshare_starvation != view.minshare_starvation:
+            s.touch_app(app)  # min-share starvation makes it starved: it may reserve
         app.fairshare_starvation = view.fairshare_starvation
         app.minshare_starvation = view.minshare_starvation
         app.last_time_at_fair_share = view.last_time_at_fair_share

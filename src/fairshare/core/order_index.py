@@ -1,0 +1,296 @@
+"""The tree walk's index: every list it walks kept in comparator order, and what each subtree
+could do on a node (spec §3.4–§3.6).
+
+YARN sorts the children of every parent it passes, and the runnable apps of every leaf, with the
+policy comparator on *each* assignment. Between two assignments only the app that got (or gave
+back) a container and the queues above it change, so :class:`OrderIndex` keeps each list sorted
+by a key equivalent to the comparator (:func:`~fairshare.core.policies.sort_key_for`) and
+re-positions just what the engine reports as touched. A list whose keys cannot express the
+comparator (a NaN from an empty cluster or a zero weight) is sorted with the comparator on every
+walk, exactly as the straightforward walk does.
+
+The index also keeps, per queue, a summary of the apps below it that the walk would offer a
+node: the container sizes they ask for, how many could reserve (starved ones, §3.6.5) and how
+many would run the AM-share check (which records the ``MaxAMShare`` gauge, §3.6.4). A subtree
+none of whose sizes fits the node's free space, with no starved app and no AM check, can only
+fail — visiting it would at most count scheduling opportunities, which nothing reads unless
+delay scheduling is on — so the walk skips it (:meth:`OrderIndex.may_act`). With delay
+scheduling on, nothing is skipped.
+
+Everything that changes a key or a summary tells the index through the ``Scheduler.touch_*``
+hooks; larger changes (update pass, reload, nodes) rebuild it on the next walk. Tests run the
+indexed and the straightforward walk side by side and compare their event streams.
+"""
+
+from __future__ import annotations
+
+import functools
+from bisect import bisect_left, insort
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from fairshare.core.am_share import am_check_disabled
+from fairshare.core.policies import SortKey, comparator_for, sort_key_for
+from fairshare.core.state import ANY, App
+from fairshare.core.tree import parent_of
+from fairshare.resources.vector import Resource, is_none, subtract
+
+if TYPE_CHECKING:
+    from fairshare.core.scheduler import Scheduler
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """What one app could do when the walk offers it a node (None: the walk passes it by)."""
+
+    leaf: str
+    sizes: tuple[Resource, ...]  # capabilities of its ANY asks with containers outstanding
+    may_reserve: bool  # starved: it may reserve a node too small for it (§3.6.5)
+    am_check: bool  # its visit runs canRunAppAM, which sets the MaxAMShare gauge (§3.6.4)
+
+
+@dataclass(slots=True)
+class Activity:
+    """Summary of the offers below one queue."""
+
+    sizes: dict[Resource, int] = field(default_factory=dict)  # size → offers asking for it
+    may_reserve: int = 0
+    am_checks: int = 0
+
+
+def fits(small: Resource, free: Resource) -> bool:
+    return all(x <= y for x, y in zip(small.values, free.values, strict=True))
+
+
+def _may_act(sizes: Iterable[Resource], may_reserve: bool, am_check: bool, free: Resource) -> bool:
+    return may_reserve or am_check or any(fits(size, free) for size in sizes)
+
+
+class _Ordered:
+    """One parent's children or one leaf's runnable apps, sorted by key.
+
+    ``entries`` holds the keys (each ends with the member's name); members whose key is None
+    are counted in ``unkeyed`` and force the comparator sort.
+    """
+
+    __slots__ = ("entries", "key_of", "unkeyed")
+
+    def __init__(self) -> None:
+        self.entries: list[SortKey] = []
+        self.key_of: dict[str, SortKey | None] = {}
+        self.unkeyed = 0
+
+    def put(self, name: str, key: SortKey | None) -> None:
+        if name in self.key_of:
+            if key is not None and self.key_of[name] == key:
+                return
+            self.drop(name)
+        self.key_of[name] = key
+        if key is None:
+            self.unkeyed += 1
+        else:
+            insort(self.entries, key)
+
+    def drop(self, name: str) -> None:
+        if name not in self.key_of:
+            return
+        old = self.key_of.pop(name)
+        if old is None:
+            self.unkeyed -= 1
+        else:
+            del self.entries[bisect_left(self.entries, old)]
+
+    def names(self) -> Iterator[str]:
+        return (key[-1] for key in self.entries)
+
+
+class OrderIndex:
+    """Sorted children and apps for the tree walk, with per-queue activity summaries."""
+
+    def __init__(self) -> None:
+        self._stale = True
+        self._children: dict[str, _Ordered] = {}  # parent → its children
+        self._apps: dict[str, _Ordered] = {}  # leaf → its runnable apps
+        self._offers: dict[str, Offer] = {}  # app id → its current offer
+        self._activity: dict[str, Activity] = {}
+        self._dirty_queues: dict[str, None] = {}
+        self._dirty_apps: dict[str, App] = {}
+        self._dirty_leaves: dict[str, None] = {}
+
+    # -- hooks ---------------------------------------------------------------------------------
+
+    def invalidate(self) -> None:
+        """Everything may have changed: rebuild on the next walk."""
+        self._stale = True
+        self._dirty_queues.clear()
+        self._dirty_apps.clear()
+        self._dirty_leaves.clear()
+
+    def touch_queue(self, name: str) -> None:
+        if not self._stale:
+            self._dirty_queues[name] = None
+
+    def touch_app(self, app: App) -> None:
+        if not self._stale:
+            self._dirty_apps[app.id] = app
+
+    def touch_leaf(self, name: str) -> None:
+        if not self._stale:
+            self._dirty_leaves[name] = None
+
+    # -- reading, for the walk -----------------------------------------------------------------
+
+    def children(self, s: Scheduler, parent: str) -> Iterator[str]:
+        ordered = self._children[parent]
+        if ordered.unkeyed:
+            return iter(comparator_order_children(s, parent))
+        return ordered.names()
+
+    def apps(self, s: Scheduler, leaf: str) -> Iterator[App]:
+        ordered = self._apps[leaf]
+        if ordered.unkeyed:
+            return iter(comparator_order_apps(s, leaf))
+        apps = s.state.apps
+        return (apps[name] for name in ordered.names())
+
+    def may_act(self, queue: str, free: Resource) -> bool:
+        """Could some app below ``queue`` allocate, reserve or run an AM check on a node
+        with ``free`` unallocated?"""
+        a = self._activity[queue]
+        return _may_act(a.sizes, bool(a.may_reserve), bool(a.am_checks), free)
+
+    def app_may_act(self, app: App, free: Resource) -> bool:
+        offer = self._offers.get(app.id)
+        return offer is not None and _may_act(offer.sizes, offer.may_reserve, offer.am_check,
+                                              free)
+
+    # -- keeping it current --------------------------------------------------------------------
+
+    def refresh(self, s: Scheduler) -> None:
+        """Bring every touched entry up to date (called before each walk)."""
+        if self._stale:
+            self._rebuild(s)
+            return
+        for leaf in self._dirty_leaves:
+            self._reconcile_leaf(s, leaf)
+        for app in self._dirty_apps.values():
+            self._refresh_app(s, app)
+        for name in self._dirty_queues:
+            parent = parent_of(name)
+            if parent is not None:
+                self._children[parent].put(name, _queue_key(s, parent, name))
+        self._dirty_leaves.clear()
+        self._dirty_apps.clear()
+        self._dirty_queues.clear()
+
+    def _rebuild(self, s: Scheduler) -> None:
+        self._children, self._apps, self._offers = {}, {}, {}
+        self._activity = {node.name: Activity() for node in s.tree}
+        for node in s.tree:
+            if node.is_leaf:
+                self._apps[node.name] = _Ordered()
+                self._reconcile_leaf(s, node.name)
+            else:
+                ordered = self._children[node.name] = _Ordered()
+                for child in node.children:
+                    ordered.put(child, _queue_key(s, node.name, child))
+        for app in s.state.apps.values():
+            self._refresh_app(s, app)
+        self._stale = False
+
+    def _reconcile_leaf(self, s: Scheduler, leaf: str) -> None:
+        if leaf not in self._apps:
+            return  # the queue is gone; a rebuild follows
+        ordered = self._apps[leaf]
+        members = {app.id: app for app in s.state.queues[leaf].runnable_apps}
+        for name in [n for n in ordered.key_of if n not in members]:
+            ordered.drop(name)
+        for name, app in members.items():
+            if name not in ordered.key_of:
+                ordered.put(name, _app_key(s, leaf, app))
+
+    def _refresh_app(self, s: Scheduler, app: App) -> None:
+        ordered = self._apps.get(app.queue)
+        if ordered is not None and app.id in ordered.key_of:
+            ordered.put(app.id, _app_key(s, app.queue, app))
+        old, new = self._offers.get(app.id), offer_of(s, app)
+        if old == new:
+            return
+        if old is not None:
+            self._count(s, old, -1)
+            del self._offers[app.id]
+        if new is not None:
+            self._count(s, new, 1)
+            self._offers[app.id] = new
+
+    def _count(self, s: Scheduler, offer: Offer, delta: int) -> None:
+        for name in s.ancestry(offer.leaf):
+            a = self._activity[name]
+            for size in offer.sizes:
+                n = a.sizes.get(size, 0) + delta
+                if n:
+                    a.sizes[size] = n
+                else:
+                    del a.sizes[size]
+            a.may_reserve += delta * offer.may_reserve
+            a.am_checks += delta * offer.am_check
+
+
+def offer_of(s: Scheduler, app: App) -> Offer | None:
+    """What the walk could do with ``app``; None if it would not even look at it (not runnable,
+    or no pending demand as of the last update pass — the filter of ``assign_from_leaf``)."""
+    if not app.runnable or is_none(subtract(app.demand, app.usage)):
+        return None
+    sizes: list[Resource] = []
+    for table in app.asks.values():
+        ask = table.get(ANY)
+        if ask is not None and ask.count > 0 and ask.capability not in sizes:
+            sizes.append(ask.capability)
+    return Offer(app.queue, tuple(sizes), s.is_starved(app), _runs_am_check(s, app))
+
+
+def _runs_am_check(s: Scheduler, app: App) -> bool:
+    """Whether ``isOverAMShareLimit`` would get as far as ``canRunAppAM`` (assignment.py)."""
+    if app.am_running or app.unmanaged:
+        return False
+    keys = app.sorted_keys()
+    if not keys:
+        return False
+    ask = app.asks[keys[0]].get(ANY)
+    if ask is None or ask.count == 0:
+        return False
+    return not am_check_disabled(s.settings(app.queue).max_am_share)
+
+
+def _queue_key(s: Scheduler, parent: str, child: str) -> SortKey | None:
+    key = sort_key_for(s.settings(parent).policy, len(s.types))
+    return key(s.queue_view(child), s.state.capacity)
+
+
+def _app_key(s: Scheduler, leaf: str, app: App) -> SortKey | None:
+    key = sort_key_for(s.settings(leaf).policy, len(s.types))
+    return key(s.app_view(app), s.state.capacity)
+
+
+def comparator_order_children(s: Scheduler, parent: str) -> list[str]:
+    """The straightforward order: the parent's comparator over its children (§3.4)."""
+    compare = comparator_for(s.settings(parent).policy, len(s.types))
+    views = {child: s.queue_view(child) for child in s.tree[parent].children}
+    cluster = s.state.capacity
+
+    def order(a: str, b: str) -> int:
+        return compare(views[a], views[b], cluster)
+
+    return sorted(s.tree[parent].children, key=functools.cmp_to_key(order))
+
+
+def comparator_order_apps(s: Scheduler, leaf: str) -> list[App]:
+    """The straightforward order of a leaf's runnable apps with pending demand."""
+    apps = [a for a in s.state.queues[leaf].runnable_apps
+            if not is_none(subtract(a.demand, a.usage))]
+    compare = comparator_for(s.settings(leaf).policy, len(s.types))
+    views = {a.id: s.app_view(a) for a in apps}
+    cluster = s.state.capacity
+    apps.sort(key=functools.cmp_to_key(lambda a, b: compare(views[a.id], views[b.id], cluster)))
+    return apps
