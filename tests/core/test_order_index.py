@@ -25,7 +25,7 @@ from fairshare.core import assignment
 from fairshare.core.engine import Engine
 from fairshare.core.events import event_record
 from fairshare.core.metrics import queue_metrics
-from fairshare.core.order_index import OrderIndex
+from fairshare.core.order_index import Offer, OrderIndex
 from fairshare.core.policies import SchedulableView, comparator_for, sort_key_for
 from fairshare.resources.vector import DEFAULT_TYPES, ResourceTypes, float32, sign
 from tests.core.engine_builders import GB, PREEMPTION_ON, allocations_xml, ask, make_engine, r
@@ -274,7 +274,7 @@ def test_lockstep_runs_reach_the_interesting_cases(monkeypatch: pytest.MonkeyPat
         return wrapper
 
     monkeypatch.setattr(OrderIndex, "may_act", counting(OrderIndex.may_act, "skipped"))
-    monkeypatch.setattr(OrderIndex, "app_may_act", counting(OrderIndex.app_may_act, "skipped"))
+    monkeypatch.setattr(Offer, "may_act", counting(Offer.may_act, "skipped"))
     real_check = assignment.can_run_app_am
 
     def am_check(*args: Any) -> bool:

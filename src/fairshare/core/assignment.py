@@ -10,14 +10,18 @@ Each step returns an :class:`Assigned` (a container, or a reservation) or ``None
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from fairshare.core.am_share import am_check_disabled, max_am_resource
 from fairshare.core.asks import decrement_asks, outstanding
 from fairshare.core.events import ContainerAllocated, ContainerReserved
 from fairshare.core.locality import Locality, LocalityState, offer, on_allocation
-from fairshare.core.order_index import comparator_order_apps, comparator_order_children
+from fairshare.core.order_index import (
+    comparator_order_apps,
+    comparator_order_children,
+    headroom,
+    reservable_nodes_limit,
+)
 from fairshare.core.scheduler import ROOT, Scheduler
 from fairshare.core.state import ANY, LOCALITY_NAMES, App, AppState, Ask, Container, Node
 from fairshare.core.state import SchedulerKey as Key
@@ -26,11 +30,11 @@ from fairshare.resources.vector import (
     add,
     componentwise_min,
     fits_in,
-    float32,
     is_none,
     multiply,
     subtract,
     subtract_non_negative,
+    unbounded_like,
 )
 
 
@@ -141,7 +145,9 @@ def walk(s: Scheduler, node: Node) -> Assigned | None:
     if s.order is None:
         return assign_from_queue(s, ROOT, node)
     s.order.refresh(s)
-    return _indexed_from_queue(s, ROOT, node, prune=not s.delay_scheduling)
+    if s.delay_scheduling:  # every visit counts an opportunity: nothing may be skipped
+        return _indexed_from_queue(s, ROOT, node)
+    return _pruned_from_queue(s, ROOT, node, unbounded_like(node.capacity))
 
 
 def assign_from_queue(s: Scheduler, queue: str, node: Node) -> Assigned | None:
@@ -166,31 +172,74 @@ def assign_from_leaf(s: Scheduler, queue: str, node: Node) -> Assigned | None:
     return None
 
 
-def _indexed_from_queue(s: Scheduler, queue: str, node: Node, prune: bool) -> Assigned | None:
-    """The same walk over the index's sorted lists; with ``prune``, subtrees that can only
-    fail on this node are passed over (see :mod:`fairshare.core.order_index`)."""
+def _indexed_from_queue(s: Scheduler, queue: str, node: Node) -> Assigned | None:
+    """The straightforward walk over the index's sorted lists."""
+    if not pre_check(s, queue, node):
+        return None
+    order = s.order
+    assert order is not None
+    if s.tree[queue].is_leaf:
+        for app in order.apps(s, queue):
+            if not is_none(subtract(app.demand, app.usage)):  # pending as of the last update
+                result = assign_to_app(s, app, node, via="heartbeat")
+                if result is not None:
+                    return result
+        return None
+    for child in order.children(s, queue):
+        result = _indexed_from_queue(s, child, node)
+        if result is not None:
+            return result
+    return None
+
+
+def _pruned_from_queue(s: Scheduler, queue: str, node: Node, room: Resource
+                       ) -> Assigned | None:
+    """The same walk, passing over what can only fail on this node (see order_index):
+    ``room`` is the max-share headroom of every queue down to here."""
     if not pre_check(s, queue, node):
         return None
     order = s.order
     assert order is not None
     free = node.unallocated
+    room = componentwise_min(room, headroom(s.state.queues[queue].usage, s.max_share(queue)))
     if s.tree[queue].is_leaf:
         for app in order.apps(s, queue):
-            if is_none(subtract(app.demand, app.usage)):
-                continue  # not offered: no pending demand as of the last update pass
-            if prune and not order.app_may_act(app, free):
-                continue
-            result = assign_to_app(s, app, node, via="heartbeat")
-            if result is not None:
-                return result
+            offer = order.offer(app)
+            if offer is None:
+                continue  # not runnable or nothing pending: the walk would not look at it
+            if offer.may_act(free, room):
+                result = assign_to_app(s, app, node, via="heartbeat")
+                if result is not None:
+                    return result
+            elif offer.am_check:
+                is_over_am_share_limit(s, app)  # all its visit would do: record the gauge
         return None
     for child in order.children(s, queue):
-        if prune and not order.may_act(child, free):
-            continue
-        result = _indexed_from_queue(s, child, node, prune)
-        if result is not None:
-            return result
+        if order.may_act(child, free, room):
+            result = _pruned_from_queue(s, child, node, room)
+            if result is not None:
+                return result
+        elif order.runs_am_checks(child):
+            _am_checks_below(s, child, node)
     return None
+
+
+def _am_checks_below(s: Scheduler, queue: str, node: Node) -> None:
+    """A visit of a subtree where nothing can be allocated or reserved: only its AM checks
+    have an effect (the MaxAMShare gauge), in the walk's order."""
+    order = s.order
+    assert order is not None
+    if not pre_check(s, queue, node):
+        return
+    if s.tree[queue].is_leaf:
+        for app in order.apps(s, queue):
+            offer = order.offer(app)
+            if offer is not None and offer.am_check:
+                is_over_am_share_limit(s, app)
+        return
+    for child in order.children(s, queue):
+        if order.runs_am_checks(child):
+            _am_checks_below(s, child, node)
 
 
 # -- §3.6 inside an application ------------------------------------------------------------------
@@ -396,4 +445,4 @@ def reservation_exceeds_threshold(s: Scheduler, app: App, node: Node, kind: Loca
         total = sum(1 for n in nodes.values() if n.rack == node.rack)
     else:
         existing, total = len(app.reservations), len(nodes)
-    return existing >= math.ceil(float32(total * s.site.reservable_nodes))
+    return existing >= reservable_nodes_limit(s, total)

@@ -124,8 +124,7 @@ class Engine:
         node = Node(name, rack, capacity, self.s.none)
         self.s.state.nodes[name] = node
         self.s.state.capacity = add(self.s.state.capacity, capacity)
-        self.s.recompute_steady_shares()
-        self.s.invalidate_order()  # drf keys and starvation read the cluster size
+        self.s.cluster_changed()
         self.s.emit(NodeAdded, node=name, rack=rack, capacity=capacity)
         return node
 
@@ -146,16 +145,14 @@ class Engine:
                                           completed.seq)
         del self.s.state.nodes[name]
         self.s.state.capacity = subtract(self.s.state.capacity, node.capacity)
-        self.s.recompute_steady_shares()
-        self.s.invalidate_order()
+        self.s.cluster_changed()
 
     def resize_node(self, name: str, capacity: Resource) -> None:
         """The node's total changes; running containers stay even if they no longer fit."""
         node = self.node(name)
         self.s.state.capacity = add(subtract(self.s.state.capacity, node.capacity), capacity)
         node.capacity = capacity
-        self.s.recompute_steady_shares()
-        self.s.invalidate_order()
+        self.s.cluster_changed()
         self.s.emit(NodeResized, node=name, capacity=capacity)
 
     def heartbeat(self, name: str) -> None:

@@ -10,12 +10,14 @@ comparator (a NaN from an empty cluster or a zero weight) is sorted with the com
 walk, exactly as the straightforward walk does.
 
 The index also keeps, per queue, a summary of the apps below it that the walk would offer a
-node: the container sizes they ask for, how many could reserve (starved ones, §3.6.5) and how
-many would run the AM-share check (which records the ``MaxAMShare`` gauge, §3.6.4). A subtree
-none of whose sizes fits the node's free space, with no starved app and no AM check, can only
-fail — visiting it would at most count scheduling opportunities, which nothing reads unless
-delay scheduling is on — so the walk skips it (:meth:`OrderIndex.may_act`). With delay
-scheduling on, nothing is skipped.
+node: the container sizes they ask for, how many could reserve (starved and below their
+reservable-nodes limit, §3.6.5) and how many would run the AM-share check (which records the
+``MaxAMShare`` gauge, §3.6.4). A subtree none of whose sizes fits both the node's free space
+and the max-share headroom of every queue on the way (``fitsInMaxShare``), and none of whose
+apps could reserve, can only fail: visiting it would at most count scheduling opportunities,
+which nothing reads unless delay scheduling is on, and record the gauge — so the walk skips it
+(:meth:`OrderIndex.may_act`), descending only to run the AM checks a visit would have run.
+With delay scheduling on, nothing is skipped.
 
 Everything that changes a key or a summary tells the index through the ``Scheduler.touch_*``
 hooks; larger changes (update pass, reload, nodes) rebuild it on the next walk. Tests run the
@@ -25,16 +27,19 @@ indexed and the straightforward walk side by side and compare their event stream
 from __future__ import annotations
 
 import functools
+import math
+import operator
 from bisect import bisect_left, insort
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from fairshare.config.model import PolicyName
 from fairshare.core.am_share import am_check_disabled
 from fairshare.core.policies import SortKey, comparator_for, sort_key_for
 from fairshare.core.state import ANY, App
 from fairshare.core.tree import parent_of
-from fairshare.resources.vector import Resource, is_none, subtract
+from fairshare.resources.vector import LONG_MAX, Resource, float32, is_none, subtract
 
 if TYPE_CHECKING:
     from fairshare.core.scheduler import Scheduler
@@ -46,8 +51,14 @@ class Offer:
 
     leaf: str
     sizes: tuple[Resource, ...]  # capabilities of its ANY asks with containers outstanding
-    may_reserve: bool  # starved: it may reserve a node too small for it (§3.6.5)
+    may_reserve: bool  # it may reserve a node too small for its container (§3.6.5)
     am_check: bool  # its visit runs canRunAppAM, which sets the MaxAMShare gauge (§3.6.4)
+
+    def may_act(self, free: Resource, room: Resource) -> bool:
+        """Could it allocate on a node with ``free`` unallocated, or reserve one, when every
+        queue above it has ``room`` left below its max share?"""
+        return any(fits(size, room) and (self.may_reserve or fits(size, free))
+                   for size in self.sizes)
 
 
 @dataclass(slots=True)
@@ -60,11 +71,13 @@ class Activity:
 
 
 def fits(small: Resource, free: Resource) -> bool:
-    return all(x <= y for x, y in zip(small.values, free.values, strict=True))
+    return all(map(operator.le, small.values, free.values))
 
 
-def _may_act(sizes: Iterable[Resource], may_reserve: bool, am_check: bool, free: Resource) -> bool:
-    return may_reserve or am_check or any(fits(size, free) for size in sizes)
+def headroom(usage: Resource, max_share: Resource) -> Resource:
+    """What ``fitsInMaxShare`` still lets through (an unbounded component stays unbounded)."""
+    return Resource(tuple(LONG_MAX if m == LONG_MAX else m - u
+                          for u, m in zip(usage.values, max_share.values, strict=True)))
 
 
 class _Ordered:
@@ -154,16 +167,18 @@ class OrderIndex:
         apps = s.state.apps
         return (apps[name] for name in ordered.names())
 
-    def may_act(self, queue: str, free: Resource) -> bool:
-        """Could some app below ``queue`` allocate, reserve or run an AM check on a node
-        with ``free`` unallocated?"""
+    def may_act(self, queue: str, free: Resource, room: Resource) -> bool:
+        """Could some app below ``queue`` allocate or reserve on a node with ``free``
+        unallocated, ``room`` being the max-share headroom down to ``queue``?"""
         a = self._activity[queue]
-        return _may_act(a.sizes, bool(a.may_reserve), bool(a.am_checks), free)
+        return any(fits(size, room) and (a.may_reserve or fits(size, free)) for size in a.sizes)
 
-    def app_may_act(self, app: App, free: Resource) -> bool:
-        offer = self._offers.get(app.id)
-        return offer is not None and _may_act(offer.sizes, offer.may_reserve, offer.am_check,
-                                              free)
+    def runs_am_checks(self, queue: str) -> bool:
+        """Would a visit below ``queue`` run an AM check (and so record the gauge)?"""
+        return self._activity[queue].am_checks > 0
+
+    def offer(self, app: App) -> Offer | None:
+        return self._offers.get(app.id)
 
     # -- keeping it current --------------------------------------------------------------------
 
@@ -224,6 +239,23 @@ class OrderIndex:
             self._count(s, new, 1)
             self._offers[app.id] = new
 
+    def cluster_changed(self, s: Scheduler) -> None:
+        """Only drf keys and starvation (dominant shares) and the reservable-nodes limit read
+        the cluster; fair and fifo orders stay as they are."""
+        if self._stale:
+            return
+        for node in s.tree:
+            if s.settings(node.name).policy is PolicyName.DRF:
+                if node.is_leaf:
+                    for app in s.state.queues[node.name].runnable_apps:
+                        self.touch_app(app)
+                else:
+                    for child in node.children:
+                        self.touch_queue(child)
+        for app in s.state.apps.values():
+            if app.reservations:
+                self.touch_app(app)
+
     def _count(self, s: Scheduler, offer: Offer, delta: int) -> None:
         for name in s.ancestry(offer.leaf):
             a = self._activity[name]
@@ -247,7 +279,22 @@ def offer_of(s: Scheduler, app: App) -> Offer | None:
         ask = table.get(ANY)
         if ask is not None and ask.count > 0 and ask.capability not in sizes:
             sizes.append(ask.capability)
-    return Offer(app.queue, tuple(sizes), s.is_starved(app), _runs_am_check(s, app))
+    return Offer(app.queue, tuple(sizes), _may_reserve(s, app), _runs_am_check(s, app))
+
+
+def _may_reserve(s: Scheduler, app: App) -> bool:
+    """Starved (``isReservable``), and not yet at its reservable-nodes limit for off-switch
+    asks — with rack or host asks, a rack's own limit may still allow it (§3.6.5)."""
+    if not s.is_starved(app):
+        return False
+    if any(len(table) > 1 for table in app.asks.values()):
+        return True
+    return len(app.reservations) < reservable_nodes_limit(s, len(s.state.nodes))
+
+
+def reservable_nodes_limit(s: Scheduler, nodes: int) -> int:
+    """``ceil(nodes × reservable-nodes)``: how many of ``nodes`` one app may reserve."""
+    return math.ceil(float32(nodes * s.site.reservable_nodes))
 
 
 def _runs_am_check(s: Scheduler, app: App) -> bool:

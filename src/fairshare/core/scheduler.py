@@ -96,6 +96,7 @@ class Scheduler:
         for name in [n for n in queues if n not in self.tree]:
             del queues[name]
         self._ancestry: dict[str, tuple[str, ...]] = {}
+        self._max_shares: dict[str, Resource] = {}
 
     def settings(self, queue: str) -> QueueSettings:
         return self.tree[queue].settings
@@ -110,7 +111,19 @@ class Scheduler:
         return cached
 
     def max_share(self, queue: str) -> Resource:
-        return self.settings(queue).effective_max_share(self.state.capacity)
+        """Effective max share (§2.8); cached, as every walk reads it at every level."""
+        share = self._max_shares.get(queue)
+        if share is None:
+            share = self.settings(queue).effective_max_share(self.state.capacity)
+            self._max_shares[queue] = share
+        return share
+
+    def cluster_changed(self) -> None:
+        """Nodes came, went or were resized: everything that reads the cluster size follows."""
+        self._max_shares.clear()  # percentages of the cluster
+        self.recompute_steady_shares()
+        if self.order is not None:
+            self.order.cluster_changed(self)
 
     def calc(self, queue: str) -> ResourceCalculator:
         return calculator_for(self.settings(queue).policy)
@@ -246,6 +259,7 @@ class Scheduler:
         reservation = Reservation(app.id, node.name, key, resource, app.new_container_id())
         node.reservation = reservation
         app.reservations[node.name] = reservation
+        self.touch_app(app)  # one reservation nearer its reservable-nodes limit
         self.change_reserved(app.queue, resource, 1)
         return True
 
@@ -255,6 +269,7 @@ class Scheduler:
             return
         node.reservation = None
         app.reservations.pop(node.name, None)
+        self.touch_app(app)
         self.change_reserved(app.queue, subtract(self.none, reservation.resource), -1)
         self.emit(ContainerUnreserved, cause, app=app.id, node=node.name,
                   resource=reservation.resource, reason=reason)

@@ -10,6 +10,7 @@ would.
 from __future__ import annotations
 
 import math
+import operator
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -194,14 +195,21 @@ def is_none(r: Resource) -> bool:
     return not any(r.values)
 
 
+def _saturated(values: tuple[int, ...]) -> Resource:
+    """Clamp only when needed: these run on every allocation (the hot path of a heartbeat)."""
+    if max(values) > LONG_MAX or min(values) < LONG_MIN:
+        values = tuple(map(clamp_long, values))
+    return Resource(values)
+
+
 def add(a: Resource, b: Resource) -> Resource:
     _check(a, b)
-    return Resource(tuple(clamp_long(x + y) for x, y in zip(a.values, b.values, strict=True)))
+    return _saturated(tuple(map(operator.add, a.values, b.values)))
 
 
 def subtract(a: Resource, b: Resource) -> Resource:
     _check(a, b)
-    return Resource(tuple(clamp_long(x - y) for x, y in zip(a.values, b.values, strict=True)))
+    return _saturated(tuple(map(operator.sub, a.values, b.values)))
 
 
 def subtract_non_negative(a: Resource, b: Resource) -> Resource:
@@ -237,17 +245,17 @@ def multiply_and_round_up(r: Resource, k: float) -> Resource:
 def fits_in(a: Resource, b: Resource) -> bool:
     """True iff ``a_i <= b_i`` for **every** component."""
     _check(a, b)
-    return all(x <= y for x, y in zip(a.values, b.values, strict=True))
+    return all(map(operator.le, a.values, b.values))
 
 
 def componentwise_min(a: Resource, b: Resource) -> Resource:
     _check(a, b)
-    return Resource(tuple(min(x, y) for x, y in zip(a.values, b.values, strict=True)))
+    return Resource(tuple(map(min, a.values, b.values)))
 
 
 def componentwise_max(a: Resource, b: Resource) -> Resource:
     _check(a, b)
-    return Resource(tuple(max(x, y) for x, y in zip(a.values, b.values, strict=True)))
+    return Resource(tuple(map(max, a.values, b.values)))
 
 
 def sum_resources(items: Sequence[Resource], like: Resource) -> Resource:
