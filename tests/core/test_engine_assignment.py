@@ -212,3 +212,20 @@ def test_zero_demand_app_is_not_offered_nodes(policy):
     engine.update()
     engine.heartbeat("n1")
     assert [e["app"] for e in records(engine, "container-allocated")] == ["busy"]
+
+
+def test_allocate_call_asking_for_a_type_the_leaf_may_not_use_is_refused_whole():
+    """§3.10: the zero-max test of submission also runs on every allocate call; the call fails
+    as a whole, so none of its requests is recorded."""
+    body = "<queue name='q'><maxResources>4096 mb, 0 vcores</maxResources></queue>"
+    engine = make_engine(body, site={"yarn.scheduler.minimum-allocation-vcores": "0"})
+    engine.submit("u1", "root.q", "u", None, [])
+    engine.request("u1", [ask(1, GB, 0), ask(2, GB, 1)])
+    [rejected] = records(engine, "requests-rejected")
+    assert rejected["reason"] == "queue root.q has a maximum of 0 vcores, asked for 1"
+    assert engine.app("u1").asks == {} and records(engine, "containers-requested") == []
+    engine.request("u1", [ask(2, GB, 0)])
+    engine.update()
+    engine.heartbeat("n1")
+    engine.heartbeat("n1")  # one container per heartbeat
+    assert engine.app("u1").usage == r(2 * GB, 0)

@@ -40,7 +40,6 @@ def track_runnable(s: Scheduler, app: App) -> None:
     """``trackRunnableApp`` + ``addApp(runnable=true)``."""
     app.runnable = True
     s.state.queues[app.queue].runnable_apps.append(app)
-    s.touch_leaf(app.queue)
     s.touch_app(app)
     s.state.user_runnable[app.user] = s.state.user_runnable.get(app.user, 0) + 1
     for name in s.ancestry(app.queue):
@@ -62,7 +61,6 @@ def untrack(s: Scheduler, app: App) -> bool:
     leaf = s.state.queues[app.queue]
     if app.runnable and app in leaf.runnable_apps:
         leaf.runnable_apps.remove(app)
-        s.touch_leaf(app.queue)
         s.touch_app(app)
         if app.am_running and app.am_resource is not None:
             leaf.am_resource_usage = subtract(leaf.am_resource_usage, app.am_resource)

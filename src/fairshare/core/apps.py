@@ -39,6 +39,7 @@ from fairshare.core.events import (
     Completion,
     ContainersRequested,
     MoveRejected,
+    RequestsRejected,
 )
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.state import ANY, App, AppState, Container
@@ -96,14 +97,21 @@ def _choose_queue(
         s.set_tree(tree)
         s.recompute_steady_shares()
     if am is not None:
-        # §3.10: a type the leaf may not use at all (max share 0) cannot be asked for
-        max_share = s.max_share(leaf)
-        for name, want, cap in zip(s.types.names, am.values, max_share.values, strict=True):
-            if cap == 0 and want > 0:
-                return None, f"queue {leaf} has a maximum of 0 {name}; the AM asks for {want}"
+        problem = zero_max_violation(s, leaf, am)
+        if problem is not None:
+            return None, f"{problem}; the AM asks for it"
     if not can_submit(s.acls, leaf, user, groups):
         return None, f"user {user} may not submit applications to queue {leaf}"
     return leaf, placement.detail
+
+
+def zero_max_violation(s: Scheduler, leaf: str, asked: Resource) -> str | None:
+    """§3.10: a type the leaf may not use at all (max share 0) cannot be asked for."""
+    max_share = s.max_share(leaf)
+    for name, want, cap in zip(s.types.names, asked.values, max_share.values, strict=True):
+        if cap == 0 and want > 0:
+            return f"queue {leaf} has a maximum of 0 {name}, asked for {want}"
+    return None
 
 
 def _admit(s: Scheduler, app: App, cause: int | None) -> None:
@@ -148,6 +156,11 @@ def add_requests(
     """The app asks for containers: normalised (§1.1), expanded per place, counted."""
     if app.stopped:
         raise EngineError(f"application {app.id} is {app.state}; it cannot ask for containers")
+    for request in requests:  # §3.10: YARN's allocate call fails whole, nothing is recorded
+        problem = zero_max_violation(s, app.queue, request.resource)
+        if problem is not None:
+            s.emit(RequestsRejected, cause, app=app.id, queue=app.queue, reason=problem)
+            return
     for request in requests:
         capability = _normalized(s, app.queue, request.resource)
         add_container_request(app, request, capability, _where(s, request.locality))

@@ -34,7 +34,6 @@ from fairshare.resources.vector import (
     multiply,
     subtract,
     subtract_non_negative,
-    unbounded_like,
 )
 
 
@@ -147,7 +146,7 @@ def walk(s: Scheduler, node: Node) -> Assigned | None:
     s.order.refresh(s)
     if s.delay_scheduling:  # every visit counts an opportunity: nothing may be skipped
         return _indexed_from_queue(s, ROOT, node)
-    return _pruned_from_queue(s, ROOT, node, unbounded_like(node.capacity))
+    return _pruned_from_queue(s, ROOT, node, s.unbounded)
 
 
 def assign_from_queue(s: Scheduler, queue: str, node: Node) -> Assigned | None:
@@ -179,11 +178,10 @@ def _indexed_from_queue(s: Scheduler, queue: str, node: Node) -> Assigned | None
     order = s.order
     assert order is not None
     if s.tree[queue].is_leaf:
-        for app in order.apps(s, queue):
-            if not is_none(subtract(app.demand, app.usage)):  # pending as of the last update
-                result = assign_to_app(s, app, node, via="heartbeat")
-                if result is not None:
-                    return result
+        for app in order.apps(s, queue):  # runnable, with pending demand
+            result = assign_to_app(s, app, node, via="heartbeat")
+            if result is not None:
+                return result
         return None
     for child in order.children(s, queue):
         result = _indexed_from_queue(s, child, node)
@@ -205,8 +203,7 @@ def _pruned_from_queue(s: Scheduler, queue: str, node: Node, room: Resource
     if s.tree[queue].is_leaf:
         for app in order.apps(s, queue):
             offer = order.offer(app)
-            if offer is None:
-                continue  # not runnable or nothing pending: the walk would not look at it
+            assert offer is not None  # the leaf's list holds offered apps only
             if offer.may_act(free, room):
                 result = assign_to_app(s, app, node, via="heartbeat")
                 if result is not None:
@@ -256,10 +253,9 @@ def is_over_am_share_limit(s: Scheduler, app: App) -> bool:
     """§3.6.1: only before the AM runs; the first key's ANY ask must fit the AM limit."""
     if app.am_running or app.unmanaged:
         return False
-    keys = app.sorted_keys()
-    if not keys:
+    if not app.asks:
         return False
-    ask = app.asks[keys[0]].get(ANY)
+    ask = app.asks[min(app.asks)].get(ANY)  # the first key in priority order
     if ask is None:
         return False
     return ask.count == 0 or not can_run_app_am(s, app.queue, ask.capability)

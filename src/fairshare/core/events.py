@@ -110,6 +110,16 @@ class ContainersRequested(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RequestsRejected(Event):
+    """An allocate call refused whole (§3.10); none of its requests were recorded."""
+
+    type: ClassVar[str] = "requests-rejected"
+    app: str
+    queue: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ContainerAllocated(Event):
     type: ClassVar[str] = "container-allocated"
     app: str

@@ -124,12 +124,11 @@ class OrderIndex:
     def __init__(self) -> None:
         self._stale = True
         self._children: dict[str, _Ordered] = {}  # parent → its children
-        self._apps: dict[str, _Ordered] = {}  # leaf → its runnable apps
+        self._apps: dict[str, _Ordered] = {}  # leaf → its offered apps (runnable, pending)
         self._offers: dict[str, Offer] = {}  # app id → its current offer
         self._activity: dict[str, Activity] = {}
         self._dirty_queues: dict[str, None] = {}
         self._dirty_apps: dict[str, App] = {}
-        self._dirty_leaves: dict[str, None] = {}
 
     # -- hooks ---------------------------------------------------------------------------------
 
@@ -138,7 +137,6 @@ class OrderIndex:
         self._stale = True
         self._dirty_queues.clear()
         self._dirty_apps.clear()
-        self._dirty_leaves.clear()
 
     def touch_queue(self, name: str) -> None:
         if not self._stale:
@@ -147,10 +145,6 @@ class OrderIndex:
     def touch_app(self, app: App) -> None:
         if not self._stale:
             self._dirty_apps[app.id] = app
-
-    def touch_leaf(self, name: str) -> None:
-        if not self._stale:
-            self._dirty_leaves[name] = None
 
     # -- reading, for the walk -----------------------------------------------------------------
 
@@ -187,15 +181,12 @@ class OrderIndex:
         if self._stale:
             self._rebuild(s)
             return
-        for leaf in self._dirty_leaves:
-            self._reconcile_leaf(s, leaf)
         for app in self._dirty_apps.values():
             self._refresh_app(s, app)
         for name in self._dirty_queues:
             parent = parent_of(name)
             if parent is not None:
                 self._children[parent].put(name, _queue_key(s, parent, name))
-        self._dirty_leaves.clear()
         self._dirty_apps.clear()
         self._dirty_queues.clear()
 
@@ -205,7 +196,6 @@ class OrderIndex:
         for node in s.tree:
             if node.is_leaf:
                 self._apps[node.name] = _Ordered()
-                self._reconcile_leaf(s, node.name)
             else:
                 ordered = self._children[node.name] = _Ordered()
                 for child in node.children:
@@ -214,22 +204,13 @@ class OrderIndex:
             self._refresh_app(s, app)
         self._stale = False
 
-    def _reconcile_leaf(self, s: Scheduler, leaf: str) -> None:
-        if leaf not in self._apps:
-            return  # the queue is gone; a rebuild follows
-        ordered = self._apps[leaf]
-        members = {app.id: app for app in s.state.queues[leaf].runnable_apps}
-        for name in [n for n in ordered.key_of if n not in members]:
-            ordered.drop(name)
-        for name, app in members.items():
-            if name not in ordered.key_of:
-                ordered.put(name, _app_key(s, leaf, app))
-
     def _refresh_app(self, s: Scheduler, app: App) -> None:
-        ordered = self._apps.get(app.queue)
-        if ordered is not None and app.id in ordered.key_of:
-            ordered.put(app.id, _app_key(s, app.queue, app))
+        """Re-key and re-summarise ``app``; a leaf's list holds exactly its offered apps."""
         old, new = self._offers.get(app.id), offer_of(s, app)
+        if old is not None and (new is None or new.leaf != old.leaf):
+            self._apps[old.leaf].drop(app.id)
+        if new is not None:
+            self._apps[new.leaf].put(app.id, _app_key(s, new.leaf, app))
         if old == new:
             return
         if old is not None:
@@ -301,10 +282,9 @@ def _runs_am_check(s: Scheduler, app: App) -> bool:
     """Whether ``isOverAMShareLimit`` would get as far as ``canRunAppAM`` (assignment.py)."""
     if app.am_running or app.unmanaged:
         return False
-    keys = app.sorted_keys()
-    if not keys:
+    if not app.asks:
         return False
-    ask = app.asks[keys[0]].get(ANY)
+    ask = app.asks[min(app.asks)].get(ANY)
     if ask is None or ask.count == 0:
         return False
     return not am_check_disabled(s.settings(app.queue).max_am_share)

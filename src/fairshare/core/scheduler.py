@@ -30,6 +30,7 @@ from fairshare.resources.vector import (
     float32,
     long_to_float32,
     subtract,
+    unbounded_like,
 )
 
 
@@ -47,6 +48,7 @@ class Scheduler:
         self.site = site
         self.types: ResourceTypes = site.resource_types
         self.none = self.types.none()
+        self.unbounded = unbounded_like(self.none)
         self.now = now
         self.events: list[Event] = []
         self._sink = sink if sink is not None else self.events.append
@@ -161,11 +163,6 @@ class Scheduler:
         """``queue``'s usage or demand changed: its place among its siblings may move."""
         if self.order is not None:
             self.order.touch_queue(queue)
-
-    def touch_leaf(self, leaf: str) -> None:
-        """An app joined or left ``leaf``'s runnable apps."""
-        if self.order is not None:
-            self.order.touch_leaf(leaf)
 
     # -- events --------------------------------------------------------------------------------
 
