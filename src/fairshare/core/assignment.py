@@ -146,7 +146,7 @@ def walk(s: Scheduler, node: Node) -> Assigned | None:
     s.order.refresh(s)
     if s.delay_scheduling:  # every visit counts an opportunity: nothing may be skipped
         return _indexed_from_queue(s, ROOT, node)
-    return _pruned_from_queue(s, ROOT, node, s.unbounded)
+    return _pruned_from_queue(s, ROOT, node, node.unallocated, s.unbounded)
 
 
 def assign_from_queue(s: Scheduler, queue: str, node: Node) -> Assigned | None:
@@ -190,16 +190,18 @@ def _indexed_from_queue(s: Scheduler, queue: str, node: Node) -> Assigned | None
     return None
 
 
-def _pruned_from_queue(s: Scheduler, queue: str, node: Node, room: Resource
+def _pruned_from_queue(s: Scheduler, queue: str, node: Node, free: Resource, room: Resource
                        ) -> Assigned | None:
     """The same walk, passing over what can only fail on this node (see order_index):
-    ``room`` is the max-share headroom of every queue down to here."""
-    if not pre_check(s, queue, node):
-        return None
+    ``free`` is the node's unallocated space, ``room`` the max-share headroom of every queue
+    down to here. A walk only starts on a node without a reservation and ends at the first
+    allocation or reservation, so ``pre_check`` reduces to the queue's own headroom."""
+    own = headroom(s.state.queues[queue].usage, s.max_share(queue))
+    if min(own.values) < 0:
+        return None  # over its max share
     order = s.order
     assert order is not None
-    free = node.unallocated
-    room = componentwise_min(room, headroom(s.state.queues[queue].usage, s.max_share(queue)))
+    room = componentwise_min(room, own)
     if s.tree[queue].is_leaf:
         for app in order.apps(s, queue):
             offer = order.offer(app)
@@ -213,7 +215,7 @@ def _pruned_from_queue(s: Scheduler, queue: str, node: Node, room: Resource
         return None
     for child in order.children(s, queue):
         if order.may_act(child, free, room):
-            result = _pruned_from_queue(s, child, node, room)
+            result = _pruned_from_queue(s, child, node, free, room)
             if result is not None:
                 return result
         elif order.runs_am_checks(child):
