@@ -32,6 +32,7 @@ import json
 import random
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 
 from fairshare.config.allocation import parse_allocations_text
@@ -87,13 +88,17 @@ def allocation_file(size: Size, rng: random.Random) -> str:
     return "".join(parts)
 
 
-def build(size: Size, seed: int, indexed: bool, sink: list[Event] | None) -> Engine:
+def build(size: Size, seed: int, indexed: bool, sink: list[Event] | Counter[str]) -> Engine:
     rng = random.Random(seed)
     site = load_site(None, {"yarn.scheduler.fair.assignmultiple": "true",
                             "yarn.scheduler.maximum-allocation-mb": str(16 * GB)})
     alloc = parse_allocations_text(allocation_file(size, rng), "bench.xml", site.resource_types)
-    engine = Engine(site, alloc, indexed_walk=indexed,
-                    sink=sink.append if sink is not None else _discard)
+    if isinstance(sink, list):
+        engine = Engine(site, alloc, indexed_walk=indexed, sink=sink.append)
+    else:
+        counts = sink
+        engine = Engine(site, alloc, indexed_walk=indexed,
+                        sink=lambda event: counts.update((event.type,)))
     per_rack = size.nodes // size.racks
     for n in range(size.nodes):
         engine.add_node(f"n{n:05d}", r(128 * GB, 32), f"/rack{n // per_rack:02d}")
@@ -107,10 +112,6 @@ def build(size: Size, seed: int, indexed: bool, sink: list[Event] | None) -> Eng
         engine.submit(f"app_{i:06d}", leaf, f"user{i % 500}", am=r(GB, 1),
                       requests=[ContainerRequest(rng.randint(5, 40), r(gb * GB, vcores))])
     return engine
-
-
-def _discard(event: Event) -> None:
-    pass
 
 
 def heartbeat_round(engine: Engine, nodes: list[str]) -> tuple[int, float]:
@@ -173,7 +174,8 @@ def main() -> int:
     size = SMOKE if args.smoke else FULL
 
     start = time.perf_counter()
-    engine = build(size, args.seed, True, None)
+    counts: Counter[str] = Counter()
+    engine = build(size, args.seed, True, counts)
     setup_s = time.perf_counter() - start
     nodes = list(engine.state.nodes)
     rng = random.Random(args.seed + 1)
@@ -189,6 +191,7 @@ def main() -> int:
     running = sum(len(a.containers) for a in engine.state.apps.values())
 
     sustained_n, sustained_s, completed = 0, 0.0, 0
+    reserved_before = counts["container-reserved"]
     for _ in range(size.rounds):
         completed += complete_some(engine, rng, 0.05)
         engine.update(preempt=False)
@@ -207,8 +210,10 @@ def main() -> int:
         "index_build_s": round(index_s, 2),
         "fill": {"rounds": fill_rounds, "allocations": fill_n, "seconds": round(fill_s, 2),
                  "per_second": round(fill_n / fill_s), "running_containers": running},
-        "sustained": {"rounds": size.rounds, "completed": completed,
-                      "allocations": sustained_n, "seconds": round(sustained_s, 2),
+        "sustained": {"rounds": size.rounds, "heartbeats": size.rounds * size.nodes,
+                      "completed": completed, "allocations": sustained_n,
+                      "reservations": counts["container-reserved"] - reserved_before,
+                      "seconds": round(sustained_s, 2),
                       "per_second": round(sustained_rate)},
         "reference_window": reference,
         "speedup_vs_reference": round(

@@ -144,7 +144,7 @@ def walk(s: Scheduler, node: Node) -> Assigned | None:
     if s.order is None:
         return assign_from_queue(s, ROOT, node)
     s.order.refresh(s)
-    if s.delay_scheduling:  # every visit counts an opportunity: nothing may be skipped
+    if s.site.delay_scheduling_enabled:  # every visit counts an opportunity: nothing may be skipped
         return _indexed_from_queue(s, ROOT, node)
     return _pruned_from_queue(s, ROOT, node, node.unallocated, s.unbounded)
 
@@ -306,7 +306,7 @@ def assign_keys(
         if not reserved and not has_container_for_node(s, app, key, node):
             continue
         allowed = Locality.OFF_SWITCH
-        if s.delay_scheduling:  # else the opportunity count is never read: not kept
+        if s.site.delay_scheduling_enabled:  # else the opportunity count is never read: not kept
             allowed, app.locality[key] = offer(
                 app.locality.get(key) or LocalityState(), num_nodes=len(s.state.nodes),
                 node_threshold=s.site.locality_threshold_node,

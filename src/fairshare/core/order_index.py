@@ -30,7 +30,7 @@ import functools
 import math
 import operator
 from bisect import bisect_left, insort
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -51,23 +51,28 @@ class Offer:
 
     leaf: str
     sizes: tuple[Resource, ...]  # capabilities of its ANY asks with containers outstanding
-    may_reserve: bool  # it may reserve a node too small for its container (§3.6.5)
+    reservable: tuple[Resource, ...]  # those it may reserve a node too small for (§3.6.5)
     am_check: bool  # its visit runs canRunAppAM, which sets the MaxAMShare gauge (§3.6.4)
 
     def may_act(self, free: Resource, room: Resource) -> bool:
         """Could it allocate on a node with ``free`` unallocated, or reserve one, when every
         queue above it has ``room`` left below its max share?"""
-        return any(fits(size, room) and (self.may_reserve or fits(size, free))
-                   for size in self.sizes)
+        return may_act(self.sizes, self.reservable, free, room)
 
 
 @dataclass(slots=True)
 class Activity:
-    """Summary of the offers below one queue."""
+    """Summary of the offers below one queue: how many ask for (or may reserve for) each size."""
 
-    sizes: dict[Resource, int] = field(default_factory=dict)  # size → offers asking for it
-    may_reserve: int = 0
+    sizes: dict[Resource, int] = field(default_factory=dict)
+    reservable: dict[Resource, int] = field(default_factory=dict)
     am_checks: int = 0
+
+
+def may_act(sizes: Iterable[Resource], reservable: Iterable[Resource], free: Resource,
+            room: Resource) -> bool:
+    return (any(fits(size, room) and fits(size, free) for size in sizes)
+            or any(fits(size, room) for size in reservable))
 
 
 def fits(small: Resource, free: Resource) -> bool:
@@ -165,7 +170,7 @@ class OrderIndex:
         """Could some app below ``queue`` allocate or reserve on a node with ``free``
         unallocated, ``room`` being the max-share headroom down to ``queue``?"""
         a = self._activity[queue]
-        return any(fits(size, room) and (a.may_reserve or fits(size, free)) for size in a.sizes)
+        return may_act(a.sizes, a.reservable, free, room)
 
     def runs_am_checks(self, queue: str) -> bool:
         """Would a visit below ``queue`` run an AM check (and so record the gauge)?"""
@@ -240,13 +245,8 @@ class OrderIndex:
     def _count(self, s: Scheduler, offer: Offer, delta: int) -> None:
         for name in s.ancestry(offer.leaf):
             a = self._activity[name]
-            for size in offer.sizes:
-                n = a.sizes.get(size, 0) + delta
-                if n:
-                    a.sizes[size] = n
-                else:
-                    del a.sizes[size]
-            a.may_reserve += delta * offer.may_reserve
+            _add_counts(a.sizes, offer.sizes, delta)
+            _add_counts(a.reservable, offer.reservable, delta)
             a.am_checks += delta * offer.am_check
 
 
@@ -260,12 +260,26 @@ def offer_of(s: Scheduler, app: App) -> Offer | None:
         ask = table.get(ANY)
         if ask is not None and ask.count > 0 and ask.capability not in sizes:
             sizes.append(ask.capability)
-    return Offer(app.queue, tuple(sizes), _may_reserve(s, app), _runs_am_check(s, app))
+    reservable: tuple[Resource, ...] = ()
+    if _may_reserve(s, app):
+        calc, cluster, threshold = s.calc(app.queue), s.state.capacity, s.site.reservation_threshold
+        reservable = tuple(size for size in sizes if calc.compare(cluster, size, threshold) >= 0)
+    return Offer(app.queue, tuple(sizes), reservable, _runs_am_check(s, app))
+
+
+def _add_counts(counts: dict[Resource, int], sizes: tuple[Resource, ...], delta: int) -> None:
+    for size in sizes:
+        n = counts.get(size, 0) + delta
+        if n:
+            counts[size] = n
+        else:
+            del counts[size]
 
 
 def _may_reserve(s: Scheduler, app: App) -> bool:
-    """Starved (``isReservable``), and not yet at its reservable-nodes limit for off-switch
-    asks — with rack or host asks, a rack's own limit may still allow it (§3.6.5)."""
+    """Starved (``isReservable``; its sizes must reach the reservation threshold too), and not
+    yet at its reservable-nodes limit for off-switch asks — with rack or host asks, a rack's
+    own limit may still allow it (§3.6.5)."""
     if not s.is_starved(app):
         return False
     if any(len(table) > 1 for table in app.asks.values()):

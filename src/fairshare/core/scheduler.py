@@ -78,11 +78,6 @@ class Scheduler:
         """The preemption thread exists only when enabled and not in migration mode (§1.1)."""
         return self.site.preemption and not self.site.migration_mode
 
-    @property
-    def delay_scheduling(self) -> bool:
-        """Locality thresholds below 0 turn delay scheduling off (§3.6.3)."""
-        return self.site.locality_threshold_node >= 0 and self.site.locality_threshold_rack >= 0
-
     def set_tree(self, tree: QueueTree) -> None:
         self.tree = tree
         self._sync_queues()
