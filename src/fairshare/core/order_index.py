@@ -10,9 +10,9 @@ comparator (a NaN from an empty cluster or a zero weight) is sorted with the com
 walk, exactly as the straightforward walk does.
 
 The index also keeps, per queue, a summary of the apps below it that the walk would offer a
-node: the container sizes they ask for, how many could reserve (starved and below their
-reservable-nodes limit, §3.6.5) and how many would run the AM-share check (which records the
-``MaxAMShare`` gauge, §3.6.4). A subtree none of whose sizes fits both the node's free space
+node: the container sizes they ask for, the sizes they could reserve for (starved apps below
+their reservable-nodes limit, sizes at least the reservation threshold, §3.6.5) and how many
+would run the AM-share check (which records the ``MaxAMShare`` gauge, §3.6.4). A subtree none of whose sizes fits both the node's free space
 and the max-share headroom of every queue on the way (``fitsInMaxShare``), and none of whose
 apps could reserve, can only fail: visiting it would at most count scheduling opportunities,
 which nothing reads unless delay scheduling is on, and record the gauge — so the walk skips it
@@ -20,8 +20,10 @@ which nothing reads unless delay scheduling is on, and record the gauge — so t
 With delay scheduling on, nothing is skipped.
 
 Everything that changes a key or a summary tells the index through the ``Scheduler.touch_*``
-hooks; larger changes (update pass, reload, nodes) rebuild it on the next walk. Tests run the
-indexed and the straightforward walk side by side and compare their event streams.
+hooks (allocation, release, asks, admission, reservations, and the update pass for the demands,
+shares and starvation it changed); a node change re-keys the ``drf`` lists only; a new queue
+tree rebuilds the index on the next walk. Tests run the indexed and the straightforward walk
+side by side and compare their event streams.
 """
 
 from __future__ import annotations
