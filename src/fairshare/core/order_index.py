@@ -12,9 +12,9 @@ walk, exactly as the straightforward walk does.
 The index also keeps, per queue, a summary of the apps below it that the walk would offer a
 node: the container sizes they ask for, the sizes they could reserve for (starved apps below
 their reservable-nodes limit, sizes at least the reservation threshold, §3.6.5) and how many
-would run the AM-share check (which records the ``MaxAMShare`` gauge, §3.6.4). A subtree none of whose sizes fits both the node's free space
-and the max-share headroom of every queue on the way (``fitsInMaxShare``), and none of whose
-apps could reserve, can only fail: visiting it would at most count scheduling opportunities,
+would run the AM-share check (which records the ``MaxAMShare`` gauge, §3.6.4). A subtree none
+of whose sizes fits both the node's free space and the max-share headroom of every queue on the
+way (``fitsInMaxShare``), and none of whose apps could reserve, can only fail: visiting it would at most count scheduling opportunities,
 which nothing reads unless delay scheduling is on, and record the gauge — so the walk skips it
 (:meth:`OrderIndex.may_act`), descending only to run the AM checks a visit would have run.
 With delay scheduling on, nothing is skipped.
@@ -255,7 +255,7 @@ class OrderIndex:
 def offer_of(s: Scheduler, app: App) -> Offer | None:
     """What the walk could do with ``app``; None if it would not even look at it (not runnable,
     or no pending demand as of the last update pass — the filter of ``assign_from_leaf``)."""
-    if not app.runnable or is_none(subtract(app.demand, app.usage)):
+    if not app.runnable or app.demand.values == app.usage.values:  # no pending demand
         return None
     sizes: list[Resource] = []
     for table in app.asks.values():

@@ -195,21 +195,26 @@ def is_none(r: Resource) -> bool:
     return not any(r.values)
 
 
-def _saturated(values: tuple[int, ...]) -> Resource:
-    """Clamp only when needed: these run on every allocation (the hot path of a heartbeat)."""
+# add, subtract and fits_in run many times per allocation: checks are inlined, and values are
+# clamped only when a sum actually leaves the long range.
+
+
+def add(a: Resource, b: Resource) -> Resource:
+    if len(a.values) != len(b.values):
+        _check(a, b)
+    values = tuple(map(operator.add, a.values, b.values))
     if max(values) > LONG_MAX or min(values) < LONG_MIN:
         values = tuple(map(clamp_long, values))
     return Resource(values)
 
 
-def add(a: Resource, b: Resource) -> Resource:
-    _check(a, b)
-    return _saturated(tuple(map(operator.add, a.values, b.values)))
-
-
 def subtract(a: Resource, b: Resource) -> Resource:
-    _check(a, b)
-    return _saturated(tuple(map(operator.sub, a.values, b.values)))
+    if len(a.values) != len(b.values):
+        _check(a, b)
+    values = tuple(map(operator.sub, a.values, b.values))
+    if max(values) > LONG_MAX or min(values) < LONG_MIN:
+        values = tuple(map(clamp_long, values))
+    return Resource(values)
 
 
 def subtract_non_negative(a: Resource, b: Resource) -> Resource:
@@ -244,7 +249,8 @@ def multiply_and_round_up(r: Resource, k: float) -> Resource:
 
 def fits_in(a: Resource, b: Resource) -> bool:
     """True iff ``a_i <= b_i`` for **every** component."""
-    _check(a, b)
+    if len(a.values) != len(b.values):
+        _check(a, b)
     return all(map(operator.le, a.values, b.values))
 
 
