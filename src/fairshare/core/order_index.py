@@ -14,10 +14,10 @@ node: the container sizes they ask for, the sizes they could reserve for (starve
 their reservable-nodes limit, sizes at least the reservation threshold, §3.6.5) and how many
 would run the AM-share check (which records the ``MaxAMShare`` gauge, §3.6.4). A subtree none
 of whose sizes fits both the node's free space and the max-share headroom of every queue on the
-way (``fitsInMaxShare``), and none of whose apps could reserve, can only fail: visiting it would at most count scheduling opportunities,
-which nothing reads unless delay scheduling is on, and record the gauge — so the walk skips it
-(:meth:`OrderIndex.may_act`), descending only to run the AM checks a visit would have run.
-With delay scheduling on, nothing is skipped.
+way (``fitsInMaxShare``), and none of whose apps could reserve, can only fail: visiting it would
+at most count scheduling opportunities, which nothing reads unless delay scheduling is on, and
+record the gauge — so the walk skips it (:meth:`OrderIndex.may_act`), descending only to run
+the AM checks a visit would have run. With delay scheduling on, nothing is skipped.
 
 Everything that changes a key or a summary tells the index through the ``Scheduler.touch_*``
 hooks (allocation, release, asks, admission, reservations, and the update pass for the demands,
