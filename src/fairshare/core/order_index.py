@@ -73,8 +73,10 @@ class Activity:
 
 def may_act(sizes: Iterable[Resource], reservable: Iterable[Resource], free: Resource,
             room: Resource) -> bool:
-    return (any(fits(size, room) and fits(size, free) for size in sizes)
-            or any(fits(size, room) for size in reservable))
+    for size in sizes:  # plain loops: this runs for most queues and apps a walk passes
+        if fits(size, room) and fits(size, free):
+            return True
+    return any(fits(size, room) for size in reservable)
 
 
 def fits(small: Resource, free: Resource) -> bool:
