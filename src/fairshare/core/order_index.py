@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from fairshare.config.model import PolicyName
 from fairshare.core.am_share import am_check_disabled
-from fairshare.core.policies import SortKey, comparator_for, sort_key_for
+from fairshare.core.policies import KeyFunction, SortKey, comparator_for, sort_key_for
 from fairshare.core.state import ANY, App
 from fairshare.core.tree import parent_of
 from fairshare.resources.vector import LONG_MAX, Resource, float32, is_none, subtract
@@ -93,13 +93,14 @@ class _Ordered:
     """One parent's children or one leaf's runnable apps, sorted by key.
 
     ``entries`` holds the keys (each ends with the member's name); members whose key is None
-    are counted in ``unkeyed`` and force the comparator sort.
+    are counted in ``unkeyed`` and force the comparator sort. ``key`` is the owner's policy's.
     """
 
-    __slots__ = ("entries", "key_of", "unkeyed")
+    __slots__ = ("entries", "key", "key_of", "unkeyed")
 
-    def __init__(self) -> None:
+    def __init__(self, key: KeyFunction) -> None:
         self.entries: list[SortKey] = []
+        self.key = key
         self.key_of: dict[str, SortKey | None] = {}
         self.unkeyed = 0
 
@@ -195,7 +196,8 @@ class OrderIndex:
         for name in self._dirty_queues:
             parent = parent_of(name)
             if parent is not None:
-                self._children[parent].put(name, _queue_key(s, parent, name))
+                ordered = self._children[parent]
+                ordered.put(name, ordered.key(s.queue_view(name), s.state.capacity))
         self._dirty_apps.clear()
         self._dirty_queues.clear()
 
@@ -203,12 +205,13 @@ class OrderIndex:
         self._children, self._apps, self._offers = {}, {}, {}
         self._activity = {node.name: Activity() for node in s.tree}
         for node in s.tree:
+            key = sort_key_for(node.settings.policy, len(s.types))
             if node.is_leaf:
-                self._apps[node.name] = _Ordered()
+                self._apps[node.name] = _Ordered(key)
             else:
-                ordered = self._children[node.name] = _Ordered()
+                ordered = self._children[node.name] = _Ordered(key)
                 for child in node.children:
-                    ordered.put(child, _queue_key(s, node.name, child))
+                    ordered.put(child, key(s.queue_view(child), s.state.capacity))
         for app in s.state.apps.values():
             self._refresh_app(s, app)
         self._stale = False
@@ -219,7 +222,8 @@ class OrderIndex:
         if old is not None and (new is None or new.leaf != old.leaf):
             self._apps[old.leaf].drop(app.id)
         if new is not None:
-            self._apps[new.leaf].put(app.id, _app_key(s, new.leaf, app))
+            ordered = self._apps[new.leaf]
+            ordered.put(app.id, ordered.key(s.app_view(app), s.state.capacity))
         if old == new:
             return
         if old is not None:
@@ -307,15 +311,6 @@ def _runs_am_check(s: Scheduler, app: App) -> bool:
         return False
     return not am_check_disabled(s.settings(app.queue).max_am_share)
 
-
-def _queue_key(s: Scheduler, parent: str, child: str) -> SortKey | None:
-    key = sort_key_for(s.settings(parent).policy, len(s.types))
-    return key(s.queue_view(child), s.state.capacity)
-
-
-def _app_key(s: Scheduler, leaf: str, app: App) -> SortKey | None:
-    key = sort_key_for(s.settings(leaf).policy, len(s.types))
-    return key(s.app_view(app), s.state.capacity)
 
 
 def comparator_order_children(s: Scheduler, parent: str) -> list[str]:
