@@ -25,6 +25,8 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/python bench/fair_shares.py
+	$(VENV)/bin/python bench/allocate.py
+	$(VENV)/bin/python bench/preempt.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

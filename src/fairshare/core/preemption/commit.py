@@ -13,7 +13,12 @@ from dataclasses import dataclass
 
 from fairshare.core.apps import restart_attempt
 from fairshare.core.events import ContainerPreempted, NoPreemption, PreemptionWarned
-from fairshare.core.preemption.plan import PreemptionPlan, plan_preemption
+from fairshare.core.preemption.plan import (
+    PreemptionPlan,
+    plan_preemption,
+    plan_preemption_straightforward,
+)
+from fairshare.core.preemption.search import VictimSearch
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.starvation import take_starved_app
 from fairshare.core.state import App
@@ -41,8 +46,15 @@ def post_preemption_delay(s: Scheduler) -> int:
             + site.wait_time_before_next_starvation_check_ms)
 
 
-def preempt_for_starved_apps(s: Scheduler) -> None:
-    """Drain the starved-apps queue the way the preemption thread does (§5.1)."""
+def preempt_for_starved_apps(s: Scheduler, *, straightforward: bool = False) -> None:
+    """Drain the starved-apps queue the way the preemption thread does (§5.1).
+
+    One :class:`VictimSearch` serves the whole round: only commits change the state meanwhile,
+    and each is reported to it. Victims killed inside a commit (``waitTimeBeforeKill`` ≤ 0)
+    free room, which its indexes do not expect: then the next plan gets a fresh search.
+    ``straightforward`` plans with the reference algorithm instead (same decisions, slower).
+    """
+    search = VictimSearch(s)
     while True:
         starvation_of = {a: s.state.apps[a].starvation for a in s.state.starved.heap}
         app_id, s.state.starved = take_starved_app(s.state.starved, starvation_of)
@@ -50,8 +62,25 @@ def preempt_for_starved_apps(s: Scheduler) -> None:
             return
         app = s.state.apps[app_id]
         if not app.stopped:
-            commit(s, app, plan_preemption(s, app))
+            if straightforward:
+                plan = plan_preemption_straightforward(s, app)
+            else:
+                plan = plan_preemption(s, app, search)
+            commit(s, app, plan)
+            search = after_commit(s, search, plan)
         app.next_starvation_check = s.now + post_preemption_delay(s)
+
+
+def after_commit(s: Scheduler, search: VictimSearch, plan: PreemptionPlan) -> VictimSearch:
+    """The search to use after ``plan`` was committed: the same one told what changed, or a
+    fresh one if the commit killed its victims at once."""
+    if not plan.selections:
+        return search
+    if s.site.wait_time_before_kill_ms <= 0:
+        return VictimSearch(s)
+    search.committed({sel.node for sel in plan.selections},
+                     {v.app_id for sel in plan.selections for v in sel.victims})
+    return search
 
 
 def commit(s: Scheduler, app: App, plan: PreemptionPlan) -> None:

@@ -1,31 +1,39 @@
 """Planning preemption for one starved app (spec §5.2–§5.5) without touching the state.
 
 ``identifyContainersToPreempt`` marks each chosen set before looking for the next container, so
-later choices see earlier ones (containers already marked, the earmark on the node, and the
-owners' ``resourcesToBePreempted``). :func:`plan_preemption` keeps those marks in an overlay
-and returns a :class:`PreemptionPlan`; :mod:`fairshare.core.preemption.commit` applies it.
-Planning never writes to the :class:`~fairshare.core.scheduler.Scheduler` (a test checks).
+later choices see earlier ones. A plan keeps those marks in an
+:class:`~fairshare.core.preemption.overlay.Overlay` and returns a :class:`PreemptionPlan`;
+:mod:`fairshare.core.preemption.commit` applies it. Planning never writes to the
+:class:`~fairshare.core.scheduler.Scheduler` (a test checks).
+
+Two planners give the same plans (tests compare them on random clusters):
+:func:`plan_preemption` searches through a :class:`~fairshare.core.preemption.search.VictimSearch`
+that a preemption round keeps across its plans; :func:`plan_preemption_straightforward` builds
+every view afresh and scans nodes in order, exactly as the spec reads — the reference.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import overload
+from dataclasses import dataclass
+from typing import Protocol, overload
 
+from fairshare.core.preemption.overlay import Overlay, node_view, owner_view
 from fairshare.core.preemption.requests import RequestAsk, starved_requests
+from fairshare.core.preemption.search import VictimSearch
 from fairshare.core.preemption.victims import (
     ANY,
     ContainerView,
     NodeView,
     OwnerView,
     StarvedRequest,
+    VictimSet,
     best_preemptable_containers,
 )
 from fairshare.core.scheduler import Scheduler
-from fairshare.core.state import App, Node
-from fairshare.core.yarn_order import containers_newest_first, nodes_in_search_order, request_order
-from fairshare.resources.vector import Resource, add, sum_resources
+from fairshare.core.state import App
+from fairshare.core.yarn_order import nodes_in_search_order, request_order
+from fairshare.resources.vector import Resource
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,13 +58,75 @@ class PreemptionPlan:
         return sum(count for _, count in self.requests)
 
 
-@dataclass(slots=True)
-class _Overlay:
-    """The marks a plan has made so far, on top of the real state."""
+class _Finder(Protocol):
+    def best(self, request: StarvedRequest) -> VictimSet | None: ...
 
-    marked: dict[str, set[str]] = field(default_factory=dict)  # node → container ids
-    earmarked: dict[str, Resource] = field(default_factory=dict)  # node → extra earmark
-    owner_marked: dict[str, dict[str, Resource]] = field(default_factory=dict)  # app → c → r
+    def marked(self, node: str, victims: Sequence[ContainerView]) -> None: ...
+
+
+Requests = Sequence[tuple[StarvedRequest, int]]
+
+
+def plan_preemption(
+    s: Scheduler, app: App, search: VictimSearch | None = None, requests: Requests | None = None
+) -> PreemptionPlan:
+    """``identifyContainersToPreempt(app)``: victims for every container of every request.
+
+    ``search`` carries indexes from plan to plan within one preemption round (the caller
+    reports each commit to it); without one, the plan uses a search of its own. ``requests``
+    replaces what §5.2 makes of the app's starvation and asks (a what-if).
+    """
+    if search is None:
+        search = VictimSearch(s)
+    if requests is None:
+        requests = starved_requests(app.starvation, app_request_asks(app), search.rack_of,
+                                    racks=search.racks)
+    overlay = Overlay()
+    return _plan(s, app, requests, overlay, search.planner(overlay))
+
+
+def plan_preemption_straightforward(
+    s: Scheduler, app: App, requests: Requests | None = None
+) -> PreemptionPlan:
+    """:func:`plan_preemption` as the spec reads: fresh views, every node list scanned."""
+    if requests is None:
+        rack_of = {n.name: n.rack for n in s.state.nodes.values()}
+        requests = starved_requests(app.starvation, app_request_asks(app), rack_of)
+    overlay = Overlay()
+    return _plan(s, app, requests, overlay, _Straightforward(s, overlay))
+
+
+def _plan(
+    s: Scheduler, app: App, requests: Requests, overlay: Overlay, finder: _Finder
+) -> PreemptionPlan:
+    selections: list[Selection] = []
+    for request, count in requests:
+        for _ in range(count):
+            best = finder.best(request)
+            if best is None or not best.containers:
+                continue
+            selections.append(Selection(request, best.node, best.containers, best.num_am))
+            overlay.mark(s.none, best.node, best.containers)
+            finder.marked(best.node, best.containers)
+    return PreemptionPlan(app.id, app.starvation, tuple(requests), tuple(selections))
+
+
+def app_request_asks(app: App) -> list[RequestAsk]:
+    return [RequestAsk(key[0], name, ask.capability, ask.count, ask.relax_locality)
+            for key, name, ask in request_order(app.asks)]
+
+
+def nodes_for(s: Scheduler, resource_name: str) -> list[str]:
+    """``getNodesByResourceName``: ANY → all nodes; a host → that node; a rack → its nodes."""
+    ordered = [n.name for n in nodes_in_search_order(s.state.nodes)]
+    if resource_name == ANY:
+        return ordered
+    if resource_name in s.state.nodes:
+        return [resource_name]
+    return [name for name in ordered if s.state.nodes[name].rack == resource_name]
+
+
+# -- the straightforward planner ------------------------------------------------------------------
 
 
 class _LazyNodes(Sequence[NodeView]):
@@ -83,7 +153,7 @@ class _LazyNodes(Sequence[NodeView]):
 class _Owners(Mapping[str, OwnerView]):
     """``app id → OwnerView`` with the plan's marks applied, built on demand."""
 
-    def __init__(self, s: Scheduler, overlay: _Overlay) -> None:
+    def __init__(self, s: Scheduler, overlay: Overlay) -> None:
         self.s, self.overlay = s, overlay
         self._cache: dict[str, OwnerView] = {}
 
@@ -104,81 +174,30 @@ class _Owners(Mapping[str, OwnerView]):
         self._cache.pop(app_id, None)
 
 
-def owner_view(s: Scheduler, app: App, extra: Mapping[str, Resource]) -> OwnerView:
-    settings = s.settings(app.queue)
-    marked = frozenset(app.to_be_preempted) | frozenset(extra)
-    return OwnerView(
-        app_id=app.id, usage=app.usage, fair_share=app.fair_share,
-        resources_to_be_preempted=add(app.resources_to_be_preempted,
-                                      sum_resources(list(extra.values()), app.usage)),
-        containers_to_be_preempted=marked, policy=settings.policy,
-        preemptable=settings.preemptable, am_preemption=app.am_preemption,
-    )
+class _Straightforward:
+    """Every node view built afresh for the plan; every search from the first node."""
 
+    def __init__(self, s: Scheduler, overlay: Overlay) -> None:
+        self.s, self.overlay = s, overlay
+        self.owners = _Owners(s, overlay)
+        self.views: dict[str, NodeView] = {}
+        self.everywhere = _LazyNodes(nodes_for(s, ANY), self.view)
+        self.lists: dict[str, _LazyNodes] = {ANY: self.everywhere}
 
-def node_view(s: Scheduler, node: Node, overlay: _Overlay) -> NodeView:
-    reserved = node.reservation.resource if node.reservation is not None else s.none
-    marked = frozenset(node.marked_for_preemption) | frozenset(overlay.marked.get(node.name, ()))
-    return NodeView(
-        name=node.name, unallocated=node.unallocated, reserved=reserved,
-        earmarked=add(node.earmarked_total, overlay.earmarked.get(node.name, s.none)),
-        containers=tuple(ContainerView(c.id, c.app_id, c.resource, c.is_am)
-                         for c in containers_newest_first(node.containers)),
-        marked_for_preemption=marked,
-    )
+    def view(self, name: str) -> NodeView:
+        if name not in self.views:
+            self.views[name] = node_view(self.s, self.s.state.nodes[name], self.overlay)
+        return self.views[name]
 
+    def best(self, request: StarvedRequest) -> VictimSet | None:
+        nodes = self.lists.get(request.resource_name)
+        if nodes is None:
+            nodes = self.lists[request.resource_name] = _LazyNodes(
+                nodes_for(self.s, request.resource_name), self.view)
+        return best_preemptable_containers(request, nodes, self.everywhere, self.owners,
+                                           self.s.state.capacity)
 
-def app_request_asks(app: App) -> list[RequestAsk]:
-    return [RequestAsk(key[0], name, ask.capability, ask.count, ask.relax_locality)
-            for key, name, ask in request_order(app.asks)]
-
-
-def nodes_for(s: Scheduler, resource_name: str) -> list[str]:
-    """``getNodesByResourceName``: ANY → all nodes; a host → that node; a rack → its nodes."""
-    ordered = [n.name for n in nodes_in_search_order(s.state.nodes)]
-    if resource_name == ANY:
-        return ordered
-    if resource_name in s.state.nodes:
-        return [resource_name]
-    return [name for name in ordered if s.state.nodes[name].rack == resource_name]
-
-
-def plan_preemption(s: Scheduler, app: App) -> PreemptionPlan:
-    """``identifyContainersToPreempt(app)``: victims for every container of every request."""
-    rack_of = {n.name: n.rack for n in s.state.nodes.values()}
-    requests = starved_requests(app.starvation, app_request_asks(app), rack_of)
-    overlay = _Overlay()
-    owners = _Owners(s, overlay)
-    views: dict[str, NodeView] = {}
-
-    def view(name: str) -> NodeView:
-        if name not in views:
-            views[name] = node_view(s, s.state.nodes[name], overlay)
-        return views[name]
-
-    everywhere = _LazyNodes(nodes_for(s, ANY), view)
-    selections: list[Selection] = []
-    for request, count in requests:
-        nodes = everywhere if request.resource_name == ANY else _LazyNodes(
-            nodes_for(s, request.resource_name), view)
-        for _ in range(count):
-            best = best_preemptable_containers(request, nodes, everywhere, owners,
-                                               s.state.capacity)
-            if best is None or not best.containers:
-                continue
-            selections.append(Selection(request, best.node, best.containers, best.num_am))
-            _mark(s, overlay, best.node, best.containers)
-            views.pop(best.node, None)
-            for victim in best.containers:
-                owners.forget(victim.app_id)
-    return PreemptionPlan(app.id, app.starvation, tuple(requests), tuple(selections))
-
-
-def _mark(s: Scheduler, overlay: _Overlay, node: str, victims: Sequence[ContainerView]) -> None:
-    marked = overlay.marked.setdefault(node, set())
-    fresh = [v for v in victims if v.container_id not in marked]
-    marked.update(v.container_id for v in fresh)
-    overlay.earmarked[node] = add(overlay.earmarked.get(node, s.none),
-                                  sum_resources([v.resource for v in fresh], s.none))
-    for v in fresh:
-        overlay.owner_marked.setdefault(v.app_id, {})[v.container_id] = v.resource
+    def marked(self, node: str, victims: Sequence[ContainerView]) -> None:
+        self.views.pop(node, None)
+        for victim in victims:
+            self.owners.forget(victim.app_id)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from fairshare.core.preemption.victims import ANY, StarvedRequest
@@ -46,13 +47,14 @@ class _Visited:
 class VisitedTracker:
     """Accept each ask once across locality levels (spec §5.2).
 
-    ``rack_of`` maps every known node to its rack; a name that is neither a node nor a rack
-    is rejected.
+    ``rack_of`` maps every known node to its rack (``racks``: its values, if the caller has
+    them already); a name that is neither a node nor a rack is rejected.
     """
 
-    def __init__(self, rack_of: Mapping[str, str]) -> None:
+    def __init__(self, rack_of: Mapping[str, str],
+                 racks: AbstractSet[str] | None = None) -> None:
         self.rack_of = rack_of
-        self.racks = set(rack_of.values())
+        self.racks: AbstractSet[str] = set(rack_of.values()) if racks is None else racks
         self._seen: dict[tuple[int, Resource], _Visited] = {}
 
     def visit(self, ask: RequestAsk) -> bool:
@@ -87,7 +89,8 @@ def memory_ratio_floor(pending: Resource, capability: Resource) -> int:
 
 
 def starved_requests(
-    starvation: Resource, asks: Iterable[RequestAsk], rack_of: Mapping[str, str]
+    starvation: Resource, asks: Iterable[RequestAsk], rack_of: Mapping[str, str],
+    racks: AbstractSet[str] | None = None,
 ) -> list[tuple[StarvedRequest, int]]:
     """``getStarvedResourceRequests``: (request, number of containers) pairs.
 
@@ -95,7 +98,7 @@ def starved_requests(
     when the original did not (§5.2).
     """
     pending = starvation
-    visited = VisitedTracker(rack_of)
+    visited = VisitedTracker(rack_of, racks)
     out: list[tuple[StarvedRequest, int]] = []
     for ask in asks:
         if is_none(pending):

@@ -116,7 +116,16 @@ def can_container_be_preempted(
     """
     if _never_preemptable(owner, container):
         return False
-    after = subtract(subtract(owner.usage, owner.resources_to_be_preempted), container.resource)
+    return stays_at_fair_share(owner, container.resource, already_chosen, cluster)
+
+
+def stays_at_fair_share(
+    owner: OwnerView, resource: Resource, already_chosen: Resource, cluster: Resource
+) -> bool:
+    """The arithmetic half of §5.5: ``usage − resourcesToBePreempted − resource −
+    already_chosen`` is not below the owner's fair share. Monotone: more already chosen, or
+    more to be preempted, never turns a false into a true (the fast path relies on it)."""
+    after = subtract(subtract(owner.usage, owner.resources_to_be_preempted), resource)
     after = subtract(after, already_chosen)
     calc = calculator_for(owner.policy)
     return not calc.compare(cluster, after, owner.fair_share, True) < 0
@@ -131,7 +140,7 @@ def preemption_candidates(node: NodeView) -> list[ContainerView]:
     return [c for c in unmarked if not c.is_am] + [c for c in unmarked if c.is_am]
 
 
-def _chosen_from(chosen: Sequence[ContainerView], app_id: str, like: Resource) -> Resource:
+def chosen_from_owner(chosen: Sequence[ContainerView], app_id: str, like: Resource) -> Resource:
     """``getResourcesToPreemptForApp``: the owner's containers already in the set."""
     return sum_resources([c.resource for c in chosen if c.app_id == app_id], none_like(like))
 
@@ -158,7 +167,7 @@ def containers_on_node(
         owner = owners.get(container.app_id)
         if owner is None:
             continue  # app unregistered (YARN-9984): skipped, fit test included
-        already = _chosen_from(chosen, owner.app_id, request)
+        already = chosen_from_owner(chosen, owner.app_id, request)
         if can_container_be_preempted(owner, container, already, cluster):
             if container.is_am:
                 num_am += 1

@@ -1,0 +1,426 @@
+"""Victim search for a whole preemption round, without re-scanning what earlier plans drained.
+
+The straightforward planner builds every node's view afresh and scans nodes from the first for
+every requested container, so the later starved apps of a round re-examine, container by
+container, the nodes that earlier apps already drained. A :class:`VictimSearch` lives for one
+round of ``preempt_for_starved_apps``. In a round only ``commit`` changes the state, and only by
+adding marks (with ``waitTimeBeforeKill`` > 0): nodes lose candidates and gain earmarks, owners
+gain ``resourcesToBePreempted``; usage, fair shares, free space and reservations stay. So every
+test of §5.4–§5.5 can only turn from pass to fail during a round, never back. The search keeps:
+
+* per node: its candidates in §5.4 order minus the committed marks, its free room, and bounds
+  on what it can free (:mod:`~fairshare.core.preemption.bounds`);
+* per owner: its view, and per container size whether one such container may go alone;
+* per (request size, AMs a winning set may hold): the nodes, in search order, whose bound still
+  fits. A node dropped there stays dropped for the round: bounds only shrink.
+
+A :class:`PlanSearch` sees those through one plan's own marks. Its decisions are exactly those
+of the straightforward algorithm (tests compare them):
+
+1. A node is skipped only when a bound does not fit the request; then ``containers_on_node``
+   would have returned ``None`` (its potential never exceeds the bound).
+2. On a node, a candidate that may not go alone is passed over without the full §5.5 test: by
+   monotonicity that test would fail (more already chosen never helps), and the potential is
+   unchanged, so the fit test after it repeats the previous, failed one. An owner with nothing
+   chosen yet on the node needs no second test: §5.5 is then "may go alone" and not marked.
+3. Where those arguments need more than the engine guarantees — the node's free room already
+   fits the request (the fit test would then return even an empty set), a negative component
+   somewhere, a cluster with a negative total — the straightforward function decides.
+4. ``search_nodes`` ends at the first node, in order, whose set has no AM, and whether a node
+   yields an AM-free set (and which) does not depend on the AM limit it is searched with. So
+   the first node with an AM-free set is looked for first, among the nodes whose AM-free bound
+   fits; only if there is none are sets with AMs weighed, as §5.3 does (fewest AMs, first
+   found among equals), each found set narrowing the nodes that can still beat it.
+
+The caller reports each commit (:meth:`VictimSearch.committed`); a commit that killed victims
+at once (``waitTimeBeforeKill`` ≤ 0) frees room, so the caller starts a new search instead.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from itertools import islice
+
+from fairshare.core.preemption.bounds import (
+    UNKNOWN,
+    Bound,
+    Bounds,
+    NodeEntry,
+    Owner,
+    am_regime,
+    fits,
+    node_bounds,
+)
+from fairshare.core.preemption.overlay import Overlay, marked_owner_view, node_view, owner_view
+from fairshare.core.preemption.victims import (
+    ANY,
+    ContainerView,
+    OwnerView,
+    StarvedRequest,
+    VictimSet,
+    can_container_be_preempted,
+    chosen_from_owner,
+    containers_on_node,
+)
+from fairshare.core.scheduler import Scheduler
+from fairshare.core.state import Container
+from fairshare.core.yarn_order import containers_newest_first, nodes_in_search_order
+from fairshare.resources.vector import (
+    INT_MAX,
+    Resource,
+    add,
+    fits_in,
+    none_like,
+    subtract_non_negative,
+)
+
+
+@dataclass(slots=True)
+class _Alive:
+    """Nodes (search-order indices below ``scanned``) whose bound may still fit one size."""
+
+    nodes: list[int]
+    scanned: int = 0
+
+
+class VictimSearch:
+    """Indexes for the victim searches of one preemption round (see the module docstring)."""
+
+    def __init__(self, s: Scheduler) -> None:
+        self.s = s
+        self.cluster = s.state.capacity
+        self.none = s.none
+        nodes = nodes_in_search_order(s.state.nodes)
+        self.order = [n.name for n in nodes]
+        self.rack_of = {n.name: n.rack for n in nodes}
+        self.racks = frozenset(self.rack_of.values())
+        self._by_rack: dict[str, list[str]] = {}
+        for n in nodes:
+            self._by_rack.setdefault(n.rack, []).append(n.name)
+        self._shortcuts = all(v >= 0 for v in self.cluster.values)
+        self._nodes: dict[str, NodeEntry] = {}
+        self._owners: dict[str, Owner | None] = {}
+        self._alive: dict[tuple[Bound, int], _Alive] = {}
+        self._old: dict[str, tuple[Bounds, tuple[Container, ...]]] = {}  # forgotten nodes
+        self._epoch = 0
+
+    # -- keeping up with commits ---------------------------------------------------------------
+
+    def committed(self, nodes: Iterable[str], owners: Iterable[str]) -> None:
+        """A commit marked containers on ``nodes`` owned by ``owners``: forget those. The
+        nodes' old bounds are still bounds (they only shrink): kept until tightened."""
+        for name in nodes:
+            entry = self._nodes.pop(name, None)
+            if entry is not None and entry.bounds is not None:
+                self._old[name] = (entry.bounds, entry.live)
+        for app_id in owners:
+            self._owners.pop(app_id, None)
+        self._epoch += 1  # every bound may have shrunk with those owners
+
+    # -- what the planner asks -----------------------------------------------------------------
+
+    def nodes_for(self, resource_name: str) -> list[str]:
+        """``getNodesByResourceName``: ANY → all nodes; a host → that node; a rack → its nodes."""
+        if resource_name == ANY:
+            return self.order
+        if resource_name in self.rack_of:
+            return [resource_name]
+        return self._by_rack.get(resource_name, [])
+
+    def planner(self, overlay: Overlay) -> PlanSearch:
+        return PlanSearch(self, overlay)
+
+    # -- the committed state -------------------------------------------------------------------
+
+    def owner(self, app_id: str) -> Owner | None:
+        known = self._owners.get(app_id, UNKNOWN)
+        if known is not UNKNOWN:
+            return known
+        app = self.s.state.apps.get(app_id)
+        entry = None if app is None else Owner(owner_view(self.s, app, {}))
+        self._owners[app_id] = entry
+        return entry
+
+    def node(self, name: str) -> NodeEntry:
+        entry = self._nodes.get(name)
+        if entry is None:
+            entry = self._nodes[name] = self._build(name)
+        return entry
+
+    def _build(self, name: str) -> NodeEntry:
+        node = self.s.state.nodes[name]
+        marked = node.marked_for_preemption
+        # the engine's own records: they do not change while the round runs
+        running = [c for c in containers_newest_first(node.containers) if c.id not in marked]
+        candidates = tuple([c for c in running if not c.is_am] + [c for c in running if c.is_am])
+        reserved = node.reservation.resource if node.reservation is not None else self.none
+        free = subtract_non_negative(node.unallocated, add(reserved, node.earmarked_total))
+        sizes = {c.resource.values for c in candidates}
+        regular = self._shortcuts and all(min(size) >= 0 for size in sizes)
+        owners = frozenset(c.app_id for c in candidates)
+        old = self._old.pop(name, None)
+        if old is None:
+            return NodeEntry(name, candidates, owners, reserved, free, regular, candidates)
+        bounds, live = old
+        live = tuple(c for c in live if c.id not in marked)
+        return NodeEntry(name, candidates, owners, reserved, free, regular, live, bounds)
+
+    def may_fit(self, name: str, request: Bound, regime: int) -> bool:
+        """False only if ``containers_on_node`` surely gives ``None`` in the committed state.
+
+        The bound may date from before later commits: it only shrinks, so an old one is still
+        a bound. It is recomputed when a node it let through gives nothing (:meth:`tighten`).
+        """
+        entry = self.node(name)
+        if not entry.regular:
+            return True
+        if entry.bounds is None:
+            self.tighten(entry)
+        assert entry.bounds is not None
+        return fits(request, entry.bounds[regime])
+
+    def tighten(self, entry: NodeEntry) -> None:
+        if entry.regular and entry.epoch != self._epoch:
+            entry.bounds, entry.live = node_bounds(entry.free, entry.live, self.owner, self.none,
+                                                   self.cluster, known=self._owners)
+            entry.epoch = self._epoch
+
+    def alive_from(self, request: Bound, regime: int, start: int) -> Iterator[int]:
+        """Search-order indices ≥ ``start`` whose bound fits; drops those that no longer do."""
+        alive = self._alive.get((request, regime))
+        if alive is None:
+            alive = self._alive[(request, regime)] = _Alive([])
+        nodes, order = alive.nodes, self.order
+        k = bisect_left(nodes, start)
+        while True:
+            if k < len(nodes):
+                i = nodes[k]
+                if self.may_fit(order[i], request, regime):
+                    yield i
+                    k += 1
+                else:
+                    del nodes[k]
+                continue
+            if alive.scanned >= len(order):
+                return
+            i = alive.scanned
+            alive.scanned += 1
+            if self.may_fit(order[i], request, regime):
+                nodes.append(i)  # k now points at it; the loop yields it if i ≥ start
+                if i < start:
+                    k += 1
+
+
+@dataclass(slots=True)
+class _Marked:
+    """An owner this plan has marked: its view, up to date with the first ``count`` marks."""
+
+    owner: Owner
+    count: int
+    extra_total: Resource  # the sizes of those marks, summed in marking order
+
+
+class PlanSearch:
+    """One plan's searches: the round's indexes seen through the plan's own marks."""
+
+    def __init__(self, search: VictimSearch, overlay: Overlay) -> None:
+        self.search, self.overlay = search, overlay
+        self._owners: dict[str, _Marked | None] = {}  # owners this plan has marked
+        self._changed: set[str] = set()  # every owner this plan has marked
+        self._bounds: dict[str, tuple[int, Bounds]] = {}  # node → (plan epoch, bounds)
+        self._free_room: dict[str, Resource] = {}  # nodes this plan has earmarked
+        self._epoch = 0
+
+    def marked(self, node: str, victims: Iterable[ContainerView]) -> None:
+        self._free_room.pop(node, None)
+        self._changed.update(v.app_id for v in victims)
+        self._epoch += 1
+
+    def owner(self, app_id: str) -> Owner | None:
+        extra = self.overlay.owner_marked.get(app_id)
+        if extra is None:
+            return self.search.owner(app_id)
+        known = self._owners.get(app_id)
+        if known is not None and known.count == len(extra):
+            return known.owner
+        app = self.search.s.state.apps.get(app_id)
+        if app is None:
+            self._owners[app_id] = None
+            return None
+        # only the marks made since the view was last built are added (marks only append)
+        s = self.search.s
+        if known is None:
+            total, marked, start = none_like(app.usage), frozenset(app.to_be_preempted), 0
+        else:
+            total, marked, start = (known.extra_total,
+                                    known.owner.view.containers_to_be_preempted, known.count)
+        fresh = list(islice(extra.items(), start, None))
+        for _, size in fresh:
+            total = add(total, size)
+        marked = marked | {container_id for container_id, _ in fresh}
+        entry = Owner(marked_owner_view(s, app, total, marked))
+        self._owners[app_id] = _Marked(entry, len(extra), total)
+        return entry
+
+    def may_fit(self, name: str, request: Bound, regime: int) -> bool:
+        """The committed bound, and the plan's own where this plan marked the node or its
+        owners (kept since a node gave nothing; it only shrinks during the plan)."""
+        if not self.search.may_fit(name, request, regime):
+            return False
+        cached = self._bounds.get(name)
+        return cached is None or fits(request, cached[1][regime])
+
+    def gave_nothing(self, name: str) -> None:
+        """A node let through gave no set: tighten its bounds before it is met again."""
+        search = self.search
+        entry = search.node(name)
+        search.tighten(entry)
+        if not entry.regular or (name not in self.overlay.earmarked
+                                 and entry.owners.isdisjoint(self._changed)):
+            return
+        cached = self._bounds.get(name)
+        if cached is None or cached[0] != self._epoch:
+            bounds, _ = node_bounds(self._free(entry), entry.live, self.owner, search.none,
+                                    search.cluster, self.overlay.marked.get(name, ()))
+            self._bounds[name] = (self._epoch, bounds)
+
+    def _free(self, entry: NodeEntry) -> Resource:
+        extra = self.overlay.earmarked.get(entry.name)
+        if extra is None:
+            return entry.free
+        free = self._free_room.get(entry.name)
+        if free is None:
+            node = self.search.s.state.nodes[entry.name]
+            free = self._free_room[entry.name] = subtract_non_negative(
+                node.unallocated, add(entry.reserved, add(node.earmarked_total, extra)))
+        return free
+
+    def best(self, request: StarvedRequest) -> VictimSet | None:
+        """``bestPreemptableContainers`` (spec §5.3, YARN-7655)."""
+        capability = request.capability
+        if request.resource_name == ANY:
+            return self._search_all(capability, frozenset())
+        names = self.search.nodes_for(request.resource_name)
+        best = self._search_list(names, capability)
+        if best is not None and best.num_am > 0 and request.relax_locality:
+            alternative = self._search_all(capability, frozenset(names))
+            if alternative is not None and alternative.num_am < best.num_am:
+                best = alternative
+        return best
+
+    def _search_list(self, names: list[str], request: Resource) -> VictimSet | None:
+        """``search_nodes`` over a rack's or a host's nodes (point 4 of the module docstring)."""
+        values = request.values
+        for name in names:
+            if self.may_fit(name, values, 0):
+                found = self._try(name, request, 1)
+                if found is not None:
+                    return found
+        best: VictimSet | None = None
+        max_am = INT_MAX
+        for name in names:
+            if max_am <= 1:
+                break
+            if self.may_fit(name, values, am_regime(max_am)):
+                found = self._try(name, request, max_am)
+                if found is not None:
+                    best, max_am = found, found.num_am
+        return best
+
+    def _search_all(self, request: Resource, skip: frozenset[str]) -> VictimSet | None:
+        """``search_nodes`` over every node but ``skip``, through the alive lists: the first
+        AM-free set, else the fewest AMs (a better set found switches to the list of nodes
+        that can still beat it)."""
+        values, order, search = request.values, self.search.order, self.search
+        for i in search.alive_from(values, 0, 0):
+            name = order[i]
+            if name not in skip and self.may_fit(name, values, 0):
+                found = self._try(name, request, 1)
+                if found is not None:
+                    return found
+        best: VictimSet | None = None
+        max_am, start = INT_MAX, 0
+        while max_am > 1:
+            regime = am_regime(max_am)
+            for i in search.alive_from(values, regime, start):
+                name = order[i]
+                if name in skip or not self.may_fit(name, values, regime):
+                    continue
+                found = self._try(name, request, max_am)
+                if found is not None:
+                    best, max_am = found, found.num_am
+                    if am_regime(max_am) != regime:
+                        start = i + 1
+                        break
+            else:
+                break
+        return best
+
+    def _try(self, name: str, request: Resource, max_am: int) -> VictimSet | None:
+        found = self.on_node(name, request, max_am)
+        if found is None:
+            self.gave_nothing(name)
+        return found
+
+    def on_node(self, name: str, request: Resource, max_am: int) -> VictimSet | None:
+        """``containers_on_node`` with the plan's marks, candidates that may not go alone
+        passed over (points 2 and 3 of the module docstring)."""
+        search, overlay = self.search, self.overlay
+        entry = search.node(name)
+        free = self._free(entry)
+        if not entry.regular or fits_in(request, free):
+            node = node_view(search.s, search.s.state.nodes[name], overlay)
+            return containers_on_node(request, node, OwnerViews(self), search.cluster, max_am)
+        marked = overlay.marked.get(name, ())
+        none, cluster = search.none, search.cluster
+        chosen: list[ContainerView] = []
+        owners_chosen: set[str] = set()
+        num_am = 0
+        potential = free
+        for c in entry.live:  # the other candidates may not go alone
+            if c.id in marked:
+                continue
+            owner = self.owner(c.app_id)
+            if owner is None:
+                continue
+            ok = owner.alone.get((c.resource.values, c.is_am))
+            if not (owner.may_go_alone(c, none, cluster) if ok is None else ok):
+                continue
+            if c.id in owner.view.containers_to_be_preempted:
+                continue  # §5.5's one test may_go_alone leaves out
+            victim = ContainerView(c.id, c.app_id, c.resource, c.is_am)
+            if c.app_id in owners_chosen:  # §5.5 again, with what is already chosen
+                already = chosen_from_owner(chosen, c.app_id, request)
+                if not can_container_be_preempted(owner.view, victim, already, cluster):
+                    continue
+            owners_chosen.add(c.app_id)
+            if c.is_am:
+                num_am += 1
+                if num_am >= max_am:
+                    return None
+            chosen.append(victim)
+            potential = add(potential, c.resource)
+            if fits_in(request, potential):
+                return VictimSet(name, tuple(chosen), num_am)
+        return None
+
+
+class OwnerViews(Mapping[str, OwnerView]):
+    """The plan's owners as the straightforward ``containers_on_node`` reads them."""
+
+    def __init__(self, plan: PlanSearch) -> None:
+        self.plan = plan
+
+    def __getitem__(self, app_id: str) -> OwnerView:
+        owner = self.plan.owner(app_id)
+        if owner is None:
+            raise KeyError(app_id)
+        return owner.view
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.plan.search.s.state.apps)
+
+    def __len__(self) -> int:
+        return len(self.plan.search.s.state.apps)
