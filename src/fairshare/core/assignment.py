@@ -417,7 +417,7 @@ def _consume_earmark(node: Node, app_id: str, allocated: Resource) -> None:
 def is_reservable(s: Scheduler, app: App, capability: Resource) -> bool:
     """Starved apps only, and only containers at least the reservation threshold."""
     calc = s.calc(app.queue)
-    threshold = s.site.reservation_threshold
+    threshold = s.reservation_threshold
     return s.is_starved(app) and calc.compare(s.state.capacity, capability, threshold) >= 0
 
 

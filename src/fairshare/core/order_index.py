@@ -270,7 +270,7 @@ def offer_of(s: Scheduler, app: App) -> Offer | None:
             sizes.append(ask.capability)
     reservable: tuple[Resource, ...] = ()
     if _may_reserve(s, app):
-        calc, cluster, threshold = s.calc(app.queue), s.state.capacity, s.site.reservation_threshold
+        calc, cluster, threshold = s.calc(app.queue), s.state.capacity, s.reservation_threshold
         reservable = tuple(size for size in sizes if calc.compare(cluster, size, threshold) >= 0)
     return Offer(app.queue, tuple(sizes), reservable, _runs_am_check(s, app))
 

@@ -214,10 +214,19 @@ SortKey = tuple[Any, ...]
 KeyFunction = Callable[[SchedulableView, Resource], SortKey | None]
 
 
-def _name_key(s: SchedulableView) -> tuple[int, bytes, str]:
+def utf16_order(name: str) -> str:
+    """``name`` with every character beyond U+FFFF written as its surrogate pair: compared as
+    Python strings (by code point), such strings order as Java's ``String.compareTo``."""
+    if name.isascii():
+        return name
+    return "".join(c if ord(c) < 0x10000 else chr(0xD800 + ((ord(c) - 0x10000) >> 10))
+                   + chr(0xDC00 + ((ord(c) - 0x10000) & 0x3FF)) for c in name)
+
+
+def _name_key(s: SchedulableView) -> tuple[int, str, str]:
     """The shared tie-break as a key: start time, then Java ``String`` order (UTF-16 units);
     the name itself comes last so that a key tells which schedulable it belongs to."""
-    return (s.start_time, s.name.encode("utf-16-be", "surrogatepass"), s.name)
+    return (s.start_time, utf16_order(s.name), s.name)
 
 
 def fair_key(s: SchedulableView, cluster: Resource) -> SortKey:

@@ -49,6 +49,7 @@ class Scheduler:
         self.types: ResourceTypes = site.resource_types
         self.none = self.types.none()
         self.unbounded = unbounded_like(self.none)
+        self.reservation_threshold = site.reservation_threshold  # computed once (§3.6.5)
         self.now = now
         self.events: list[Event] = []
         self._sink = sink if sink is not None else self.events.append
