@@ -180,6 +180,13 @@ class Engine:
     def release(self, app_id: str, count: int = 1, which: str = "newest") -> int:
         return lifecycle.release(self.s, self.app(app_id), count, which)
 
+    def complete_container(self, app_id: str, container_id: str) -> None:
+        """The task in ``container_id`` has finished: its container completes (``released``)."""
+        container = self.app(app_id).containers.get(container_id)
+        if container is None:
+            raise EngineError(f"application {app_id} has no running container {container_id}")
+        self.s.complete_container(container, Completion.RELEASED)
+
     def finish(self, app_id: str) -> None:
         lifecycle.end_app(self.s, self.app(app_id), AppState.FINISHED)
 

@@ -1,0 +1,230 @@
+"""The discrete-event loop: a workload run through the engine on simulated time (issue 4, step 1).
+
+This is the plain fixed-interval loop — every node heartbeats every ``heartbeat_interval_ms``
+and the update pass runs every ``update_interval_ms`` — against which faster variants will be
+checked. Items due at the same millisecond run in this order (YARN runs them on concurrent
+threads; we pick one and keep it): kill timers of preemption, task completions, app arrivals,
+the update pass (with preemption), then every node's heartbeat in registration order.
+
+App model (scenario-format.md, "Workload"): a managed app asks for its AM at submission and,
+once the AM runs, for all its tasks; an unmanaged app asks for its tasks at submission. A task
+container runs its group's ``duration_ms`` and completes; when every task has completed, the app
+finishes. A preempted task (or one lost with its node) is asked for again and runs its full
+duration again; the time it had run is lost work. When the AM is preempted or lost, the engine
+starts a new attempt that asks again for the AM, the outstanding tasks and the tasks killed with
+the attempt (docs/fidelity.md); the app model then asks for nothing more, and the killed tasks'
+run time is lost work. The AM learns about its containers right after the heartbeat that
+placed them (AM–RM heartbeat latency is not modelled).
+
+The loop reads the engine's own event list (an engine built with the default sink).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from fairshare.core.engine import ContainerRequest, Engine
+from fairshare.core.events import (
+    Completion,
+    ContainerAllocated,
+    ContainerCompleted,
+    ContainerPreempted,
+    ContainersRequested,
+)
+from fairshare.sim.workload import AppSpec, TaskGroup
+
+# order of items due at the same time
+COMPLETION, ARRIVAL, UPDATE, HEARTBEATS = range(4)
+
+
+@dataclass(slots=True)
+class _RunningTask:
+    group: int
+    started_ms: int
+
+
+@dataclass(slots=True)
+class AppProgress:
+    """What the app model knows of one app, and what the summary reports."""
+
+    spec: AppSpec
+    submitted_ms: int | None = None
+    started_ms: int | None = None  # first container (the AM, for a managed app)
+    finished_ms: int | None = None
+    tasks_done: int = 0
+    preempted_containers: int = 0
+    lost_work_ms: int = 0
+    asked_tasks: bool = False
+    sizes: dict[int, tuple[int, ...]] = field(default_factory=dict)  # group → normalised size
+    running: dict[str, _RunningTask] = field(default_factory=dict)  # container → task
+    # (priority, normalised size) → [group index, containers asked and not yet placed]
+    waiting: dict[tuple[int, tuple[int, ...]], list[list[int]]] = field(default_factory=dict)
+
+    @property
+    def total_tasks(self) -> int:
+        return sum(group.count for group in self.spec.tasks)
+
+
+class Simulation:
+    """Runs ``apps`` on ``engine`` (whose nodes are already registered) up to a time."""
+
+    def __init__(self, engine: Engine, apps: Sequence[AppSpec], *,
+                 heartbeat_interval_ms: int = 1000, update_interval_ms: int | None = None
+                 ) -> None:
+        self.engine = engine
+        self.heartbeat_ms = heartbeat_interval_ms
+        self.update_ms = update_interval_ms or engine.site.update_interval_ms
+        self.apps = {spec.id: AppProgress(spec) for spec in apps}
+        self._queue: list[tuple[int, int, int, str]] = []  # (time, order, seq, app/container)
+        self._seq = 0
+        self._seen = len(engine.events)
+        start = engine.now
+        for spec in apps:
+            self._push(spec.at_ms, ARRIVAL, spec.id)
+        self._push(start + self.update_ms, UPDATE, "")
+        self._push(start + self.heartbeat_ms, HEARTBEATS, "")
+
+    def _push(self, time_ms: int, order: int, what: str) -> None:
+        self._seq += 1
+        heapq.heappush(self._queue, (time_ms, order, self._seq, what))
+
+    def run(self, until_ms: int) -> None:
+        """Process everything due up to and including ``until_ms``."""
+        engine = self.engine
+        while self._queue and self._queue[0][0] <= until_ms:
+            timer = engine.next_timer()
+            if timer is not None and timer <= self._queue[0][0]:
+                engine.advance_to(timer)  # kill timers first (their victims' tasks re-ask)
+                self._react()
+                continue
+            time_ms, order, _, what = heapq.heappop(self._queue)
+            engine.advance_to(time_ms)
+            self._react()
+            if order == COMPLETION:
+                self._complete(what)
+            elif order == ARRIVAL:
+                self._arrive(self.apps[what])
+            elif order == UPDATE:
+                engine.update()
+                self._react()
+                self._push(time_ms + self.update_ms, UPDATE, "")
+            else:
+                for node in list(engine.state.nodes):
+                    engine.heartbeat(node)
+                    self._react()
+                self._push(time_ms + self.heartbeat_ms, HEARTBEATS, "")
+        timer = engine.next_timer()
+        while timer is not None and timer <= until_ms:
+            engine.advance_to(timer)
+            self._react()
+            timer = engine.next_timer()
+        if engine.now < until_ms:
+            engine.advance_to(until_ms)
+            self._react()
+
+    # -- the app model ---------------------------------------------------------------------------
+
+    def _arrive(self, app: AppProgress) -> None:
+        spec = app.spec
+        app.submitted_ms = self.engine.now
+        tasks: list[ContainerRequest] = []
+        if spec.am is None:
+            tasks, app.asked_tasks = self._task_requests(app), True
+        self.engine.submit(spec.id, spec.queue, spec.user, spec.am, tasks)
+        self._react()
+
+    def _task_requests(self, app: AppProgress) -> list[ContainerRequest]:
+        return [ContainerRequest(g.count, g.resource, g.priority) for g in app.spec.tasks]
+
+    def _ask_again(self, app: AppProgress, group: int) -> None:
+        g = app.spec.tasks[group]
+        self.engine.request(app.spec.id, [ContainerRequest(1, g.resource, g.priority)])
+
+    def _complete(self, container: str) -> None:
+        app_id, _, container_id = container.partition("/")
+        app = self.apps[app_id]
+        if app.running.pop(container_id, None) is None:
+            return  # preempted or killed meanwhile
+        self.engine.complete_container(app_id, container_id)
+        app.tasks_done += 1
+        self._react()
+        if app.tasks_done == app.total_tasks:
+            self.engine.finish(app_id)
+            app.finished_ms = self.engine.now
+            self._react()
+
+    def _react(self) -> None:
+        """The app model's answer to what the engine just did."""
+        events = self.engine.events
+        while self._seen < len(events):
+            event = events[self._seen]
+            self._seen += 1
+            if isinstance(event, ContainersRequested):
+                self._requested(event)
+            elif isinstance(event, ContainerAllocated):
+                self._allocated(event)
+            elif isinstance(event, ContainerPreempted):
+                if event.am and event.app in self.apps:
+                    self.apps[event.app].preempted_containers += 1  # the engine restarts it
+                else:
+                    self._task_lost(event.app, event.container, ask_again=True,
+                                    preempted=True)
+            elif isinstance(event, ContainerCompleted) and not event.am and event.status in (
+                    Completion.LOST, Completion.ATTEMPT_FAILED):
+                # a new attempt asks for the tasks killed with the old one by itself
+                self._task_lost(event.app, event.container,
+                                ask_again=event.status is Completion.LOST, preempted=False)
+
+    def _requested(self, event: ContainersRequested) -> None:
+        app = self.apps.get(event.app)
+        if app is None:
+            return
+        key = (event.priority, event.resource.values)
+        for index, group in enumerate(app.spec.tasks):
+            if group.priority != event.priority:
+                continue
+            if group.resource == event.asked:  # our own request: remember its normalised size
+                app.sizes[index] = event.resource.values
+            if app.sizes.get(index) == event.resource.values:  # ours, or the engine's re-ask
+                slots = app.waiting.setdefault(key, [])
+                slot = next((s for s in slots if s[0] == index), None)
+                if slot is None:
+                    slots.append([index, event.count])
+                else:
+                    slot[1] += event.count
+                return
+
+    def _allocated(self, event: ContainerAllocated) -> None:
+        app = self.apps.get(event.app)
+        if app is None:
+            return
+        now = self.engine.now
+        if app.started_ms is None:
+            app.started_ms = now
+        if event.am:
+            if not app.asked_tasks:
+                app.asked_tasks = True
+                self.engine.request(app.spec.id, self._task_requests(app))
+            return
+        priority = self.engine.app(event.app).containers[event.container].key[0]
+        slots = app.waiting.get((priority, event.resource.values), [])
+        slot = next(s for s in slots if s[1] > 0)
+        slot[1] -= 1
+        group: TaskGroup = app.spec.tasks[slot[0]]
+        app.running[event.container] = _RunningTask(slot[0], now)
+        self._push(now + group.duration_ms, COMPLETION, f"{app.spec.id}/{event.container}")
+
+    def _task_lost(self, app_id: str, container: str, *, ask_again: bool,
+                   preempted: bool) -> None:
+        app = self.apps.get(app_id)
+        if app is None:
+            return
+        task = app.running.pop(container, None)
+        if task is None:
+            return
+        app.lost_work_ms += self.engine.now - task.started_ms
+        app.preempted_containers += preempted
+        if ask_again:
+            self._ask_again(app, task.group)

@@ -1,0 +1,75 @@
+"""The fixed-interval event loop and its app model, on timelines worked out by hand.
+
+Defaults: heartbeats every 1000 ms (first at 1000), update pass every 500 ms (first at 500), one
+container per heartbeat unless assignmultiple is on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fairshare.sim.loop import Simulation
+from fairshare.sim.workload import AppSpec, TaskGroup
+from tests.core.engine_builders import GB, PREEMPTION_ON, make_engine, r, records
+
+
+def times(engine: Any, kind: str, **match: Any) -> list[int]:
+    return [rec["t"] for rec in records(engine, kind)
+            if all(rec.get(k) == v for k, v in match.items())]
+
+
+def test_managed_app_am_first_then_tasks_then_finish() -> None:
+    """t=0 submit; 500 update (demand); 1000 heartbeat: the AM; its tasks are asked at once;
+    2000 and 3000: one task each (one container per heartbeat); each runs 10 s: completions
+    at 12000 and 13000, and the app finishes with its last task."""
+    engine = make_engine(nodes=[("n1", 4 * GB, 4)])
+    app = AppSpec("a1", 0, "root.default", "u", r(GB, 1), (TaskGroup(2, r(GB, 1), 10_000),))
+    sim = Simulation(engine, [app])
+    sim.run(20_000)
+    assert times(engine, "container-allocated", am=True) == [1000]
+    assert times(engine, "container-allocated", am=False) == [2000, 3000]
+    assert times(engine, "container-completed", am=False) == [12000, 13000]
+    assert times(engine, "app-finished") == [13000]
+    progress = sim.apps["a1"]
+    assert (progress.submitted_ms, progress.started_ms, progress.finished_ms) == (0, 1000, 13000)
+    assert (progress.tasks_done, progress.lost_work_ms) == (2, 0)
+
+
+def test_unmanaged_app_asks_for_tasks_at_submission() -> None:
+    """With assignmultiple, both tasks go on the first heartbeat (1000) and end at 6000."""
+    engine = make_engine(nodes=[("n1", 4 * GB, 4)],
+                         site={"yarn.scheduler.fair.assignmultiple": "true"})
+    app = AppSpec("u1", 0, "root.default", "u", None, (TaskGroup(2, r(GB, 1), 5000),))
+    Simulation(engine, [app]).run(10_000)
+    assert times(engine, "container-allocated") == [1000, 1000]
+    assert times(engine, "app-finished") == [6000]
+
+
+def test_a_preempted_task_is_asked_again_and_its_run_time_is_lost() -> None:
+    """One 2 GB / 2 vcore node, queues a and b with equal weights. a1 (unmanaged) fills it with
+    two 1 GB tasks of 100 s at t=1000 (assignmultiple). b1 arrives at 1200 with one 1 GB task
+    of 5 s: its fair share is 1 GB (half of 2 GB), the threshold 1.0 and timeout 1 s make it
+    fair-share starved once it has waited 1 s past the update at 1500 — at the update of 2500.
+    A victim of a1 is warned then (newest first: container _000002) and killed at once
+    (waitTimeBeforeKill 0): a1 loses 1500 ms of work and asks for that task again. The freed
+    space goes to b1 at the heartbeat of 3000; b1's task completes at 8000, before that
+    millisecond's heartbeats (the loop's order), which give the node back to a1's re-asked task
+    at 8000."""
+    body = ("<defaultFairSharePreemptionTimeout>1</defaultFairSharePreemptionTimeout>"
+            "<defaultFairSharePreemptionThreshold>1.0</defaultFairSharePreemptionThreshold>"
+            "<queue name='a'/><queue name='b'/>")
+    site = {**PREEMPTION_ON, "yarn.scheduler.fair.assignmultiple": "true",
+            "yarn.scheduler.fair.waitTimeBeforeKill": "0"}
+    engine = make_engine(body, site=site, nodes=[("n1", 2 * GB, 2)])
+    apps = [AppSpec("a1", 0, "root.a", "u", None, (TaskGroup(2, r(GB, 1), 100_000),)),
+            AppSpec("b1", 1200, "root.b", "u", None, (TaskGroup(1, r(GB, 1), 5000),))]
+    sim = Simulation(engine, apps)
+    sim.run(12_000)
+    assert times(engine, "container-preempted") == [2500]
+    [preempted] = records(engine, "container-preempted")
+    assert (preempted["app"], preempted["beneficiary-app"]) == ("a1", "b1")
+    assert times(engine, "container-allocated", app="b1") == [3000]
+    assert times(engine, "app-finished") == [8000]
+    assert times(engine, "container-allocated", app="a1") == [1000, 1000, 8000]
+    a1 = sim.apps["a1"]
+    assert (a1.preempted_containers, a1.lost_work_ms) == (1, 1500)
