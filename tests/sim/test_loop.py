@@ -6,9 +6,17 @@ container per heartbeat unless assignmultiple is on.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+import pytest
+from typer.testing import CliRunner
+
+from fairshare.cli.main import app
+from fairshare.config.errors import ConfigError, all_errors
 from fairshare.sim.loop import Simulation
+from fairshare.sim.scenario import parse_scenario_text
 from fairshare.sim.workload import AppSpec, TaskGroup
 from tests.core.engine_builders import GB, PREEMPTION_ON, make_engine, r, records
 
@@ -73,3 +81,49 @@ def test_a_preempted_task_is_asked_again_and_its_run_time_is_lost() -> None:
     assert times(engine, "container-allocated", app="a1") == [1000, 1000, 8000]
     a1 = sim.apps["a1"]
     assert (a1.preempted_containers, a1.lost_work_ms) == (1, 1500)
+
+
+# -- a workload in a scenario file ---------------------------------------------------------------
+
+WORKLOAD = """\
+version: 1
+cluster:
+  nodes: [{name: n1, memory-mb: 4096, vcores: 4}]
+workload:
+  apps:
+    - {id: a1, queue: root.default, user: u, am: {memory-mb: 1024, vcores: 1},
+       tasks: [{count: 2, memory-mb: 1024, vcores: 1, duration-ms: 10000}]}
+run: {until-ms: 20000}
+"""
+
+
+def test_fairshare_run_simulates_a_workload(tmp_path: Path) -> None:
+    """The managed app of the first test, now from a scenario file: it finishes at 13000."""
+    path = tmp_path / "s.yaml"
+    path.write_text(WORKLOAD)
+    done = CliRunner().invoke(app, ["run", str(path), "-o", str(tmp_path / "out")])
+    assert done.exit_code == 0, done.output
+    lines = (tmp_path / "out" / "events.jsonl").read_text().splitlines()
+    finished = [json.loads(x) for x in lines if '"app-finished"' in x]
+    assert [(e["t"], e["app"]) for e in finished] == [(13000, "a1")]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ("duration-ms: 10000}", "s.yaml:7: workload.apps[0].tasks[0]: missing required key "
+                            "'duration-ms'"),
+    ("run: {until-ms: 20000}", "s.yaml:4: workload: a workload needs 'run: {until-ms: …}' for now"),
+])
+def test_workload_mistakes_are_located(change: str, message: str) -> None:
+    text = WORKLOAD.replace(change, "}" if change.startswith("duration") else "")
+    with pytest.raises(ConfigError) as info:
+        parse_scenario_text(text, "s.yaml", Path("."))
+    assert message in [str(e) for e in all_errors(info.value)]
+
+
+def test_other_workload_sources_are_refused_clearly(tmp_path: Path) -> None:
+    (tmp_path / "jobs.json").write_text("[]")
+    text = WORKLOAD.replace("workload:\n", "workload:\n  sls: jobs.json\n")
+    with pytest.raises(ConfigError) as info:
+        parse_scenario_text(text, "s.yaml", tmp_path)
+    assert ("s.yaml:5: workload.sls: 'sls' workloads are not supported yet by this version; "
+            "use 'apps'") in [str(e) for e in all_errors(info.value)]

@@ -38,6 +38,7 @@ from fairshare.sim.scenario import (
     SnapshotStep,
     SubmitStep,
     UpdateStep,
+    WorkloadApp,
     load_scenario,
     parse_scenario_text,
 )
@@ -140,7 +141,7 @@ def test_a_full_scenario_parses_into_plain_data(base: Path) -> None:
     )
     assert s.groups == {"alice": ("eng", "ops"), "bob": ()}
     assert s.start_ms == 1000
-    assert s.workload == {"apps": [{"id": "etl-1", "at-ms": 0}]}
+    assert s.workload == (WorkloadApp("etl-1", 0, "default", "nobody", None, (), 48),)
     assert s.run == RunSpec(until_ms=600000, snapshot_every_ms=5000, heartbeat_interval_ms=250)
     gpu = {"memory-mb": 1024, "vcores": 1, "yarn.io/gpu": 1}
     assert s.steps == (

@@ -1,4 +1,4 @@
-"""``fairshare run SCENARIO [-o OUTDIR]``: run a scenario's scripted steps.
+"""``fairshare run SCENARIO [-o OUTDIR]``: run a scenario's scripted steps, then its workload.
 
 Exit codes (scenario-format.md): 0 when every ``expect`` held, 1 when one failed (the run
 still finishes and writes its outputs), 2 for a scenario or configuration that is wrong.
@@ -32,9 +32,6 @@ def run(
 ) -> None:
     """Run a scenario: its steps, snapshots and expectations."""
     spec = guarded(lambda: load_scenario(scenario))
-    if spec.workload is not None:
-        raise fail([f"{scenario}: 'workload' is not supported yet by this version; "
-                    "run the scripted steps only by removing it"])
     result = guarded(lambda: run_scenario(spec))
     if outdir is not None:
         try:

@@ -16,7 +16,8 @@ the attempt (docs/fidelity.md); the app model then asks for nothing more, and th
 run time is lost work. The AM learns about its containers right after the heartbeat that
 placed them (AM–RM heartbeat latency is not modelled).
 
-The loop reads the engine's own event list (an engine built with the default sink).
+The loop reads the engine's events from ``events``: the engine's own list by default, or the
+list its sink appends to (the loop only reads it).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from fairshare.core.events import (
     ContainerCompleted,
     ContainerPreempted,
     ContainersRequested,
+    Event,
 )
 from fairshare.sim.workload import AppSpec, TaskGroup
 
@@ -71,15 +73,16 @@ class Simulation:
     """Runs ``apps`` on ``engine`` (whose nodes are already registered) up to a time."""
 
     def __init__(self, engine: Engine, apps: Sequence[AppSpec], *,
-                 heartbeat_interval_ms: int = 1000, update_interval_ms: int | None = None
-                 ) -> None:
+                 heartbeat_interval_ms: int = 1000, update_interval_ms: int | None = None,
+                 events: list[Event] | None = None) -> None:
         self.engine = engine
+        self.events = engine.events if events is None else events
         self.heartbeat_ms = heartbeat_interval_ms
         self.update_ms = update_interval_ms or engine.site.update_interval_ms
         self.apps = {spec.id: AppProgress(spec) for spec in apps}
         self._queue: list[tuple[int, int, int, str]] = []  # (time, order, seq, app/container)
         self._seq = 0
-        self._seen = len(engine.events)
+        self._seen = len(self.events)
         start = engine.now
         for spec in apps:
             self._push(spec.at_ms, ARRIVAL, spec.id)
@@ -157,7 +160,7 @@ class Simulation:
 
     def _react(self) -> None:
         """The app model's answer to what the engine just did."""
-        events = self.engine.events
+        events = self.events
         while self._seen < len(events):
             event = events[self._seen]
             self._seen += 1

@@ -59,6 +59,7 @@ from fairshare.sim.scenario_schema import (
     SchemaModel,
     SnapshotModel,
     SubmitModel,
+    WorkloadAppModel,
     problems_of,
 )
 from fairshare.sim.yaml_lines import (
@@ -76,7 +77,8 @@ __all__ = [
     "AddNodeStep", "AdvanceStep", "ExpectStep", "FinishStep", "HeartbeatStep", "KillStep",
     "MoveStep", "NodeSpec", "ReleaseStep", "ReloadStep", "RemoveNodeStep", "RequestSpec",
     "RequestStep", "ResizeNodeStep", "RunSpec", "Scenario", "SnapshotStep", "Step", "StepBase",
-    "SubmitStep", "UpdateStep", "load_scenario", "parse_scenario_text",
+    "SubmitStep", "TaskSpec", "UpdateStep", "WorkloadApp", "load_scenario",
+    "parse_scenario_text",
 ]
 
 Resources = dict[str, int]  # YARN resource name ("memory-mb", "vcores", "yarn.io/gpu") → amount
@@ -105,6 +107,29 @@ class RequestSpec:
     locality: str = "*"
     relax_locality: bool = True
     duration_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A group of ``count`` tasks of ``resources``, each running ``duration_ms``."""
+
+    count: int
+    resources: Resources
+    duration_ms: int
+    priority: int = 20
+
+
+@dataclass(frozen=True)
+class WorkloadApp:
+    """One app of the workload's ``apps`` list; ``am`` None is an unmanaged AM."""
+
+    id: str
+    at_ms: int
+    queue: str
+    user: str
+    am: Resources | None
+    tasks: tuple[TaskSpec, ...]
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -233,7 +258,7 @@ class Scenario:
     groups: dict[str, tuple[str, ...]]
     start_ms: int
     steps: tuple[Step, ...]
-    workload: dict[str, Any] | None  # raw; validated by the workload reader
+    workload: tuple[WorkloadApp, ...] | None  # the ``workload.apps`` list
     run: RunSpec
     source: str
 
@@ -264,6 +289,10 @@ def parse_scenario_text(text: str, source: str, base_dir: Path) -> Scenario:
     if scenario is None or parser.problems:
         raise ConfigErrors(locate(parser.problems, doc, source))
     return scenario
+
+
+def run_until(top: ScenarioModel) -> int | None:
+    return None if top.run is None else top.run.until_ms
 
 
 def _request(model: RequestModel) -> RequestSpec:
@@ -334,9 +363,41 @@ class _Parser:
             self.problems.append(Problem((later,), message))
         nodes = self.nodes()
         steps = self.steps()
+        workload = self.workload(top)
         if top is None or self.problems:
             return None
-        return self.assemble(top, nodes, steps)
+        return self.assemble(top, nodes, steps, workload)
+
+    def workload(self, top: ScenarioModel | None) -> tuple[WorkloadApp, ...] | None:
+        if top is None or top.workload is None:
+            return None
+        for source in ("sls", "sls-nodes", "synth", "csv"):
+            if source in self.raw.get("workload", {}):
+                self.problems.append(Problem(("workload", source),
+                                             f"'{source}' workloads are not supported yet by "
+                                             "this version; use 'apps'"))
+        if run_until(top) is None:
+            self.problems.append(Problem(("workload",),
+                                         "a workload needs 'run: {until-ms: …}' for now"))
+        apps: list[WorkloadApp] = []
+        seen: dict[str, int] = {}
+        for index, entry in enumerate(top.workload.apps or []):
+            loc: Loc = ("workload", "apps", index)
+            model = self.validate(WorkloadAppModel, entry, loc)
+            if model is None:
+                continue
+            line = self.doc.line(loc)
+            if model.id in seen:
+                self.problems.append(Problem(loc, f"duplicate app id '{model.id}' (first at "
+                                                  f"line {seen[model.id]})"))
+                continue
+            seen[model.id] = line
+            tasks = tuple(TaskSpec(t.count, t.resources(), t.duration_ms, t.priority)
+                          for t in model.tasks)
+            am = None if model.am is None else model.am.resources()
+            apps.append(WorkloadApp(model.id, model.at_ms, model.queue, model.user, am, tasks,
+                                    line))
+        return tuple(apps)
 
     def nodes(self) -> tuple[NodeSpec, ...]:
         cluster = self.raw.get("cluster")
@@ -403,7 +464,7 @@ class _Parser:
                           subject=expectation.subject, fields=expectation.fields)
 
     def assemble(self, top: ScenarioModel, nodes: tuple[NodeSpec, ...],
-                 steps: tuple[Step, ...]) -> Scenario:
+                 steps: tuple[Step, ...], workload: tuple[WorkloadApp, ...] | None) -> Scenario:
         site = {key: self.doc.texts.get(("site", key), str(value))
                 for key, value in (top.site or {}).items()}
         run = top.run or RunModel()
@@ -419,7 +480,7 @@ class _Parser:
             groups={user: tuple(groups) for user, groups in (top.groups or {}).items()},
             start_ms=(top.clock or ClockModel()).start_ms,
             steps=steps,
-            workload=top.workload,
+            workload=workload,
             run=RunSpec(run.until_ms, run.snapshot_every_ms, run.heartbeat_interval_ms),
             source=self.source,
         )

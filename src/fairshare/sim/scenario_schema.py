@@ -223,6 +223,31 @@ class RequestModel(ResourceModel):
     duration_ms: NonNegative | None = None
 
 
+class TaskModel(ResourceModel):
+    """A group of tasks of a workload app (scenario-format.md, "Workload")."""
+
+    count: Positive = 1
+    duration_ms: NonNegative
+    priority: JavaInt = 20
+
+
+class WorkloadAppModel(SchemaModel):
+    id: Name
+    at_ms: NonNegative = 0
+    queue: Name = DEFAULT_QUEUE
+    user: Name = DEFAULT_USER
+    am: ResourceModel | None = None
+    tasks: tuple[TaskModel, ...] = ()
+
+
+class WorkloadModel(SchemaModel):
+    apps: list[Any] | None = None  # each entry is validated on its own as a WorkloadAppModel
+    sls: ExistingFile | None = None
+    sls_nodes: ExistingFile | None = None
+    synth: ExistingFile | None = None
+    csv: ExistingFile | None = None
+
+
 class NodeResourceModel(ResourceModel):
     memory_mb: NonNegative
     vcores: NonNegative
@@ -355,7 +380,7 @@ class ScenarioModel(SchemaModel):
     groups: dict[str, tuple[Name, ...]] | None = None
     clock: ClockModel | None = None
     steps: list[Any] | None = None  # each step is validated on its own
-    workload: dict[str, Any] | None = None
+    workload: WorkloadModel | None = None
     run: RunModel | None = None
 
 

@@ -21,6 +21,7 @@ from fairshare.core.engine import ContainerRequest, Engine, EngineError
 from fairshare.core.events import Event, event_record
 from fairshare.resources.vector import Resource, ResourceTypes
 from fairshare.sim.expect import check
+from fairshare.sim.loop import Simulation
 from fairshare.sim.scenario import (
     AddNodeStep,
     AdvanceStep,
@@ -40,8 +41,10 @@ from fairshare.sim.scenario import (
     Step,
     SubmitStep,
     UpdateStep,
+    WorkloadApp,
 )
 from fairshare.sim.snapshot import snapshot
+from fairshare.sim.workload import AppSpec, TaskGroup
 
 SECTIONS = {"app": "apps", "node": "nodes", "queue": "queues"}
 
@@ -124,7 +127,24 @@ class ScriptRunner:
             except EngineError as e:
                 raise ConfigError(str(e), self.scenario.source, step.line) from None
             self._flush()
+        if self.scenario.workload is not None:
+            self._simulate(self.scenario.workload)
+            self._flush()
         return self.result
+
+    def _simulate(self, workload: tuple[WorkloadApp, ...]) -> None:
+        """The workload runs from where the steps left the clock (scenario-format.md)."""
+        run = self.scenario.run
+        assert run.until_ms is not None  # the parser insists on it
+        apps = [AppSpec(a.id, a.at_ms, a.queue, a.user,
+                        None if a.am is None else self._res(a.am, a.line),
+                        tuple(TaskGroup(t.count, self._res(t.resources, a.line), t.duration_ms,
+                                        t.priority) for t in a.tasks))
+                for a in workload]
+        heartbeat = run.heartbeat_interval_ms or self.engine.site.nm_heartbeat_interval_ms
+        simulation = Simulation(self.engine, apps, heartbeat_interval_ms=heartbeat,
+                                events=self._events)
+        simulation.run(run.until_ms)
 
     def _flush(self) -> None:
         types = self.engine.types
