@@ -127,3 +127,12 @@ def test_other_workload_sources_are_refused_clearly(tmp_path: Path) -> None:
         parse_scenario_text(text, "s.yaml", tmp_path)
     assert ("s.yaml:5: workload.sls: 'sls' workloads are not supported yet by this version; "
             "use 'apps'") in [str(e) for e in all_errors(info.value)]
+
+
+def test_a_workload_app_with_the_id_of_a_step_app_is_a_located_error(tmp_path: Path) -> None:
+    text = WORKLOAD.replace("workload:", "steps:\n  - submit: {app: a1, user: u}\nworkload:")
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    done = CliRunner().invoke(app, ["run", str(path)])
+    assert done.exit_code == 2
+    assert "s.yaml:8: app a1 was already submitted by a step" in done.output  # its entry

@@ -136,6 +136,10 @@ class ScriptRunner:
         """The workload runs from where the steps left the clock (scenario-format.md)."""
         run = self.scenario.run
         assert run.until_ms is not None  # the parser insists on it
+        for a in workload:
+            if a.id in self.engine.state.apps:
+                raise ConfigError(f"app {a.id} was already submitted by a step",
+                                  self.scenario.source, a.line)
         apps = [AppSpec(a.id, a.at_ms, a.queue, a.user,
                         None if a.am is None else self._res(a.am, a.line),
                         tuple(TaskGroup(t.count, self._res(t.resources, a.line), t.duration_ms,
@@ -144,7 +148,11 @@ class ScriptRunner:
         heartbeat = run.heartbeat_interval_ms or self.engine.site.nm_heartbeat_interval_ms
         simulation = Simulation(self.engine, apps, heartbeat_interval_ms=heartbeat,
                                 events=self._events)
-        simulation.run(run.until_ms)
+        try:
+            simulation.run(run.until_ms)
+        except EngineError as e:  # nothing the workload's own checks let through is expected
+            line = workload[0].line if workload else 0
+            raise ConfigError(f"workload: {e}", self.scenario.source, line) from None
 
     def _flush(self) -> None:
         types = self.engine.types
