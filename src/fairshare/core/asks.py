@@ -124,6 +124,12 @@ def decrement_asks(app: App, key: SchedulerKey, node: str, rack: str, kind: Loca
         del app.asks[key]
 
 
+def first_any_ask(app: App) -> Ask | None:
+    """The ANY request of the app's first scheduler key in priority order (the one the AM-share
+    check tests, §3.6.1), if there is one."""
+    return app.asks[min(app.asks)].get(ANY) if app.asks else None
+
+
 def outstanding(app: App, key: SchedulerKey, name: str) -> Ask | None:
     ask = app.asks.get(key, {}).get(name)
     return ask if ask is not None and ask.count > 0 else None

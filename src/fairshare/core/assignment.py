@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fairshare.core.am_share import am_check_disabled, max_am_resource
-from fairshare.core.asks import decrement_asks, outstanding
+from fairshare.core.asks import decrement_asks, first_any_ask, outstanding
 from fairshare.core.events import ContainerAllocated, ContainerReserved
 from fairshare.core.locality import Locality, LocalityState, offer, on_allocation
 from fairshare.core.order_index import (
@@ -255,9 +255,7 @@ def is_over_am_share_limit(s: Scheduler, app: App) -> bool:
     """§3.6.1: only before the AM runs; the first key's ANY ask must fit the AM limit."""
     if app.am_running or app.unmanaged:
         return False
-    if not app.asks:
-        return False
-    ask = app.asks[min(app.asks)].get(ANY)  # the first key in priority order
+    ask = first_any_ask(app)
     if ask is None:
         return False
     return ask.count == 0 or not can_run_app_am(s, app.queue, ask.capability)

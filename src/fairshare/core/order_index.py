@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -38,10 +37,11 @@ from typing import TYPE_CHECKING
 
 from fairshare.config.model import PolicyName
 from fairshare.core.am_share import am_check_disabled
+from fairshare.core.asks import first_any_ask
 from fairshare.core.policies import KeyFunction, SortKey, comparator_for, sort_key_for
 from fairshare.core.state import ANY, App
 from fairshare.core.tree import parent_of
-from fairshare.resources.vector import LONG_MAX, Resource, float32, is_none, subtract
+from fairshare.resources.vector import LONG_MAX, Resource, fits_in, float32, is_none, subtract
 
 if TYPE_CHECKING:
     from fairshare.core.scheduler import Scheduler
@@ -74,13 +74,9 @@ class Activity:
 def may_act(sizes: Iterable[Resource], reservable: Iterable[Resource], free: Resource,
             room: Resource) -> bool:
     for size in sizes:  # plain loops: this runs for most queues and apps a walk passes
-        if fits(size, room) and fits(size, free):
+        if fits_in(size, room) and fits_in(size, free):
             return True
-    return any(fits(size, room) for size in reservable)
-
-
-def fits(small: Resource, free: Resource) -> bool:
-    return all(map(operator.le, small.values, free.values))
+    return any(fits_in(size, room) for size in reservable)
 
 
 def headroom(usage: Resource, max_share: Resource) -> Resource:
@@ -304,9 +300,7 @@ def _runs_am_check(s: Scheduler, app: App) -> bool:
     """Whether ``isOverAMShareLimit`` would get as far as ``canRunAppAM`` (assignment.py)."""
     if app.am_running or app.unmanaged:
         return False
-    if not app.asks:
-        return False
-    ask = app.asks[min(app.asks)].get(ANY)
+    ask = first_any_ask(app)
     if ask is None or ask.count == 0:
         return False
     return not am_check_disabled(s.settings(app.queue).max_am_share)

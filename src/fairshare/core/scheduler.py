@@ -146,7 +146,7 @@ class Scheduler:
     # -- telling the walk's index what changed ----------------------------------------------------
 
     def invalidate_order(self) -> None:
-        """Demand, shares, settings or the cluster changed: every key may have moved."""
+        """The queue tree (and with it settings and policies) changed: rebuild the index."""
         if self.order is not None:
             self.order.invalidate()
 

@@ -96,12 +96,15 @@ class Simulation:
     def run(self, until_ms: int) -> None:
         """Process everything due up to and including ``until_ms``."""
         engine = self.engine
-        while self._queue and self._queue[0][0] <= until_ms:
+        while True:
             timer = engine.next_timer()
-            if timer is not None and timer <= self._queue[0][0]:
+            item = self._queue[0][0] if self._queue else None
+            if timer is not None and timer <= until_ms and (item is None or timer <= item):
                 engine.advance_to(timer)  # kill timers first (their victims' tasks re-ask)
                 self._react()
                 continue
+            if item is None or item > until_ms:
+                break
             time_ms, order, _, what = heapq.heappop(self._queue)
             engine.advance_to(time_ms)
             self._react()
@@ -118,11 +121,6 @@ class Simulation:
                     engine.heartbeat(node)
                     self._react()
                 self._push(time_ms + self.heartbeat_ms, HEARTBEATS, "")
-        timer = engine.next_timer()
-        while timer is not None and timer <= until_ms:
-            engine.advance_to(timer)
-            self._react()
-            timer = engine.next_timer()
         if engine.now < until_ms:
             engine.advance_to(until_ms)
             self._react()
