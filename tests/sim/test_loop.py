@@ -136,3 +136,20 @@ def test_a_workload_app_with_the_id_of_a_step_app_is_a_located_error(tmp_path: P
     done = CliRunner().invoke(app, ["run", str(path)])
     assert done.exit_code == 2
     assert "s.yaml:8: app a1 was already submitted by a step" in done.output  # its entry
+
+
+def test_the_workload_starts_where_the_steps_left_the_clock(tmp_path: Path) -> None:
+    """scenario-format.md: steps first, then the workload runs from the time the steps left the
+    clock at. After ``advance 5000`` every time of the first test moves by 5000 ms: the app
+    arrives at 5000 (at-ms 0), its AM runs at 6000, its tasks at 7000 and 8000, and it
+    finishes at 18000."""
+    text = WORKLOAD.replace("workload:", "steps:\n  - advance: {ms: 5000}\nworkload:").replace(
+        "until-ms: 20000", "until-ms: 25000")
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    done = CliRunner().invoke(app, ["run", str(path), "-o", str(tmp_path / "out")])
+    assert done.exit_code == 0, done.output
+    events = [json.loads(x) for x in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
+    assert [e["t"] for e in events if e["type"] == "app-submitted"] == [5000]
+    assert [e["t"] for e in events if e["type"] == "container-allocated"] == [6000, 7000, 8000]
+    assert [e["t"] for e in events if e["type"] == "app-finished"] == [18000]

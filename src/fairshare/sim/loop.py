@@ -85,7 +85,7 @@ class Simulation:
         self._seen = len(self.events)
         start = engine.now
         for spec in apps:
-            self._push(spec.at_ms, ARRIVAL, spec.id)
+            self._push(start + spec.at_ms, ARRIVAL, spec.id)  # the workload's clock starts now
         self._push(start + self.update_ms, UPDATE, "")
         self._push(start + self.heartbeat_ms, HEARTBEATS, "")
 

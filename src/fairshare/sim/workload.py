@@ -23,7 +23,8 @@ class TaskGroup:
 
 @dataclass(frozen=True, slots=True)
 class AppSpec:
-    """One app: submitted at ``at_ms``; ``am`` None is an unmanaged AM (tasks asked at once)."""
+    """One app: submitted ``at_ms`` after the simulation starts (scripted steps may have moved
+    the clock first); ``am`` None is an unmanaged AM (tasks asked at once)."""
 
     id: str
     at_ms: int
