@@ -153,3 +153,49 @@ def test_the_workload_starts_where_the_steps_left_the_clock(tmp_path: Path) -> N
     assert [e["t"] for e in events if e["type"] == "app-submitted"] == [5000]
     assert [e["t"] for e in events if e["type"] == "container-allocated"] == [6000, 7000, 8000]
     assert [e["t"] for e in events if e["type"] == "app-finished"] == [18000]
+
+
+class _Recorder:
+    """Logs what the loop tells an observer."""
+
+    def __init__(self) -> None:
+        self.log: list[tuple[str, int]] = []
+        self.events: list[Any] = []
+
+    def on_events(self, events: Any) -> None:
+        self.events.extend(events)
+        self.log.append(("events", len(events)))
+
+    def on_snapshot(self, now_ms: int) -> None:
+        self.log.append(("snapshot", now_ms))
+
+    def on_end(self, now_ms: int) -> None:
+        self.log.append(("end", now_ms))
+
+
+def test_observers_get_every_event_once_in_order_then_the_snapshot_ticks() -> None:
+    """The managed app of the first test, snapshots every 5 s from 0 to 20 s: each tick comes
+    after the events up to it; the loop's list is emptied; the events are the ones the engine
+    emitted (compared against an identical run without observers)."""
+    def run(observers: list[_Recorder]) -> list[Any]:
+        engine = make_engine(nodes=[("n1", 4 * GB, 4)])
+        app = AppSpec("a1", 0, "root.default", "u", r(GB, 1), (TaskGroup(2, r(GB, 1), 10_000),))
+        before = len(engine.events)  # node-added: not the simulation's
+        Simulation(engine, [app], observers=observers, snapshot_every_ms=5000).run(20_000)
+        return engine.events[before:]
+
+    recorder = _Recorder()
+    leftover = run([recorder])
+    assert leftover == []
+    everything = run([])
+    assert [(e.time, e.type) for e in recorder.events] == [(e.time, e.type) for e in everything]
+    ticks = [t for kind, t in recorder.log if kind == "snapshot"]
+    assert ticks == [0, 5000, 10000, 15000, 20000]
+    assert recorder.log[-1] == ("end", 20000)
+    delivered_before = 0
+    for kind, value in recorder.log:  # every event is delivered before the tick past its time
+        if kind == "events":
+            delivered_before += value
+        elif kind == "snapshot":
+            assert all(e.time <= value for e in recorder.events[:delivered_before])
+            assert all(e.time > value for e in recorder.events[delivered_before:])

@@ -17,7 +17,9 @@ run time is lost work. The AM learns about its containers right after the heartb
 placed them (AM–RM heartbeat latency is not modelled).
 
 The loop reads the engine's events from ``events``: the engine's own list by default, or the
-list its sink appends to (the loop only reads it).
+list its sink appends to. Observers (recorders, writers, a progress bar) receive every event
+once, in order, in batches: before each snapshot tick and at the end; the list is then cleared,
+so a day-long run does not keep millions of events in memory.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from fairshare.core.engine import ContainerRequest, Engine
 from fairshare.core.events import (
@@ -38,7 +41,20 @@ from fairshare.core.events import (
 from fairshare.sim.workload import AppSpec, TaskGroup
 
 # order of items due at the same time
-COMPLETION, ARRIVAL, UPDATE, HEARTBEATS = range(4)
+COMPLETION, ARRIVAL, UPDATE, HEARTBEATS, SNAPSHOT = range(5)
+
+
+class SimObserver(Protocol):
+    """What the loop tells recorders: events as they happen, snapshot ticks, the end."""
+
+    def on_events(self, events: Sequence[Event]) -> None:
+        """Every engine event, in order, exactly once; ``events`` is cleared after the call."""
+
+    def on_snapshot(self, now_ms: int) -> None:
+        """At start + k × snapshot interval (k = 0, 1, …), after everything else due then."""
+
+    def on_end(self, now_ms: int) -> None:
+        """Once, when the run stops."""
 
 
 @dataclass(slots=True)
@@ -74,20 +90,25 @@ class Simulation:
 
     def __init__(self, engine: Engine, apps: Sequence[AppSpec], *,
                  heartbeat_interval_ms: int = 1000, update_interval_ms: int | None = None,
-                 events: list[Event] | None = None) -> None:
+                 events: list[Event] | None = None, observers: Sequence[SimObserver] = (),
+                 snapshot_every_ms: int | None = None) -> None:
         self.engine = engine
+        self.observers = tuple(observers)
         self.events = engine.events if events is None else events
         self.heartbeat_ms = heartbeat_interval_ms
         self.update_ms = update_interval_ms or engine.site.update_interval_ms
         self.apps = {spec.id: AppProgress(spec) for spec in apps}
         self._queue: list[tuple[int, int, int, str]] = []  # (time, order, seq, app/container)
         self._seq = 0
-        self._seen = len(self.events)
+        self._seen = self._delivered = len(self.events)  # what was there before is not ours
         start = engine.now
         for spec in apps:
             self._push(start + spec.at_ms, ARRIVAL, spec.id)  # the workload's clock starts now
         self._push(start + self.update_ms, UPDATE, "")
         self._push(start + self.heartbeat_ms, HEARTBEATS, "")
+        self.snapshot_ms = snapshot_every_ms
+        if snapshot_every_ms is not None:
+            self._push(start, SNAPSHOT, "")
 
     def _push(self, time_ms: int, order: int, what: str) -> None:
         self._seq += 1
@@ -116,14 +137,33 @@ class Simulation:
                 engine.update()
                 self._react()
                 self._push(time_ms + self.update_ms, UPDATE, "")
-            else:
+            elif order == HEARTBEATS:
                 for node in list(engine.state.nodes):
                     engine.heartbeat(node)
                     self._react()
                 self._push(time_ms + self.heartbeat_ms, HEARTBEATS, "")
+            else:
+                self._deliver()
+                for observer in self.observers:
+                    observer.on_snapshot(time_ms)
+                assert self.snapshot_ms is not None
+                self._push(time_ms + self.snapshot_ms, SNAPSHOT, "")
         if engine.now < until_ms:
             engine.advance_to(until_ms)
             self._react()
+        self._deliver()
+        for observer in self.observers:
+            observer.on_end(engine.now)
+
+    def _deliver(self) -> None:
+        """Hand the events seen so far to the observers and forget them."""
+        if not self.observers:
+            return
+        batch = self.events[self._delivered:self._seen]
+        for observer in self.observers:
+            observer.on_events(batch)
+        del self.events[self._delivered:self._seen]
+        self._seen = self._delivered
 
     # -- the app model ---------------------------------------------------------------------------
 
