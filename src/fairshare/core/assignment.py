@@ -66,13 +66,16 @@ def attempt_scheduling(s: Scheduler, node: Node) -> None:
     if valid:
         return  # a valid reservation blocks everything else on this node (§3.1)
     count, assigned = 0, s.none
-    max_to_assign = multiply(node.unallocated, 0.5)  # measured once, truncating (§3.7)
+    allocated_before = node.allocated  # half of what is free now bounds assignmultiple (§3.7)
+    max_to_assign: Resource | None = None
     while node.reservation is None:
         result = walk(s, node)
         if result is None:
             break
         count += 1
         assigned = add(assigned, result.counted(s.none))
+        if max_to_assign is None:  # measured once, truncating (§3.7)
+            max_to_assign = multiply(subtract(node.capacity, allocated_before), 0.5)
         if not should_continue_assigning(s, count, max_to_assign, assigned):
             break
 
@@ -146,7 +149,13 @@ def walk(s: Scheduler, node: Node) -> Assigned | None:
     s.order.refresh(s)
     if s.site.delay_scheduling_enabled:  # every visit counts an opportunity: nothing may be skipped
         return _indexed_from_queue(s, ROOT, node)
-    return _pruned_from_queue(s, ROOT, node, node.unallocated, s.unbounded)
+    free = node.unallocated
+    if not s.order.may_act(ROOT, free, s.unbounded):
+        # nothing anywhere can use this node: the walk would only run AM checks
+        if s.order.runs_am_checks(ROOT):
+            _am_checks_below(s, ROOT, node)
+        return None
+    return _pruned_from_queue(s, ROOT, node, free, s.unbounded)
 
 
 def assign_from_queue(s: Scheduler, queue: str, node: Node) -> Assigned | None:

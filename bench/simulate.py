@@ -1,0 +1,168 @@
+"""Benchmark: a simulated day of a 5,000-node cluster (issue: simulator, item 5).
+
+Workload (seeded, generated here): 5,000 nodes of 16 GB / 8 vcores in 50 racks; 1,000 leaf
+queues (20 parents × 50 leaves, weights 1–4, some min shares with a min-share preemption
+timeout); preemption on (fair-share timeout 60 s, threshold 0.5, waitTimeBeforeKill 15 s);
+about 20,000 managed apps (1 GB AM) arriving over 24 simulated hours — more by day than by
+night, a third of them into a few busy queues — each with 10–90 tasks of 1–4 GB / 1 vcore
+running 1–60 minutes: about a million containers. By day demand exceeds the cluster and
+preemption restores fair shares; by night it is idle.
+
+The loop runs the whole day (``--hours`` shortens it) and reports simulated time ÷ wall time,
+events per second and peak memory (``ru_maxrss``).
+
+    python bench/simulate.py            # full size
+    python bench/simulate.py --smoke    # tiny, for CI
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import resource
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from fairshare.config.allocation import parse_allocations_text
+from fairshare.config.yarnsite import load_site
+from fairshare.core.engine import Engine
+from fairshare.core.events import Event
+from fairshare.resources.vector import DEFAULT_TYPES, Resource
+from fairshare.sim.loop import Simulation
+from fairshare.sim.workload import AppSpec, TaskGroup
+
+GB = 1024
+HOUR = 3_600_000
+
+
+@dataclass(frozen=True)
+class Size:
+    parents: int
+    leaves: int
+    nodes: int
+    racks: int
+    apps: int
+    hours: float
+
+
+FULL = Size(parents=20, leaves=50, nodes=5000, racks=50, apps=20_000, hours=24)
+SMOKE = Size(parents=2, leaves=5, nodes=20, racks=2, apps=80, hours=1)
+
+
+def r(memory_mb: int, vcores: int) -> Resource:
+    return DEFAULT_TYPES.of({"memory-mb": memory_mb, "vcores": vcores})
+
+
+def allocation_file(size: Size, rng: random.Random) -> str:
+    parts = ["<?xml version='1.0'?><allocations>",
+             "<defaultFairSharePreemptionTimeout>60</defaultFairSharePreemptionTimeout>",
+             "<defaultMinSharePreemptionTimeout>30</defaultMinSharePreemptionTimeout>"]
+    for p in range(size.parents):
+        parts.append(f"<queue name='p{p}'><weight>{rng.choice([1, 2, 3])}</weight>")
+        for leaf in range(size.leaves):
+            body = f"<weight>{rng.choice([1, 1, 2, 4])}</weight>"
+            if rng.random() < 0.1:
+                body += f"<minResources>{rng.choice([64, 128, 256]) * GB} mb, 64 vcores" \
+                        "</minResources>"
+            parts.append(f"<queue name='l{leaf}'>{body}</queue>")
+        parts.append("</queue>")
+    parts.append("</allocations>")
+    return "".join(parts)
+
+
+def build_engine(size: Size, rng: random.Random, sink: Counter[str]) -> Engine:
+    site = load_site(None, {"yarn.scheduler.fair.preemption": "true",
+                            "yarn.scheduler.fair.waitTimeBeforeKill": "15000"})
+    alloc = parse_allocations_text(allocation_file(size, rng), "bench.xml", site.resource_types)
+    engine = Engine(site, alloc, sink=lambda event: sink.update((event.type,)))
+    per_rack = max(1, size.nodes // size.racks)
+    for n in range(size.nodes):
+        engine.add_node(f"n{n:05d}", r(16 * GB, 8), f"/rack{n // per_rack:02d}")
+    return engine
+
+
+def workload(size: Size, rng: random.Random) -> list[AppSpec]:
+    """Arrivals by thinning a Poisson process whose rate follows the day (peak mid-afternoon)."""
+    leaves = [f"root.p{p}.l{q}" for p in range(size.parents) for q in range(size.leaves)]
+    busy = leaves[:: max(1, len(leaves) // 20)]
+    span = size.hours * HOUR
+    mean_gap = span / size.apps
+    apps: list[AppSpec] = []
+    t = 0.0
+    while len(apps) < size.apps:
+        t += rng.expovariate(2 / mean_gap)  # twice the mean rate, then thinned by the day curve
+        at = int(t) % int(span)
+        day = (at % (24 * HOUR)) / (24 * HOUR)
+        if rng.random() > 0.5 + 0.5 * math.sin(2 * math.pi * (day - 0.375)):
+            continue
+        queue = rng.choice(busy) if rng.random() < 1 / 3 else rng.choice(leaves)
+        groups = tuple(
+            TaskGroup(rng.randint(5, 45), r(rng.choice([1, 2, 3, 4]) * GB, 1),
+                      rng.randint(60, 3600) * 1000, priority=20 + g)
+            for g in range(2))
+        apps.append(AppSpec(f"app_{len(apps):06d}", at, queue, f"user{len(apps) % 300}",
+                            r(GB, 1), groups))
+    apps.sort(key=lambda a: (a.at_ms, a.id))
+    return apps
+
+
+def run(size: Size, seed: int, hours: float, fixed: bool) -> dict[str, object]:
+    rng = random.Random(seed)
+    counts: Counter[str] = Counter()
+    events: list[Event] = []
+    engine = build_engine(size, rng, counts)
+    apps = workload(size, rng)
+    simulation = Simulation(engine, apps, events=events, observers=[_Drop()])
+    until = int(hours * HOUR)
+    start = time.perf_counter()
+    simulation.run(until)
+    wall = time.perf_counter() - start
+    total = sum(counts.values())
+    return {
+        "loop": "fixed-interval" if fixed else "event-driven",
+        "simulated_hours": hours,
+        "wall_seconds": round(wall, 1),
+        "speedup": round(until / 1000 / wall, 1),
+        "events": total,
+        "events_per_second": round(total / wall),
+        "containers_allocated": counts["container-allocated"],
+        "containers_preempted": counts["container-preempted"],
+        "apps_finished": counts["app-finished"],
+    }
+
+
+class _Drop:
+    """An observer that lets the loop forget events (the counts come from the sink)."""
+
+    def on_events(self, events: Sequence[Event]) -> None:
+        pass
+
+    def on_snapshot(self, now_ms: int) -> None:
+        pass
+
+    def on_end(self, now_ms: int) -> None:
+        pass
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="tiny size for CI")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--hours", type=float, default=None, help="simulate less than a day")
+    args = parser.parse_args()
+    size = SMOKE if args.smoke else FULL
+    hours = args.hours if args.hours is not None else size.hours
+    result = run(size, args.seed, hours, fixed=True)
+    result["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    json.dump(result, sys.stdout, indent=1)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
