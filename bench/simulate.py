@@ -117,7 +117,8 @@ def run(size: Size, seed: int, hours: float, fixed: bool) -> dict[str, object]:
     events: list[Event] = []
     engine = build_engine(size, rng, counts)
     apps = workload(size, rng)
-    simulation = Simulation(engine, apps, events=events, observers=[_Drop()])
+    simulation = Simulation(engine, apps, events=events, observers=[_Drop()],
+                            event_driven=not fixed)
     until = int(hours * HOUR)
     start = time.perf_counter()
     simulation.run(until)
@@ -125,6 +126,8 @@ def run(size: Size, seed: int, hours: float, fixed: bool) -> dict[str, object]:
     total = sum(counts.values())
     return {
         "loop": "fixed-interval" if fixed else "event-driven",
+        "heartbeats_run": simulation.quiet.run_count if simulation.quiet else None,
+        "heartbeats_skipped": simulation.quiet.skipped if simulation.quiet else None,
         "simulated_hours": hours,
         "wall_seconds": round(wall, 1),
         "speedup": round(until / 1000 / wall, 1),
@@ -154,10 +157,11 @@ def main() -> int:
     parser.add_argument("--smoke", action="store_true", help="tiny size for CI")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--hours", type=float, default=None, help="simulate less than a day")
+    parser.add_argument("--loop", choices=["event-driven", "fixed"], default="event-driven")
     args = parser.parse_args()
     size = SMOKE if args.smoke else FULL
     hours = args.hours if args.hours is not None else size.hours
-    result = run(size, args.seed, hours, fixed=True)
+    result = run(size, args.seed, hours, fixed=args.loop == "fixed")
     result["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     json.dump(result, sys.stdout, indent=1)
     print()

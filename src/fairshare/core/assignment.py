@@ -96,6 +96,8 @@ def should_continue_assigning(
 
 def preemption_list(s: Scheduler, node: Node) -> list[tuple[App, Resource]]:
     """``getPreemptionList``: drop entries of stopped or no longer starved apps, then copy."""
+    if not node.earmarks:
+        return []
     for app_id, amount in list(node.earmarks.items()):
         app = s.state.apps.get(app_id)
         if app is None or app.stopped or not s.is_starved(app) or (

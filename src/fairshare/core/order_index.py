@@ -135,6 +135,10 @@ class OrderIndex:
         self._activity: dict[str, Activity] = {}
         self._dirty_queues: dict[str, None] = {}
         self._dirty_apps: dict[str, App] = {}
+        # bumped whenever the sizes the root may act on change (a size or a reservable size
+        # appears or disappears): readers that cache "could anything use a node with this much
+        # free space" use it to know when to ask again
+        self.root_version = 0
 
     # -- hooks ---------------------------------------------------------------------------------
 
@@ -184,6 +188,8 @@ class OrderIndex:
 
     def refresh(self, s: Scheduler) -> None:
         """Bring every touched entry up to date (called before each walk)."""
+        if not (self._stale or self._dirty_apps or self._dirty_queues):
+            return  # most walks: nothing changed since the last one
         if self._stale:
             self._rebuild(s)
             return
@@ -211,6 +217,7 @@ class OrderIndex:
         for app in s.state.apps.values():
             self._refresh_app(s, app)
         self._stale = False
+        self.root_version += 1
 
     def _refresh_app(self, s: Scheduler, app: App) -> None:
         """Re-key and re-summarise ``app``; a leaf's list holds exactly its offered apps."""
@@ -249,9 +256,11 @@ class OrderIndex:
     def _count(self, s: Scheduler, offer: Offer, delta: int) -> None:
         for name in s.ancestry(offer.leaf):
             a = self._activity[name]
-            _add_counts(a.sizes, offer.sizes, delta)
-            _add_counts(a.reservable, offer.reservable, delta)
+            changed = _add_counts(a.sizes, offer.sizes, delta)
+            changed |= _add_counts(a.reservable, offer.reservable, delta)
             a.am_checks += delta * offer.am_check
+        if changed:  # the last name is the root
+            self.root_version += 1
 
 
 def offer_of(s: Scheduler, app: App) -> Offer | None:
@@ -271,13 +280,18 @@ def offer_of(s: Scheduler, app: App) -> Offer | None:
     return Offer(app.queue, tuple(sizes), reservable, _runs_am_check(s, app))
 
 
-def _add_counts(counts: dict[Resource, int], sizes: tuple[Resource, ...], delta: int) -> None:
+def _add_counts(counts: dict[Resource, int], sizes: tuple[Resource, ...], delta: int) -> bool:
+    """Add ``delta`` to each size's count; True if a size appeared or disappeared."""
+    changed = False
     for size in sizes:
         n = counts.get(size, 0) + delta
         if n:
+            changed |= n == delta
             counts[size] = n
         else:
             del counts[size]
+            changed = True
+    return changed
 
 
 def _may_reserve(s: Scheduler, app: App) -> bool:

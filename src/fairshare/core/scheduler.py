@@ -162,6 +162,11 @@ class Scheduler:
 
     # -- events --------------------------------------------------------------------------------
 
+    @property
+    def events_emitted(self) -> int:
+        """How many events were emitted so far (the last event's ``seq``)."""
+        return self._seq
+
     def emit(self, cls: type[Event], cause: int | None = None, **fields: Any) -> Event:
         self._seq += 1
         event = cls(seq=self._seq, time=self.now, cause=cause, **fields)

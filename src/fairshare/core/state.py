@@ -151,6 +151,7 @@ class Node:
     marked_for_preemption: dict[str, Container] = field(default_factory=dict)
     earmarks: dict[str, Resource] = field(default_factory=dict)  # starved app → amount (§5.6)
     earmarked_total: Resource = field(default=None)  # type: ignore[assignment]
+    _free: tuple[Resource, Resource, Resource] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.earmarked_total is None:
@@ -158,7 +159,12 @@ class Node:
 
     @property
     def unallocated(self) -> Resource:
-        return self.capacity - self.allocated
+        # cached on the identity of the two immutable vectors it is computed from: every
+        # heartbeat reads it, few change it
+        capacity, allocated, cached = self.capacity, self.allocated, self._free
+        if cached is None or cached[0] is not capacity or cached[1] is not allocated:
+            cached = self._free = (capacity, allocated, capacity - allocated)
+        return cached[2]
 
 
 @dataclass(slots=True, eq=False)

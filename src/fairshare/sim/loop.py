@@ -31,6 +31,9 @@ from typing import Protocol
 
 from fairshare.core.engine import ContainerRequest, Engine
 from fairshare.core.events import (
+    AppFinished,
+    AppRejected,
+    AppSubmitted,
     Completion,
     ContainerAllocated,
     ContainerCompleted,
@@ -38,10 +41,15 @@ from fairshare.core.events import (
     ContainersRequested,
     Event,
 )
+from fairshare.resources.vector import LONG_MAX
+from fairshare.sim.quiet import QuietHeartbeats
 from fairshare.sim.workload import AppSpec, TaskGroup
 
 # order of items due at the same time
 COMPLETION, ARRIVAL, UPDATE, HEARTBEATS, SNAPSHOT = range(5)
+STALL_LIMIT_MS = 3_600_000
+PROGRESS = (ContainerAllocated, ContainerCompleted, ContainerPreempted, AppSubmitted,
+            AppRejected, AppFinished)
 
 
 class SimObserver(Protocol):
@@ -91,8 +99,12 @@ class Simulation:
     def __init__(self, engine: Engine, apps: Sequence[AppSpec], *,
                  heartbeat_interval_ms: int = 1000, update_interval_ms: int | None = None,
                  events: list[Event] | None = None, observers: Sequence[SimObserver] = (),
-                 snapshot_every_ms: int | None = None) -> None:
+                 snapshot_every_ms: int | None = None, event_driven: bool = True,
+                 verify_skips: bool = False) -> None:
         self.engine = engine
+        # the event-driven loop skips heartbeats that provably change nothing (sim/quiet.py)
+        self.quiet = (QuietHeartbeats(engine, verify=verify_skips)
+                      if event_driven and QuietHeartbeats.applicable(engine) else None)
         self.observers = tuple(observers)
         self.events = engine.events if events is None else events
         self.heartbeat_ms = heartbeat_interval_ms
@@ -101,6 +113,10 @@ class Simulation:
         self._queue: list[tuple[int, int, int, str]] = []  # (time, order, seq, app/container)
         self._seq = 0
         self._seen = self._delivered = len(self.events)  # what was there before is not ours
+        self._open = len(self.apps)  # neither finished nor rejected
+        self._arrivals_left = len(self.apps)
+        self._last_progress_ms = engine.now
+        self.stalled = False
         start = engine.now
         for spec in apps:
             self._push(start + spec.at_ms, ARRIVAL, spec.id)  # the workload's clock starts now
@@ -114,17 +130,24 @@ class Simulation:
         self._seq += 1
         heapq.heappush(self._queue, (time_ms, order, self._seq, what))
 
-    def run(self, until_ms: int) -> None:
-        """Process everything due up to and including ``until_ms``."""
+    def run(self, until_ms: int | None = None) -> None:
+        """Process everything due up to and including ``until_ms``. Without it, run until
+        every app has finished or was rejected — or, once no arrival is left and no task is
+        running, until nothing has been allocated, completed or preempted for an hour of
+        simulated time (``stalled``: something can never be placed)."""
         engine = self.engine
+        limit = until_ms if until_ms is not None else LONG_MAX
         while True:
             timer = engine.next_timer()
             item = self._queue[0][0] if self._queue else None
-            if timer is not None and timer <= until_ms and (item is None or timer <= item):
+            if until_ms is None and (item is None or item > engine.now) and (
+                    self._open == 0 or self._is_stalled()):
+                break  # at the end of a millisecond: everything due at it has run
+            if timer is not None and timer <= limit and (item is None or timer <= item):
                 engine.advance_to(timer)  # kill timers first (their victims' tasks re-ask)
                 self._react()
                 continue
-            if item is None or item > until_ms:
+            if item is None or item > limit:
                 break
             time_ms, order, _, what = heapq.heappop(self._queue)
             engine.advance_to(time_ms)
@@ -132,15 +155,18 @@ class Simulation:
             if order == COMPLETION:
                 self._complete(what)
             elif order == ARRIVAL:
+                self._arrivals_left -= 1
                 self._arrive(self.apps[what])
             elif order == UPDATE:
                 engine.update()
                 self._react()
                 self._push(time_ms + self.update_ms, UPDATE, "")
             elif order == HEARTBEATS:
-                for node in list(engine.state.nodes):
-                    engine.heartbeat(node)
-                    self._react()
+                if self.quiet is not None:
+                    self.quiet.tick(self._heartbeat)
+                else:
+                    for node in list(engine.state.nodes):
+                        self._heartbeat(node)
                 self._push(time_ms + self.heartbeat_ms, HEARTBEATS, "")
             else:
                 self._deliver()
@@ -148,12 +174,24 @@ class Simulation:
                     observer.on_snapshot(time_ms)
                 assert self.snapshot_ms is not None
                 self._push(time_ms + self.snapshot_ms, SNAPSHOT, "")
-        if engine.now < until_ms:
+        if until_ms is not None and engine.now < until_ms:
             engine.advance_to(until_ms)
             self._react()
         self._deliver()
         for observer in self.observers:
             observer.on_end(engine.now)
+
+    def _is_stalled(self) -> bool:
+        if self._arrivals_left or self.engine.next_timer() is not None:
+            return False
+        if any(app.running for app in self.apps.values()):
+            return False
+        self.stalled = self.engine.now - self._last_progress_ms >= STALL_LIMIT_MS
+        return self.stalled
+
+    def _heartbeat(self, node: str) -> None:
+        self.engine.heartbeat(node)
+        self._react()
 
     def _deliver(self) -> None:
         """Hand the events seen so far to the observers and forget them."""
@@ -202,6 +240,12 @@ class Simulation:
         while self._seen < len(events):
             event = events[self._seen]
             self._seen += 1
+            if self.quiet is not None:
+                self.quiet.note(event)
+            if isinstance(event, PROGRESS):
+                self._last_progress_ms = event.time
+                if isinstance(event, AppRejected | AppFinished) and event.app in self.apps:
+                    self._open -= 1
             if isinstance(event, ContainersRequested):
                 self._requested(event)
             elif isinstance(event, ContainerAllocated):

@@ -54,7 +54,7 @@ def preempt_for_starved_apps(s: Scheduler, *, straightforward: bool = False) -> 
     free room, which its indexes do not expect: then the next plan gets a fresh search.
     ``straightforward`` plans with the reference algorithm instead (same decisions, slower).
     """
-    search = VictimSearch(s)
+    search: VictimSearch | None = None  # built for the first app to plan for: most rounds have none
     while True:
         starvation_of = {a: s.state.apps[a].starvation for a in s.state.starved.heap}
         app_id, s.state.starved = take_starved_app(s.state.starved, starvation_of)
@@ -65,9 +65,11 @@ def preempt_for_starved_apps(s: Scheduler, *, straightforward: bool = False) -> 
             if straightforward:
                 plan = plan_preemption_straightforward(s, app)
             else:
+                search = search or VictimSearch(s)
                 plan = plan_preemption(s, app, search)
             commit(s, app, plan)
-            search = after_commit(s, search, plan)
+            if search is not None:
+                search = after_commit(s, search, plan)
         app.next_starvation_check = s.now + post_preemption_delay(s)
 
 

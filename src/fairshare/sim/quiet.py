@@ -1,0 +1,252 @@
+"""Which heartbeats of a tick can be skipped: the event-driven part of the loop (issue 4).
+
+A node's heartbeat is *quiet* when it would change nothing but the MaxAMShare gauge that the AM
+checks of a walk write (spec §3.6.4). Skipping quiet heartbeats leaves every decision, event and
+number as the plain fixed-interval loop has them; the gauge is kept right by running, for
+real, the last quiet heartbeat before each one that does something (see ``_gauge``).
+
+Quiet, provably (delay scheduling off — with it on, every visit counts an opportunity and
+nothing is skipped):
+
+* a node **without a reservation** and without earmarks is quiet when nothing in the whole
+  tree could allocate on its free space or reserve it — the walk index's root activity
+  (``OrderIndex.may_act``), asked afresh before every choice, so new asks are seen at once.
+  Nodes are filed by their free space, so one question per distinct free space finds them.
+* a node **with a reservation**, no earmarks, an AM already running for the reserving app, and
+  no max share on the app's queues that could bind, is quiet if its last heartbeat emitted
+  nothing and nothing about the node or the reserving app has happened since (no event naming
+  either): the reservation stays valid and still does not fit (``assign_reserved_container``).
+
+Everything else runs: nodes with earmarks, reservations of apps whose AM is not running yet
+(their check writes the gauge) or under a bounded max share (any usage change may flip them),
+and every node that an event named since its last heartbeat.
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left, insort
+from collections.abc import Callable
+
+from fairshare.core.engine import Engine
+from fairshare.core.events import (
+    ConfigReloaded,
+    Event,
+    NodeAdded,
+    NodeRemoved,
+    NodeResized,
+)
+from fairshare.core.scheduler import ROOT
+from fairshare.core.state import Node
+from fairshare.resources.vector import Resource, add, fits_in
+
+RESHAPING = (NodeAdded, NodeRemoved, NodeResized, ConfigReloaded)
+
+
+class QuietHeartbeats:
+    """Chooses, tick by tick, the heartbeats that must run; learns from the engine's events."""
+
+    def __init__(self, engine: Engine, *, verify: bool = False) -> None:
+        self.engine = engine
+        self.verify = verify  # run every heartbeat, and check the skipped ones were quiet
+        self.skipped = 0
+        self.run_count = 0
+        self._reshaped = True
+        self._pos = -1  # position in the tick under way; -1 between ticks
+        self._due: list[int] = []
+        self._queued: set[int] = set()
+
+    @staticmethod
+    def applicable(engine: Engine) -> bool:
+        return engine.s.order is not None and not engine.site.delay_scheduling_enabled
+
+    # -- bookkeeping -----------------------------------------------------------------------------
+
+    def _rebuild(self) -> None:
+        """(Re)learn the nodes: at the start, and after nodes or the queue tree changed."""
+        state = self.engine.state
+        self.names = list(state.nodes)
+        self.position = {name: i for i, name in enumerate(self.names)}
+        self.nodes = [state.nodes[name] for name in self.names]
+        self.filed: list[Resource | None] = [None] * len(self.nodes)  # free space, if unreserved
+        self.by_free: dict[Resource, list[int]] = {}  # unreserved nodes by free space
+        self.unreserved: list[int] = []
+        self.always: set[int] = set()
+        self.next_due = set(range(len(self.nodes)))  # nothing is known yet
+        self._active: dict[Resource, bool] = {}
+        self._active_version = -1
+        self._bounded: dict[str, bool] = {}
+        for i in range(len(self.nodes)):
+            self._file(i)
+        self._reshaped = False
+
+    def note(self, event: Event) -> None:
+        """An event the engine emitted: the nodes and apps it names must be looked at again."""
+        if self._reshaped:
+            return
+        if isinstance(event, RESHAPING):
+            self._reshaped = True
+            return
+        name = getattr(event, "node", None)
+        if name is not None and name in self.position:
+            self._touch(self.position[name])
+        app_id = getattr(event, "app", None)
+        if app_id is not None:
+            app = self.engine.state.apps.get(app_id)
+            if app is not None:
+                for reserved in app.reservations:
+                    self._touch(self.position[reserved])
+
+    def _touch(self, i: int) -> None:
+        self._file(i)
+        if self._pos >= 0 and i > self._pos:  # still to come in this tick
+            if i not in self._queued:
+                self._queued.add(i)
+                heapq.heappush(self._due, i)
+        else:
+            self.next_due.add(i)
+
+    def _file(self, i: int) -> None:
+        """File node ``i`` under its free space (unreserved) or not at all (reserved)."""
+        node, old = self.nodes[i], self.filed[i]
+        new = node.unallocated if node.reservation is None else None
+        if old is not None and old != new:
+            members = self.by_free[old]
+            del members[bisect_left(members, i)]
+            if not members:
+                del self.by_free[old]
+        if old is None and new is not None:
+            insort(self.unreserved, i)
+        elif old is not None and new is None:
+            del self.unreserved[bisect_left(self.unreserved, i)]
+        if new is not None and new != old:
+            insort(self.by_free.setdefault(new, []), i)
+        self.filed[i] = new
+        if node.earmarks or (node.reservation is not None and self._reservation_runs(node)):
+            self.always.add(i)
+        else:
+            self.always.discard(i)
+
+    def _reservation_runs(self, node: Node) -> bool:
+        """Must a reserved node's heartbeat run even when nothing happened to it?"""
+        assert node.reservation is not None
+        app = self.engine.state.apps[node.reservation.app_id]
+        if not (app.am_running or app.unmanaged):
+            return True  # its AM check writes the gauge
+        return self._queue_bounded(app.queue)
+
+    def _queue_bounded(self, queue: str) -> bool:
+        """Could ``fitsInMaxShare`` fail somewhere above ``queue``? Usage plus one container
+        never exceeds twice the cluster, so a max share at least that large cannot bind."""
+        bounded = self._bounded.get(queue)
+        if bounded is None:
+            s = self.engine.s
+            twice = add(s.state.capacity, s.state.capacity)
+            bounded = any(not fits_in(twice, s.max_share(q)) for q in s.ancestry(queue))
+            self._bounded[queue] = bounded
+        return bounded
+
+    # -- a tick ----------------------------------------------------------------------------------
+
+    def tick(self, run: Callable[[str], None]) -> None:
+        """One heartbeat of every node, in registration order, skipping the quiet ones;
+        ``run(name)`` carries out one heartbeat (and the app model's answer to it)."""
+        if self._reshaped:
+            self._rebuild()
+        self._due = sorted(self.next_due | self.always)
+        self._queued = set(self._due)
+        self.next_due = set()
+        pos = -1
+        while True:
+            nxt = self._next(pos + 1)
+            if nxt is None:
+                break
+            self._skip(pos + 1, nxt, run)
+            self._pos = nxt
+            self._run(nxt, run)
+            pos = nxt
+            if self._reshaped:  # nodes or queues changed under us: the rest run plainly
+                for name in self.names[pos + 1:]:
+                    run(name)
+                pos = len(self.names)
+                break
+        self._skip(pos + 1, len(self.names), run)
+        self._pos = -1
+
+    def _run(self, i: int, run: Callable[[str], None]) -> None:
+        node = self.nodes[i]
+        seen = _reservation_of(node)
+        run(self.names[i])
+        self.run_count += 1
+        if _reservation_of(node) != seen:
+            self.next_due.add(i)  # re-reserved in place (earmark path), without an event
+        self._file(i)
+
+    def _next(self, start: int) -> int | None:
+        """The first node at or after ``start`` whose heartbeat must run."""
+        due = self._due
+        while due and due[0] < start:
+            self._queued.discard(heapq.heappop(due))
+        first = due[0] if due else None
+        candidate = self._next_unreserved(start, first)
+        if candidate is not None:
+            return candidate
+        if first is not None:
+            self._queued.discard(heapq.heappop(due))
+        return first
+
+    def _next_unreserved(self, start: int, before: int | None) -> int | None:
+        """The first unreserved node in [start, before) something could use, if any."""
+        s = self.engine.s
+        order = s.order
+        assert order is not None
+        order.refresh(s)
+        if order.root_version != self._active_version:
+            self._active.clear()
+            self._active_version = order.root_version
+        best = before
+        for free, members in self.by_free.items():
+            active = self._active.get(free)
+            if active is None:
+                active = self._active[free] = order.may_act(ROOT, free, s.unbounded)
+            if not active:
+                continue
+            k = bisect_left(members, start)
+            if k < len(members) and (best is None or members[k] < best):
+                best = members[k]
+        return None if best == before else best
+
+    def _skip(self, start: int, stop: int, run: Callable[[str], None]) -> None:
+        """Nodes ``start`` … ``stop - 1`` are quiet. Their walks would all write the same
+        MaxAMShare gauges (nothing changes between them), so running the last unreserved one
+        for real leaves the gauges as the plain loop does; reserved quiet nodes write none."""
+        if start >= stop:
+            return
+        if self.verify:
+            for i in range(start, stop):
+                self._check_quiet(i, run)
+            return
+        self.skipped += stop - start
+        order = self.engine.s.order
+        assert order is not None
+        if not order.runs_am_checks(ROOT):
+            return
+        k = bisect_left(self.unreserved, stop) - 1
+        if k >= 0 and self.unreserved[k] >= start:
+            self.skipped -= 1
+            self._run(self.unreserved[k], run)
+
+    def _check_quiet(self, i: int, run: Callable[[str], None]) -> None:
+        events = self.engine.s.events_emitted
+        node = self.nodes[i]
+        before = (node.allocated, _reservation_of(node), len(node.earmarks))
+        run(self.names[i])
+        after = (node.allocated, _reservation_of(node), len(node.earmarks))
+        if self.engine.s.events_emitted != events or before != after:
+            raise AssertionError(f"the heartbeat of {self.names[i]} at {self.engine.now} was "
+                                 "taken for quiet but changed something")
+
+
+def _reservation_of(node: Node) -> tuple[object, Resource] | None:
+    reservation = node.reservation
+    return None if reservation is None else (reservation.key, reservation.resource)

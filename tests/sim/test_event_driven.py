@@ -1,0 +1,128 @@
+"""The event-driven loop (quiet heartbeats skipped) against the plain fixed-interval loop.
+
+Random small workloads — a few nodes and queues, managed and unmanaged apps, max shares, min
+shares, fifo/drf leaves, maxAMShare and maxRunningApps limits, assignmultiple, preemption — run
+through both loops on identical engines. Every event must be the same, and so must the whole
+state (the MaxAMShare gauges included) at every checkpoint. A third run checks each skipped
+heartbeat by running it and asserting that it changed nothing.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fairshare.core.engine import Engine
+from fairshare.core.events import event_record
+from fairshare.sim.loop import Simulation
+from fairshare.sim.snapshot import snapshot
+from fairshare.sim.workload import AppSpec, TaskGroup
+from tests.core.engine_builders import GB, make_engine, r
+
+QUEUES = ("a", "b", "c", "d")
+
+
+def allocations(rng: random.Random) -> str:
+    parts = [f"<defaultFairSharePreemptionTimeout>{rng.choice([1, 2, 5])}"
+             "</defaultFairSharePreemptionTimeout>",
+             f"<defaultFairSharePreemptionThreshold>{rng.choice(['0.5', '0.8', '1.0'])}"
+             "</defaultFairSharePreemptionThreshold>"]
+    for name in QUEUES[: rng.randint(2, 4)]:
+        body = f"<weight>{rng.choice([1, 2, 3])}</weight>"
+        if rng.random() < 0.3:
+            body += f"<schedulingPolicy>{rng.choice(['fifo', 'drf'])}</schedulingPolicy>"
+        if rng.random() < 0.3:
+            body += f"<minResources>{rng.choice([2, 4]) * GB} mb, 2 vcores</minResources>" \
+                    "<minSharePreemptionTimeout>1</minSharePreemptionTimeout>"
+        if rng.random() < 0.25:
+            body += f"<maxResources>{rng.choice([3, 6]) * GB} mb, 6 vcores</maxResources>"
+        if rng.random() < 0.2:
+            body += f"<maxAMShare>{rng.choice(['0.1', '0.3'])}</maxAMShare>"
+        if rng.random() < 0.2:
+            body += "<maxRunningApps>1</maxRunningApps>"
+        if rng.random() < 0.2:
+            body += "<allowPreemptionFrom>false</allowPreemptionFrom>"
+        parts.append(f"<queue name='{name}'>{body}</queue>")
+    return "".join(parts)
+
+
+def engine_for(seed: int) -> tuple[Engine, list[AppSpec]]:
+    rng = random.Random(seed)
+    body = allocations(rng)
+    site = {
+        "yarn.scheduler.fair.preemption": rng.choice(["true", "true", "false"]),
+        "yarn.scheduler.fair.preemption.cluster-utilization-threshold":
+            rng.choice(["0", "0.5", "0.8"]),
+        "yarn.scheduler.fair.assignmultiple": rng.choice(["true", "false"]),
+        "yarn.scheduler.fair.waitTimeBeforeKill": rng.choice(["0", "1000", "3000"]),
+        "yarn.scheduler.fair.reservable-nodes": rng.choice(["0.05", "0.5", "1.0"]),
+    }
+    nodes = [(f"n{i}", rng.choice([2, 4, 8]) * GB, rng.choice([2, 4, 8]))
+             for i in range(rng.randint(1, 5))]
+    engine = make_engine(body, site=site, nodes=nodes)
+    queues = [f"root.{q}" for q in QUEUES[: body.count("<queue ")]]
+    apps = []
+    for i in range(rng.randint(1, 8)):
+        groups = tuple(TaskGroup(rng.randint(1, 6), r(rng.choice([1, 2, 3]) * GB,
+                                                      rng.choice([1, 2])),
+                                 rng.randint(1, 30) * 1000, priority=rng.choice([10, 20]))
+                       for _ in range(rng.randint(1, 2)))
+        am = None if rng.random() < 0.25 else r(rng.choice([1, 2]) * GB, 1)
+        apps.append(AppSpec(f"app{i}", rng.randint(0, 20) * 500 + rng.choice([0, 250]),
+                            rng.choice(queues), f"u{rng.randint(1, 2)}", am, groups))
+    return engine, apps
+
+
+def comparable(engine: Engine) -> dict[str, Any]:
+    return snapshot(engine)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+def test_event_driven_loop_equals_the_fixed_interval_loop(seed: int) -> None:
+    runs = []
+    for event_driven in (False, True):
+        engine, apps = engine_for(seed)
+        sim = Simulation(engine, apps, event_driven=event_driven)
+        checkpoints = []
+        for until in (5_000, 20_000, 45_000, 90_000):
+            sim.run(until)
+            checkpoints.append(comparable(engine))
+        progress = {a: (p.submitted_ms, p.started_ms, p.finished_ms, p.tasks_done,
+                        p.preempted_containers, p.lost_work_ms) for a, p in sim.apps.items()}
+        runs.append(([event_record(e, engine.types) for e in engine.events], checkpoints,
+                     progress, sim))
+    (fixed_events, fixed_states, fixed_progress, _), (events, states, progress, sim) = runs
+    assert events == fixed_events
+    assert states == fixed_states
+    assert progress == fixed_progress
+    assert sim.quiet is not None  # the event-driven loop did run
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+def test_every_skipped_heartbeat_is_quiet(seed: int) -> None:
+    """Verify mode runs the heartbeats the loop would skip and fails if one did anything."""
+    engine, apps = engine_for(seed)
+    Simulation(engine, apps, verify_skips=True).run(90_000)
+
+
+def test_a_quiet_cluster_skips_almost_every_heartbeat() -> None:
+    """Fifty idle nodes, one small app: after it finished, no heartbeat needs to run; while it
+    ran, only the nodes its containers were on. The events match the fixed loop's."""
+    nodes = [(f"n{i:02d}", 8 * GB, 8) for i in range(50)]
+    apps = [AppSpec("a1", 0, "root.default", "u", r(GB, 1), (TaskGroup(3, r(GB, 1), 5000),))]
+    streams = []
+    for event_driven in (False, True):
+        engine = make_engine(nodes=nodes)
+        sim = Simulation(engine, apps, event_driven=event_driven)
+        sim.run(60_000)
+        streams.append([event_record(e, engine.types) for e in engine.events])
+    assert streams[0] == streams[1]
+    assert sim.quiet is not None
+    total = 50 * 60  # heartbeats in 60 s
+    assert sim.quiet.run_count < total // 10
+    assert sim.quiet.skipped + sim.quiet.run_count == total
