@@ -1,4 +1,4 @@
-# make run  — set up .venv if needed, then compute the fair shares of the bundled example
+# make run  — set up .venv if needed, then simulate the bundled example (the seed's three tenants)
 # make test — set up .venv if needed, then run every test
 PYTHON ?= python3
 VENV := .venv
@@ -13,8 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/fairshare shares examples/seed-three-tenants/fair-scheduler.xml \
-		--cluster memory-mb=24576,vcores=12 --active root.tenant1,root.tenant2
+	$(VENV)/bin/fairshare run examples/seed-three-tenants/simulation.yaml -o out/seed-three-tenants
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest
@@ -27,6 +26,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/fair_shares.py
 	$(VENV)/bin/python bench/allocate.py
 	$(VENV)/bin/python bench/preempt.py
+	$(VENV)/bin/python bench/simulate.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis out

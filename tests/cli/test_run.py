@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from typer.testing import CliRunner
 
 from fairshare.cli.main import app
 from fairshare.sim.expect import SNAPSHOT_FIELDS
+from tests.sim.test_outputs import TWO_TENANTS
 
 EXAMPLES = sorted(Path(__file__).resolve().parents[2].glob("examples/*/scenario.yaml"))
 runner = CliRunner()
@@ -114,3 +116,138 @@ def test_a_broken_reload_keeps_the_old_configuration(tmp_path):
     assert result.exit_code == 0, result.output
     events = [json.loads(x) for x in (tmp_path / "o/events.jsonl").read_text().splitlines()]
     assert any(e["type"] == "config-error" and "weight" in e["message"] for e in events)
+
+
+# -- a simulation: outputs and the summary it prints ---------------------------------------------
+
+
+def cells(output: str, first: str) -> list[str]:
+    """The cells of the table row that starts with ``first`` (cells are 2+ spaces apart)."""
+    [line] = [x for x in output.splitlines() if x.strip().startswith(first + "  ")]
+    return re.split(r"\s{2,}", line.strip())
+
+
+def test_a_simulation_writes_all_outputs_and_prints_its_summary(tmp_path):
+    """The hand-worked run of tests/sim/test_outputs.py: root.b averaged 10 × 1024 MB over 24
+    samples (427 MB, 0.4 vc) against a steady share of 683 MB (62%) and an instantaneous
+    one of 13 × 1024 / 24 = 555 MB (77%); starved for one 500 ms sample; one container
+    preempted for it from root.a."""
+    result = runner.invoke(app, ["run", str(write(tmp_path, TWO_TENANTS)),
+                                 "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "events.jsonl", "snapshots.json", "summary.json", "timeline.csv", "timeline.parquet"]
+    lines = result.output.splitlines()
+    events = len((tmp_path / "out/events.jsonl").read_text().splitlines())
+    assert lines[0] == f"two tenants: {events} events, clock at 12,000 ms"
+    assert lines[1] == ("Cluster: 1 node, 2,048 MB, 2 vc; utilization 90% of memory, 90% of "
+                        "vcores (time-averaged, 12.0 s simulated).")
+    assert lines[2] == ("Apps: 2 submitted, 0 rejected, 1 finished, 1 unfinished. Containers: "
+                        "4 allocated, 1 completed, 1 preempted (1.5 s of work lost).")
+    assert "Queues, time-averaged over 12.0 s (sampled every 500 ms)" in result.output
+    assert cells(result.output, "b") == [
+        "b", "427 MB, 0.4 vc", "683 MB, 0 vc", "555 MB, 0 vc", "62% / –", "77% / –", "500 ms",
+        "0 / 1"]
+    assert cells(result.output, "a") == [
+        "a", "1,408 MB, 1.4 vc", "683 MB, 0 vc", "1,408 MB, 0 vc", "206% / –", "100% / –",
+        "0", "1 / 0"]
+    assert cells(result.output, "a1") == [
+        "a1", "root.a", "running", "0 ms", "1.0 s", "0/2", "1", "1.5 s"]
+    assert cells(result.output, "b1") == [
+        "b1", "root.b", "finished", "1,200 ms", "1.8 s", "5.0 s", "1/1", "0", "0"]
+    assert "simulating" not in result.output  # no progress bar in a pipe
+
+
+def test_quiet_prints_nothing_for_a_simulation(tmp_path):
+    result = runner.invoke(app, ["run", str(write(tmp_path, TWO_TENANTS)), "--quiet"])
+    assert result.exit_code == 0
+    assert result.output == ""
+
+
+def many(apps: int, queues: int) -> str:
+    entries = "\n".join(
+        f"    - {{id: x{i:02d}, at-ms: {i * 100}, queue: root.q{i % 3}, user: u, tasks: "
+        "[{count: 2, memory-mb: 1024, vcores: 1, duration-ms: 3000}]}" for i in range(apps))
+    xml = "".join(f'<queue name="q{i}"/>' for i in range(queues))
+    return (f"version: 1\nallocations: '<allocations>{xml}</allocations>'\ncluster:\n"
+            "  nodes: [{name: n1, memory-mb: 4096, vcores: 4}]\n"
+            f"workload:\n  apps:\n{entries}\nrun: {{until-ms: 20000}}\n")
+
+
+def test_big_runs_show_the_longest_waits_and_the_busiest_queues_only(tmp_path):
+    """20 apps: 10 rows of the longest waits, longest first; 45 queues + root + default = 47,
+    40 shown."""
+    result = runner.invoke(app, ["run", str(write(tmp_path, many(20, 45)))])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert ("40 of 47 queues: the most starved and preempted; run with -o for all of them in "
+            "summary.json") in out
+    assert ("The 10 longest waits (of 20 apps; run with -o for all of them in summary.json)"
+            in out)
+    apps = [line.split()[0] for line in out.splitlines() if re.match(r"^\s*x\d\d ", line)]
+    assert len(apps) == 10
+    waits = [float(cells(out, a)[4].removeprefix("≥ ").removesuffix(" s")) for a in apps]
+    assert waits == sorted(waits, reverse=True)
+    queues = [line for line in out.splitlines() if re.match(r"^\s+(q\d+|default) ", line)]
+    assert len(queues) == 40 - 1  # and root
+    assert "lost the most work" not in out  # nothing was preempted
+
+
+def test_the_apps_that_lost_the_most_work_get_their_own_table():
+    """The table logic on a made-up summary: 16 apps, two of them lost work."""
+    from fairshare.cli.run import _app_tables
+
+    def entry(i: int, lost: int) -> dict[str, object]:
+        return {"queue": "root.a", "requested-queue": "root.a", "user": "u",
+                "state": "finished", "submit-ms": 0, "start-ms": 100 * i, "finish-ms": 10_000,
+                "wait-ms": 100 * i, "run-ms": 10_000 - 100 * i, "tasks-done": 1,
+                "tasks-total": 1, "preempted-containers": 1 if lost else 0, "lost-work-ms": lost}
+
+    apps = {f"x{i:02d}": entry(i, {3: 500, 7: 2500}.get(i, 0)) for i in range(16)}
+    summary = {"apps": apps, "span": {"end-ms": 10_000}}
+    waits, lost = _app_tables(summary, "all of them are in summary.json")
+    assert waits.title == "The 10 longest waits (of 16 apps; all of them are in summary.json)"
+    assert lost.title == ("The 2 apps that lost the most work (of 16 apps; all of them are in "
+                          "summary.json)")
+    assert list(lost.columns[0].cells) == ["x07", "x03"]
+    assert list(waits.columns[0].cells) == [f"x{i:02d}" for i in range(15, 5, -1)]
+
+
+def test_the_progress_bar_follows_the_simulated_clock():
+    import io
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from fairshare.cli.run import _SimProgress
+
+    progress = Progress(console=Console(file=io.StringIO(), force_terminal=True))
+    bar = _SimProgress(progress, until_ms=6000)
+    bar.on_snapshot(2000)  # the workload starts where the steps left the clock
+    bar.on_snapshot(4000)
+    [task] = progress.tasks
+    assert (task.completed, task.total) == (2000, 4000)
+    bar.on_end(6000)
+    assert task.finished
+
+
+SEED_SIMULATION = Path(__file__).parents[2] / "examples/seed-three-tenants/simulation.yaml"
+
+
+def test_simulate_gives_the_same_bytes_with_and_without_skipping_heartbeats(
+        tmp_path: Path) -> None:
+    """`fairshare simulate` event-driven (default) and --fixed-interval: identical outputs."""
+    for name, extra in (("event", []), ("fixed", ["--fixed-interval"])):
+        result = CliRunner().invoke(app, ["simulate", str(SEED_SIMULATION), "-o",
+                                          str(tmp_path / name), "-q", *extra])
+        assert result.exit_code == 0, result.output
+    for output in ("events.jsonl", "summary.json", "timeline.csv"):
+        assert (tmp_path / "event" / output).read_bytes() == \
+            (tmp_path / "fixed" / output).read_bytes()
+
+
+def test_simulate_refuses_a_scenario_without_a_workload() -> None:
+    scripted = SEED_SIMULATION.with_name("scenario.yaml")
+    result = CliRunner().invoke(app, ["simulate", str(scripted)])
+    assert result.exit_code == 2
+    assert "nothing to simulate: the scenario has no 'workload'" in result.output

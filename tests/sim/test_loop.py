@@ -111,22 +111,21 @@ def test_fairshare_run_simulates_a_workload(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("change", "message"), [
     ("duration-ms: 10000}", "s.yaml:7: workload.apps[0].tasks[0]: missing required key "
                             "'duration-ms'"),
-    ("run: {until-ms: 20000}", "s.yaml:4: workload: a workload needs 'run: {until-ms: …}' for now"),
+    ("count: 2,", "s.yaml:7: workload.apps[0].tasks[0].count: must be a positive integer, got 0"),
 ])
 def test_workload_mistakes_are_located(change: str, message: str) -> None:
-    text = WORKLOAD.replace(change, "}" if change.startswith("duration") else "")
+    text = WORKLOAD.replace(change, "}" if change.startswith("duration") else "count: 0,")
     with pytest.raises(ConfigError) as info:
         parse_scenario_text(text, "s.yaml", Path("."))
     assert message in [str(e) for e in all_errors(info.value)]
 
 
-def test_other_workload_sources_are_refused_clearly(tmp_path: Path) -> None:
+def test_an_empty_sls_trace_adds_no_apps(tmp_path: Path) -> None:
+    """Trace sources are read (tests/sim/test_sources_*.py); an empty job array adds nothing."""
     (tmp_path / "jobs.json").write_text("[]")
     text = WORKLOAD.replace("workload:\n", "workload:\n  sls: jobs.json\n")
-    with pytest.raises(ConfigError) as info:
-        parse_scenario_text(text, "s.yaml", tmp_path)
-    assert ("s.yaml:5: workload.sls: 'sls' workloads are not supported yet by this version; "
-            "use 'apps'") in [str(e) for e in all_errors(info.value)]
+    scenario = parse_scenario_text(text, "s.yaml", tmp_path)
+    assert [a.id for a in scenario.workload or ()] == ["a1"]
 
 
 def test_a_workload_app_with_the_id_of_a_step_app_is_a_located_error(tmp_path: Path) -> None:
@@ -199,3 +198,82 @@ def test_observers_get_every_event_once_in_order_then_the_snapshot_ticks() -> No
         elif kind == "snapshot":
             assert all(e.time <= value for e in recorder.events[:delivered_before])
             assert all(e.time > value for e in recorder.events[delivered_before:])
+
+
+def test_without_an_end_time_the_run_stops_when_the_last_app_finishes() -> None:
+    """The managed app of the first test finishes at 13000: the run ends there (after the
+    update and heartbeats due in that millisecond), not later."""
+    engine = make_engine(nodes=[("n1", 4 * GB, 4)])
+    app = AppSpec("a1", 0, "root.default", "u", r(GB, 1), (TaskGroup(2, r(GB, 1), 10_000),))
+    sim = Simulation(engine, [app])
+    sim.run()
+    assert engine.now == 13_000
+    assert sim.apps["a1"].finished_ms == 13_000
+    assert not sim.stalled
+
+
+def test_a_run_that_can_never_finish_stops_after_an_idle_hour() -> None:
+    """A 6 GB task never fits the 4 GB node: the AM is placed at 1000 (the last progress),
+    then nothing happens. No arrival is left and no task runs, so the run stops at the first
+    millisecond an hour later that has something due: 3,601,000 (an update and a heartbeat)."""
+    engine = make_engine(nodes=[("n1", 4 * GB, 4)])
+    app = AppSpec("a1", 0, "root.default", "u", r(GB, 1), (TaskGroup(1, r(6 * GB, 1), 1000),))
+    sim = Simulation(engine, [app])
+    sim.run()
+    assert sim.stalled
+    assert engine.now == 3_601_000
+    assert sim.apps["a1"].finished_ms is None
+
+
+def test_a_preempted_am_restarts_the_attempt_and_its_task_runs_again() -> None:
+    """One 2 GB node. a1 (queue a, weight 0: fair share 0) runs its 1 GB AM from 1000 and its
+    1 GB task from 2000. b1 (queue b, unmanaged) arrives at 2200 wanting 2 GB; first seen by the
+    update of 2500, it is starved 1 s later, at 3500: to free 2 GB on the node both of a1's
+    containers are victims, the AM last, killed at once (waitTimeBeforeKill 0). The attempt
+    restarts; its new attempt asks again for the AM and the task (1500 ms of lost work). b1 runs
+    from 4000 to 9000 on the earmarked space; then a1's AM and task start together at 9000
+    (assignmultiple) and the task completes at 109000."""
+    body = ("<defaultFairSharePreemptionTimeout>1</defaultFairSharePreemptionTimeout>"
+            "<defaultFairSharePreemptionThreshold>1.0</defaultFairSharePreemptionThreshold>"
+            "<queue name='a'><weight>0</weight></queue><queue name='b'/>")
+    site = {**PREEMPTION_ON, "yarn.scheduler.fair.assignmultiple": "true",
+            "yarn.scheduler.fair.waitTimeBeforeKill": "0"}
+    engine = make_engine(body, site=site, nodes=[("n1", 2 * GB, 2)])
+    apps = [AppSpec("a1", 0, "root.a", "u", r(GB, 1), (TaskGroup(1, r(GB, 1), 100_000),)),
+            AppSpec("b1", 2200, "root.b", "u", None, (TaskGroup(1, r(2 * GB, 1), 5000),))]
+    sim = Simulation(engine, apps)
+    sim.run()
+    preempted = records(engine, "container-preempted")
+    assert [(p["t"], p["app"], p["am"]) for p in preempted] == [
+        (3500, "a1", False), (3500, "a1", True)]
+    assert times(engine, "app-attempt-restarted") == [3500]
+    assert times(engine, "container-allocated", app="b1") == [4000]
+    assert times(engine, "container-allocated", app="a1", am=True) == [1000, 9000]
+    assert times(engine, "container-allocated", app="a1", am=False) == [2000, 9000]
+    assert times(engine, "app-finished") == [9000, 109_000]
+    a1 = sim.apps["a1"]
+    assert (a1.started_ms, a1.preempted_containers, a1.lost_work_ms) == (1000, 2, 1500)
+    assert a1.tasks_done == 1
+
+
+def test_without_until_ms_a_scenario_runs_until_its_apps_are_done(tmp_path: Path) -> None:
+    """The same scenario without ``run``: the run ends when a1 finishes, at 13000."""
+    path = tmp_path / "s.yaml"
+    path.write_text(WORKLOAD.replace("run: {until-ms: 20000}\n", ""))
+    done = CliRunner().invoke(app, ["run", str(path), "-o", str(tmp_path / "out")])
+    assert done.exit_code == 0, done.output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["span"]["end-ms"] == 13000
+
+
+def test_apps_without_tasks_finish_once_their_am_ran() -> None:
+    """A managed app with no tasks finishes when its AM is placed (1000); an unmanaged one
+    with none finishes on arrival (500)."""
+    engine = make_engine(nodes=[("n1", 4 * GB, 4)])
+    apps = [AppSpec("m", 0, "root.default", "u", r(GB, 1), ()),
+            AppSpec("u", 500, "root.default", "u", None, ())]
+    sim = Simulation(engine, apps)
+    sim.run()
+    assert [(rec["t"], rec["app"]) for rec in records(engine, "app-finished")] == [
+        (500, "u"), (1000, "m")]
+    assert engine.now == 1000

@@ -87,3 +87,29 @@ def rule(r: PlacementRule) -> str:
     if r.parent is not None:
         text += f" under {rule(r.parent)}"
     return text
+
+
+def duration(ms: int) -> str:
+    """Simulated time for people: ``850 ms``, ``12.5 s``, ``3 m 20 s``, ``2 h 05 m``."""
+    if ms < 1000:
+        return f"{ms} ms"
+    if ms < 60_000:
+        return f"{ms / 1000:.1f} s"
+    seconds = ms // 1000
+    if seconds < 3600:
+        return f"{seconds // 60} m {seconds % 60:02d} s"
+    return f"{seconds // 3600:,} h {seconds // 60 % 60:02d} m"
+
+
+def mb_vc(memory_mb: float, vcores: float) -> str:
+    """A time-averaged resource for a table: ``6,144 MB, 2.5 vc``; whole vcores from 10 on,
+    GB from 100,000 MB on (``81,920 GB, 40,000 vc``)."""
+    memory = (f"{round(memory_mb):,} MB" if memory_mb < 100_000
+              else f"{round(memory_mb / 1024):,} GB")
+    cores = f"{vcores:.1f}".removesuffix(".0") if vcores < 10 else f"{round(vcores):,}"
+    return f"{memory}, {cores} vc"
+
+
+def ratio(value: float | None) -> str:
+    """A fraction as a percentage; ``–`` when undefined (nothing to divide by)."""
+    return "–" if value is None else f"{100.0 * value:.0f}%"

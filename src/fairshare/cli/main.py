@@ -19,6 +19,7 @@ from rich.table import Table
 from fairshare.cli import format as fmt
 from fairshare.cli.common import err, fail, guarded, out
 from fairshare.cli.run import run as run_command
+from fairshare.cli.run import simulate as simulate_command
 from fairshare.config.allocation import load_allocations
 from fairshare.config.model import AllocationConfig, PlacementPolicy
 from fairshare.config.placement.policy import generated_policy
@@ -256,6 +257,7 @@ def _shares_table(
 
 
 app.command("run")(run_command)
+app.command("simulate")(simulate_command)
 
 
 def main() -> None:

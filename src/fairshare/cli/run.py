@@ -2,56 +2,149 @@
 
 Exit codes (scenario-format.md): 0 when every ``expect`` held, 1 when one failed (the run
 still finishes and writes its outputs), 2 for a scenario or configuration that is wrong.
+
+A scripted-only run ends with the queues as the steps left them. A simulation ends with its
+summary (the numbers of ``summary.json``): the queues' time-averaged usage against their steady
+and instantaneous fair shares, how long they were starved and how many containers were
+preempted from and for them; the apps that waited longest and lost the most work (a few, for
+big runs); the cluster's utilization and counts. While it runs, a progress bar follows the
+simulated clock — on a terminal only, never in pipes, files or ``--quiet``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich import box
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from fairshare.cli import format as fmt
 from fairshare.cli.common import err, fail, guarded, out
 from fairshare.core.engine import Engine
-from fairshare.sim.outputs import write_outputs
-from fairshare.sim.scenario import load_scenario
+from fairshare.core.events import Event
+from fairshare.sim.loop import SimObserver
+from fairshare.sim.scenario import Scenario, load_scenario
 from fairshare.sim.scripted import RunResult, run_scenario
 
 EXIT_EXPECT_FAILED = 1
+MAX_QUEUE_ROWS = 40  # a bigger tree shows its most starved and preempted queues
+MAX_APP_ROWS = 15  # more apps: the longest waits and the most lost work, this many each
+TOP_APPS = 10
 
 
 def run(
     scenario: Annotated[Path, typer.Argument(help="The scenario file (YAML or JSON).",
                                              show_default=False)],
     outdir: Annotated[Path | None, typer.Option(
-        "-o", "--outdir", help="Write events.jsonl and snapshots.json here.")] = None,
+        "-o", "--outdir", help="Write events.jsonl and snapshots.json here, and for a "
+        "workload timeline.csv, timeline.parquet and summary.json.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print failures only.")] = False,
+    fixed_interval: Annotated[bool, typer.Option(
+        "--fixed-interval", help="Simulate every heartbeat (the plain loop; same results, "
+        "slower).")] = False,
 ) -> None:
-    """Run a scenario: its steps, snapshots and expectations."""
+    """Run a scenario: its steps, snapshots and expectations, then its workload."""
+    _execute(scenario, outdir, quiet, fixed_interval, simulation_only=False)
+
+
+def simulate(
+    scenario: Annotated[Path, typer.Argument(help="The scenario file (YAML or JSON); it must "
+                                             "have a workload.", show_default=False)],
+    outdir: Annotated[Path | None, typer.Option(
+        "-o", "--outdir", help="Write events.jsonl, timeline.csv, timeline.parquet and "
+        "summary.json here.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print failures only.")] = False,
+    fixed_interval: Annotated[bool, typer.Option(
+        "--fixed-interval", help="Simulate every heartbeat (the plain loop; same results, "
+        "slower).")] = False,
+) -> None:
+    """Simulate a scenario's workload (after its steps, if any) and summarise it."""
+    _execute(scenario, outdir, quiet, fixed_interval, simulation_only=True)
+
+
+def _execute(scenario: Path, outdir: Path | None, quiet: bool, fixed_interval: bool, *,
+             simulation_only: bool) -> None:
     spec = guarded(lambda: load_scenario(scenario))
-    result = guarded(lambda: run_scenario(spec))
-    if outdir is not None:
+    if simulation_only and spec.workload is None:
+        raise fail([f"{spec.source}: nothing to simulate: the scenario has no 'workload' "
+                    "(use 'fairshare run' for scripted steps)"])
+    with _progress(spec, show=not quiet and out.is_terminal) as observers:
         try:
-            write_outputs(outdir, result.records, result.snapshots)
+            result = guarded(lambda: run_scenario(spec, outdir, observers,
+                                                  event_driven=not fixed_interval))
         except OSError as e:
             raise fail([f"{outdir}: cannot write outputs: {e.strerror or e}"]) from None
     for failure in result.failures:
         err.print(failure.describe(spec.source), markup=False, soft_wrap=True, style="red")
     if not quiet:
-        _summary(spec.name or str(scenario), result)
+        _summary(spec.name or str(scenario), result, written=outdir is not None)
     if result.failures:
         raise typer.Exit(EXIT_EXPECT_FAILED)
 
 
-def _summary(name: str, result: RunResult) -> None:
+# -- the progress bar ---------------------------------------------------------------------------
+
+
+class _SimProgress:
+    """A simulation observer that moves a progress bar along the simulated clock."""
+
+    def __init__(self, progress: Progress, until_ms: int) -> None:
+        self._progress, self._until = progress, until_ms
+        self._task: TaskID | None = None
+        self._start = 0
+
+    def on_events(self, events: Sequence[Event]) -> None:
+        pass
+
+    def on_snapshot(self, now_ms: int) -> None:
+        if self._task is None:
+            self._start = now_ms
+            self._task = self._progress.add_task("simulating", total=max(1, self._until - now_ms),
+                                                 clock="")
+        self._progress.update(self._task, completed=now_ms - self._start,
+                              clock=f"{fmt.duration(now_ms)} of {fmt.duration(self._until)}")
+
+    def on_end(self, now_ms: int) -> None:
+        self.on_snapshot(now_ms)
+
+
+@contextmanager
+def _progress(spec: Scenario, *, show: bool) -> Iterator[list[SimObserver]]:
+    until = spec.run.until_ms
+    if not show or spec.workload is None or until is None:
+        yield []
+        return
+    columns = (TextColumn("simulating"), BarColumn(), TextColumn("{task.fields[clock]}"),
+               TimeElapsedColumn())
+    with Progress(*columns, console=out, transient=True) as progress:
+        yield [_SimProgress(progress, until)]
+
+
+# -- the summary --------------------------------------------------------------------------------
+
+
+def _summary(name: str, result: RunResult, *, written: bool) -> None:
     engine = result.engine
     passed = result.expectations - len(result.failures)
-    out.print(f"[bold]{name}[/bold]: {len(result.records)} events, "
-              f"clock at {engine.now:,} ms, {passed}/{result.expectations} expectations held")
-    out.print(_queue_table(engine))
+    checks = (f", {passed}/{result.expectations} expectations held"
+              if result.expectations or result.summary is None else "")
+    out.print(f"[bold]{name}[/bold]: {result.events:,} events, clock at {engine.now:,} ms{checks}")
+    if result.summary is None:
+        out.print(_queue_table(engine))
+        return
+    summary = result.summary
+    out.print(_cluster_line(summary), soft_wrap=True)
+    rest = "all of them are in summary.json" if written else \
+        "run with -o for all of them in summary.json"
+    if summary["queues"]:
+        out.print(_sim_queue_table(summary, rest))
+    for table in _app_tables(summary, rest):
+        out.print(table)
 
 
 def _queue_table(engine: Engine) -> Table:
@@ -62,11 +155,132 @@ def _queue_table(engine: Engine) -> Table:
     types = engine.types
     for node in engine.tree.depth_first():
         q = engine.state.queues[node.name]
-        depth = node.name.count(".")
         table.add_row(
-            "  " * depth + node.name.rsplit(".", 1)[-1],
+            _indented(node.name),
             fmt.short(engine.s.steady_fair_share(node.name), types), fmt.short(q.fair_share, types),
             fmt.short(q.usage, types), fmt.short(q.demand, types),
             str(q.containers_preempted),
         )
+    return table
+
+
+def _indented(queue: str) -> str:
+    return "  " * queue.count(".") + queue.rsplit(".", 1)[-1]
+
+
+def _cluster_line(summary: dict[str, Any]) -> str:
+    cluster, counts, span = summary["cluster"], summary["counts"], summary["span"]
+    use = cluster["utilization"]
+    return (
+        f"Cluster: {_count(cluster['nodes'], 'node')}, {_res(cluster['capacity'])}"
+        f"; utilization {fmt.ratio(use['memory-mb'])} of memory, {fmt.ratio(use['vcores'])} of "
+        f"vcores (time-averaged, {fmt.duration(_length(span))} simulated).\n"
+        f"Apps: {counts['apps-submitted']:,} submitted, {counts['apps-rejected']:,} rejected, "
+        f"{counts['apps-finished']:,} finished, {counts['apps-unfinished']:,} unfinished. "
+        f"Containers: {counts['containers-allocated']:,} allocated, "
+        f"{counts['containers-completed']:,} completed, {counts['containers-preempted']:,} "
+        f"preempted ({fmt.duration(counts['lost-work-ms'])} of work lost).")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def _length(span: dict[str, Any]) -> int:
+    start, end = span["start-ms"], span["end-ms"]
+    return 0 if start is None or end is None else end - start
+
+
+def _sim_queue_table(summary: dict[str, Any], rest: str) -> Table:
+    queues: dict[str, Any] = summary["queues"]
+    names = list(queues)
+    caption = None
+    if len(names) > MAX_QUEUE_ROWS:
+        keep = set(sorted(names, key=lambda n: _interest(n, queues[n]))[:MAX_QUEUE_ROWS])
+        names = [n for n in names if n in keep]
+        caption = (f"{MAX_QUEUE_ROWS} of {len(queues):,} queues: the most starved and "
+                   f"preempted; {rest}")
+    span = summary["span"]
+    table = Table(box=box.SIMPLE_HEAD, title_justify="left", caption=caption,
+                  caption_justify="left", collapse_padding=True, pad_edge=False,
+                  title=f"Queues, time-averaged over {fmt.duration(_length(span))} "
+                        f"(sampled every {fmt.duration(span['snapshot-every-ms'])})")
+    for column in ("queue", "usage", "steady\nfair share", "instant.\nfair share",
+                   "usage ÷\nsteady", "usage ÷\ninstant.", "time\nstarved",
+                   "preempted\nfrom / for"):
+        table.add_column(column, justify="left" if column == "queue" else "right")
+    for name in names:
+        q = queues[name]
+        table.add_row(
+            _indented(name), _res(q["usage"]), _res(q["steady-fair-share"]),
+            _res(q["fair-share"]), _ratios(q["usage-to-steady-fair-share"]),
+            _ratios(q["usage-to-fair-share"]),
+            fmt.duration(q["time-starved-ms"]) if q["time-starved-ms"] else "0",
+            f"{q['containers-preempted-from']:,} / {q['containers-preempted-for']:,}")
+    return table
+
+
+def _interest(name: str, q: dict[str, Any]) -> tuple[int, int, float, str]:
+    """Most starved first, then most preempted, then busiest (name: a stable last key)."""
+    preempted = q["containers-preempted-from"] + q["containers-preempted-for"]
+    return (-q["time-starved-ms"], -preempted, -q["usage"]["memory-mb"], name)
+
+
+def _res(r: dict[str, float]) -> str:
+    return fmt.mb_vc(r["memory-mb"], r["vcores"])
+
+
+def _ratios(r: dict[str, float | None]) -> str:
+    """Usage ÷ share for memory and vcores: ``75% / 60%``."""
+    return f"{fmt.ratio(r['memory-mb'])} / {fmt.ratio(r['vcores'])}"
+
+
+def _app_tables(summary: dict[str, Any], rest: str) -> list[Table]:
+    apps: dict[str, Any] = summary["apps"]
+    if not apps:
+        return []
+    end = summary["span"]["end-ms"]
+    if len(apps) <= MAX_APP_ROWS:
+        return [_app_table("Apps", list(apps.items()), end)]
+    order = {app_id: i for i, app_id in enumerate(apps)}
+    waits = sorted(((a, e) for a, e in apps.items() if _wait(e, end) is not None),
+                   key=lambda ae: (-(_wait(ae[1], end) or 0), order[ae[0]]))
+    lost = sorted(((a, e) for a, e in apps.items() if e["lost-work-ms"] > 0),
+                  key=lambda ae: (-ae[1]["lost-work-ms"], order[ae[0]]))
+    of = f"of {len(apps):,} apps; {rest}"
+    tables = [_app_table(f"The {min(TOP_APPS, len(waits))} longest waits ({of})",
+                         waits[:TOP_APPS], end)]
+    if lost:
+        tables.append(_app_table(f"The {min(TOP_APPS, len(lost))} apps that lost the most "
+                                 f"work ({of})", lost[:TOP_APPS], end))
+    return tables
+
+
+def _wait(entry: dict[str, Any], end: int | None) -> int | None:
+    """The wait, or for an app still waiting for its first container, the wait so far."""
+    if entry["wait-ms"] is not None:
+        return int(entry["wait-ms"])
+    if entry["submit-ms"] is None or end is None or entry["state"] == "rejected":
+        return None
+    return int(end - entry["submit-ms"])
+
+
+def _app_table(title: str, rows: list[tuple[str, Any]], end: int | None) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", collapse_padding=True,
+                  pad_edge=False)
+    for column in ("app", "queue", "state", "submitted", "wait", "ran", "tasks",
+                   "preempted", "lost work"):
+        table.add_column(column, justify="left" if column in ("app", "queue", "state")
+                         else "right")
+    for app_id, e in rows:
+        wait = _wait(e, end)
+        waited = "" if wait is None else fmt.duration(wait)
+        if e["wait-ms"] is None and wait is not None:
+            waited = f"≥ {waited}"  # still waiting when the run stopped
+        table.add_row(
+            app_id, e["queue"] or e["requested-queue"], e["state"],
+            "" if e["submit-ms"] is None else f"{e['submit-ms']:,} ms", waited,
+            "" if e["run-ms"] is None else fmt.duration(e["run-ms"]),
+            f"{e['tasks-done']:,}/{e['tasks-total']:,}", f"{e['preempted-containers']:,}",
+            fmt.duration(e["lost-work-ms"]) if e["lost-work-ms"] else "0")
     return table

@@ -213,6 +213,8 @@ class Simulation:
             tasks, app.asked_tasks = self._task_requests(app), True
         self.engine.submit(spec.id, spec.queue, spec.user, spec.am, tasks)
         self._react()
+        if spec.am is None and app.total_tasks == 0:
+            self._finish(app)  # nothing to run
 
     def _task_requests(self, app: AppProgress) -> list[ContainerRequest]:
         return [ContainerRequest(g.count, g.resource, g.priority) for g in app.spec.tasks]
@@ -230,9 +232,14 @@ class Simulation:
         app.tasks_done += 1
         self._react()
         if app.tasks_done == app.total_tasks:
-            self.engine.finish(app_id)
-            app.finished_ms = self.engine.now
-            self._react()
+            self._finish(app)
+
+    def _finish(self, app: AppProgress) -> None:
+        if self.engine.app(app.spec.id).stopped:
+            return  # rejected
+        self.engine.finish(app.spec.id)
+        app.finished_ms = self.engine.now
+        self._react()
 
     def _react(self) -> None:
         """The app model's answer to what the engine just did."""
@@ -291,7 +298,10 @@ class Simulation:
         if event.am:
             if not app.asked_tasks:
                 app.asked_tasks = True
-                self.engine.request(app.spec.id, self._task_requests(app))
+                if app.total_tasks == 0:
+                    self._finish(app)  # an AM with no tasks is done once it ran
+                else:
+                    self.engine.request(app.spec.id, self._task_requests(app))
             return
         priority = self.engine.app(event.app).containers[event.container].key[0]
         slots = app.waiting.get((priority, event.resource.values), [])

@@ -23,18 +23,22 @@ Choices where the contract is silent:
   with ``/`` (YARN's network topology requires it).
 * Files named by ``site-file``, ``allocations-file`` and ``reload.allocations-file`` are resolved
   against the scenario's directory and must exist now.
+* ``workload.sls``, ``sls-nodes``, ``synth`` and ``csv`` files too; they are read here, by
+  :mod:`fairshare.sim.sources` (docs/workloads.md), once the scenario itself is valid: their apps
+  follow ``workload.apps`` in :attr:`Scenario.workload`, the topology's nodes follow
+  ``cluster.nodes``, and their errors are located in their own files.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
-from fairshare.config.errors import ConfigError, ConfigErrors
+from fairshare.config.errors import ConfigError, ConfigErrors, all_errors
 from fairshare.sim.expect import SubjectKind, validate_expectation
 from fairshare.sim.scenario_schema import (
     DEFAULT_QUEUE,
@@ -62,6 +66,8 @@ from fairshare.sim.scenario_schema import (
     WorkloadAppModel,
     problems_of,
 )
+from fairshare.sim.sources import SourceFile, load_workload, sls_settings
+from fairshare.sim.specs import NodeSpec, Resources, TaskSpec, WorkloadApp
 from fairshare.sim.yaml_lines import (
     Loc,
     Problem,
@@ -81,20 +87,8 @@ __all__ = [
     "parse_scenario_text",
 ]
 
-Resources = dict[str, int]  # YARN resource name ("memory-mb", "vcores", "yarn.io/gpu") → amount
 
-
-# ---- what the runner gets ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NodeSpec:
-    """A node: name, rack and total resources; ``line`` is where the scenario defines it."""
-
-    name: str
-    rack: str
-    resources: Resources
-    line: int = 0
+# ---- what the runner gets (NodeSpec, TaskSpec and WorkloadApp: fairshare.sim.specs) -----------
 
 
 @dataclass(frozen=True)
@@ -107,29 +101,6 @@ class RequestSpec:
     locality: str = "*"
     relax_locality: bool = True
     duration_ms: int | None = None
-
-
-@dataclass(frozen=True)
-class TaskSpec:
-    """A group of ``count`` tasks of ``resources``, each running ``duration_ms``."""
-
-    count: int
-    resources: Resources
-    duration_ms: int
-    priority: int = 20
-
-
-@dataclass(frozen=True)
-class WorkloadApp:
-    """One app of the workload's ``apps`` list; ``am`` None is an unmanaged AM."""
-
-    id: str
-    at_ms: int
-    queue: str
-    user: str
-    am: Resources | None
-    tasks: tuple[TaskSpec, ...]
-    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -258,7 +229,7 @@ class Scenario:
     groups: dict[str, tuple[str, ...]]
     start_ms: int
     steps: tuple[Step, ...]
-    workload: tuple[WorkloadApp, ...] | None  # the ``workload.apps`` list
+    workload: tuple[WorkloadApp, ...] | None  # workload.apps, then the sls, synth, csv apps
     run: RunSpec
     source: str
 
@@ -286,8 +257,8 @@ def parse_scenario_text(text: str, source: str, base_dir: Path) -> Scenario:
         raise ConfigError(message, source, doc.line(()))
     parser = _Parser(doc, base_dir, source)
     scenario = parser.parse()
-    if scenario is None or parser.problems:
-        raise ConfigErrors(locate(parser.problems, doc, source))
+    if scenario is None or parser.problems or parser.elsewhere:
+        raise ConfigErrors(locate(parser.problems, doc, source) + parser.elsewhere)
     return scenario
 
 
@@ -347,6 +318,7 @@ class _Parser:
         self.source = source
         self.context = {"base_dir": base_dir}
         self.problems: list[Problem] = list(doc.problems)
+        self.elsewhere: list[ConfigError] = []  # errors in other files (workload traces)
 
     def validate(self, model: type[M], data: Any, loc: Loc) -> M | None:
         try:
@@ -364,21 +336,16 @@ class _Parser:
         nodes = self.nodes()
         steps = self.steps()
         workload = self.workload(top)
-        if top is None or self.problems:
+        more_nodes: tuple[NodeSpec, ...] = ()
+        if top is not None and workload is not None and not self.problems:
+            workload, more_nodes = self.sources(top, workload, nodes, steps)
+        if top is None or self.problems or self.elsewhere:
             return None
-        return self.assemble(top, nodes, steps, workload)
+        return self.assemble(top, (*nodes, *more_nodes), steps, workload)
 
     def workload(self, top: ScenarioModel | None) -> tuple[WorkloadApp, ...] | None:
         if top is None or top.workload is None:
             return None
-        for source in ("sls", "sls-nodes", "synth", "csv"):
-            if source in self.raw.get("workload", {}):
-                self.problems.append(Problem(("workload", source),
-                                             f"'{source}' workloads are not supported yet by "
-                                             "this version; use 'apps'"))
-        if run_until(top) is None:
-            self.problems.append(Problem(("workload",),
-                                         "a workload needs 'run: {until-ms: …}' for now"))
         apps: list[WorkloadApp] = []
         seen: dict[str, int] = {}
         for index, entry in enumerate(top.workload.apps or []):
@@ -398,6 +365,46 @@ class _Parser:
             apps.append(WorkloadApp(model.id, model.at_ms, model.queue, model.user, am, tasks,
                                     line))
         return tuple(apps)
+
+    def sources(self, top: ScenarioModel, native: tuple[WorkloadApp, ...],
+                nodes: tuple[NodeSpec, ...],
+                steps: tuple[Step, ...]) -> tuple[tuple[WorkloadApp, ...], tuple[NodeSpec, ...]]:
+        """The workload's trace files read and combined with ``native`` apps and ``nodes``
+        (:mod:`fairshare.sim.sources`); their errors go to :attr:`elsewhere`."""
+        model = top.workload
+        assert model is not None
+        paths = {"sls": model.sls, "sls-nodes": model.sls_nodes, "synth": model.synth,
+                 "csv": model.csv}
+        if not any(paths.values()):
+            return native, ()
+        settings, bad = sls_settings(self.site_texts(top))
+        for key, message in bad:
+            self.problems.append(Problem(("site", key), message))
+        if bad:
+            return native, ()
+        files = {key: SourceFile(path, self.display(("workload", key)))
+                 for key, path in paths.items() if path is not None}
+        no_nodes = not nodes and not any(isinstance(step, AddNodeStep) for step in steps)
+        try:
+            loaded = load_workload(
+                native=native, cluster=nodes, scenario=self.source, seed=top.seed,
+                settings=settings, derive_nodes=no_nodes and model.sls_nodes is None,
+                max_nodes=MAX_NODES, sls=files.get("sls"), sls_nodes=files.get("sls-nodes"),
+                synth=files.get("synth"), csv=files.get("csv"))
+        except ConfigError as error:
+            self.elsewhere.extend(all_errors(error))
+            return native, ()
+        return loaded.apps, loaded.nodes
+
+    def display(self, loc: Loc) -> str:
+        """A file named at ``loc`` as errors show it: relative to the scenario file's name."""
+        text = self.doc.texts.get(loc, "")
+        return text if PurePath(text).is_absolute() else str(PurePath(self.source).parent / text)
+
+    def site_texts(self, top: ScenarioModel) -> dict[str, str]:
+        """``site`` values as Hadoop's Configuration sees them (``true``, ``0.8``)."""
+        return {key: self.doc.texts.get(("site", key), str(value))
+                for key, value in (top.site or {}).items()}
 
     def nodes(self) -> tuple[NodeSpec, ...]:
         cluster = self.raw.get("cluster")
@@ -465,8 +472,7 @@ class _Parser:
 
     def assemble(self, top: ScenarioModel, nodes: tuple[NodeSpec, ...],
                  steps: tuple[Step, ...], workload: tuple[WorkloadApp, ...] | None) -> Scenario:
-        site = {key: self.doc.texts.get(("site", key), str(value))
-                for key, value in (top.site or {}).items()}
+        site = self.site_texts(top)
         run = top.run or RunModel()
         return Scenario(
             name=Path(self.source).stem if top.name is None else top.name,

@@ -154,6 +154,19 @@ def _reject_unknown(value: Any) -> NoReturn:
     _fail(value.message if isinstance(value, _Unknown) else "unknown key", "unknown_key")
 
 
+def known_value(value: Any) -> Any:
+    """``value``, unless it marks an unknown key: then that key's "unknown key" error (for the
+    validators of other models' extra keys)."""
+    if isinstance(value, _Unknown):
+        _reject_unknown(value)
+    return value
+
+
+def fail(message: str) -> NoReturn:
+    """A validation error with exactly ``message`` (for validators of other modules)."""
+    _fail(message)
+
+
 def _custom_amount(value: Any) -> int:
     if isinstance(value, _Unknown):
         _reject_unknown(value)

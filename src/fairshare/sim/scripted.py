@@ -1,16 +1,25 @@
-"""Running a scenario's scripted ``steps`` against the engine (scenario-format.md).
+"""Running a scenario: its scripted ``steps``, then its workload (scenario-format.md).
 
 In scripted mode nothing happens on its own: each step is one engine call, and only the kill
 timers of preemption fire as ``advance`` moves the clock. ``expect`` steps compare the current
 snapshot with what the scenario says; a failure is recorded (as an ``expect-failed`` event too)
 and the run goes on. A step that cannot be carried out (an unknown app or node, a resource type
 the cluster does not have) stops the run with a ``file:line`` error.
+
+A workload then runs in the simulator (:mod:`fairshare.sim.loop`) from where the steps left the
+clock. Its events are not kept: with an output directory they stream to ``events.jsonl`` after
+the steps' records, and the timeline to ``timeline.csv``/``.parquet``; a
+:class:`~fairshare.sim.recorder.SimRecorder` samples the queues for ``summary.json`` (written
+with ``-o``, and in :attr:`RunResult.summary` either way). A scripted-only run writes
+``events.jsonl`` and ``snapshots.json`` only (docs/outputs.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from fairshare.config.allocation import load_allocations, parse_allocations_text
@@ -21,7 +30,18 @@ from fairshare.core.engine import ContainerRequest, Engine, EngineError
 from fairshare.core.events import Event, event_record
 from fairshare.resources.vector import Resource, ResourceTypes
 from fairshare.sim.expect import check
-from fairshare.sim.loop import Simulation
+from fairshare.sim.loop import SimObserver, Simulation
+from fairshare.sim.outputs import (
+    EVENTS,
+    SNAPSHOTS,
+    SUMMARY,
+    EventWriter,
+    TimelineWriter,
+    write_outputs,
+    write_snapshots,
+    write_summary,
+)
+from fairshare.sim.recorder import SimRecorder, build_summary
 from fairshare.sim.scenario import (
     AddNodeStep,
     AdvanceStep,
@@ -62,10 +82,14 @@ class ExpectFailure:
 @dataclass(slots=True)
 class RunResult:
     engine: Engine
-    records: list[dict[str, Any]] = field(default_factory=list)  # events.jsonl, in order
+    # the steps' events.jsonl records, in order (a simulation's events are streamed, not kept)
+    records: list[dict[str, Any]] = field(default_factory=list)
     snapshots: list[dict[str, Any]] = field(default_factory=list)
     failures: list[ExpectFailure] = field(default_factory=list)
     expectations: int = 0
+    events: int = 0  # lines of events.jsonl: the records, then the simulation's events
+    summary: dict[str, Any] | None = None  # summary.json; None without a workload
+    outputs: list[Path] = field(default_factory=list)  # files written
 
 
 def build_engine(scenario: Scenario, sink: Callable[[Event], None] | None = None) -> Engine:
@@ -76,7 +100,8 @@ def build_engine(scenario: Scenario, sink: Callable[[Event], None] | None = None
     engine = Engine(site, allocations, start_ms=scenario.start_ms, groups=scenario.groups,
                     sink=sink)
     for node in scenario.nodes:
-        engine.add_node(node.name, _resource(types, node.resources, scenario, node.line),
+        source = getattr(node, "source", "") or scenario.source  # a topology file's nodes
+        engine.add_node(node.name, _resource(types, node.resources, source, node.line),
                         node.rack)
     return engine
 
@@ -90,21 +115,27 @@ def _allocations(scenario: Scenario, types: ResourceTypes) -> AllocationConfig:
     return AllocationConfig()  # no allocation file: YARN's defaults (§1.2)
 
 
-def _resource(types: ResourceTypes, values: Mapping[str, int], scenario: Scenario,
+def _resource(types: ResourceTypes, values: Mapping[str, int], source: str,
               line: int) -> Resource:
     unknown = [name for name in values if name not in types.names]
     if unknown:
         raise ConfigError(
             f"unknown resource type {unknown[0]!r}; this cluster has {', '.join(types.names)} "
-            "(declare others in yarn.resource-types)", scenario.source, line)
+            "(declare others in yarn.resource-types)", source, line)
     return types.of(dict(values))
 
 
 class ScriptRunner:
-    """Carries out steps one by one; :meth:`run` returns everything the outputs need."""
+    """Carries out steps one by one, then simulates the workload; :meth:`run` returns what the
+    CLI shows. With ``outdir`` the outputs are written there; ``observers`` (a progress bar)
+    also watch the simulation."""
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, outdir: Path | None = None,
+                 observers: Sequence[SimObserver] = (), *, event_driven: bool = True) -> None:
         self.scenario = scenario
+        self.event_driven = event_driven  # False: every heartbeat runs (docs/simulator.md)
+        self.outdir = outdir
+        self.observers = tuple(observers)
         self._events: list[Event] = []
         self.engine = build_engine(scenario, self._events.append)
         self.result = RunResult(self.engine)
@@ -127,32 +158,69 @@ class ScriptRunner:
             except EngineError as e:
                 raise ConfigError(str(e), self.scenario.source, step.line) from None
             self._flush()
+        result = self.result
+        result.events = len(result.records)
         if self.scenario.workload is not None:
             self._simulate(self.scenario.workload)
-            self._flush()
-        return self.result
+        elif self.outdir is not None:
+            result.outputs = write_outputs(self.outdir, result.records, result.snapshots)
+        return result
 
     def _simulate(self, workload: tuple[WorkloadApp, ...]) -> None:
         """The workload runs from where the steps left the clock (scenario-format.md)."""
-        run = self.scenario.run
-        assert run.until_ms is not None  # the parser insists on it
-        for a in workload:
-            if a.id in self.engine.state.apps:
-                raise ConfigError(f"app {a.id} was already submitted by a step",
-                                  self.scenario.source, a.line)
-        apps = [AppSpec(a.id, a.at_ms, a.queue, a.user,
-                        None if a.am is None else self._res(a.am, a.line),
-                        tuple(TaskGroup(t.count, self._res(t.resources, a.line), t.duration_ms,
-                                        t.priority) for t in a.tasks))
-                for a in workload]
-        heartbeat = run.heartbeat_interval_ms or self.engine.site.nm_heartbeat_interval_ms
-        simulation = Simulation(self.engine, apps, heartbeat_interval_ms=heartbeat,
-                                events=self._events)
-        try:
-            simulation.run(run.until_ms)
-        except EngineError as e:  # nothing the workload's own checks let through is expected
-            line = workload[0].line if workload else 0
-            raise ConfigError(f"workload: {e}", self.scenario.source, line) from None
+        run, engine = self.scenario.run, self.engine  # until-ms None: until the apps are done
+        apps = [self._app_spec(a) for a in workload]
+        heartbeat = run.heartbeat_interval_ms or engine.site.nm_heartbeat_interval_ms
+        with ExitStack() as files:
+            observers: list[SimObserver] = []
+            timeline = None
+            if self.outdir is not None:
+                observers.append(self._event_writer(files, self.outdir))
+                timeline = TimelineWriter(self.outdir)
+                files.callback(timeline.close)
+            recorder = SimRecorder(engine, run.snapshot_every_ms, timeline)
+            simulation = Simulation(engine, apps, heartbeat_interval_ms=heartbeat,
+                                    events=self._events, snapshot_every_ms=run.snapshot_every_ms,
+                                    observers=[*observers, recorder, *self.observers],
+                                    event_driven=self.event_driven)
+            try:
+                simulation.run(run.until_ms)
+            except EngineError as e:  # nothing the workload's own checks let through is expected
+                first = workload[0] if workload else None
+                raise ConfigError(f"workload: {e}", self._source(first),
+                                  first.line if first else 0) from None
+        s = self.scenario
+        result = self.result
+        result.events += recorder.events
+        result.summary = build_summary(engine, recorder, simulation.apps, {
+            "name": s.name, "description": s.description, "seed": s.seed})
+        if self.outdir is not None and timeline is not None:
+            write_snapshots(self.outdir / SNAPSHOTS, result.snapshots)
+            write_summary(self.outdir / SUMMARY, result.summary)
+            result.outputs = [self.outdir / name for name in (EVENTS, SNAPSHOTS)]
+            result.outputs += [timeline.csv_path, timeline.parquet_path, self.outdir / SUMMARY]
+
+    def _event_writer(self, files: ExitStack, outdir: Path) -> EventWriter:
+        """``events.jsonl``, opened for the simulation to stream into, the steps' records first."""
+        outdir.mkdir(parents=True, exist_ok=True)
+        f = files.enter_context((outdir / EVENTS).open("w", encoding="utf-8", newline="\n"))
+        writer = EventWriter(f, self.engine.types)
+        writer.write_records(self.result.records)
+        return writer
+
+    def _source(self, app: WorkloadApp | None) -> str:
+        """Where a workload app was read: its trace file, or the scenario file."""
+        return (getattr(app, "source", "") if app is not None else "") or self.scenario.source
+
+    def _app_spec(self, a: WorkloadApp) -> AppSpec:
+        source = self._source(a)
+        if a.id in self.engine.state.apps:
+            raise ConfigError(f"app {a.id} was already submitted by a step", source, a.line)
+        types = self.engine.types
+        am = None if a.am is None else _resource(types, a.am, source, a.line)
+        tasks = tuple(TaskGroup(t.count, _resource(types, t.resources, source, a.line),
+                                t.duration_ms, t.priority) for t in a.tasks)
+        return AppSpec(a.id, a.at_ms, a.queue, a.user, am, tasks)
 
     def _flush(self) -> None:
         types = self.engine.types
@@ -160,7 +228,7 @@ class ScriptRunner:
         self._events.clear()
 
     def _res(self, values: Mapping[str, int], line: int) -> Resource:
-        return _resource(self.engine.types, values, self.scenario, line)
+        return _resource(self.engine.types, values, self.scenario.source, line)
 
     def _requests(self, specs: tuple[RequestSpec, ...], line: int) -> list[ContainerRequest]:
         return [ContainerRequest(spec.count, self._res(spec.resources, line), spec.priority,
@@ -238,8 +306,10 @@ class ScriptRunner:
                                         "mismatches": list(mismatches)})
 
 
-def run_scenario(scenario: Scenario) -> RunResult:
-    return ScriptRunner(scenario).run()
+def run_scenario(scenario: Scenario, outdir: Path | None = None,
+                 observers: Sequence[SimObserver] = (), *, event_driven: bool = True
+                 ) -> RunResult:
+    return ScriptRunner(scenario, outdir, observers, event_driven=event_driven).run()
 
 
 __all__ = ["ExpectFailure", "RunResult", "ScriptRunner", "Step", "build_engine", "run_scenario"]
