@@ -277,3 +277,27 @@ def test_apps_without_tasks_finish_once_their_am_ran() -> None:
     assert [(rec["t"], rec["app"]) for rec in records(engine, "app-finished")] == [
         (500, "u"), (1000, "m")]
     assert engine.now == 1000
+
+
+def test_an_engine_refusal_during_the_simulation_points_at_that_app(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing the parser lets through should be refused; if the engine does refuse an app
+    model call anyway, the error names the app and its workload line (here the second app's
+    completion is made to fail)."""
+    from fairshare.core.engine import Engine, EngineError
+    from fairshare.sim.scripted import run_scenario
+
+    original = Engine.complete_container
+
+    def refuse_b(self: Engine, app_id: str, container_id: str) -> None:
+        if app_id == "b1":
+            raise EngineError("no such thing")
+        original(self, app_id, container_id)
+
+    monkeypatch.setattr(Engine, "complete_container", refuse_b)
+    text = WORKLOAD.replace("run:", "    - {id: b1, queue: root.default, user: u,\n"
+                                    "       tasks: [{count: 1, duration-ms: 1000}]}\nrun:")
+    scenario = parse_scenario_text(text, "s.yaml", tmp_path)
+    with pytest.raises(ConfigError) as info:
+        run_scenario(scenario)
+    assert str(info.value) == "s.yaml:8: workload app b1: no such thing"

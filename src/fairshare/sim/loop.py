@@ -25,11 +25,11 @@ so a day-long run does not keep millions of events in memory.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
-from fairshare.core.engine import ContainerRequest, Engine
+from fairshare.core.engine import ContainerRequest, Engine, EngineError
 from fairshare.core.events import (
     AppFinished,
     AppRejected,
@@ -50,6 +50,14 @@ COMPLETION, ARRIVAL, UPDATE, HEARTBEATS, SNAPSHOT = range(5)
 STALL_LIMIT_MS = 3_600_000
 PROGRESS = (ContainerAllocated, ContainerCompleted, ContainerPreempted, AppSubmitted,
             AppRejected, AppFinished)
+
+
+class AppRefused(EngineError):
+    """The engine refused what the app model did for one app (``app``)."""
+
+    def __init__(self, app: str, message: str) -> None:
+        super().__init__(message)
+        self.app = app
 
 
 class SimObserver(Protocol):
@@ -205,13 +213,22 @@ class Simulation:
 
     # -- the app model ---------------------------------------------------------------------------
 
+    @staticmethod
+    def _engine_call(app_id: str, call: Callable[..., object], *args: Any) -> None:
+        """One engine call for ``app_id``; a refusal names the app (its workload entry)."""
+        try:
+            call(*args)
+        except EngineError as e:
+            raise AppRefused(app_id, str(e)) from None
+
     def _arrive(self, app: AppProgress) -> None:
         spec = app.spec
         app.submitted_ms = self.engine.now
         tasks: list[ContainerRequest] = []
         if spec.am is None:
             tasks, app.asked_tasks = self._task_requests(app), True
-        self.engine.submit(spec.id, spec.queue, spec.user, spec.am, tasks)
+        self._engine_call(spec.id, self.engine.submit, spec.id, spec.queue, spec.user,
+                          spec.am, tasks)
         self._react()
         if spec.am is None and app.total_tasks == 0:
             self._finish(app)  # nothing to run
@@ -221,14 +238,15 @@ class Simulation:
 
     def _ask_again(self, app: AppProgress, group: int) -> None:
         g = app.spec.tasks[group]
-        self.engine.request(app.spec.id, [ContainerRequest(1, g.resource, g.priority)])
+        self._engine_call(app.spec.id, self.engine.request, app.spec.id,
+                          [ContainerRequest(1, g.resource, g.priority)])
 
     def _complete(self, container: str) -> None:
         app_id, _, container_id = container.partition("/")
         app = self.apps[app_id]
         if app.running.pop(container_id, None) is None:
             return  # preempted or killed meanwhile
-        self.engine.complete_container(app_id, container_id)
+        self._engine_call(app_id, self.engine.complete_container, app_id, container_id)
         app.tasks_done += 1
         self._react()
         if app.tasks_done == app.total_tasks:
@@ -237,7 +255,7 @@ class Simulation:
     def _finish(self, app: AppProgress) -> None:
         if self.engine.app(app.spec.id).stopped:
             return  # rejected
-        self.engine.finish(app.spec.id)
+        self._engine_call(app.spec.id, self.engine.finish, app.spec.id)
         app.finished_ms = self.engine.now
         self._react()
 
@@ -301,7 +319,8 @@ class Simulation:
                 if app.total_tasks == 0:
                     self._finish(app)  # an AM with no tasks is done once it ran
                 else:
-                    self.engine.request(app.spec.id, self._task_requests(app))
+                    self._engine_call(app.spec.id, self.engine.request, app.spec.id,
+                                      self._task_requests(app))
             return
         priority = self.engine.app(event.app).containers[event.container].key[0]
         slots = app.waiting.get((priority, event.resource.values), [])

@@ -30,7 +30,7 @@ from fairshare.core.engine import ContainerRequest, Engine, EngineError
 from fairshare.core.events import Event, event_record
 from fairshare.resources.vector import Resource, ResourceTypes
 from fairshare.sim.expect import check
-from fairshare.sim.loop import SimObserver, Simulation
+from fairshare.sim.loop import AppRefused, SimObserver, Simulation
 from fairshare.sim.outputs import (
     EVENTS,
     SNAPSHOTS,
@@ -185,10 +185,10 @@ class ScriptRunner:
                                     event_driven=self.event_driven)
             try:
                 simulation.run(run.until_ms)
-            except EngineError as e:  # nothing the workload's own checks let through is expected
-                first = workload[0] if workload else None
-                raise ConfigError(f"workload: {e}", self._source(first),
-                                  first.line if first else 0) from None
+            except AppRefused as e:  # nothing the workload's own checks let through is expected
+                culprit = next(a for a in workload if a.id == e.app)
+                raise ConfigError(f"workload app {e.app}: {e}", self._source(culprit),
+                                  culprit.line) from None
         s = self.scenario
         result = self.result
         result.events += recorder.events
