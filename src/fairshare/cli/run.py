@@ -37,33 +37,26 @@ MAX_APP_ROWS = 15  # more apps: the longest waits and the most lost work, this m
 TOP_APPS = 10
 
 
-def run(
-    scenario: Annotated[Path, typer.Argument(help="The scenario file (YAML or JSON).",
-                                             show_default=False)],
-    outdir: Annotated[Path | None, typer.Option(
-        "-o", "--outdir", help="Write events.jsonl and snapshots.json here, and for a "
-        "workload timeline.csv, timeline.parquet and summary.json.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print failures only.")] = False,
-    fixed_interval: Annotated[bool, typer.Option(
-        "--fixed-interval", help="Simulate every heartbeat (the plain loop; same results, "
-        "slower).")] = False,
-) -> None:
+ScenarioPath = Annotated[Path, typer.Argument(help="The scenario file (YAML or JSON).",
+                                               show_default=False)]
+Outdir = Annotated[Path | None, typer.Option(
+    "-o", "--outdir", help="Write events.jsonl and snapshots.json here, and for a workload "
+    "timeline.csv, timeline.parquet and summary.json.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print failures only.")]
+FixedInterval = Annotated[bool, typer.Option(
+    "--fixed-interval", help="Simulate every heartbeat (the plain loop; same results, slower).")]
+
+
+def run(scenario: ScenarioPath, outdir: Outdir = None, quiet: Quiet = False,
+        fixed_interval: FixedInterval = False) -> None:
     """Run a scenario: its steps, snapshots and expectations, then its workload."""
     _execute(scenario, outdir, quiet, fixed_interval, simulation_only=False)
 
 
-def simulate(
-    scenario: Annotated[Path, typer.Argument(help="The scenario file (YAML or JSON); it must "
-                                             "have a workload.", show_default=False)],
-    outdir: Annotated[Path | None, typer.Option(
-        "-o", "--outdir", help="Write events.jsonl, timeline.csv, timeline.parquet and "
-        "summary.json here.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print failures only.")] = False,
-    fixed_interval: Annotated[bool, typer.Option(
-        "--fixed-interval", help="Simulate every heartbeat (the plain loop; same results, "
-        "slower).")] = False,
-) -> None:
-    """Simulate a scenario's workload (after its steps, if any) and summarise it."""
+def simulate(scenario: ScenarioPath, outdir: Outdir = None, quiet: Quiet = False,
+             fixed_interval: FixedInterval = False) -> None:
+    """Simulate a scenario's workload (after its steps, if any) and summarise it; the
+    scenario must have a workload."""
     _execute(scenario, outdir, quiet, fixed_interval, simulation_only=True)
 
 
