@@ -75,11 +75,16 @@ def allocation_file(size: Size, rng: random.Random) -> str:
     return "".join(parts)
 
 
-def build_engine(size: Size, rng: random.Random, sink: Counter[str]) -> Engine:
+def build_engine(size: Size, rng: random.Random, counts: Counter[str],
+                 events: list[Event]) -> Engine:
     site = load_site(None, {"yarn.scheduler.fair.preemption": "true",
                             "yarn.scheduler.fair.waitTimeBeforeKill": "15000"})
     alloc = parse_allocations_text(allocation_file(size, rng), "bench.xml", site.resource_types)
-    engine = Engine(site, alloc, sink=lambda event: sink.update((event.type,)))
+    def sink(event: Event) -> None:  # the loop reads the events; the counts outlive them
+        counts[event.type] += 1
+        events.append(event)
+
+    engine = Engine(site, alloc, sink=sink)
     per_rack = max(1, size.nodes // size.racks)
     for n in range(size.nodes):
         engine.add_node(f"n{n:05d}", r(16 * GB, 8), f"/rack{n // per_rack:02d}")
@@ -115,7 +120,7 @@ def run(size: Size, seed: int, hours: float, fixed: bool) -> dict[str, object]:
     rng = random.Random(seed)
     counts: Counter[str] = Counter()
     events: list[Event] = []
-    engine = build_engine(size, rng, counts)
+    engine = build_engine(size, rng, counts, events)
     apps = workload(size, rng)
     simulation = Simulation(engine, apps, events=events, observers=[_Drop()],
                             event_driven=not fixed)

@@ -31,16 +31,29 @@ from collections.abc import Callable
 from fairshare.core.engine import Engine
 from fairshare.core.events import (
     ConfigReloaded,
+    ContainerAllocated,
+    ContainerCompleted,
+    ContainerPreempted,
+    ContainerReserved,
+    ContainersRequested,
+    ContainerUnreserved,
     Event,
     NodeAdded,
     NodeRemoved,
     NodeResized,
+    PreemptionWarned,
+    Starvation,
 )
 from fairshare.core.scheduler import ROOT
-from fairshare.core.state import Node
+from fairshare.core.state import ANY, App, Node, Reservation
 from fairshare.resources.vector import Resource, add, fits_in
 
 RESHAPING = (NodeAdded, NodeRemoved, NodeResized, ConfigReloaded)
+# What a reserved node's heartbeat reads of the reserving app is whether the reserved ask is
+# still wanted and whether its AM runs: more asks, starvation, warnings, and tasks ending or
+# being killed change neither.
+KEEPS_RESERVATIONS_QUIET = (ContainersRequested, Starvation, PreemptionWarned,
+                            ContainerReserved, ContainerUnreserved)  # these name their node
 
 
 class QuietHeartbeats:
@@ -91,11 +104,18 @@ class QuietHeartbeats:
         if name is not None and name in self.position:
             self._touch(self.position[name])
         app_id = getattr(event, "app", None)
-        if app_id is not None:
-            app = self.engine.state.apps.get(app_id)
-            if app is not None:
-                for reserved in app.reservations:
-                    self._touch(self.position[reserved])
+        if app_id is None or isinstance(event, KEEPS_RESERVATIONS_QUIET):
+            return
+        if isinstance(event, ContainerCompleted | ContainerPreempted) and not event.am:
+            return
+        app = self.engine.state.apps.get(app_id)
+        if app is None or not app.reservations:
+            return
+        allocated = isinstance(event, ContainerAllocated) and not event.am
+        for name, reservation in app.reservations.items():
+            if allocated and _still_wanted(app, reservation):
+                continue  # the reservation's ask is still there: the node stays as it was
+            self._touch(self.position[name])
 
     def _touch(self, i: int) -> None:
         self._file(i)
@@ -250,3 +270,13 @@ class QuietHeartbeats:
 def _reservation_of(node: Node) -> tuple[object, Resource] | None:
     reservation = node.reservation
     return None if reservation is None else (reservation.key, reservation.resource)
+
+
+def _still_wanted(app: App, reservation: Reservation) -> bool:
+    """The reserved key still asks for a container, anywhere (no rack or node asks, which the
+    validity check would read too)."""
+    table = app.asks.get(reservation.key)
+    if table is None or len(table) != 1:
+        return False
+    ask = table.get(ANY)
+    return ask is not None and ask.count > 0
