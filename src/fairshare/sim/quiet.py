@@ -14,8 +14,11 @@ nothing is skipped):
   Nodes are filed by their free space, so one question per distinct free space finds them.
 * a node **with a reservation**, no earmarks, an AM already running for the reserving app, and
   no max share on the app's queues that could bind, is quiet if its last heartbeat emitted
-  nothing and nothing about the node or the reserving app has happened since (no event naming
-  either): the reservation stays valid and still does not fit (``assign_reserved_container``).
+  nothing and since then no event named the node and the reserving app neither lost the
+  reserved ask (an allocation that left it no container to ask for) nor started or lost its
+  AM: the reservation stays valid and still does not fit (``assign_reserved_container`` reads
+  nothing else). More asks, starvation, warnings, other reservations and tasks ending change
+  none of that.
 
 Everything else runs: nodes with earmarks, reservations of apps whose AM is not running yet
 (their check writes the gauge) or under a bounded max share (any usage change may flip them),
