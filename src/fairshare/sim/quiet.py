@@ -15,8 +15,8 @@ nothing is skipped):
 * a node **with a reservation**, no earmarks, an AM already running for the reserving app, and
   no max share on the app's queues that could bind, is quiet if its last heartbeat emitted
   nothing and since then no event named the node and the reserving app neither lost the
-  reserved ask (an allocation that left it no container to ask for) nor started or lost its
-  AM: the reservation stays valid and still does not fit (``assign_reserved_container`` reads
+  reserved ask (an allocation that left it no container to ask for) nor its AM (a new attempt):
+  the reservation stays valid and still does not fit (``assign_reserved_container`` reads
   nothing else). More asks, starvation, warnings, other reservations and tasks ending change
   none of that.
 
@@ -114,7 +114,7 @@ class QuietHeartbeats:
         app = self.engine.state.apps.get(app_id)
         if app is None or not app.reservations:
             return
-        allocated = isinstance(event, ContainerAllocated) and not event.am
+        allocated = isinstance(event, ContainerAllocated)
         for name, reservation in app.reservations.items():
             if allocated and _still_wanted(app, reservation):
                 continue  # the reservation's ask is still there: the node stays as it was
