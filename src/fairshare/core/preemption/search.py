@@ -99,12 +99,15 @@ class VictimSearch:
         self._by_rack: dict[str, list[str]] = {}
         for n in nodes:
             self._by_rack.setdefault(n.rack, []).append(n.name)
-        self._shortcuts = all(v >= 0 for v in self.cluster.values)
+        self.shortcuts = all(v >= 0 for v in self.cluster.values)
         self._nodes: dict[str, NodeEntry] = {}
         self._owners: dict[str, Owner | None] = {}
         self._alive: dict[tuple[Bound, int], _Alive] = {}
         self._old: dict[str, tuple[Bounds, tuple[Container, ...]]] = {}  # forgotten nodes
         self._epoch = 0
+        # requests (size, resource name, relax) for which no node gave any set, searched by a
+        # plan with no marks of its own: with only commits to come, that stays so all round
+        self.hopeless: set[tuple[Resource, str, bool]] = set()
 
     # -- keeping up with commits ---------------------------------------------------------------
 
@@ -158,7 +161,7 @@ class VictimSearch:
         reserved = node.reservation.resource if node.reservation is not None else self.none
         free = subtract_non_negative(node.unallocated, add(reserved, node.earmarked_total))
         sizes = {c.resource.values for c in candidates}
-        regular = self._shortcuts and all(min(size) >= 0 for size in sizes)
+        regular = self.shortcuts and all(min(size) >= 0 for size in sizes)
         owners = frozenset(c.app_id for c in candidates)
         old = self._old.pop(name, None)
         if old is None:
@@ -299,6 +302,15 @@ class PlanSearch:
 
     def best(self, request: StarvedRequest) -> VictimSet | None:
         """``bestPreemptableContainers`` (spec §5.3, YARN-7655)."""
+        key = (request.capability, request.resource_name, request.relax_locality)
+        if key in self.search.hopeless:
+            return None  # in a busy cluster most starved apps of a round ask what none can get
+        best = self._best(request)
+        if best is None and self._epoch == 0 and self.search.shortcuts:
+            self.search.hopeless.add(key)
+        return best
+
+    def _best(self, request: StarvedRequest) -> VictimSet | None:
         capability = request.capability
         if request.resource_name == ANY:
             return self._search_all(capability, frozenset())
