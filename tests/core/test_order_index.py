@@ -28,7 +28,15 @@ from fairshare.core.metrics import queue_metrics
 from fairshare.core.order_index import Offer, OrderIndex
 from fairshare.core.policies import SchedulableView, comparator_for, sort_key_for
 from fairshare.resources.vector import DEFAULT_TYPES, ResourceTypes, float32, sign
-from tests.core.engine_builders import GB, PREEMPTION_ON, allocations_xml, ask, make_engine, r
+from tests.core.engine_builders import (
+    GB,
+    PREEMPTION_ON,
+    allocations_xml,
+    ask,
+    make_engine,
+    r,
+    records,
+)
 
 # -- the keys against the comparators -----------------------------------------------------------
 
@@ -160,10 +168,15 @@ class Lockstep:
 
     def submit(self) -> None:
         self.apps += 1
-        size = self.rng.choice([512, 1024, 1536, 2048, 3072])
-        asks = [ask(self.rng.randint(1, 6), size, self.rng.randint(1, 3),
-                    priority=self.rng.randint(1, 2), locality=self.where())
-                for _ in range(self.rng.randint(1, 2))]
+        # sizes differ between an app's priorities, some larger than the smallest node: the
+        # first key a node lets through decides (§3.6.2), which the index's offers rely on
+        sizes = [512, 1024, 1536, 2048, 3072, 6144]
+        asks = []
+        for _ in range(self.rng.randint(1, 2)):
+            where = self.where()
+            asks.append(ask(self.rng.randint(1, 6), self.rng.choice(sizes),
+                            self.rng.randint(1, 3), priority=self.rng.randint(1, 2),
+                            locality=where, relax=where == "*" or self.rng.random() < 0.7))
         am = self.rng.choice([None, r(GB, 1), r(GB, 1), r(2 * GB, 1)])
         self.do("submit", f"app_{self.apps:03d}", self.rng.choice(LEAVES),
                 self.rng.choice(["u1", "u2", "u3"]), am, asks)
@@ -242,8 +255,8 @@ def digest(engine: Engine) -> dict[str, Any]:
 
 def run_lockstep(seed: int, steps: int) -> Lockstep:
     run = Lockstep(seed)
-    for i in range(3):
-        run.do("add_node", f"n{i}", r(8 * GB, 8), f"/rack{i % 2}")
+    for i, gb in enumerate((8, 4, 8)):
+        run.do("add_node", f"n{i}", r(gb * GB, 8), f"/rack{i % 2}")
     for _ in range(6):
         run.submit()
     run.do("update")
@@ -283,7 +296,7 @@ def test_lockstep_runs_reach_the_interesting_cases(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(assignment, "can_run_app_am", am_check)
     kinds: dict[str, int] = {}
-    for seed in range(8):
+    for seed in range(10):
         run = run_lockstep(seed, steps=150)
         for event in run.engines[0].events:
             kinds[event.type] = kinds.get(event.type, 0) + 1
@@ -332,3 +345,28 @@ def test_a_node_change_reorders_drf_queues_before_the_next_update(
     engine.heartbeat("n1")
     last = [e for e in engine.events if e.type == "container-allocated"][-1]
     assert (last.app, last.node) == (winner, "n1")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("indexed", [True, False])
+def test_a_key_some_node_refuses_does_not_hide_the_next_key(indexed: bool) -> None:
+    """a's first key (3 GB) asks for host n9 without relaxing locality, then anywhere: its
+    rack /rack0 must not relax (§3.6.2 hasContainerForNode), so on n0 — in /rack0, 2 GB free
+    after b's container — the key is passed over and the second key (1 GB) is placed there.
+    The index may not summarise a by its first key alone. (a's queue has weight 0, so a is
+    never starved and never reserves: only its second key can get it visited.)"""
+    engine = make_engine("<queue name='z'><weight>0</weight></queue>",
+                         nodes=[("n0", 4 * GB, 4)], rack="/rack0", indexed_walk=indexed)
+    engine.add_node("n9", r(8 * GB, 4), "/rack0")
+    engine.submit("b", "root.default", "u", None, [ask(1, 2 * GB, 1, locality="n0",
+                                                       relax=False)])
+    engine.update()
+    engine.heartbeat("n0")
+    engine.submit("a", "root.z", "u", None, [
+        ask(1, 3 * GB, 1, priority=1, locality="n9", relax=False),
+        ask(1, 3 * GB, 1, priority=1, locality="*"),
+        ask(1, GB, 1, priority=2)])
+    engine.update()
+    engine.heartbeat("n0")
+    placed = [(rec["app"], rec["node"], rec["resource"]["memory-mb"])
+              for rec in records(engine, "container-allocated")]
+    assert placed == [("b", "n0", 2 * GB), ("a", "n0", GB)]

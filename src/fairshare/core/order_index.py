@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import math
 from bisect import bisect_left, insort
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -41,7 +41,15 @@ from fairshare.core.asks import first_any_ask
 from fairshare.core.policies import KeyFunction, SortKey, comparator_for, sort_key_for
 from fairshare.core.state import ANY, App
 from fairshare.core.tree import parent_of
-from fairshare.resources.vector import LONG_MAX, Resource, fits_in, float32, is_none, subtract
+from fairshare.resources.vector import (
+    LONG_MAX,
+    Resource,
+    componentwise_min,
+    fits_in,
+    float32,
+    is_none,
+    subtract,
+)
 
 if TYPE_CHECKING:
     from fairshare.core.scheduler import Scheduler
@@ -139,6 +147,8 @@ class OrderIndex:
         # appears or disappears): readers that cache "could anything use a node with this much
         # free space" use it to know when to ask again
         self.root_version = 0
+        self._min_capacity: Resource | None = None  # componentwise, over the nodes
+        self._limited_queues: dict[str, bool] = {}  # queue → some ancestor has a max share
 
     # -- hooks ---------------------------------------------------------------------------------
 
@@ -205,6 +215,8 @@ class OrderIndex:
 
     def _rebuild(self, s: Scheduler) -> None:
         self._children, self._apps, self._offers = {}, {}, {}
+        self._min_capacity = _min_capacity(s)
+        self._limited_queues = {}
         self._activity = {node.name: Activity() for node in s.tree}
         for node in s.tree:
             key = sort_key_for(node.settings.policy, len(s.types))
@@ -219,9 +231,17 @@ class OrderIndex:
         self._stale = False
         self.root_version += 1
 
+    def _limited(self, s: Scheduler, queue: str) -> bool:
+        limited = self._limited_queues.get(queue)
+        if limited is None:
+            limited = any(s.settings(q).max_share is not None for q in s.ancestry(queue))
+            self._limited_queues[queue] = limited
+        return limited
+
     def _refresh_app(self, s: Scheduler, app: App) -> None:
         """Re-key and re-summarise ``app``; a leaf's list holds exactly its offered apps."""
-        old, new = self._offers.get(app.id), offer_of(s, app)
+        old = self._offers.get(app.id)
+        new = offer_of(s, app, self._min_capacity, self._limited)
         if old is not None and (new is None or new.leaf != old.leaf):
             self._apps[old.leaf].drop(app.id)
         if new is not None:
@@ -240,6 +260,9 @@ class OrderIndex:
         """Only drf keys and starvation (dominant shares) and the reservable-nodes limit read
         the cluster; fair and fifo orders stay as they are."""
         if self._stale:
+            return
+        if _min_capacity(s) != self._min_capacity:
+            self.invalidate()  # every offer's sizes may change
             return
         for node in s.tree:
             if s.settings(node.name).policy is PolicyName.DRF:
@@ -263,21 +286,45 @@ class OrderIndex:
             self.root_version += 1
 
 
-def offer_of(s: Scheduler, app: App) -> Offer | None:
+def offer_of(s: Scheduler, app: App, min_capacity: Resource | None = None,
+             limited: Callable[[Scheduler, str], bool] | None = None) -> Offer | None:
     """What the walk could do with ``app``; None if it would not even look at it (not runnable,
-    or no pending demand as of the last update pass — the filter of ``assign_from_leaf``)."""
+    or no pending demand as of the last update pass — the filter of ``assign_from_leaf``).
+
+    Its sizes are those of its keys in priority order up to the first key that every node
+    would let through to placement: an off-switch-only ask that fits the smallest node
+    (``min_capacity``), in a queue whose ancestry has no max share (``limited`` says) — a
+    heartbeat never gets past that key."""
     if not app.runnable or app.demand.values == app.usage.values:  # no pending demand
         return None
     sizes: list[Resource] = []
-    for table in app.asks.values():
+    for key in app.sorted_keys():  # §3.6.2: the first key that gets to a placement decides
+        table = app.asks[key]
         ask = table.get(ANY)
-        if ask is not None and ask.count > 0 and ask.capability not in sizes:
+        if ask is None or ask.count <= 0:
+            continue
+        if ask.capability not in sizes:
             sizes.append(ask.capability)
+        if (len(table) == 1 and ask.relax_locality and min_capacity is not None
+                and limited is not None and fits_in(ask.capability, min_capacity)
+                and not limited(s, app.queue)):
+            break  # hasContainerForNode passes on every node: later keys are never tried
     reservable: tuple[Resource, ...] = ()
     if _may_reserve(s, app):
         calc, cluster, threshold = s.calc(app.queue), s.state.capacity, s.reservation_threshold
         reservable = tuple(size for size in sizes if calc.compare(cluster, size, threshold) >= 0)
     return Offer(app.queue, tuple(sizes), reservable, _runs_am_check(s, app))
+
+
+def _min_capacity(s: Scheduler) -> Resource | None:
+    nodes = iter(s.state.nodes.values())
+    first = next(nodes, None)
+    if first is None:
+        return None
+    smallest = first.capacity
+    for node in nodes:
+        smallest = componentwise_min(smallest, node.capacity)
+    return smallest
 
 
 def _add_counts(counts: dict[Resource, int], sizes: tuple[Resource, ...], delta: int) -> bool:
