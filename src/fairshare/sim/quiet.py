@@ -89,7 +89,7 @@ class QuietHeartbeats:
         self.unreserved: list[int] = []
         self.always: set[int] = set()
         self.next_due = set(range(len(self.nodes)))  # nothing is known yet
-        self._active: dict[Resource, bool] = {}
+        self._active_lists: list[list[int]] | None = None  # members of classes that may act
         self._active_version = -1
         self._bounded: dict[str, bool] = {}
         for i in range(len(self.nodes)):
@@ -135,15 +135,16 @@ class QuietHeartbeats:
         new = node.unallocated if node.reservation is None else None
         if old is not None and old != new:
             members = self.by_free[old]
-            del members[bisect_left(members, i)]
-            if not members:
-                del self.by_free[old]
+            del members[bisect_left(members, i)]  # an emptied class stays: it will refill
         if old is None and new is not None:
             insort(self.unreserved, i)
         elif old is not None and new is None:
             del self.unreserved[bisect_left(self.unreserved, i)]
         if new is not None and new != old:
-            insort(self.by_free.setdefault(new, []), i)
+            if new not in self.by_free:
+                self.by_free[new] = []
+                self._active_lists = None  # a class never seen: ask about it
+            insort(self.by_free[new], i)
         self.filed[i] = new
         if node.earmarks or (node.reservation is not None and self._reservation_runs(node)):
             self.always.add(i)
@@ -224,16 +225,12 @@ class QuietHeartbeats:
         order = s.order
         assert order is not None
         order.refresh(s)
-        if order.root_version != self._active_version:
-            self._active.clear()
+        if self._active_lists is None or order.root_version != self._active_version:
             self._active_version = order.root_version
+            self._active_lists = [members for free, members in self.by_free.items()
+                                  if order.may_act(ROOT, free, s.unbounded)]
         best = before
-        for free, members in self.by_free.items():
-            active = self._active.get(free)
-            if active is None:
-                active = self._active[free] = order.may_act(ROOT, free, s.unbounded)
-            if not active:
-                continue
+        for members in self._active_lists:
             k = bisect_left(members, start)
             if k < len(members) and (best is None or members[k] < best):
                 best = members[k]
