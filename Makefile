@@ -26,6 +26,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/fair_shares.py
 	$(VENV)/bin/python bench/allocate.py
 	$(VENV)/bin/python bench/preempt.py
+	$(VENV)/bin/python bench/update.py
 	$(VENV)/bin/python bench/simulate.py
 
 clean:

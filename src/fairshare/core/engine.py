@@ -54,10 +54,13 @@ class Engine:
         groups: Mapping[str, Sequence[str]] | None = None,
         sink: Callable[[Event], None] | None = None,
         indexed_walk: bool = True,
+        fast_update: bool = True,
     ) -> None:
         """``indexed_walk=False`` gives YARN's straightforward walk, which sorts every level on
-        each assignment: same decisions, much slower (the reference for tests and benchmarks)."""
-        self.s = Scheduler(site, allocations, sink, start_ms, indexed_walk)
+        each assignment: same decisions, much slower (the reference for tests and benchmarks).
+        ``fast_update=False`` gives the straightforward update pass, which recomputes every
+        demand, share and starvation on each pass: the same, much slower (the reference)."""
+        self.s = Scheduler(site, allocations, sink, start_ms, indexed_walk, fast_update)
         self.groups: Mapping[str, Sequence[str]] = groups or {}
         self.s.recompute_steady_shares()
 
@@ -171,8 +174,10 @@ class Engine:
         am: Resource | None = None, requests: Sequence[ContainerRequest] = (),
     ) -> App:
         """Submit an app; ``am`` is its AM container size (None: an unmanaged AM)."""
-        return lifecycle.submit(self.s, app_id, queue, user, self.groups.get(user, ()), am,
-                                requests)
+        app = lifecycle.submit(self.s, app_id, queue, user, self.groups.get(user, ()), am,
+                               requests)
+        self.s.touch_membership(app)
+        return app
 
     def request(self, app_id: str, requests: Sequence[ContainerRequest]) -> None:
         lifecycle.add_requests(self.s, self.app(app_id), requests)
@@ -188,13 +193,21 @@ class Engine:
         self.s.complete_container(container, Completion.RELEASED)
 
     def finish(self, app_id: str) -> None:
-        lifecycle.end_app(self.s, self.app(app_id), AppState.FINISHED)
+        app = self.app(app_id)
+        lifecycle.end_app(self.s, app, AppState.FINISHED)
+        self.s.touch_membership(app)
 
     def kill(self, app_id: str) -> None:
-        lifecycle.end_app(self.s, self.app(app_id), AppState.KILLED)
+        app = self.app(app_id)
+        lifecycle.end_app(self.s, app, AppState.KILLED)
+        self.s.touch_membership(app)
 
     def move(self, app_id: str, queue: str) -> bool:
-        return lifecycle.move(self.s, self.app(app_id), queue)
+        app = self.app(app_id)
+        self.s.touch_membership(app)  # the leaf it leaves
+        moved = lifecycle.move(self.s, app, queue)
+        self.s.touch_membership(app)  # the leaf it joins
+        return moved
 
     # -- the update pass and preemption ------------------------------------------------------
 

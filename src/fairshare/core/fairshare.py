@@ -16,7 +16,7 @@ identical results for large trees.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fairshare.config.model import PolicyName
@@ -66,22 +66,28 @@ def active_queues(tree: QueueTree, runnable: Mapping[str, Sequence[AppShareInput
     return active
 
 
-def _cut(
+# ComputeFairShares for one resource type: compute_shares, or an implementation held identical
+# to it (fairshare.core.grouped_shares)
+Solver = Callable[[Sequence[ShareInput], int, bool], list[int]]
+
+
+def cut(
     total: Resource,
     previous: Sequence[Resource],
     inputs_for_type: Sequence[Sequence[ShareInput]],
     types: range,
     steady: bool,
+    solver: Solver = compute_shares,
 ) -> list[Resource]:
     """Run ComputeFairShares once per written type; unwritten components stay as they were."""
     values = [list(p.values) for p in previous]
     for t in types:
-        for i, v in enumerate(compute_shares(inputs_for_type[t], total.values[t], steady)):
+        for i, v in enumerate(solver(inputs_for_type[t], total.values[t], steady)):
             values[i][t] = v
     return [Resource(tuple(v)) for v in values]
 
 
-def _queue_inputs(
+def queue_inputs(
     tree: QueueTree, children: Sequence[str], cluster: Resource, active: set[str] | None
 ) -> list[list[ShareInput]]:
     settings = [tree[name].settings for name in children]
@@ -112,10 +118,10 @@ def compute_steady_fair_shares(
         if node.is_leaf:
             continue
         children = list(node.children)
-        new = _cut(
+        new = cut(
             shares[node.name],
             [prev.get(c, none) for c in children],
-            _queue_inputs(tree, children, cluster, None),
+            queue_inputs(tree, children, cluster, None),
             share_types(node.settings.policy, len(cluster.values)),
             steady=True,
         )
@@ -141,13 +147,15 @@ def compute_instantaneous_fair_shares(
         policy = node.settings.policy
         if node.is_leaf:
             leaf_apps = list(runnable.get(node.name, ()))
-            apps.update(_split_among_apps(queues[node.name], leaf_apps, policy, prev.apps, none))
+            old = [prev.apps.get(a.app_id, none) for a in leaf_apps]
+            new_apps = split_among_apps(queues[node.name], leaf_apps, policy, old)
+            apps.update(zip((a.app_id for a in leaf_apps), new_apps, strict=True))
             continue
         children = list(node.children)
-        new = _cut(
+        new = cut(
             queues[node.name],
             [prev.queues.get(c, none) for c in children],
-            _queue_inputs(tree, children, cluster, active),
+            queue_inputs(tree, children, cluster, active),
             share_types(policy, len(cluster.values)),
             steady=False,
         )
@@ -155,28 +163,27 @@ def compute_instantaneous_fair_shares(
     return FairShares({n.name: queues[n.name] for n in tree}, apps)
 
 
-def _split_among_apps(
+def split_among_apps(
     leaf_share: Resource,
     apps: Sequence[AppShareInput],
     policy: PolicyName,
-    previous: Mapping[str, Resource],
-    none: Resource,
-) -> dict[str, Resource]:
-    old = [previous.get(a.app_id, none) for a in apps]
+    previous: Sequence[Resource],
+    solver: Solver = compute_shares,
+) -> list[Resource]:
+    """A leaf's share cut among its runnable ``apps`` (spec §2.7); ``previous[i]`` is what
+    ``apps[i]`` held, kept in the components the policy does not write."""
     if not apps:
-        return {}
+        return []
     if policy is PolicyName.FIFO:
         # The earliest app (first in list order on ties) gets a copy of the whole share;
         # every other app keeps what it had (spec §2.6.3).
         earliest = min(range(len(apps)), key=lambda i: (apps[i].start_time, i))
-        new = list(old)
+        new = list(previous)
         new[earliest] = leaf_share
-    else:
-        inputs = [
-            [ShareInput(a.weight, 0, LONG_MAX) for a in apps] for _ in leaf_share.values
-        ]
-        new = _cut(leaf_share, old, inputs, share_types(policy, len(leaf_share.values)), False)
-    return {a.app_id: share for a, share in zip(apps, new, strict=True)}
+        return new
+    inputs = [[ShareInput(a.weight, 0, LONG_MAX) for a in apps]] * len(leaf_share.values)
+    return cut(leaf_share, previous, inputs, share_types(policy, len(leaf_share.values)), False,
+               solver)
 
 
 def placeholder_apps(active_leaves: Sequence[str]) -> dict[str, list[AppShareInput]]:

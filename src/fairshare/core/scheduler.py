@@ -17,6 +17,7 @@ from fairshare.config.placement.policy import generated_policy
 from fairshare.config.yarnsite import SiteConfig
 from fairshare.core.events import Completion, ContainerCompleted, ContainerUnreserved, Event
 from fairshare.core.fairshare import FairShares, app_weight, compute_steady_fair_shares
+from fairshare.core.fast_update import IncrementalUpdate
 from fairshare.core.order_index import OrderIndex
 from fairshare.core.policies import SchedulableView, calculator_for
 from fairshare.core.queue_settings import QueueSettings
@@ -44,6 +45,7 @@ class Scheduler:
         sink: Callable[[Event], None] | None = None,
         now: int = 0,
         indexed_walk: bool = True,
+        fast_update: bool = True,
     ) -> None:
         self.site = site
         self.types: ResourceTypes = site.resource_types
@@ -63,6 +65,8 @@ class Scheduler:
         self._steady_stale = True
         # None: the straightforward walk that sorts at every level (the reference, §3.4)
         self.order: OrderIndex | None = OrderIndex() if indexed_walk else None
+        # None: the straightforward update pass that recomputes everything (the reference, §2.1)
+        self.incremental: IncrementalUpdate | None = IncrementalUpdate() if fast_update else None
         self._sync_queues()
 
     # -- configuration -------------------------------------------------------------------------
@@ -154,6 +158,14 @@ class Scheduler:
         """``app``'s usage, asks, AM or admission changed."""
         if self.order is not None:
             self.order.touch_app(app)
+        if self.incremental is not None:
+            self.incremental.touch_app(app)
+
+    def touch_membership(self, app: App) -> None:
+        """``app`` may have joined or left its leaf's lists without a ``touch_app`` (a waiting
+        app that ends or moves): the incremental update pass re-reads that leaf's demand."""
+        if self.incremental is not None:
+            self.incremental.touch_app(app)
 
     def touch_queue(self, queue: str) -> None:
         """``queue``'s usage or demand changed: its place among its siblings may move."""

@@ -56,12 +56,29 @@ def fair_share_starvation(
     last_time_at_fair_share: int,
 ) -> FairShareStarvation:
     """Spec §4.2: ``fairDemand = min(trunc(fairShare × threshold), demand)``, timed by the queue."""
-    fair_demand = componentwise_min(multiply(fair_share, float32(threshold)), demand)
-    starved = calc.compare(cluster, usage, fair_demand, True) < 0  # singleType (§4.2)
+    starved, shortfall = fair_share_deficit(
+        fair_share=fair_share, usage=usage, demand=demand, threshold=threshold, calc=calc,
+        cluster=cluster)
     last = last_time_at_fair_share if starved else now
     if not starved or now - last < timeout:
         return FairShareStarvation(none_like(usage), last, starved)
-    return FairShareStarvation(subtract_non_negative(fair_demand, usage), last, starved)
+    return FairShareStarvation(shortfall, last, starved)
+
+
+def fair_share_deficit(
+    *,
+    fair_share: Resource,
+    usage: Resource,
+    demand: Resource,
+    threshold: float,
+    calc: ResourceCalculator,
+    cluster: Resource,
+) -> tuple[bool, Resource]:
+    """The time-independent half of §4.2: is usage below ``fairDemand`` (policy calculator,
+    singleType), and ``subtractNonNegative(fairDemand, usage)``, the starvation once timed out."""
+    fair_demand = componentwise_min(multiply(fair_share, float32(threshold)), demand)
+    starved = calc.compare(cluster, usage, fair_demand, True) < 0  # singleType (§4.2)
+    return starved, subtract_non_negative(fair_demand, usage)
 
 
 # -- §4.3 step (2): the leaf's min-share starvation ----------------------------------------------
@@ -87,13 +104,18 @@ def min_share_starvation_of_leaf(
     fair_share_total: Resource,
 ) -> MinShareStarvation:
     """Spec §4.3 (2): ``subtractNonNegative(min(minShare, demand), usage)`` after the timeout."""
-    starvation = subtract_non_negative(componentwise_min(min_share, demand), usage)
+    starvation = min_share_shortfall(min_share, demand, usage)
     last = now if is_none(starvation) else last_time_at_min_share  # all-components test (§4.3)
     if now - last < timeout:
         starvation = none_like(starvation)
     return MinShareStarvation(
         starvation, subtract_non_negative(starvation, fair_share_total), last
     )
+
+
+def min_share_shortfall(min_share: Resource, demand: Resource, usage: Resource) -> Resource:
+    """``subtractNonNegative(min(minShare, demand), usage)``: §4.3 (2) before the timeout."""
+    return subtract_non_negative(componentwise_min(min_share, demand), usage)
 
 
 # -- §4.3 step (3): attributing the min-share starvation to apps ---------------------------------

@@ -1,35 +1,36 @@
 """The update pass (spec §2.1): demand, instantaneous fair shares, then starvation (§4).
 
-Demand and shares are recomputed from scratch each pass. Starvation is evaluated only when
+This module is the straightforward pass, and the reference (``Engine(fast_update=False)``):
+demand and shares are recomputed from scratch each pass. Starvation is evaluated only when
 preemption is on and the cluster is busier than the utilization threshold (§4.1); then every
 leaf, in creation order, runs ``updateStarvedApps`` (§4.3) through the pure functions of
-:mod:`fairshare.core.starvation`, and the results are written back here.
+:mod:`fairshare.core.starvation`, and the results are written back here. By default the engine
+runs :mod:`fairshare.core.fast_update` instead: the same writes and events, with work only
+where something changed since the previous pass.
 """
 
 from __future__ import annotations
 
 from fairshare.core.asks import pending_demand
-from fairshare.core.events import Starvation, StarvationGate
 from fairshare.core.fairshare import AppShareInput, compute_instantaneous_fair_shares
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.starvation import AppStarvationView, LeafStarvationView, update_starved_apps
+from fairshare.core.starvation_report import report_starvation, starvation_gate, starvation_kind
 from fairshare.core.state import App
 from fairshare.resources.vector import Resource, add, componentwise_min, is_none
+
+__all__ = ["starvation_gate", "starvation_kind", "update", "update_demand",
+           "update_fair_shares", "update_leaf_starvation"]
 
 
 def update(s: Scheduler) -> None:
     """One ``FairScheduler.update()``."""
+    if s.incremental is not None:
+        s.incremental.update(s)
+        return
     update_demand(s)
     update_fair_shares(s)
-    if not s.preemption_enabled:
-        return
-    utilization = s.utilization()
-    threshold = s.site.preemption_cluster_utilization_threshold
-    gate_open = threshold < utilization  # strict; NaN (empty cluster) keeps it closed (§4.1)
-    if gate_open != s.state.starvation_gate_open:
-        s.state.starvation_gate_open = gate_open
-        s.emit(StarvationGate, open=gate_open, utilization=utilization, threshold=threshold)
-    if gate_open:
+    if starvation_gate(s):
         for leaf in s.tree.leaves():
             update_leaf_starvation(s, leaf.name)
 
@@ -114,22 +115,4 @@ def update_leaf_starvation(s: Scheduler, leaf: str) -> None:
     s.state.starved = result.queue
     for app_id in result.queue.heap:
         if app_id not in before:
-            _report_starvation(s, s.state.apps[app_id])
-
-
-def starvation_kind(app: App) -> str:
-    kinds = [name for name, amount in (("fair-share", app.fairshare_starvation),
-                                       ("min-share", app.minshare_starvation))
-             if not is_none(amount)]
-    return "+".join(kinds) or "none"
-
-
-def _report_starvation(s: Scheduler, app: App) -> None:
-    leaf = s.state.queues[app.queue]
-    since = app.last_time_at_fair_share
-    if is_none(app.fairshare_starvation):
-        since = leaf.last_time_at_min_share
-    s.emit(Starvation, app=app.id, queue=app.queue, kind=starvation_kind(app),
-           amount=app.starvation, fairshare_starvation=app.fairshare_starvation,
-           minshare_starvation=app.minshare_starvation, since_ms=since, usage=app.usage,
-           fair_share=app.fair_share, demand=app.demand)
+            report_starvation(s, s.state.apps[app_id])

@@ -1,0 +1,178 @@
+"""Instantaneous fair shares in the incremental update pass (spec §2.4–§2.7).
+
+A parent's cut depends only on its share, its children, their settings and which of them are
+active, and on what the children held before in the components its policy does not write
+(:func:`fairshare.core.fairshare.cut`) — which is what this same cut wrote last time. So a cut
+whose inputs equal the last pass's gives the same shares and is skipped; likewise a leaf's
+split among its runnable apps (their ids, start times and weights). A cut or split that must be
+redone uses :mod:`fairshare.core.grouped_shares`, identical to the reference solver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from fairshare.core.fairshare import (
+    AppShareInput,
+    cut,
+    queue_inputs,
+    share_types,
+    split_among_apps,
+)
+from fairshare.core.grouped_shares import compute_shares_grouped
+from fairshare.core.state import App
+from fairshare.core.tree import ROOT, QueueTree
+from fairshare.resources.vector import Resource
+
+if TYPE_CHECKING:
+    from fairshare.core.fast_update import Changes
+    from fairshare.core.scheduler import Scheduler
+
+# A parent's cut: its node (settings, children), its share, its children's settings and activity.
+CutKey = tuple[object, ...]
+# A leaf's split: its settings, its share, its runnable apps, their start times and weights.
+SplitKey = tuple[object, ...]
+
+
+class ShareCache:
+    """The last pass's shares and the inputs each cut was computed from.
+
+    ``queues`` and ``apps`` are exactly the reference's ``previous`` (the last pass's result:
+    every queue of the tree, every app runnable then), so a cut that is redone reads the same
+    unwritten components as the straightforward pass would.
+    """
+
+    def __init__(self) -> None:
+        self.queues: dict[str, Resource] = {}
+        self.apps: dict[str, Resource] = {}
+        self.active: set[str] = set()
+        self._cuts: dict[str, CutKey] = {}
+        self._splits: dict[str, SplitKey] = {}
+        self._members: dict[str, tuple[str, ...]] = {}  # leaf → its apps at its last split
+        self._leaf_of: dict[str, str] = {}  # app → the leaf whose last split it was in
+
+    def update(self, s: Scheduler, changes: Changes) -> None:
+        tree, every = s.tree, changes.everything
+        if changes.tree_changed:
+            self._forget_gone_queues(tree)
+        moved = self._active(s, changes)
+        self.queues[ROOT] = s.state.capacity  # root always gets the whole cluster
+        # a new cluster size changes root's share and the max shares given as percentages
+        redo = every or changes.cluster_changed
+        cuts = redo or moved or changes.tree_changed
+        totals = self._cut_queues(s, redo) if cuts else {}
+        leaves = {**changes.demand_leaves, **{q: None for q in totals if tree[q].is_leaf}}
+        if every:
+            leaves = {n.name: None for n in tree.leaves()}
+        self._split_leaves(s, leaves, every, changes)
+        if every or changes.tree_changed:
+            written = list(tree.queues)
+        else:
+            written = [*totals, *([ROOT] if changes.cluster_changed else [])]
+        for name in written:
+            s.state.queues[name].fair_share = self.queues[name]
+
+    def _forget_gone_queues(self, tree: QueueTree) -> None:
+        for table in (self.queues, self._cuts, self._splits):
+            for name in [q for q in table if q not in tree]:
+                del table[name]
+        for leaf in [q for q in self._members if q not in tree]:
+            for app_id in self._members.pop(leaf):
+                if self._leaf_of.get(app_id) == leaf:
+                    del self._leaf_of[app_id]
+                    self.apps.pop(app_id, None)
+
+    def _active(self, s: Scheduler, changes: Changes) -> bool:
+        """Bring the active set (§2.4) up to date; True if it changed."""
+        queues = s.state.queues
+        if not (changes.everything or changes.tree_changed) and all(
+                bool(queues[leaf].runnable_apps) == (leaf in self.active)
+                for leaf in changes.demand_leaves):
+            return False
+        active: set[str] = set()
+        for leaf in s.tree.leaves():
+            if queues[leaf.name].runnable_apps:
+                name: str | None = leaf.name
+                while name is not None and name not in active:
+                    active.add(name)
+                    name = s.tree[name].parent
+        moved = active != self.active
+        self.active = active
+        return moved
+
+    def _cut_queues(self, s: Scheduler, every: bool) -> dict[str, None]:
+        """Every parent's cut whose inputs changed, top down; the queues whose share moved."""
+        tree, capacity, none = s.tree, s.state.capacity, s.none
+        moved: dict[str, None] = {}
+        for node in tree.depth_first():
+            if node.is_leaf:
+                continue
+            total = self.queues[node.name]
+            children = node.children
+            key: CutKey = (node, total, tuple(tree[c].settings for c in children),
+                           tuple(c in self.active for c in children))
+            if not every and self._cuts.get(node.name) == key:
+                continue
+            self._cuts[node.name] = key
+            new = cut(total, [self.queues.get(c, none) for c in children],
+                      queue_inputs(tree, list(children), capacity, self.active),
+                      share_types(node.settings.policy, len(capacity.values)), False,
+                      compute_shares_grouped)
+            for child, share in zip(children, new, strict=True):
+                if self.queues.get(child) != share:
+                    self.queues[child] = share
+                    moved[child] = None
+        return moved
+
+    def _split_leaves(self, s: Scheduler, leaves: Iterable[str], every: bool,
+                      changes: Changes) -> None:
+        """Each leaf's split among its runnable apps, where its inputs changed (§2.7).
+
+        A split whose inputs did not change is still written back to its touched apps: a new
+        attempt of an app starts with no fair share, and the reference writes it again.
+        """
+        splits: list[tuple[str, list[App], list[Resource]]] = []
+        unchanged: list[tuple[str, list[App], list[Resource]]] = []
+        size_based = s.site.size_based_weight
+        for leaf in leaves:
+            node, apps = s.tree[leaf], tuple(s.state.queues[leaf].runnable_apps)
+            total = self.queues[leaf]
+            # the apps (ids), start times and weights (1.0 unless size-based, §2.7)
+            weights = tuple(s.app_weight(a) for a in apps) if size_based else None
+            key: SplitKey = (node.settings, total, apps, tuple(a.start_time for a in apps),
+                             weights)
+            if not every and self._splits.get(leaf) == key:
+                again = [a for a in changes.by_leaf.get(leaf, {}).values() if a in apps]
+                unchanged.append((leaf, again, [self.apps[a.id] for a in again]))
+                continue
+            self._splits[leaf] = key
+            inputs = [AppShareInput(a.id, a.start_time, s.app_weight(a)) for a in apps]
+            previous = [self.apps.get(a.id, s.none) for a in apps]
+            new = split_among_apps(total, inputs, node.settings.policy, previous,
+                                   compute_shares_grouped)
+            splits.append((leaf, list(apps), new))
+        for leaf, members, new in (*splits, *unchanged):
+            for app, share in zip(members, new, strict=True):
+                if share != app.fair_share:
+                    app.fair_share = share
+                    s.touch_app(app)  # whether it is starved (may reserve) reads its fair share
+                    changes.share_leaves[leaf] = None
+        self._remember(splits)
+
+    def _remember(self, splits: list[tuple[str, list[App], list[Resource]]]) -> None:
+        """The new splits become ``previous``; apps no longer runnable anywhere leave it."""
+        left: list[str] = []
+        for leaf, _, _ in splits:
+            for app_id in self._members.get(leaf, ()):
+                if self._leaf_of.get(app_id) == leaf:
+                    del self._leaf_of[app_id]
+                    left.append(app_id)
+        for leaf, apps, new in splits:
+            self._members[leaf] = tuple(a.id for a in apps)
+            for app, share in zip(apps, new, strict=True):
+                self._leaf_of[app.id] = leaf
+                self.apps[app.id] = share
+        for app_id in left:
+            if app_id not in self._leaf_of:
+                self.apps.pop(app_id, None)

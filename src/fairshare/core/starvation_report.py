@@ -1,0 +1,46 @@
+"""What both update passes share about starvation: the utilization gate (spec §4.1) and how an
+app entering the starved-apps queue is reported (§4.4)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fairshare.core.events import Starvation, StarvationGate
+from fairshare.core.state import App
+from fairshare.resources.vector import is_none
+
+if TYPE_CHECKING:
+    from fairshare.core.scheduler import Scheduler
+
+
+def starvation_gate(s: Scheduler) -> bool:
+    """§4.1: is starvation evaluated in this pass? Preemption on and the cluster busier than
+    the utilization threshold; a change of the answer is reported."""
+    if not s.preemption_enabled:
+        return False
+    utilization = s.utilization()
+    threshold = s.site.preemption_cluster_utilization_threshold
+    gate_open = threshold < utilization  # strict; NaN (empty cluster) keeps it closed (§4.1)
+    if gate_open != s.state.starvation_gate_open:
+        s.state.starvation_gate_open = gate_open
+        s.emit(StarvationGate, open=gate_open, utilization=utilization, threshold=threshold)
+    return gate_open
+
+
+def starvation_kind(app: App) -> str:
+    kinds = [name for name, amount in (("fair-share", app.fairshare_starvation),
+                                       ("min-share", app.minshare_starvation))
+             if not is_none(amount)]
+    return "+".join(kinds) or "none"
+
+
+def report_starvation(s: Scheduler, app: App) -> None:
+    """A ``starvation`` event: the app's kinds, amounts and since when (§4.2, §4.3)."""
+    leaf = s.state.queues[app.queue]
+    since = app.last_time_at_fair_share
+    if is_none(app.fairshare_starvation):
+        since = leaf.last_time_at_min_share
+    s.emit(Starvation, app=app.id, queue=app.queue, kind=starvation_kind(app),
+           amount=app.starvation, fairshare_starvation=app.fairshare_starvation,
+           minshare_starvation=app.minshare_starvation, since_ms=since, usage=app.usage,
+           fair_share=app.fair_share, demand=app.demand)
