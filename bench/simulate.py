@@ -8,8 +8,12 @@ night, a third of them into a few busy queues — each with 10–90 tasks of 1�
 running 1–60 minutes: about a million containers. By day demand exceeds the cluster and
 preemption restores fair shares; by night it is idle.
 
-The loop runs the whole day (``--hours`` shortens it) and reports simulated time ÷ wall time,
-events per second and peak memory (``ru_maxrss``).
+Both loops run the same workload: the event-driven one (quiet heartbeats skipped) and the plain
+fixed-interval one (every heartbeat of every node). Each reports simulated time ÷ wall time —
+the ratio to Hadoop's SLS, which replays in real time (1×) by construction — events per second,
+and the process's peak memory (``ru_maxrss``). ``--hours`` shortens the day, ``--fixed-hours``
+the plain loop's share of it; ``--check`` (on with ``--smoke``) hashes both event streams and
+fails unless they are identical.
 
     python bench/simulate.py            # full size
     python bench/simulate.py --smoke    # tiny, for CI
@@ -18,6 +22,7 @@ events per second and peak memory (``ru_maxrss``).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import random
@@ -31,7 +36,7 @@ from dataclasses import dataclass
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.yarnsite import load_site
 from fairshare.core.engine import Engine
-from fairshare.core.events import Event
+from fairshare.core.events import Event, event_record
 from fairshare.resources.vector import DEFAULT_TYPES, Resource
 from fairshare.sim.loop import Simulation
 from fairshare.sim.workload import AppSpec, TaskGroup
@@ -51,7 +56,7 @@ class Size:
 
 
 FULL = Size(parents=20, leaves=50, nodes=5000, racks=50, apps=20_000, hours=24)
-SMOKE = Size(parents=2, leaves=5, nodes=20, racks=2, apps=80, hours=1)
+SMOKE = Size(parents=2, leaves=5, nodes=20, racks=2, apps=30, hours=0.5)
 
 
 def r(memory_mb: int, vcores: int) -> Resource:
@@ -116,13 +121,14 @@ def workload(size: Size, rng: random.Random) -> list[AppSpec]:
     return apps
 
 
-def run(size: Size, seed: int, hours: float, fixed: bool) -> dict[str, object]:
+def run(size: Size, seed: int, hours: float, fixed: bool, check: bool) -> dict[str, object]:
     rng = random.Random(seed)
     counts: Counter[str] = Counter()
     events: list[Event] = []
     engine = build_engine(size, rng, counts, events)
     apps = workload(size, rng)
-    simulation = Simulation(engine, apps, events=events, observers=[_Drop()],
+    drop = _Drop(engine if check else None)
+    simulation = Simulation(engine, apps, events=events, observers=[drop],
                             event_driven=not fixed)
     until = int(hours * HOUR)
     start = time.perf_counter()
@@ -130,9 +136,6 @@ def run(size: Size, seed: int, hours: float, fixed: bool) -> dict[str, object]:
     wall = time.perf_counter() - start
     total = sum(counts.values())
     return {
-        "loop": "fixed-interval" if fixed else "event-driven",
-        "heartbeats_run": simulation.quiet.run_count if simulation.quiet else None,
-        "heartbeats_skipped": simulation.quiet.skipped if simulation.quiet else None,
         "simulated_hours": hours,
         "wall_seconds": round(wall, 1),
         "speedup": round(until / 1000 / wall, 1),
@@ -141,14 +144,25 @@ def run(size: Size, seed: int, hours: float, fixed: bool) -> dict[str, object]:
         "containers_allocated": counts["container-allocated"],
         "containers_preempted": counts["container-preempted"],
         "apps_finished": counts["app-finished"],
+        "heartbeats_run": (simulation.quiet.run_count if simulation.quiet
+                           else len(engine.state.nodes) * (until // 1000)),
+        "events_sha256": drop.digest.hexdigest() if check else None,
     }
 
 
 class _Drop:
-    """An observer that lets the loop forget events (the counts come from the sink)."""
+    """An observer that lets the loop forget events (the counts come from the sink), hashing
+    their records on the way when asked (to show both loops gave the same stream)."""
+
+    def __init__(self, engine: Engine | None) -> None:
+        self.engine = engine
+        self.digest = hashlib.sha256()
 
     def on_events(self, events: Sequence[Event]) -> None:
-        pass
+        if self.engine is not None:
+            for event in events:
+                record = event_record(event, self.engine.types)
+                self.digest.update(json.dumps(record, sort_keys=True).encode())
 
     def on_snapshot(self, now_ms: int) -> None:
         pass
@@ -162,11 +176,40 @@ def main() -> int:
     parser.add_argument("--smoke", action="store_true", help="tiny size for CI")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--hours", type=float, default=None, help="simulate less than a day")
-    parser.add_argument("--loop", choices=["event-driven", "fixed"], default="event-driven")
+    parser.add_argument("--loop", choices=["event-driven", "fixed", "both"], default="both")
+    parser.add_argument("--fixed-hours", type=float, default=None,
+                        help="the fixed-interval loop's span (default: --hours)")
+    parser.add_argument("--check", action="store_true",
+                        help="hash both loops' events (on with --smoke)")
     args = parser.parse_args()
     size = SMOKE if args.smoke else FULL
     hours = args.hours if args.hours is not None else size.hours
-    result = run(size, args.seed, hours, fixed=args.loop == "fixed")
+    fixed_hours = args.fixed_hours if args.fixed_hours is not None else hours
+    check = args.check or args.smoke
+    result: dict[str, object] = {
+        "workload": {"nodes": size.nodes, "leaf_queues": size.parents * size.leaves,
+                     "apps": size.apps, "seed": args.seed},
+        # Hadoop's SLS replays in real time by construction: its speed-up is 1
+        "reference": "Hadoop SLS (real time, 1x)",
+    }
+    if args.loop in ("event-driven", "both"):
+        driven = run(size, args.seed, hours, fixed=False, check=check)
+        result["event_driven"] = driven
+        result["event_driven_vs_sls"] = driven["speedup"]
+    if args.loop in ("fixed", "both"):
+        fixed = run(size, args.seed, fixed_hours, fixed=True, check=check)
+        result["fixed_interval"] = fixed
+        result["fixed_interval_vs_sls"] = fixed["speedup"]
+    if args.loop == "both" and fixed_hours == hours:
+        wall_ed, wall_fixed = driven["wall_seconds"], fixed["wall_seconds"]
+        assert isinstance(wall_ed, float) and isinstance(wall_fixed, float)
+        result["event_driven_vs_fixed"] = round(wall_fixed / max(wall_ed, 0.1), 1)
+        if check:
+            same = driven["events_sha256"] == fixed["events_sha256"]
+            result["identical_events"] = same
+            if not same:
+                print(json.dumps(result, indent=1))
+                return 1
     result["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     json.dump(result, sys.stdout, indent=1)
     print()
