@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import random
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fairshare.config.allocation import parse_allocations_text
@@ -63,3 +64,17 @@ def records(engine: Engine, kind: str | None = None) -> list[dict[str, Any]]:
 def usage(engine: Engine, app_id: str) -> tuple[int, int]:
     u = engine.app(app_id).usage
     return u.memory, u.vcores
+
+
+def random_node_change(rng: random.Random, nodes: list[str], do: Callable[..., None]) -> None:
+    """Add, remove or resize a node at random (lockstep workloads): ``do(op, *args)``."""
+    choice = rng.choice(["add", "remove", "resize"]) if nodes else "add"
+    if choice == "add" or len(nodes) < 2:
+        name = f"n{len(nodes) + rng.randint(10, 99)}"
+        if name not in nodes:
+            do("add_node", name, r(rng.choice([4, 8]) * GB, rng.choice([4, 8])),
+               f"/rack{rng.randint(0, 1)}")
+    elif choice == "remove":
+        do("remove_node", rng.choice(nodes))
+    else:
+        do("resize_node", rng.choice(nodes), r(rng.choice([2, 6, 8]) * GB, 4))

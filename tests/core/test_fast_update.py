@@ -29,7 +29,7 @@ from fairshare.core.events import event_record
 from fairshare.core.grouped_shares import compute_shares_grouped
 from fairshare.core.incremental_demand import sum_in_order
 from fairshare.resources.vector import LONG_MAX, Resource, add, float32
-from tests.core.engine_builders import GB, allocations_xml, ask, make_engine, r
+from tests.core.engine_builders import GB, allocations_xml, ask, make_engine, r, random_node_change
 
 # -- the grouped solver against the reference --------------------------------------------------
 
@@ -252,17 +252,7 @@ class Lockstep:
             self.do("complete_container", app.id, self.rng.choice(tasks))
 
     def change_nodes(self, nodes: list[str]) -> None:
-        rng = self.rng
-        choice = rng.choice(["add", "remove", "resize"]) if nodes else "add"
-        if choice == "add" or len(nodes) < 2:
-            name = f"n{len(nodes) + rng.randint(10, 99)}"
-            if name not in nodes:
-                self.do("add_node", name, r(rng.choice([4, 8]) * GB, rng.choice([4, 8])),
-                        f"/rack{rng.randint(0, 1)}")
-        elif choice == "remove":
-            self.do("remove_node", rng.choice(nodes))
-        else:
-            self.do("resize_node", rng.choice(nodes), r(rng.choice([2, 6, 8]) * GB, 4))
+        random_node_change(self.rng, nodes, self.do)
 
     def reload(self) -> None:
         body = self.body if self.rng.random() < 0.3 else allocation_body(self.rng, self.root)

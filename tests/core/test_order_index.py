@@ -35,6 +35,7 @@ from tests.core.engine_builders import (
     ask,
     make_engine,
     r,
+    random_node_change,
     records,
 )
 
@@ -218,17 +219,7 @@ class Lockstep:
             self.reload()
 
     def change_nodes(self, nodes: list[str]) -> None:
-        rng = self.rng
-        choice = rng.choice(["add", "remove", "resize"]) if nodes else "add"
-        if choice == "add" or len(nodes) < 2:
-            name = f"n{len(nodes) + rng.randint(10, 99)}"
-            if name not in nodes:
-                self.do("add_node", name, r(rng.choice([4, 8]) * GB, rng.choice([4, 8])),
-                        f"/rack{rng.randint(0, 1)}")
-        elif choice == "remove":
-            self.do("remove_node", rng.choice(nodes))
-        else:
-            self.do("resize_node", rng.choice(nodes), r(rng.choice([2, 6, 8]) * GB, 4))
+        random_node_change(self.rng, nodes, self.do)
 
     def reload(self) -> None:
         body = allocation_body(self.rng)

@@ -10,7 +10,7 @@ for many groups at once; tests hold the two to identical results.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from fairshare.resources.vector import LONG_MAX, java_long, sat_add
@@ -97,10 +97,15 @@ def _search_ratio(searching: Sequence[ShareInput], total: int) -> float:
     # A NaN weight never uses anything, so YARN would double forever; we stop at infinity.
     while resource_used(searching, upper) < total and upper != float("inf"):
         upper *= 2.0
+    return bisect_ratio(lambda ratio: resource_used(searching, ratio), upper, total)
+
+
+def bisect_ratio(used_at: Callable[[float], int], upper: float, total: int) -> float:
+    """The 25 bisection steps below ``upper``; the upper bound is the answer (spec §2.3)."""
     low, high = 0.0, upper
     for _ in range(BISECTION_STEPS):
         mid = (low + high) / 2.0
-        used = resource_used(searching, mid)
+        used = used_at(mid)
         if used == total:
             high = mid
             break

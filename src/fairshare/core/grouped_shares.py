@@ -23,9 +23,9 @@ import math
 from collections.abc import Sequence
 
 from fairshare.core.compute_shares import (
-    BISECTION_STEPS,
     ShareInput,
     _search_total,
+    bisect_ratio,
     fixed_share,
     share_at,
 )
@@ -78,18 +78,7 @@ def _used(groups: tuple[Group, ...], ratio: float) -> int:
 @functools.lru_cache(maxsize=1 << 16)
 def search_ratio(groups: tuple[Group, ...], total: int) -> float:
     """The doubling then 25 bisection steps of spec §2.3; the upper bound, as YARN uses it."""
-    low, high = 0.0, _doubled(groups, total)
-    for _ in range(BISECTION_STEPS):
-        mid = (low + high) / 2.0
-        used = _used(groups, mid)
-        if used == total:
-            high = mid
-            break
-        if used < total:
-            low = mid
-        else:
-            high = mid
-    return high
+    return bisect_ratio(lambda ratio: _used(groups, ratio), _doubled(groups, total), total)
 
 
 def _doubled(groups: tuple[Group, ...], total: int) -> float:
