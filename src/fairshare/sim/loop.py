@@ -123,6 +123,7 @@ class Simulation:
         self._seen = self._delivered = len(self.events)  # what was there before is not ours
         self._open = len(self.apps)  # neither finished nor rejected
         self._arrivals_left = len(self.apps)
+        self._running_tasks = 0  # task containers the app model knows to be running
         self._last_progress_ms = engine.now
         self.stalled = False
         start = engine.now
@@ -192,7 +193,7 @@ class Simulation:
     def _is_stalled(self) -> bool:
         if self._arrivals_left or self.engine.next_timer() is not None:
             return False
-        if any(app.running for app in self.apps.values()):
+        if self._running_tasks:
             return False
         self.stalled = self.engine.now - self._last_progress_ms >= STALL_LIMIT_MS
         return self.stalled
@@ -246,6 +247,7 @@ class Simulation:
         app = self.apps[app_id]
         if app.running.pop(container_id, None) is None:
             return  # preempted or killed meanwhile
+        self._running_tasks -= 1
         self._engine_call(app_id, self.engine.complete_container, app_id, container_id)
         app.tasks_done += 1
         self._react()
@@ -328,6 +330,7 @@ class Simulation:
         slot[1] -= 1
         group: TaskGroup = app.spec.tasks[slot[0]]
         app.running[event.container] = _RunningTask(slot[0], now)
+        self._running_tasks += 1
         self._push(now + group.duration_ms, COMPLETION, f"{app.spec.id}/{event.container}")
 
     def _task_lost(self, app_id: str, container: str, *, ask_again: bool,
@@ -338,6 +341,7 @@ class Simulation:
         task = app.running.pop(container, None)
         if task is None:
             return
+        self._running_tasks -= 1
         app.lost_work_ms += self.engine.now - task.started_ms
         app.preempted_containers += preempted
         if ask_again:
