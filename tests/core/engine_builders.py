@@ -78,3 +78,11 @@ def random_node_change(rng: random.Random, nodes: list[str], do: Callable[..., N
         do("remove_node", rng.choice(nodes))
     else:
         do("resize_node", rng.choice(nodes), r(rng.choice([2, 6, 8]) * GB, 4))
+
+
+def first_difference(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> str:
+    """Where two event-record streams part (lockstep tests' failure message)."""
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return f"event {i}: {x} != {y}"
+    return f"lengths {len(a)} vs {len(b)}"

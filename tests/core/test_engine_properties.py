@@ -100,7 +100,7 @@ from fairshare.core.invariants import (
 from fairshare.core.metrics import queue_metrics
 from fairshare.core.policies import calculator_for
 from fairshare.resources.vector import Resource, fits_in, none_like
-from tests.core.engine_builders import GB, PREEMPTION_ON, ask, make_engine, r
+from tests.core.engine_builders import GB, PREEMPTION_ON, ask, first_difference, make_engine, r
 
 # -- the configuration --------------------------------------------------------------------------
 
@@ -726,12 +726,12 @@ class EngineMachine(RuleBasedStateMachine):
             return
         first = [event_record(e, self.engine.types) for e in self.engine.events]
         again = replay(self.config, self.steps)
-        assert first == again, _first_difference(first, again)
+        assert first == again, first_difference(first, again)
         # the straightforward walk (sorting every level, nothing skipped) and update pass
         # (recomputing everything) decide the same
         reference = replay_engine(self.config, self.steps, indexed_walk=False, fast_update=False)
         assert first == [event_record(e, reference.types) for e in reference.events], \
-            _first_difference(first, [event_record(e, reference.types) for e in reference.events])
+            first_difference(first, [event_record(e, reference.types) for e in reference.events])
         assert state_digest(self.engine) == state_digest(reference)
 
 
@@ -746,13 +746,6 @@ def state_digest(engine: Engine) -> dict[str, Any]:
                            (n.reservation.app_id, n.reservation.key, n.reservation.resource))
                   for n in engine.state.nodes.values()},
     }
-
-
-def _first_difference(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> str:
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return f"event stream differs at index {i}: {x} != {y}"
-    return f"event streams differ in length: {len(a)} vs {len(b)}"
 
 
 EngineMachine.TestCase.settings = settings(

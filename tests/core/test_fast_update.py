@@ -29,7 +29,15 @@ from fairshare.core.events import event_record
 from fairshare.core.grouped_shares import compute_shares_grouped
 from fairshare.core.incremental_demand import sum_in_order
 from fairshare.resources.vector import LONG_MAX, Resource, add, float32
-from tests.core.engine_builders import GB, allocations_xml, ask, make_engine, r, random_node_change
+from tests.core.engine_builders import (
+    GB,
+    allocations_xml,
+    ask,
+    first_difference,
+    make_engine,
+    r,
+    random_node_change,
+)
 
 # -- the grouped solver against the reference --------------------------------------------------
 
@@ -180,7 +188,7 @@ class Lockstep:
         fast, reference = self.engines
         a = [event_record(e, fast.types) for e in fast.events[self.seen:]]
         b = [event_record(e, reference.types) for e in reference.events[self.seen:]]
-        assert a == b, f"after {op}{args} (step {len(self.steps)}): {_difference(a, b)}"
+        assert a == b, f"after {op}{args} (step {len(self.steps)}): {first_difference(a, b)}"
         assert update_state(fast) == update_state(reference), \
             f"after {op}{args} (step {len(self.steps)}): " \
             f"{_difference_in(update_state(fast), update_state(reference))}"
@@ -259,13 +267,6 @@ class Lockstep:
         config = parse_allocations_text(allocations_xml(body), "reload.xml",
                                         self.engines[0].types)
         self.do("reload", config, "reload.xml")
-
-
-def _difference(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> str:
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return f"event {i}: {x} != {y}"
-    return f"lengths {len(a)} vs {len(b)}"
 
 
 def _difference_in(a: dict[str, Any], b: dict[str, Any]) -> str:

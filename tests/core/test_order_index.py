@@ -33,6 +33,7 @@ from tests.core.engine_builders import (
     PREEMPTION_ON,
     allocations_xml,
     ask,
+    first_difference,
     make_engine,
     r,
     random_node_change,
@@ -160,7 +161,7 @@ class Lockstep:
         indexed, reference = (e.events[self.seen:] for e in self.engines)
         a = [event_record(e, self.engines[0].types) for e in indexed]
         b = [event_record(e, self.engines[1].types) for e in reference]
-        assert a == b, f"after {op}{args}: first difference {_first_difference(a, b)}"
+        assert a == b, f"after {op}{args}: first difference {first_difference(a, b)}"
         self.seen = len(self.engines[0].events)
 
     @property
@@ -226,13 +227,6 @@ class Lockstep:
         config = parse_allocations_text(allocations_xml(body), "reload.xml",
                                         self.engines[0].types)
         self.do("reload", config, "reload.xml")
-
-
-def _first_difference(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> str:
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return f"event {i}: {x} != {y}"
-    return f"lengths {len(a)} vs {len(b)}"
 
 
 def digest(engine: Engine) -> dict[str, Any]:
