@@ -361,3 +361,42 @@ def test_a_host_request_that_needs_an_am_looks_elsewhere_only_if_it_may_relax() 
         plan = plan_preemption(s, app, None, requests)
         assert plan == plan_preemption_straightforward(s, app, requests)
         assert [sel.node for sel in plan.selections] == [node]
+
+
+def test_an_owner_seen_in_an_earlier_round_is_seen_afresh_once_its_usage_changed() -> None:
+    """Rounds keep owners' views; a view must not outlive the usage it was built from.
+
+    n1 (6 GB) runs a1's three 2 GB containers; n2 (4 GB) c1's 4 GB (queue c may not be
+    preempted). Weights a:b:c = 1:2:1 share 10 GB: a 2560 MB, b 5120 MB. b1 wants one 4 GB
+    container (its starvation, capped by its demand, is 4096 MB: one container).
+    Round 1: n1 has no free room; a1 (6 GB) could give one 2 GB container (6 − 2 ≥ 2.5) but not
+    two (6 − 4 < 2.5): no victims. Then a1 releases a container: 4 GB used, the same fair share,
+    nothing marked, 2 GB free on n1. Round 2, after b1's 29 s back-off: one 2 GB victim would
+    do, but a1 would drop to 2 GB, below its 2560 MB: still no victims."""
+    body = ("<defaultFairSharePreemptionTimeout>1</defaultFairSharePreemptionTimeout>"
+            "<defaultFairSharePreemptionThreshold>1.0</defaultFairSharePreemptionThreshold>"
+            "<queue name='a'/><queue name='b'><weight>2</weight></queue>"
+            "<queue name='c'><allowPreemptionFrom>false</allowPreemptionFrom></queue>")
+    site = {"yarn.scheduler.fair.preemption": "true",
+            "yarn.scheduler.fair.preemption.cluster-utilization-threshold": "0"}
+    engine = make_engine(body, site=site, nodes=[("n1", 6 * GB, 6), ("n2", 4 * GB, 4)])
+    engine.submit("a1", "root.a", "u", None, [ask(3, 2 * GB, 1, locality="n1", relax=False)])
+    engine.submit("c1", "root.c", "u", None, [ask(1, 4 * GB, 1, locality="n2", relax=False)])
+    engine.update(preempt=False)
+    for _ in range(3):
+        engine.heartbeat_all()
+    assert engine.app("a1").usage == r(6 * GB, 3) and engine.app("c1").usage == r(4 * GB, 1)
+    engine.submit("b1", "root.b", "u", None, [ask(1, 4 * GB, 1)])
+    engine.update()
+    engine.advance(1500)
+    engine.update()  # round 1: b1 starved, nothing to take
+    [starved] = records(engine, "starvation")
+    assert (starved["app"], starved["amount"]["memory-mb"]) == ("b1", 4 * GB)
+    assert engine.app("a1").fair_share.memory == 2560
+    assert records(engine, "preemption-warned") == []
+    engine.release("a1", 1)
+    engine.advance(30_000)
+    engine.update()  # round 2
+    assert len(records(engine, "starvation")) == 2  # b1 was looked at again
+    assert engine.app("a1").fair_share.memory == 2560
+    assert records(engine, "preemption-warned") == []

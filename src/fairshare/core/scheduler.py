@@ -65,6 +65,9 @@ class Scheduler:
         self._steady_stale = True
         # None: the straightforward walk that sorts at every level (the reference, §3.4)
         self.order: OrderIndex | None = OrderIndex() if indexed_walk else None
+        # preemption owners' views, kept from round to round (preemption/search.py): app id →
+        # (what the view was built from, the view and its cached decisions)
+        self.owner_views: dict[str, tuple[tuple[object, ...], Any]] = {}
         # None: the straightforward update pass that recomputes everything (the reference, §2.1)
         self.incremental: IncrementalUpdate | None = IncrementalUpdate() if fast_update else None
         self._sync_queues()

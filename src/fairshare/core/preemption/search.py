@@ -65,7 +65,7 @@ from fairshare.core.preemption.victims import (
     containers_on_node,
 )
 from fairshare.core.scheduler import Scheduler
-from fairshare.core.state import Container
+from fairshare.core.state import App, Container
 from fairshare.core.yarn_order import containers_newest_first, nodes_in_search_order
 from fairshare.resources.vector import (
     INT_MAX,
@@ -142,9 +142,23 @@ class VictimSearch:
         if known is not UNKNOWN:
             return known
         app = self.s.state.apps.get(app_id)
-        entry = None if app is None else Owner(owner_view(self.s, app, {}))
+        entry = None if app is None else self._lasting_owner(app)
         self._owners[app_id] = entry
         return entry
+
+    def _lasting_owner(self, app: App) -> Owner:
+        """The owner as an earlier round saw it, if nothing its view is built from changed
+        since (the engine replaces these values, never changes them in place)."""
+        s = self.s
+        basis = (app.usage, app.fair_share, app.resources_to_be_preempted,
+                 s.settings(app.queue), self.cluster, app.am_preemption)
+        cached = s.owner_views.get(app.id)
+        if cached is not None and all(a is b for a, b in zip(cached[0], basis, strict=True)):
+            owner: Owner = cached[1]
+            return owner
+        owner = Owner(owner_view(s, app, {}))
+        s.owner_views[app.id] = (basis, owner)
+        return owner
 
     def node(self, name: str) -> NodeEntry:
         entry = self._nodes.get(name)
