@@ -234,8 +234,7 @@ class OrderIndex:
     def _limited(self, s: Scheduler, queue: str) -> bool:
         limited = self._limited_queues.get(queue)
         if limited is None:
-            limited = any(s.settings(q).max_share is not None for q in s.ancestry(queue))
-            self._limited_queues[queue] = limited
+            limited = self._limited_queues[queue] = max_share_above(s, queue)
         return limited
 
     def _refresh_app(self, s: Scheduler, app: App) -> None:
@@ -314,6 +313,12 @@ def offer_of(s: Scheduler, app: App, min_capacity: Resource | None = None,
         calc, cluster, threshold = s.calc(app.queue), s.state.capacity, s.reservation_threshold
         reservable = tuple(size for size in sizes if calc.compare(cluster, size, threshold) >= 0)
     return Offer(app.queue, tuple(sizes), reservable, _runs_am_check(s, app))
+
+
+def max_share_above(s: Scheduler, queue: str) -> bool:
+    """Is a max share configured on ``queue`` or an ancestor? If not, ``fitsInMaxShare``
+    cannot fail below it, whatever the usage."""
+    return any(s.settings(q).max_share is not None for q in s.ancestry(queue))
 
 
 def _min_capacity(s: Scheduler) -> Resource | None:

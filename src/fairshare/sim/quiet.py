@@ -13,7 +13,7 @@ nothing is skipped):
   (``OrderIndex.may_act``), asked afresh before every choice, so new asks are seen at once.
   Nodes are filed by their free space, so one question per distinct free space finds them.
 * a node **with a reservation**, no earmarks, an AM already running for the reserving app, and
-  no max share on the app's queues that could bind, is quiet if its last heartbeat emitted
+  no max share configured on the app's queues, is quiet if its last heartbeat emitted
   nothing and since then no event named the node and the reserving app neither lost the
   reserved ask (an allocation that left it no container to ask for) nor its AM (a new attempt):
   the reservation stays valid and still does not fit (``assign_reserved_container`` reads
@@ -21,7 +21,7 @@ nothing is skipped):
   none of that.
 
 Everything else runs: nodes with earmarks, reservations of apps whose AM is not running yet
-(their check writes the gauge) or under a bounded max share (any usage change may flip them),
+(their check writes the gauge) or under a configured max share (any usage change may flip them),
 and every node that an event named since its last heartbeat.
 """
 
@@ -47,9 +47,10 @@ from fairshare.core.events import (
     PreemptionWarned,
     Starvation,
 )
+from fairshare.core.order_index import max_share_above
 from fairshare.core.scheduler import ROOT
 from fairshare.core.state import ANY, App, Node, Reservation
-from fairshare.resources.vector import Resource, add, fits_in
+from fairshare.resources.vector import Resource
 
 RESHAPING = (NodeAdded, NodeRemoved, NodeResized, ConfigReloaded)
 # What a reserved node's heartbeat reads of the reserving app is whether the reserved ask is
@@ -157,17 +158,9 @@ class QuietHeartbeats:
         app = self.engine.state.apps[node.reservation.app_id]
         if not (app.am_running or app.unmanaged):
             return True  # its AM check writes the gauge
-        return self._queue_bounded(app.queue)
-
-    def _queue_bounded(self, queue: str) -> bool:
-        """Could ``fitsInMaxShare`` fail somewhere above ``queue``? Usage plus one container
-        never exceeds twice the cluster, so a max share at least that large cannot bind."""
-        bounded = self._bounded.get(queue)
-        if bounded is None:
-            s = self.engine.s
-            twice = add(s.state.capacity, s.state.capacity)
-            bounded = any(not fits_in(twice, s.max_share(q)) for q in s.ancestry(queue))
-            self._bounded[queue] = bounded
+        bounded = self._bounded.get(app.queue)
+        if bounded is None:  # usage changes elsewhere in the queue may flip fitsInMaxShare
+            bounded = self._bounded[app.queue] = max_share_above(self.engine.s, app.queue)
         return bounded
 
     # -- a tick ----------------------------------------------------------------------------------
