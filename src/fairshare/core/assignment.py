@@ -207,12 +207,13 @@ def _pruned_from_queue(s: Scheduler, queue: str, node: Node, free: Resource, roo
     ``free`` is the node's unallocated space, ``room`` the max-share headroom of every queue
     down to here. A walk only starts on a node without a reservation and ends at the first
     allocation or reservation, so ``pre_check`` reduces to the queue's own headroom."""
-    own = headroom(s.state.queues[queue].usage, s.max_share(queue))
-    if min(own.values) < 0:
-        return None  # over its max share
     order = s.order
     assert order is not None
-    room = componentwise_min(room, own)
+    if room is not s.unbounded or order.limited(s, queue):  # else no max share can bind here
+        own = headroom(s.state.queues[queue].usage, s.max_share(queue))
+        if min(own.values) < 0:
+            return None  # over its max share
+        room = componentwise_min(room, own)
     if s.tree[queue].is_leaf:
         for app in order.apps(s, queue):
             offer = order.offer(app)
@@ -302,6 +303,8 @@ def has_container_for_node(s: Scheduler, app: App, key: Key, node: Node) -> bool
 
 def fits_in_max_share(s: Scheduler, queue: str, amount: Resource) -> bool:
     """``fitsInMaxShare`` up the whole ancestry."""
+    if s.order is not None and not s.order.limited(s, queue):
+        return True  # every max share above is unbounded: usage + amount saturates below it
     return all(
         fits_in(add(s.state.queues[q].usage, amount), s.max_share(q)) for q in s.ancestry(queue)
     )

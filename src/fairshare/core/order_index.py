@@ -77,6 +77,16 @@ class Activity:
     sizes: dict[Resource, int] = field(default_factory=dict)
     reservable: dict[Resource, int] = field(default_factory=dict)
     am_checks: int = 0
+    # may_act's answers with no max share in the way, by free space: walks ask the same
+    # questions node after node; cleared when a size appears or disappears here
+    answers: dict[Resource, bool] = field(default_factory=dict)
+
+    def may_act_unbounded(self, free: Resource) -> bool:
+        answer = self.answers.get(free)
+        if answer is None:
+            answer = self.answers[free] = bool(self.reservable) or any(
+                fits_in(size, free) for size in self.sizes)
+        return answer
 
 
 def may_act(sizes: Iterable[Resource], reservable: Iterable[Resource], free: Resource,
@@ -149,6 +159,7 @@ class OrderIndex:
         self.root_version = 0
         self._min_capacity: Resource | None = None  # componentwise, over the nodes
         self._limited_queues: dict[str, bool] = {}  # queue → some ancestor has a max share
+        self._unbounded: Resource | None = None  # the scheduler's: no max share in the way
 
     # -- hooks ---------------------------------------------------------------------------------
 
@@ -157,6 +168,7 @@ class OrderIndex:
         self._stale = True
         self._dirty_queues.clear()
         self._dirty_apps.clear()
+        self._limited_queues.clear()  # max shares may have changed (a reload)
 
     def touch_queue(self, name: str) -> None:
         if not self._stale:
@@ -185,7 +197,16 @@ class OrderIndex:
         """Could some app below ``queue`` allocate or reserve on a node with ``free``
         unallocated, ``room`` being the max-share headroom down to ``queue``?"""
         a = self._activity[queue]
+        if room is self._unbounded:
+            return a.may_act_unbounded(free)
         return may_act(a.sizes, a.reservable, free, room)
+
+    def limited(self, s: Scheduler, queue: str) -> bool:
+        """Is a max share configured on ``queue`` or an ancestor (cached until a rebuild)?"""
+        limited = self._limited_queues.get(queue)
+        if limited is None:
+            limited = self._limited_queues[queue] = max_share_above(s, queue)
+        return limited
 
     def runs_am_checks(self, queue: str) -> bool:
         """Would a visit below ``queue`` run an AM check (and so record the gauge)?"""
@@ -216,6 +237,7 @@ class OrderIndex:
     def _rebuild(self, s: Scheduler) -> None:
         self._children, self._apps, self._offers = {}, {}, {}
         self._min_capacity = _min_capacity(s)
+        self._unbounded = s.unbounded
         self._limited_queues = {}
         self._activity = {node.name: Activity() for node in s.tree}
         for node in s.tree:
@@ -231,16 +253,10 @@ class OrderIndex:
         self._stale = False
         self.root_version += 1
 
-    def _limited(self, s: Scheduler, queue: str) -> bool:
-        limited = self._limited_queues.get(queue)
-        if limited is None:
-            limited = self._limited_queues[queue] = max_share_above(s, queue)
-        return limited
-
     def _refresh_app(self, s: Scheduler, app: App) -> None:
         """Re-key and re-summarise ``app``; a leaf's list holds exactly its offered apps."""
         old = self._offers.get(app.id)
-        new = offer_of(s, app, self._min_capacity, self._limited)
+        new = offer_of(s, app, self._min_capacity, self.limited)
         if old is not None and (new is None or new.leaf != old.leaf):
             self._apps[old.leaf].drop(app.id)
         if new is not None:
@@ -280,6 +296,8 @@ class OrderIndex:
             a = self._activity[name]
             changed = _add_counts(a.sizes, offer.sizes, delta)
             changed |= _add_counts(a.reservable, offer.reservable, delta)
+            if changed:
+                a.answers.clear()
             a.am_checks += delta * offer.am_check
         if changed:  # the last name is the root
             self.root_version += 1

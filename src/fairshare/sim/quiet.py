@@ -13,12 +13,14 @@ nothing is skipped):
   (``OrderIndex.may_act``), asked afresh before every choice, so new asks are seen at once.
   Nodes are filed by their free space, so one question per distinct free space finds them.
 * a node **with a reservation**, no earmarks, an AM already running for the reserving app, and
-  no max share configured on the app's queues, is quiet if its last heartbeat emitted
-  nothing and since then no event named the node and the reserving app neither lost the
-  reserved ask (an allocation that left it no container to ask for) nor its AM (a new attempt):
-  the reservation stays valid and still does not fit (``assign_reserved_container`` reads
-  nothing else). More asks, starvation, warnings, other reservations and tasks ending change
-  none of that.
+  no max share configured on the app's queues, is quiet if since its last heartbeat no event
+  named the node and the reserving app neither lost the reserved ask (an allocation that left
+  it no container to ask for) nor its AM (a new attempt): the reservation stays valid and still
+  does not fit (``assign_reserved_container`` reads nothing else). More asks, starvation,
+  warnings, other reservations and tasks ending change none of that. The events of the
+  node's own heartbeat (the reservation it just made, say) do not count: what that heartbeat
+  left is what the next one reads, and a reservation that stays and does not fit makes a
+  heartbeat that changes nothing.
 
 Everything else runs: nodes with earmarks, reservations of apps whose AM is not running yet
 (their check writes the gauge) or under a configured max share (any usage change may flip them),
@@ -70,6 +72,7 @@ class QuietHeartbeats:
         self.run_count = 0
         self._reshaped = True
         self._pos = -1  # position in the tick under way; -1 between ticks
+        self._running = -1  # the node whose heartbeat is running, if any
         self._due: list[int] = []
         self._queued: set[int] = set()
 
@@ -92,6 +95,7 @@ class QuietHeartbeats:
         self.next_due = set(range(len(self.nodes)))  # nothing is known yet
         self._active_lists: list[list[int]] | None = None  # members of classes that may act
         self._active_version = -1
+        self._all_active = False
         self._bounded: dict[str, bool] = {}
         for i in range(len(self.nodes)):
             self._file(i)
@@ -122,6 +126,8 @@ class QuietHeartbeats:
             self._touch(self.position[name])
 
     def _touch(self, i: int) -> None:
+        if i == self._running:
+            return  # its own heartbeat: filed when it ends
         self._file(i)
         if self._pos >= 0 and i > self._pos:  # still to come in this tick
             if i not in self._queued:
@@ -192,10 +198,12 @@ class QuietHeartbeats:
 
     def _run(self, i: int, run: Callable[[str], None]) -> None:
         node = self.nodes[i]
-        seen = _reservation_of(node)
+        reservation, seen = node.reservation, _reservation_of(node)
+        self._running = i
         run(self.names[i])
+        self._running = -1
         self.run_count += 1
-        if _reservation_of(node) != seen:
+        if node.reservation is reservation and _reservation_of(node) != seen:
             self.next_due.add(i)  # re-reserved in place (earmark path), without an event
         self._file(i)
 
@@ -222,6 +230,12 @@ class QuietHeartbeats:
             self._active_version = order.root_version
             self._active_lists = [members for free, members in self.by_free.items()
                                   if order.may_act(ROOT, free, s.unbounded)]
+            # under contention some starved app may reserve any node: every class is active
+            self._all_active = len(self._active_lists) == len(self.by_free)
+        if self._all_active:  # then one list holds them all
+            k = bisect_left(self.unreserved, start)
+            first = self.unreserved[k] if k < len(self.unreserved) else None
+            return first if first is not None and (before is None or first < before) else None
         best = before
         for members in self._active_lists:
             k = bisect_left(members, start)
