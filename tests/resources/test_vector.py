@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fairshare.resources.vector import (
     DEFAULT_TYPES,
@@ -86,6 +88,33 @@ def test_am_limit_example_depends_on_float32() -> None:
     # spec §0.2 / §8.2: ceil(10240 MB × 0.1f) = 1025, with a double 0.1 it would be 1024.
     assert multiply_and_round_up(res(10240, 0), float32(0.1)).memory == 1025
     assert multiply_and_round_up(res(10240, 0), 0.1).memory == 1024
+
+
+# values either side of the long range, so sums and differences saturate both ways
+_LONGISH = st.integers(min_value=LONG_MIN, max_value=LONG_MAX) | st.sampled_from(
+    [LONG_MAX, LONG_MIN, LONG_MAX - 1, LONG_MIN + 1, 0, -1, 1])
+
+
+def _clamped(value: int) -> int:
+    return max(LONG_MIN, min(LONG_MAX, value))
+
+
+@given(st.integers(min_value=2, max_value=3).flatmap(
+    lambda n: st.tuples(st.lists(_LONGISH, min_size=n, max_size=n),
+                        st.lists(_LONGISH, min_size=n, max_size=n))))
+def test_add_subtract_fits_in_agree_with_python_integers(pair: tuple[list[int], list[int]]
+                                                        ) -> None:
+    # two components take an unrolled path, three the general one: both must saturate alike
+    a, b = Resource(tuple(pair[0])), Resource(tuple(pair[1]))
+    assert add(a, b).values == tuple(_clamped(x + y) for x, y in zip(*pair, strict=True))
+    assert subtract(a, b).values == tuple(_clamped(x - y) for x, y in zip(*pair, strict=True))
+    assert fits_in(a, b) == all(x <= y for x, y in zip(*pair, strict=True))
+
+
+def test_mismatched_lengths_are_refused() -> None:
+    for operation in (add, subtract, fits_in):
+        with pytest.raises(ValueError):
+            operation(res(1, 2), res(1, 2, 3))
 
 
 def test_fits_in_requires_every_component() -> None:

@@ -215,10 +215,11 @@ def _pruned_from_queue(s: Scheduler, queue: str, node: Node, free: Resource, roo
             return None  # over its max share
         room = componentwise_min(room, own)
     if s.tree[queue].is_leaf:
+        unbounded = room is s.unbounded
         for app in order.apps(s, queue):
             offer = order.offer(app)
             assert offer is not None  # the leaf's list holds offered apps only
-            if offer.may_act(free, room):
+            if offer.may_act(free, room, unbounded):
                 result = assign_to_app(s, app, node, via="heartbeat")
                 if result is not None:
                     return result

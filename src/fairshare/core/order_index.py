@@ -64,9 +64,11 @@ class Offer:
     reservable: tuple[Resource, ...]  # those it may reserve a node too small for (§3.6.5)
     am_check: bool  # its visit runs canRunAppAM, which sets the MaxAMShare gauge (§3.6.4)
 
-    def may_act(self, free: Resource, room: Resource) -> bool:
+    def may_act(self, free: Resource, room: Resource, unbounded: bool = False) -> bool:
         """Could it allocate on a node with ``free`` unallocated, or reserve one, when every
-        queue above it has ``room`` left below its max share?"""
+        queue above it has ``room`` left below its max share (``unbounded``: no limit)?"""
+        if unbounded:
+            return bool(self.reservable) or any(fits_in(size, free) for size in self.sizes)
         return may_act(self.sizes, self.reservable, free, room)
 
 
@@ -79,12 +81,12 @@ class Activity:
     am_checks: int = 0
     # may_act's answers with no max share in the way, by free space: walks ask the same
     # questions node after node; cleared when a size appears or disappears here
-    answers: dict[Resource, bool] = field(default_factory=dict)
+    answers: dict[tuple[int, ...], bool] = field(default_factory=dict)
 
     def may_act_unbounded(self, free: Resource) -> bool:
-        answer = self.answers.get(free)
+        answer = self.answers.get(free.values)
         if answer is None:
-            answer = self.answers[free] = bool(self.reservable) or any(
+            answer = self.answers[free.values] = bool(self.reservable) or any(
                 fits_in(size, free) for size in self.sizes)
         return answer
 

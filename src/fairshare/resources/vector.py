@@ -200,18 +200,30 @@ def is_none(r: Resource) -> bool:
 
 
 def add(a: Resource, b: Resource) -> Resource:
-    if len(a.values) != len(b.values):
+    av, bv = a.values, b.values
+    if len(av) == 2 == len(bv):  # memory and vcores only: the common case, unrolled
+        x, y = av[0] + bv[0], av[1] + bv[1]
+        if LONG_MIN <= x <= LONG_MAX and LONG_MIN <= y <= LONG_MAX:
+            return Resource((x, y))
+        return Resource((clamp_long(x), clamp_long(y)))
+    if len(av) != len(bv):
         _check(a, b)
-    values = tuple(map(operator.add, a.values, b.values))
+    values = tuple(map(operator.add, av, bv))
     if max(values) > LONG_MAX or min(values) < LONG_MIN:
         values = tuple(map(clamp_long, values))
     return Resource(values)
 
 
 def subtract(a: Resource, b: Resource) -> Resource:
-    if len(a.values) != len(b.values):
+    av, bv = a.values, b.values
+    if len(av) == 2 == len(bv):
+        x, y = av[0] - bv[0], av[1] - bv[1]
+        if LONG_MIN <= x <= LONG_MAX and LONG_MIN <= y <= LONG_MAX:
+            return Resource((x, y))
+        return Resource((clamp_long(x), clamp_long(y)))
+    if len(av) != len(bv):
         _check(a, b)
-    values = tuple(map(operator.sub, a.values, b.values))
+    values = tuple(map(operator.sub, av, bv))
     if max(values) > LONG_MAX or min(values) < LONG_MIN:
         values = tuple(map(clamp_long, values))
     return Resource(values)
@@ -249,9 +261,12 @@ def multiply_and_round_up(r: Resource, k: float) -> Resource:
 
 def fits_in(a: Resource, b: Resource) -> bool:
     """True iff ``a_i <= b_i`` for **every** component."""
-    if len(a.values) != len(b.values):
+    av, bv = a.values, b.values
+    if len(av) == 2 == len(bv):
+        return av[0] <= bv[0] and av[1] <= bv[1]
+    if len(av) != len(bv):
         _check(a, b)
-    return all(map(operator.le, a.values, b.values))
+    return all(map(operator.le, av, bv))
 
 
 def componentwise_min(a: Resource, b: Resource) -> Resource:

@@ -51,7 +51,7 @@ from fairshare.core.events import (
 )
 from fairshare.core.order_index import max_share_above
 from fairshare.core.scheduler import ROOT
-from fairshare.core.state import ANY, App, Node, Reservation
+from fairshare.core.state import ANY, App, Node, Reservation, SchedulerKey
 from fairshare.resources.vector import Resource
 
 RESHAPING = (NodeAdded, NodeRemoved, NodeResized, ConfigReloaded)
@@ -120,9 +120,14 @@ class QuietHeartbeats:
         if app is None or not app.reservations:
             return
         allocated = isinstance(event, ContainerAllocated)
+        wanted: dict[SchedulerKey, bool] = {}  # by reserved key: an app reserves many nodes for one
         for name, reservation in app.reservations.items():
-            if allocated and _still_wanted(app, reservation):
-                continue  # the reservation's ask is still there: the node stays as it was
+            if allocated:
+                still = wanted.get(reservation.key)
+                if still is None:
+                    still = wanted[reservation.key] = _still_wanted(app, reservation)
+                if still:
+                    continue  # the reservation's ask is still there: the node stays as it was
             self._touch(self.position[name])
 
     def _touch(self, i: int) -> None:
