@@ -33,13 +33,14 @@ def make_engine(
     groups: Mapping[str, Sequence[str]] | None = None,
     indexed_walk: bool = True,
     fast_update: bool = True,
+    fast_preemption: bool = True,
 ) -> Engine:
     """An engine with ``nodes`` registered. ``body`` is the inside of ``<allocations>``."""
     conf = load_site(None, dict(site or {}))
     text = allocations_xml(body or "")
     alloc = parse_allocations_text(text, "test.xml", conf.resource_types)
     engine = Engine(conf, alloc, groups=groups, indexed_walk=indexed_walk,
-                    fast_update=fast_update)
+                    fast_update=fast_update, fast_preemption=fast_preemption)
     for name, memory, vcores in nodes:
         engine.add_node(name, r(memory, vcores), rack)
     return engine

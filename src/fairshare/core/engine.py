@@ -55,12 +55,16 @@ class Engine:
         sink: Callable[[Event], None] | None = None,
         indexed_walk: bool = True,
         fast_update: bool = True,
+        fast_preemption: bool = True,
     ) -> None:
         """``indexed_walk=False`` gives YARN's straightforward walk, which sorts every level on
         each assignment: same decisions, much slower (the reference for tests and benchmarks).
         ``fast_update=False`` gives the straightforward update pass, which recomputes every
-        demand, share and starvation on each pass: the same, much slower (the reference)."""
+        demand, share and starvation on each pass: the same, much slower (the reference).
+        ``fast_preemption=False`` plans every starved app's victims with the straightforward
+        search, from fresh views of every node and owner: the same plans, much slower."""
         self.s = Scheduler(site, allocations, sink, start_ms, indexed_walk, fast_update)
+        self.fast_preemption = fast_preemption
         self.groups: Mapping[str, Sequence[str]] = groups or {}
         self.s.recompute_steady_shares()
 
@@ -219,7 +223,7 @@ class Engine:
             self.preempt()
 
     def preempt(self) -> None:
-        preempt_for_starved_apps(self.s)
+        preempt_for_starved_apps(self.s, straightforward=not self.fast_preemption)
 
     # -- configuration -------------------------------------------------------------------------
 

@@ -68,6 +68,10 @@ class Scheduler:
         # preemption owners' views, kept from round to round (preemption/search.py): app id →
         # (what the view was built from, the view and its cached decisions)
         self.owner_views: dict[str, tuple[tuple[object, ...], Any]] = {}
+        # preemption nodes' entries and bounds, kept likewise: node name → what they were built
+        # from; and the nodes in search order, with the cluster they were listed for
+        self.victim_nodes: dict[str, Any] = {}
+        self.search_order: tuple[Resource, Any] | None = None
         # None: the straightforward update pass that recomputes everything (the reference, §2.1)
         self.incremental: IncrementalUpdate | None = IncrementalUpdate() if fast_update else None
         self._sync_queues()

@@ -65,7 +65,7 @@ from fairshare.core.preemption.victims import (
     containers_on_node,
 )
 from fairshare.core.scheduler import Scheduler
-from fairshare.core.state import App, Container
+from fairshare.core.state import App, Container, Node
 from fairshare.core.yarn_order import containers_newest_first, nodes_in_search_order
 from fairshare.resources.vector import (
     INT_MAX,
@@ -75,6 +75,58 @@ from fairshare.resources.vector import (
     none_like,
     subtract_non_negative,
 )
+
+
+@dataclass(slots=True)
+class _Kept:
+    """A node's entry as an earlier round left it: valid while what it was built from is
+    unchanged (the same objects: the engine replaces these values, never changes them in place)
+    and, for its bounds, while every owner on the node has the view they were computed with."""
+
+    basis: tuple[object, ...]
+    lengths: tuple[int, int]  # marked and running containers
+    entry: NodeEntry
+    owners: tuple[tuple[str, Owner | None], ...] | None = None  # None: bounds not verified
+
+
+def _node_basis(node: Node, cluster: Resource) -> tuple[object, ...]:
+    reservation = node.reservation
+    return (node.capacity, node.allocated, reservation,
+            None if reservation is None else reservation.resource, node.earmarked_total, cluster)
+
+
+def _same_node(basis: tuple[object, ...], node: Node, cluster: Resource) -> bool:
+    """``_node_basis`` unchanged, spelt out (a busy round asks this for hundreds of nodes)."""
+    reservation = node.reservation
+    return (basis[1] is node.allocated and basis[2] is reservation
+            and basis[4] is node.earmarked_total and basis[0] is node.capacity
+            and basis[5] is cluster
+            and (reservation is None or basis[3] is reservation.resource))
+
+
+@dataclass(slots=True)
+class _SearchOrder:
+    """The nodes in §5.3 search order, and by rack: listed again only when the nodes change."""
+
+    order: list[str]
+    rack_of: dict[str, str]
+    racks: frozenset[str]
+    by_rack: dict[str, list[str]]
+
+
+def _search_order(s: Scheduler) -> _SearchOrder:
+    kept = s.search_order
+    if kept is not None and kept[0] is s.state.capacity:  # replaced whenever a node changes
+        listed: _SearchOrder = kept[1]
+        return listed
+    nodes = nodes_in_search_order(s.state.nodes)
+    by_rack: dict[str, list[str]] = {}
+    for n in nodes:
+        by_rack.setdefault(n.rack, []).append(n.name)
+    rack_of = {n.name: n.rack for n in nodes}
+    listed = _SearchOrder([n.name for n in nodes], rack_of, frozenset(rack_of.values()), by_rack)
+    s.search_order = (s.state.capacity, listed)
+    return listed
 
 
 @dataclass(slots=True)
@@ -92,13 +144,9 @@ class VictimSearch:
         self.s = s
         self.cluster = s.state.capacity
         self.none = s.none
-        nodes = nodes_in_search_order(s.state.nodes)
-        self.order = [n.name for n in nodes]
-        self.rack_of = {n.name: n.rack for n in nodes}
-        self.racks = frozenset(self.rack_of.values())
-        self._by_rack: dict[str, list[str]] = {}
-        for n in nodes:
-            self._by_rack.setdefault(n.rack, []).append(n.name)
+        listed = _search_order(s)
+        self.order, self.rack_of, self.racks = listed.order, listed.rack_of, listed.racks
+        self._by_rack = listed.by_rack
         self.shortcuts = all(v >= 0 for v in self.cluster.values)
         self._nodes: dict[str, NodeEntry] = {}
         self._owners: dict[str, Owner | None] = {}
@@ -150,12 +198,18 @@ class VictimSearch:
         """The owner as an earlier round saw it, if nothing its view is built from changed
         since (the engine replaces these values, never changes them in place)."""
         s = self.s
-        basis = (app.usage, app.fair_share, app.resources_to_be_preempted,
-                 s.settings(app.queue), self.cluster, app.am_preemption)
         cached = s.owner_views.get(app.id)
-        if cached is not None and all(a is b for a, b in zip(cached[0], basis, strict=True)):
-            owner: Owner = cached[1]
-            return owner
+        if cached is not None:  # (spelt out: a busy round asks this for hundreds of owners)
+            b = cached[0]
+            # the queue's settings: the same queue in the same tree (replaced on any change)
+            if (b[0] is app.usage and b[1] is app.fair_share
+                    and b[2] is app.resources_to_be_preempted and b[3] is app.queue
+                    and b[4] is s.tree and b[5] is self.cluster
+                    and b[6] is app.am_preemption):
+                owner: Owner = cached[1]
+                return owner
+        basis = (app.usage, app.fair_share, app.resources_to_be_preempted, app.queue, s.tree,
+                 self.cluster, app.am_preemption)
         owner = Owner(owner_view(s, app, {}))
         s.owner_views[app.id] = (basis, owner)
         return owner
@@ -163,8 +217,38 @@ class VictimSearch:
     def node(self, name: str) -> NodeEntry:
         entry = self._nodes.get(name)
         if entry is None:
-            entry = self._nodes[name] = self._build(name)
+            entry = self._nodes[name] = self._lasting_node(name)
         return entry
+
+    def _lasting_node(self, name: str) -> NodeEntry:
+        """The entry an earlier round (or this one) built, if the node is as it was then; its
+        bounds too if every owner on it still has the view they were computed with. A busy
+        cluster's rounds look at the same few hundred nodes that can give nothing."""
+        node = self.s.state.nodes[name]
+        lengths = (len(node.marked_for_preemption), len(node.containers))
+        kept: _Kept | None = self.s.victim_nodes.get(name)
+        if kept is not None and kept.lengths == lengths and _same_node(
+                kept.basis, node, self.cluster) and name not in self._old:
+            entry = kept.entry
+            if kept.owners is not None and self._same_owners(kept.owners):
+                entry.epoch = self._epoch  # computed with the owners of now
+            else:
+                entry.bounds, entry.live, entry.epoch = None, entry.candidates, -1
+                kept.owners = None
+            return entry
+        entry = self._build(name)
+        self.s.victim_nodes[name] = _Kept(_node_basis(node, self.cluster), lengths, entry)
+        return entry
+
+    def _same_owners(self, owners: tuple[tuple[str, Owner | None], ...]) -> bool:
+        known = self._owners
+        for app_id, seen in owners:
+            owner = known.get(app_id, UNKNOWN)
+            if owner is UNKNOWN:
+                owner = self.owner(app_id)
+            if owner is not seen:
+                return False
+        return True
 
     def _build(self, name: str) -> NodeEntry:
         node = self.s.state.nodes[name]
@@ -203,6 +287,11 @@ class VictimSearch:
             entry.bounds, entry.live = node_bounds(entry.free, entry.live, self.owner, self.none,
                                                    self.cluster, known=self._owners)
             entry.epoch = self._epoch
+            kept: _Kept | None = self.s.victim_nodes.get(entry.name)
+            if kept is not None and kept.entry is entry:
+                # candidates left out of ``live`` earlier were left out under views that can
+                # only have shrunk to these (bounds.py): the bounds are exact for these owners
+                kept.owners = tuple((a, self.owner(a)) for a in sorted(entry.owners))
 
     def alive_from(self, request: Bound, regime: int, start: int) -> Iterator[int]:
         """Search-order indices ≥ ``start`` whose bound fits; drops those that no longer do."""
