@@ -8,11 +8,11 @@ real, the last quiet heartbeat before each one that does something (see ``_gauge
 Quiet, provably (delay scheduling off — with it on, every visit counts an opportunity and
 nothing is skipped):
 
-* a node **without a reservation** and without earmarks is quiet when nothing in the whole
+* a node **without a reservation** is quiet when nothing in the whole
   tree could allocate on its free space or reserve it — the walk index's root activity
   (``OrderIndex.may_act``), asked afresh before every choice, so new asks are seen at once.
   Nodes are filed by their free space, so one question per distinct free space finds them.
-* a node **with a reservation**, no earmarks, an AM already running for the reserving app, and
+* a node **with a reservation**, an AM already running for the reserving app, and
   no max share configured on the app's queues, is quiet if since its last heartbeat no event
   named the node and the reserving app neither lost the reserved ask (an allocation that left
   it no container to ask for) nor its AM (a new attempt): the reservation stays valid and still
@@ -22,9 +22,19 @@ nothing is skipped):
   left is what the next one reads, and a reservation that stays and does not fit makes a
   heartbeat that changes nothing.
 
-Everything else runs: nodes with earmarks, reservations of apps whose AM is not running yet
-(their check writes the gauge) or under a configured max share (any usage change may flip them),
-and every node that an event named since its last heartbeat.
+A node **with earmarks** first runs the earmark step (``assign_preempted_containers``): each
+earmarked app, if still starved, tries the node until it fails. A heartbeat ends with that step
+at a fixpoint, so the step is quiet if since the node's last heartbeat no event named the node
+(its own heartbeat's aside) or an earmarked app (its own heartbeat's included: an AM served
+there asks for its tasks), and the update pass changed no earmarked app's starvation as
+``preemption_list`` reads it (is it starved, is some starvation attributed to it: compared at the
+start of each tick). The rest of its heartbeat is then judged as above. Earmarked apps without a
+running AM (their check writes the gauge), gone, or under a configured max share make the node
+run every time.
+
+Everything else runs: reservations of apps whose AM is not running yet (their check writes the
+gauge) or under a configured max share (any usage change may flip them), and every node that an
+event named since its last heartbeat.
 """
 
 from __future__ import annotations
@@ -97,6 +107,12 @@ class QuietHeartbeats:
         self._active_version = -1
         self._all_active = False
         self._bounded: dict[str, bool] = {}
+        # earmarked nodes whose earmark step was quiet when last filed: what it read of the
+        # earmarked apps' starvation, checked at the start of each tick (the update pass may
+        # change it without an event); and, per earmarked app, the nodes to look at again when
+        # an event names the app (stale entries only cost a heartbeat)
+        self.watched: dict[int, tuple[tuple[str, bool, bool], ...]] = {}
+        self.earmarked_by_app: dict[str, set[int]] = {}
         for i in range(len(self.nodes)):
             self._file(i)
         self._reshaped = False
@@ -110,9 +126,20 @@ class QuietHeartbeats:
             return
         name = getattr(event, "node", None)
         if name is not None and name in self.position:
-            self._touch(self.position[name])
+            i = self.position[name]
+            if i != self._running:  # its own heartbeat's events: it is filed when it ends
+                self._touch(i)
         app_id = getattr(event, "app", None)
-        if app_id is None or isinstance(event, KEEPS_RESERVATIONS_QUIET):
+        if app_id is None:
+            return
+        earmarked = self.earmarked_by_app.get(app_id)
+        if earmarked:  # whatever changed of the app, its earmark steps may now act
+            for i in list(earmarked):  # (in any order: touching is order-free)
+                if app_id in self.nodes[i].earmarks:
+                    self._touch(i)
+                else:
+                    earmarked.discard(i)
+        if isinstance(event, KEEPS_RESERVATIONS_QUIET):
             return
         if isinstance(event, ContainerCompleted | ContainerPreempted) and not event.am:
             return
@@ -131,9 +158,7 @@ class QuietHeartbeats:
             self._touch(self.position[name])
 
     def _touch(self, i: int) -> None:
-        if i == self._running:
-            return  # its own heartbeat: filed when it ends
-        self._file(i)
+        self._file(i, ran=False)
         if self._pos >= 0 and i > self._pos:  # still to come in this tick
             if i not in self._queued:
                 self._queued.add(i)
@@ -141,8 +166,10 @@ class QuietHeartbeats:
         else:
             self.next_due.add(i)
 
-    def _file(self, i: int) -> None:
-        """File node ``i`` under its free space (unreserved) or not at all (reserved)."""
+    def _file(self, i: int, ran: bool = True) -> None:
+        """File node ``i`` under its free space (unreserved) or not at all (reserved), and
+        note whether it must run every tick. ``ran``: its heartbeat just ended (else it is due,
+        and what its earmark step reads is taken when it has run)."""
         node, old = self.nodes[i], self.filed[i]
         new = node.unallocated if node.reservation is None else None
         if old is not None and old != new:
@@ -158,10 +185,50 @@ class QuietHeartbeats:
                 self._active_lists = None  # a class never seen: ask about it
             insort(self.by_free[new], i)
         self.filed[i] = new
-        if node.earmarks or (node.reservation is not None and self._reservation_runs(node)):
+        if (node.earmarks and self._earmarks_run(node)) or (
+                node.reservation is not None and self._reservation_runs(node)):
             self.always.add(i)
         else:
             self.always.discard(i)
+        if ran and node.earmarks and i not in self.always:
+            self.watched[i] = self._earmark_step_reads(node)
+            for app_id in node.earmarks:
+                self.earmarked_by_app.setdefault(app_id, set()).add(i)
+        else:
+            self.watched.pop(i, None)
+
+    def _earmarks_run(self, node: Node) -> bool:
+        """Must the earmark step run even when nothing happened to the node or its apps?
+        An app gone or stopped is dropped (quietly), one without its AM writes the gauge, one
+        under a configured max share may flip with any usage change."""
+        for app_id in node.earmarks:
+            app = self.engine.state.apps.get(app_id)
+            if app is None or app.stopped or not (app.am_running or app.unmanaged):
+                return True
+            if self._queue_bounded(app.queue):
+                return True
+        return False
+
+    def _earmark_step_reads(self, node: Node) -> tuple[tuple[str, bool, bool], ...]:
+        """What ``preemption_list`` reads of each earmarked app: is it starved, and is some
+        starvation attributed to it."""
+        s = self.engine.s
+        apps = self.engine.state.apps
+        reads = []
+        for app_id in node.earmarks:
+            app = apps.get(app_id)
+            if app is None:
+                reads.append((app_id, False, False))  # gone: differs from what was filed
+            else:
+                reads.append((app_id, s.is_starved(app), bool(
+                    any(app.fairshare_starvation.values) or any(app.minshare_starvation.values))))
+        return tuple(reads)
+
+    def _queue_bounded(self, queue: str) -> bool:
+        bounded = self._bounded.get(queue)
+        if bounded is None:
+            bounded = self._bounded[queue] = max_share_above(self.engine.s, queue)
+        return bounded
 
     def _reservation_runs(self, node: Node) -> bool:
         """Must a reserved node's heartbeat run even when nothing happened to it?"""
@@ -169,10 +236,7 @@ class QuietHeartbeats:
         app = self.engine.state.apps[node.reservation.app_id]
         if not (app.am_running or app.unmanaged):
             return True  # its AM check writes the gauge
-        bounded = self._bounded.get(app.queue)
-        if bounded is None:  # usage changes elsewhere in the queue may flip fitsInMaxShare
-            bounded = self._bounded[app.queue] = max_share_above(self.engine.s, app.queue)
-        return bounded
+        return self._queue_bounded(app.queue)  # usage changes elsewhere may flip fitsInMaxShare
 
     # -- a tick ----------------------------------------------------------------------------------
 
@@ -181,6 +245,9 @@ class QuietHeartbeats:
         ``run(name)`` carries out one heartbeat (and the app model's answer to it)."""
         if self._reshaped:
             self._rebuild()
+        for i, reads in self.watched.items():  # an update pass may have changed these
+            if self._earmark_step_reads(self.nodes[i]) != reads:
+                self.next_due.add(i)
         self._due = sorted(self.next_due | self.always)
         self._queued = set(self._due)
         self.next_due = set()
@@ -204,6 +271,8 @@ class QuietHeartbeats:
     def _run(self, i: int, run: Callable[[str], None]) -> None:
         node = self.nodes[i]
         reservation, seen = node.reservation, _reservation_of(node)
+        for app_id in node.earmarks:  # an app it serves may ask for more as it is served
+            self.earmarked_by_app.setdefault(app_id, set()).add(i)
         self._running = i
         run(self.names[i])
         self._running = -1
