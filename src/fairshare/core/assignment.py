@@ -216,6 +216,7 @@ def _pruned_from_queue(s: Scheduler, queue: str, node: Node, free: Resource, roo
         room = componentwise_min(room, own)
     if s.tree[queue].is_leaf:
         unbounded = room is s.unbounded
+        recorded = False
         for app in order.apps(s, queue):
             offer = order.offer(app)
             assert offer is not None  # the leaf's list holds offered apps only
@@ -223,8 +224,11 @@ def _pruned_from_queue(s: Scheduler, queue: str, node: Node, free: Resource, roo
                 result = assign_to_app(s, app, node, via="heartbeat")
                 if result is not None:
                     return result
-            elif offer.am_check:
-                is_over_am_share_limit(s, app)  # all its visit would do: record the gauge
+            elif offer.am_check and not recorded:
+                # all its visit would do is record the gauge — the same value for every app
+                # of the leaf until the walk allocates or reserves, which ends it
+                record_max_am_share(s, queue)
+                recorded = True
         return None
     for child in order.children(s, queue):
         if order.may_act(child, free, room):
@@ -244,10 +248,8 @@ def _am_checks_below(s: Scheduler, queue: str, node: Node) -> None:
     if not pre_check(s, queue, node):
         return
     if s.tree[queue].is_leaf:
-        for app in order.apps(s, queue):
-            offer = order.offer(app)
-            if offer is not None and offer.am_check:
-                is_over_am_share_limit(s, app)
+        if order.runs_am_checks(queue):  # some offered app's visit runs the check: once will do
+            record_max_am_share(s, queue)
         return
     for child in order.children(s, queue):
         if order.runs_am_checks(child):
@@ -276,13 +278,20 @@ def is_over_am_share_limit(s: Scheduler, app: App) -> bool:
 
 def can_run_app_am(s: Scheduler, queue: str, am_resource: Resource) -> bool:
     """§3.6.4 ``canRunAppAM``; records the limit as the queue's MaxAMShare metric."""
-    settings, runtime = s.settings(queue), s.state.queues[queue]
-    if am_check_disabled(settings.max_am_share):
+    if am_check_disabled(s.settings(queue).max_am_share):
         return True
+    limit = record_max_am_share(s, queue)
+    return fits_in(add(s.state.queues[queue].am_resource_usage, am_resource), limit)
+
+
+def record_max_am_share(s: Scheduler, queue: str) -> Resource:
+    """What every ``canRunAppAM`` of a leaf with the check enabled writes, whichever app asks:
+    the AM limit, as the queue's MaxAMShare metric."""
+    settings, runtime = s.settings(queue), s.state.queues[queue]
     limit = max_am_resource(runtime.fair_share, s.max_share(queue), s.root_available(),
                             settings.max_am_share)
     runtime.max_am_share_metric = limit
-    return fits_in(add(runtime.am_resource_usage, am_resource), limit)
+    return limit
 
 
 def has_container_for_node(s: Scheduler, app: App, key: Key, node: Node) -> bool:

@@ -130,6 +130,7 @@ class Scheduler:
     def cluster_changed(self) -> None:
         """Nodes came, went or were resized: everything that reads the cluster size follows."""
         self._max_shares.clear()  # percentages of the cluster
+        self.victim_nodes.clear()  # built for the old cluster: would never match again
         self.recompute_steady_shares()
         if self.order is not None:
             self.order.cluster_changed(self)
