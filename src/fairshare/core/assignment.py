@@ -216,19 +216,26 @@ def _pruned_from_queue(s: Scheduler, queue: str, node: Node, free: Resource, roo
         room = componentwise_min(room, own)
     if s.tree[queue].is_leaf:
         unbounded = room is s.unbounded
-        recorded = False
+        # every AM check of the leaf computes (and records as the gauge) the same limit until
+        # the walk allocates or reserves, which ends it: computed once, at the first check
+        limit: Resource | None = None
         for app in order.apps(s, queue):
             offer = order.offer(app)
             assert offer is not None  # the leaf's list holds offered apps only
             if offer.may_act(free, room, unbounded):
-                result = assign_to_app(s, app, node, via="heartbeat")
+                if offer.am_check:  # assign_to_app with the leaf's limit
+                    if limit is None:
+                        limit = record_max_am_share(s, queue)
+                    if over_am_limit(s, app, limit):
+                        continue
+                    result = assign_keys(s, app, node, app.sorted_keys(), reserved=False,
+                                         via="heartbeat")
+                else:
+                    result = assign_to_app(s, app, node, via="heartbeat")
                 if result is not None:
                     return result
-            elif offer.am_check and not recorded:
-                # all its visit would do is record the gauge — the same value for every app
-                # of the leaf until the walk allocates or reserves, which ends it
-                record_max_am_share(s, queue)
-                recorded = True
+            elif offer.am_check and limit is None:
+                limit = record_max_am_share(s, queue)  # all its visit would do
         return None
     for child in order.children(s, queue):
         if order.may_act(child, free, room):
@@ -282,6 +289,14 @@ def can_run_app_am(s: Scheduler, queue: str, am_resource: Resource) -> bool:
         return True
     limit = record_max_am_share(s, queue)
     return fits_in(add(s.state.queues[queue].am_resource_usage, am_resource), limit)
+
+
+def over_am_limit(s: Scheduler, app: App, limit: Resource) -> bool:
+    """``canRunAppAM`` failing for an app whose check runs (its AM not running, an ask for
+    it outstanding, the check enabled), given the leaf's AM ``limit``."""
+    ask = first_any_ask(app)
+    assert ask is not None and ask.count > 0
+    return not fits_in(add(s.state.queues[app.queue].am_resource_usage, ask.capability), limit)
 
 
 def record_max_am_share(s: Scheduler, queue: str) -> Resource:
