@@ -100,12 +100,17 @@ def preemption_list(s: Scheduler, node: Node) -> list[tuple[App, Resource]]:
         return []
     for app_id, amount in list(node.earmarks.items()):
         app = s.state.apps.get(app_id)
-        if app is None or app.stopped or not s.is_starved(app) or (
-            is_none(app.fairshare_starvation) and is_none(app.minshare_starvation)
-        ):
+        if app is None or not keeps_earmark(s, app):
             del node.earmarks[app_id]
             node.earmarked_total = subtract(node.earmarked_total, amount)
     return [(s.state.apps[a], amount) for a, amount in node.earmarks.items()]
+
+
+def keeps_earmark(s: Scheduler, app: App) -> bool:
+    """Does ``getPreemptionList`` keep ``app``'s earmarks: running, starved, and some
+    starvation attributed to it?"""
+    return not app.stopped and s.is_starved(app) and not (
+        is_none(app.fairshare_starvation) and is_none(app.minshare_starvation))
 
 
 def assign_preempted_containers(s: Scheduler, node: Node) -> None:

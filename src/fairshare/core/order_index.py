@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import math
 from bisect import bisect_left, insort
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -68,7 +68,7 @@ class Offer:
         """Could it allocate on a node with ``free`` unallocated, or reserve one, when every
         queue above it has ``room`` left below its max share (``unbounded``: no limit)?"""
         if unbounded:
-            return bool(self.reservable) or any(fits_in(size, free) for size in self.sizes)
+            return may_act_unbounded(self.sizes, self.reservable, free)
         return may_act(self.sizes, self.reservable, free, room)
 
 
@@ -86,8 +86,8 @@ class Activity:
     def may_act_unbounded(self, free: Resource) -> bool:
         answer = self.answers.get(free.values)
         if answer is None:
-            answer = self.answers[free.values] = bool(self.reservable) or any(
-                fits_in(size, free) for size in self.sizes)
+            answer = self.answers[free.values] = may_act_unbounded(self.sizes, self.reservable,
+                                                                   free)
         return answer
 
 
@@ -97,6 +97,12 @@ def may_act(sizes: Iterable[Resource], reservable: Iterable[Resource], free: Res
         if fits_in(size, room) and fits_in(size, free):
             return True
     return any(fits_in(size, room) for size in reservable)
+
+
+def may_act_unbounded(sizes: Iterable[Resource], reservable: Collection[Resource],
+                      free: Resource) -> bool:
+    """``may_act`` with no max share in the way: any reservable size, or a size that fits."""
+    return bool(reservable) or any(fits_in(size, free) for size in sizes)
 
 
 def headroom(usage: Resource, max_share: Resource) -> Resource:

@@ -26,11 +26,10 @@ A node **with earmarks** first runs the earmark step (``assign_preempted_contain
 earmarked app, if still starved, tries the node until it fails. A heartbeat ends with that step
 at a fixpoint, so the step is quiet if since the node's last heartbeat no event named the node
 (its own heartbeat's aside) or an earmarked app (its own heartbeat's included: an AM served
-there asks for its tasks), and the update pass changed no earmarked app's starvation as
-``preemption_list`` reads it (is it starved, is some starvation attributed to it: compared at the
-start of each tick). The rest of its heartbeat is then judged as above. Earmarked apps without a
-running AM (their check writes the gauge), gone, or under a configured max share make the node
-run every time.
+there asks for its tasks), and the update pass changed for no earmarked app whether
+``preemption_list`` keeps its earmarks (``keeps_earmark``, compared at the start of each tick).
+The rest of its heartbeat is then judged as above. Earmarked apps without a running AM (their
+check writes the gauge), gone, or under a configured max share make the node run every time.
 
 Everything else runs: reservations of apps whose AM is not running yet (their check writes the
 gauge) or under a configured max share (any usage change may flip them), and every node that an
@@ -43,6 +42,7 @@ import heapq
 from bisect import bisect_left, insort
 from collections.abc import Callable
 
+from fairshare.core.assignment import keeps_earmark
 from fairshare.core.engine import Engine
 from fairshare.core.events import (
     ConfigReloaded,
@@ -59,7 +59,6 @@ from fairshare.core.events import (
     PreemptionWarned,
     Starvation,
 )
-from fairshare.core.order_index import max_share_above
 from fairshare.core.scheduler import ROOT
 from fairshare.core.state import ANY, App, Node, Reservation, SchedulerKey
 from fairshare.resources.vector import Resource
@@ -106,12 +105,11 @@ class QuietHeartbeats:
         self._active_lists: list[list[int]] | None = None  # members of classes that may act
         self._active_version = -1
         self._all_active = False
-        self._bounded: dict[str, bool] = {}
         # earmarked nodes whose earmark step was quiet when last filed: what it read of the
         # earmarked apps' starvation, checked at the start of each tick (the update pass may
         # change it without an event); and, per earmarked app, the nodes to look at again when
         # an event names the app (stale entries only cost a heartbeat)
-        self.watched: dict[int, tuple[tuple[str, bool, bool], ...]] = {}
+        self.watched: dict[int, tuple[tuple[str, bool], ...]] = {}
         self.earmarked_by_app: dict[str, set[int]] = {}
         for i in range(len(self.nodes)):
             self._file(i)
@@ -209,26 +207,20 @@ class QuietHeartbeats:
                 return True
         return False
 
-    def _earmark_step_reads(self, node: Node) -> tuple[tuple[str, bool, bool], ...]:
-        """What ``preemption_list`` reads of each earmarked app: is it starved, and is some
-        starvation attributed to it."""
+    def _earmark_step_reads(self, node: Node) -> tuple[tuple[str, bool], ...]:
+        """What ``preemption_list`` reads of each earmarked app: are its earmarks kept."""
         s = self.engine.s
         apps = self.engine.state.apps
         reads = []
         for app_id in node.earmarks:
             app = apps.get(app_id)
-            if app is None:
-                reads.append((app_id, False, False))  # gone: differs from what was filed
-            else:
-                reads.append((app_id, s.is_starved(app), bool(
-                    any(app.fairshare_starvation.values) or any(app.minshare_starvation.values))))
+            reads.append((app_id, app is not None and keeps_earmark(s, app)))
         return tuple(reads)
 
     def _queue_bounded(self, queue: str) -> bool:
-        bounded = self._bounded.get(queue)
-        if bounded is None:
-            bounded = self._bounded[queue] = max_share_above(self.engine.s, queue)
-        return bounded
+        s = self.engine.s
+        assert s.order is not None  # the planner runs only with the walk's index
+        return s.order.limited(s, queue)
 
     def _reservation_runs(self, node: Node) -> bool:
         """Must a reserved node's heartbeat run even when nothing happened to it?"""
