@@ -74,9 +74,10 @@ class DemandCache:
         demand changed."""
         runtime = s.state.queues[leaf]
         members = (tuple(runtime.runnable_apps), tuple(runtime.non_runnable_apps))
+        ids = set() if forced else {a.id for group in members for a in group}  # one scan
         changed: list[tuple[Resource, Resource]] = []
         for app in (*members[0], *members[1]) if forced else touched.values():
-            if forced or app in members[0] or app in members[1]:
+            if forced or app.id in ids:
                 demand = add(app.usage, pending_demand(app))
                 if demand != app.demand:
                     changed.append((app.demand, demand))

@@ -143,11 +143,15 @@ class ShareCache:
             key: SplitKey = (node.settings, total, apps, tuple(a.start_time for a in apps),
                              weights)
             if not every and self._splits.get(leaf) == key:
-                again = [a for a in changes.by_leaf.get(leaf, {}).values() if a in apps]
+                touched = changes.by_leaf.get(leaf, {})
+                ids = {a.id for a in apps} if touched else set()  # not one scan per app
+                again = [a for a in touched.values() if a.id in ids]
                 unchanged.append((leaf, again, [self.apps[a.id] for a in again]))
                 continue
             self._splits[leaf] = key
-            inputs = [AppShareInput(a.id, a.start_time, s.app_weight(a)) for a in apps]
+            inputs = [AppShareInput(a.id, a.start_time, w) for a, w in
+                      zip(apps, weights if weights is not None else map(s.app_weight, apps),
+                          strict=True)]
             previous = [self.apps.get(a.id, s.none) for a in apps]
             new = split_among_apps(total, inputs, node.settings.policy, previous,
                                    compute_shares_grouped)

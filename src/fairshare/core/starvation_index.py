@@ -64,10 +64,11 @@ class PendingApps:
         """Re-key the ``touched`` apps of the leaf: only a touched app's demand, usage, weight
         or start time can have changed, and every app that joined or left the leaf's runnable
         list was touched (``Scheduler.touch_app``) while in it."""
+        members = {a.id for a in runnable} if touched else set()  # not one scan per app
         for app_id, app in touched.items():
             if app_id in self.apps:
                 self._drop(app_id)
-            if app in runnable:
+            if app_id in members:
                 self._put(s, app)
 
     def sync(self, now: int, checked: Iterable[App]) -> None:
