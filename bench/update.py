@@ -247,7 +247,8 @@ def run(size: Size, seed: int) -> dict[str, Any]:
         pair.tick()
         phases["steady"].append(pair.timed_update())
         pair.tick()
-        busy = [q for q in workload.leaves if q not in idle_leaves(pair)]
+        idle_now = set(idle_leaves(pair))
+        busy = [q for q in workload.leaves if q not in idle_now]
         pair.do("submit", *workload.app(workload.rng.choice(busy)))
         phases["arrival"].append(pair.timed_update())
         idle = idle_leaves(pair)

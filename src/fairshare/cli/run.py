@@ -235,11 +235,11 @@ def _app_tables(summary: dict[str, Any], rest: str) -> list[Table]:
     end = summary["span"]["end-ms"]
     if len(apps) <= MAX_APP_ROWS:
         return [_app_table("Apps", list(apps.items()), end)]
-    order = {app_id: i for i, app_id in enumerate(apps)}
+    # sorted is stable: equal waits (losses) keep the apps' order
     waits = sorted(((a, e) for a, e in apps.items() if _wait(e, end) is not None),
-                   key=lambda ae: (-(_wait(ae[1], end) or 0), order[ae[0]]))
+                   key=lambda ae: -(_wait(ae[1], end) or 0))
     lost = sorted(((a, e) for a, e in apps.items() if e["lost-work-ms"] > 0),
-                  key=lambda ae: (-ae[1]["lost-work-ms"], order[ae[0]]))
+                  key=lambda ae: -ae[1]["lost-work-ms"])
     of = f"of {len(apps):,} apps; {rest}"
     tables = [_app_table(f"The {min(TOP_APPS, len(waits))} longest waits ({of})",
                          waits[:TOP_APPS], end)]

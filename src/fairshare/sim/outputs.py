@@ -32,22 +32,29 @@ def _json_line(record: dict[str, Any]) -> str:
     return json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
+def _write_lines(f: TextIO, records: Iterable[dict[str, Any]]) -> None:
+    for record in records:
+        f.write(_json_line(record))
+        f.write("\n")
+
+
 def write_events(path: Path, records: Iterable[dict[str, Any]]) -> None:
     with path.open("w", encoding="utf-8", newline="\n") as f:
-        for record in records:
-            f.write(_json_line(record))
-            f.write("\n")
+        _write_lines(f, records)
+
+
+def _write_json(path: Path, doc: object) -> None:
+    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+                    encoding="utf-8")
 
 
 def write_snapshots(path: Path, snapshots: list[dict[str, Any]]) -> None:
-    path.write_text(json.dumps(snapshots, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
-                    encoding="utf-8")
+    _write_json(path, snapshots)
 
 
 def write_summary(path: Path, summary: dict[str, Any]) -> None:
     """Keys in the order the summary was built (fixed), no wall clock: byte-identical reruns."""
-    path.write_text(json.dumps(summary, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
-                    encoding="utf-8")
+    _write_json(path, summary)
 
 
 def write_outputs(outdir: Path, records: list[dict[str, Any]],
@@ -68,9 +75,7 @@ class EventWriter:
         self._types = types
 
     def write_records(self, records: Iterable[dict[str, Any]]) -> None:
-        for record in records:
-            self._f.write(_json_line(record))
-            self._f.write("\n")
+        _write_lines(self._f, records)
 
     def on_events(self, events: Sequence[Event]) -> None:
         types = self._types

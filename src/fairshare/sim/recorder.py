@@ -23,10 +23,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from fairshare.core.asks import pending_demand
 from fairshare.core.engine import Engine
 from fairshare.core.events import ContainerAllocated, ContainerCompleted, ContainerPreempted, Event
 from fairshare.core.scheduler import Scheduler
-from fairshare.core.state import ANY, App, AppState
+from fairshare.core.state import App, AppState
 from fairshare.core.tree import QueueTree
 from fairshare.sim.loop import AppProgress
 
@@ -95,11 +96,6 @@ class QueueSampler:
         return self._names, rows
 
 
-def sample_queues(engine: Engine) -> tuple[list[str], list[list[int]]]:
-    """One sample of every queue (see :class:`QueueSampler`)."""
-    return QueueSampler(engine).sample()
-
-
 _ZERO_STATS = [0] * _APP_STATS
 
 
@@ -123,18 +119,11 @@ def _app_stats(s: Scheduler, leaves: list[str]) -> dict[str, list[int]]:
 
 
 def _add_app(total: list[int], app: App, *, running: bool) -> None:
-    pending_mb = pending_vcores = 0
-    for table in app.asks.values():
-        ask = table.get(ANY)
-        if ask is not None:
-            size = ask.capability.values
-            pending_mb += size[0] * ask.count
-            pending_vcores += size[1] * ask.count
-    total[0] += pending_mb
-    total[1] += pending_vcores
-    fair, mins = app.fairshare_starvation.values, app.minshare_starvation.values
-    total[2] += min(fair[0] + mins[0], pending_mb)  # what is still unmet of it
-    total[3] += min(fair[1] + mins[1], pending_vcores)
+    pending, starving = pending_demand(app).values, app.starvation.values
+    total[0] += pending[0]
+    total[1] += pending[1]
+    total[2] += min(starving[0], pending[0])  # what is still unmet of it
+    total[3] += min(starving[1], pending[1])
     total[4 if running else 5] += 1
     total[6] += len(app.containers)
 
@@ -197,15 +186,11 @@ class SimRecorder:
     def on_events(self, events: Sequence[Event]) -> None:
         self.events += len(events)
         for event in events:
-            kind = type(event)
-            if kind is ContainerAllocated:
-                assert isinstance(event, ContainerAllocated)
+            if isinstance(event, ContainerAllocated):
                 self.allocated[event.queue] += 1
-            elif kind is ContainerCompleted:
-                assert isinstance(event, ContainerCompleted)
+            elif isinstance(event, ContainerCompleted):
                 self.completed[event.queue] += 1
-            elif kind is ContainerPreempted:
-                assert isinstance(event, ContainerPreempted)
+            elif isinstance(event, ContainerPreempted):
                 self.preempted_from[event.queue] += 1
                 self.preempted_for[event.beneficiary_queue] += 1
 
@@ -272,7 +257,7 @@ def build_summary(engine: Engine, recorder: SimRecorder, apps: Mapping[str, AppP
 
     Keys come in a fixed order and queues in tree order, so a run gives the same bytes again.
     """
-    app_entries = {app_id: app_entry(engine, p, recorder.end_ms) for app_id, p in apps.items()}
+    app_entries = {app_id: app_entry(engine, p) for app_id, p in apps.items()}
     return {
         "scenario": dict(scenario),
         "span": {"start-ms": recorder.start_ms, "end-ms": recorder.end_ms,
@@ -284,7 +269,7 @@ def build_summary(engine: Engine, recorder: SimRecorder, apps: Mapping[str, AppP
     }
 
 
-def app_entry(engine: Engine, p: AppProgress, end_ms: int | None) -> dict[str, Any]:
+def app_entry(engine: Engine, p: AppProgress) -> dict[str, Any]:
     spec, app = p.spec, engine.state.apps.get(p.spec.id)
     state = "not-submitted" if p.submitted_ms is None or app is None else str(app.state)
     start, finish = p.started_ms, p.finished_ms
@@ -342,14 +327,10 @@ def _ratio(part: int, whole: int, digits: int) -> float | None:
 
 
 def _queues(engine: Engine, recorder: SimRecorder) -> dict[str, dict[str, Any]]:
-    seen = set(recorder.integrals.index)
-    for counter in (recorder.allocated, recorder.completed, recorder.preempted_from,
-                    recorder.preempted_for):
-        for leaf in counter:
-            seen.update(engine.s.ancestry(leaf))
     counts = {name: _subtree(engine, counter) for name, counter in (
         ("allocated", recorder.allocated), ("completed", recorder.completed),
         ("from", recorder.preempted_from), ("for", recorder.preempted_for))}
+    seen = set(recorder.integrals.index).union(*counts.values())  # every count is ≥ 1
     return {name: _queue_entry(recorder, name, counts) for name in _queue_order(engine, recorder,
                                                                               seen)}
 
@@ -402,4 +383,4 @@ def _queue_entry(recorder: SimRecorder, name: str,
 
 
 __all__ = ["TIMELINE_COLUMNS", "VALUES", "Matrix", "QueueSampler", "RowSink", "SimRecorder",
-           "app_entry", "build_summary", "sample_queues"]
+           "app_entry", "build_summary"]
