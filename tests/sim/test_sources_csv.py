@@ -211,3 +211,11 @@ def test_the_csv_example_runs() -> None:
     done = CliRunner().invoke(cli, ["run", str(ROOT / "examples/csv-workload/scenario.yaml"),
                                     "--quiet"])
     assert done.exit_code == 0, done.output
+
+
+def test_a_cell_of_thousands_of_digits_is_a_located_error_not_a_crash() -> None:
+    # Python refuses int() of more than 4,300 digits; the cell must still get the range message
+    huge = "9" * 5000
+    [message] = errors_of(CSV.replace(",4,,,30000", f",{huge},,,30000"))
+    assert message.startswith("apps.csv:6: count: must be an integer from 1 to 2147483647, "
+                              "got '999")

@@ -391,3 +391,15 @@ def test_a_million_tasks_load_in_seconds_as_few_groups(tmp_path: Path) -> None:
     assert sum(t.count for a in trace.apps for t in a.tasks) == 1_000_000
     assert {len(a.tasks) for a in trace.apps} == {7}
     assert len(trace.nodes) == 50
+
+
+def test_a_container_host_that_is_not_a_string_is_a_located_error(tmp_path: Path) -> None:
+    trace = '{"job.tasks": [{"container.host": ["a"], "duration.ms": 1}]}'
+    assert errors_of(tmp_path, trace) == [
+        "jobs.json:1: job #1: job.tasks[0].container.host: must be a string, got a list"]
+
+
+def test_a_number_of_thousands_of_digits_is_a_located_json_error(tmp_path: Path) -> None:
+    trace = '{"job.tasks": [{"duration.ms": ' + "9" * 5000 + "}]}"
+    [message] = errors_of(tmp_path, trace)
+    assert message.startswith("jobs.json:1: invalid JSON: number too long")

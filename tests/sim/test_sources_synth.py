@@ -319,3 +319,9 @@ def test_the_synth_example_runs() -> None:
     done = CliRunner().invoke(cli, ["run", str(ROOT / "examples/synth-workload/scenario.yaml"),
                                     "--quiet"])
     assert done.exit_code == 0, done.output
+
+
+def test_a_weight_beyond_any_double_is_a_located_error(tmp_path: Path) -> None:
+    heavy = {**workload(job_class("a")), "workload_weight": 10**400}
+    assert errors_of(tmp_path, trace(heavy)) == [
+        "synth.json:6: workloads[0].workload_weight: must be a number, got a very large number"]

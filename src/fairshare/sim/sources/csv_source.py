@@ -41,6 +41,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from fairshare.resources.javalang import parse_int
 from fairshare.resources.vector import INT_MAX, LONG_MAX
 from fairshare.sim.sources.jsontext import read_trace_text
 from fairshare.sim.sources.values import RESOURCE_NAME, FileErrors
@@ -139,10 +140,16 @@ def _number(text: str, column: str) -> int:
     if not text:
         raise _RowError(f"{column}: required, got an empty cell")
     low, high = _RANGES.get(column, (0, LONG_MAX))
-    if not _INTEGER.fullmatch(text) or not low <= int(text) <= high:
+    value = None
+    if _INTEGER.fullmatch(text):
+        try:
+            value = parse_int(text, bits=64)  # stops early: no huge ints from huge cells
+        except ValueError:
+            value = None
+    if value is None or not low <= value <= high:
         what = "a non-negative integer" if low == 0 else f"an integer from {low} to {high}"
         raise _RowError(f"{column}: must be {what}, got {show(text)}")
-    return int(text)
+    return value
 
 
 @dataclass

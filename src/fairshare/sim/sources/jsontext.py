@@ -121,8 +121,11 @@ def _decode(text: str, pos: int, display: str) -> tuple[Any, int]:
         return _DECODER.raw_decode(text, pos)
     except json.JSONDecodeError as exc:
         _syntax(text, exc.pos, exc.msg.lower(), display)
-    except ValueError as exc:  # NaN / Infinity
-        _syntax(text, pos, str(exc), display)
+    except ValueError as exc:  # NaN / Infinity, or an integer of thousands of digits
+        message = str(exc)
+        if "integer string conversion" in message:
+            message = "number too long"
+        _syntax(text, pos, message, display)
     except RecursionError:
         _syntax(text, pos, "values nested too deeply", display)
 

@@ -222,8 +222,8 @@ class _Reader:
         priority = _int(task.get("container.priority", DEFAULT_PRIORITY), loc,
                         "container.priority")
         host = task.get("container.host")
-        if host is not None and host not in self.hosts:
-            self.host(host, loc, line)
+        if host is not None and (type(host) is not str or host not in self.hosts):
+            self.host(host, loc, line)  # (a list or map is refused there, not hashed here)
         if not task.keys().isdisjoint(_CHECKED_KEYS):
             self.check_extras(task, loc)
         return (priority, size_key, _duration(task, loc)), count

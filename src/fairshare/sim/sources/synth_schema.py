@@ -30,9 +30,15 @@ DISTRIBUTIONS = ("LOGNORM", "NORM")
 
 
 def _number(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
         fail(f"must be a number, got {show(value)}")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond any double
+        fail(f"must be a number, got {show(value)}")
+    if not math.isfinite(number):
+        fail(f"must be a number, got {show(value)}")
+    return number
 
 
 def _weight(value: Any) -> float:
