@@ -262,10 +262,6 @@ def parse_scenario_text(text: str, source: str, base_dir: Path) -> Scenario:
     return scenario
 
 
-def run_until(top: ScenarioModel) -> int | None:
-    return None if top.run is None else top.run.until_ms
-
-
 def _request(model: RequestModel) -> RequestSpec:
     return RequestSpec(model.count, model.resources(), model.priority, model.locality,
                        model.relax_locality, model.duration_ms)

@@ -100,7 +100,7 @@ def build_engine(scenario: Scenario, sink: Callable[[Event], None] | None = None
     engine = Engine(site, allocations, start_ms=scenario.start_ms, groups=scenario.groups,
                     sink=sink)
     for node in scenario.nodes:
-        source = getattr(node, "source", "") or scenario.source  # a topology file's nodes
+        source = node.source or scenario.source  # a topology file's nodes
         engine.add_node(node.name, _resource(types, node.resources, source, node.line),
                         node.rack)
     return engine
@@ -208,9 +208,9 @@ class ScriptRunner:
         writer.write_records(self.result.records)
         return writer
 
-    def _source(self, app: WorkloadApp | None) -> str:
+    def _source(self, app: WorkloadApp) -> str:
         """Where a workload app was read: its trace file, or the scenario file."""
-        return (getattr(app, "source", "") if app is not None else "") or self.scenario.source
+        return app.source or self.scenario.source
 
     def _app_spec(self, a: WorkloadApp) -> AppSpec:
         source = self._source(a)
