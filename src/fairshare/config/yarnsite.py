@@ -61,7 +61,8 @@ _KNOWN_FAIR = frozenset(
 _AM_PREEMPTION_PREFIX = FAIR + "am.preemption."
 _SCHEMES = frozenset({"hdfs", "file", "s3a", "viewfs"})  # spec §1.1, case-insensitive
 _ALNUM_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-_RESOURCE_NAME = re.compile(rf"(?:(?:{_ALNUM_LABEL}\.)*{_ALNUM_LABEL}/)?[A-Za-z][A-Za-z0-9_.-]*")
+# YARN's resource type names: an optional DNS-like prefix ending in "/", then a letter first
+RESOURCE_NAME = re.compile(rf"(?:(?:{_ALNUM_LABEL}\.)*{_ALNUM_LABEL}/)?[A-Za-z][A-Za-z0-9_.-]*")
 _DEFAULT_MIN = Resource((1024, 1))
 _DEFAULT_MAX = Resource((8192, 4))
 
@@ -314,7 +315,7 @@ def _resource_types(r: ConfReader) -> ResourceTypes:
             problem = "Incomplete configuration for resource type ''"
         elif name in custom:
             problem = f"Error in config, key '{shorten(name)}' specified twice"
-        elif _RESOURCE_NAME.fullmatch(name) is None:
+        elif RESOURCE_NAME.fullmatch(name) is None:
             problem = f"'{shorten(name)}' is not a valid resource name"
         elif name in ("memory", MEMORY, VCORES):
             problem = f"Attempt to re-define mandatory resource '{name}'."

@@ -10,7 +10,6 @@ located :class:`Problem`s.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal, NoReturn, Self
 
@@ -25,6 +24,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from fairshare.config.yarnsite import RESOURCE_NAME
 from fairshare.resources.vector import INT_MAX, LONG_MAX, LONG_MIN
 from fairshare.sim.yaml_lines import Loc, Problem, scalar_text, show, suggest
 
@@ -173,12 +173,6 @@ def _custom_amount(value: Any) -> int:
     return _non_negative(value)
 
 
-# YARN's resource type names: an optional DNS-like prefix ending in "/", then a letter first.
-_RESOURCE_NAME = re.compile(
-    r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*/)?"
-    r"[A-Za-z][\w.-]*",
-    re.ASCII,
-)
 
 
 class SchemaModel(BaseModel):
@@ -204,7 +198,7 @@ class SchemaModel(BaseModel):
 
     @classmethod
     def _is_custom_type(cls, key: str, value: Any, known: list[str]) -> bool:
-        if not cls.custom_types or not _RESOURCE_NAME.fullmatch(key):
+        if not cls.custom_types or not RESOURCE_NAME.fullmatch(key):
             return False
         if suggest(key, known, cutoff=0.75):
             return False  # a misspelt known key, not a resource type

@@ -9,13 +9,13 @@ those read with ``toString()`` may also be numbers (:func:`java_text`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any, NoReturn
 
 from pydantic import ConfigDict
 
 from fairshare.config.errors import ConfigError, ConfigErrors
+from fairshare.config.yarnsite import RESOURCE_NAME
 from fairshare.resources.javalang import parse_int
 from fairshare.sim.scenario_schema import SchemaModel
 from fairshare.sim.yaml_lines import Loc, Problem, YamlDoc, render_path, scalar_text, show, suggest
@@ -37,12 +37,6 @@ __all__ = [
 
 MAX_ERRORS = 20  # per file; a broken trace would otherwise print thousands of lines
 
-# YARN's resource type names: an optional DNS-like prefix ending in "/", then a letter first.
-RESOURCE_NAME = re.compile(
-    r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*/)?"
-    r"[A-Za-z][\w.-]*",
-    re.ASCII,
-)
 
 
 class JsonModel(SchemaModel):
