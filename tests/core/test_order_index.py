@@ -260,8 +260,8 @@ def test_indexed_walk_decides_as_the_reference_walk(seed: int) -> None:
 
 def test_lockstep_runs_reach_the_interesting_cases(monkeypatch: pytest.MonkeyPatch) -> None:
     """The workloads are busy enough to matter: many allocations, reservations, preemption,
-    apps waiting for maxRunningApps, AM checks against maxAMShare, and subtrees and apps the
-    index passed over (else the comparison above would prove little)."""
+    apps waiting for maxRunningApps, AM checks against maxAMShare, leaves whose AM limit refused
+    every waiting AM, and subtrees and apps the index passed over (else the comparison above would prove little)."""
     counts = {"skipped": 0, "am-checks": 0}
 
     def counting(method: Any, what: str) -> Any:
@@ -280,6 +280,14 @@ def test_lockstep_runs_reach_the_interesting_cases(monkeypatch: pytest.MonkeyPat
         return real_check(*args)
 
     monkeypatch.setattr(assignment, "can_run_app_am", am_check)
+    real_past = assignment._leaf_past_am_limit
+
+    def past_am_limit(*args: Any) -> Any:
+        counts["past-am-limit"] += 1
+        return real_past(*args)
+
+    counts["past-am-limit"] = 0
+    monkeypatch.setattr(assignment, "_leaf_past_am_limit", past_am_limit)
     kinds: dict[str, int] = {}
     for seed in range(10):
         run = run_lockstep(seed, steps=150)
@@ -290,6 +298,7 @@ def test_lockstep_runs_reach_the_interesting_cases(monkeypatch: pytest.MonkeyPat
     assert kinds.get("preemption-warned", 0) > 0
     assert kinds.get("app-not-runnable", 0) > 0
     assert counts["skipped"] > 100 and counts["am-checks"] > 100
+    assert counts["past-am-limit"] > 100  # leaves whose AM limit refused every waiting AM
 
 
 # -- node changes move drf keys ------------------------------------------------------------------

@@ -10,6 +10,7 @@ Each step returns an :class:`Assigned` (a container, or a reservation) or ``None
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from fairshare.core.am_share import am_check_disabled, max_am_resource
@@ -22,6 +23,7 @@ from fairshare.core.order_index import (
     headroom,
     reservable_nodes_limit,
 )
+from fairshare.core.policies import SortKey
 from fairshare.core.scheduler import ROOT, Scheduler
 from fairshare.core.state import ANY, LOCALITY_NAMES, App, AppState, Ask, Container, Node
 from fairshare.core.state import SchedulerKey as Key
@@ -220,6 +222,13 @@ def _pruned_from_queue(s: Scheduler, queue: str, node: Node, free: Resource, roo
             return None  # over its max share
         room = componentwise_min(room, own)
     if s.tree[queue].is_leaf:
+        if order.am_sizes(queue):
+            am_limit = max_am_limit(s, queue)
+            used = s.state.queues[queue].am_resource_usage
+            if not any(fits_in(add(used, size), am_limit) for size in order.am_sizes(queue)):
+                others = order.apps_without_am_check(s, queue)
+                if others is not None:  # the usual case in a leaf full of waiting apps
+                    return _leaf_past_am_limit(s, queue, node, free, room, am_limit, *others)
         unbounded = room is s.unbounded
         # every AM check of the leaf computes (and records as the gauge) the same limit until
         # the walk allocates or reserves, which ends it: computed once, at the first check
@@ -249,6 +258,30 @@ def _pruned_from_queue(s: Scheduler, queue: str, node: Node, free: Resource, roo
                 return result
         elif order.runs_am_checks(child):
             _am_checks_below(s, child, node)
+    return None
+
+
+def _leaf_past_am_limit(s: Scheduler, leaf: str, node: Node, free: Resource, room: Resource,
+                        limit: Resource, first_am_check: SortKey | None,
+                        others: Iterator[tuple[SortKey, App]]) -> Assigned | None:
+    """The leaf's walk when its AM ``limit`` refuses every app whose visit runs the AM check:
+    those visits would only write the limit as the MaxAMShare gauge, so only the other apps
+    are visited, and the gauge is written where the walk would reach the first refused app."""
+    order = s.order
+    assert order is not None
+    unbounded = room is s.unbounded
+    for key, app in others:
+        if first_am_check is not None and key > first_am_check:
+            s.state.queues[leaf].max_am_share_metric = limit
+            first_am_check = None
+        offer = order.offer(app)
+        assert offer is not None
+        if offer.may_act(free, room, unbounded):
+            result = assign_to_app(s, app, node, via="heartbeat")
+            if result is not None:
+                return result
+    if first_am_check is not None:
+        s.state.queues[leaf].max_am_share_metric = limit
     return None
 
 
@@ -307,11 +340,14 @@ def over_am_limit(s: Scheduler, app: App, limit: Resource) -> bool:
 def record_max_am_share(s: Scheduler, queue: str) -> Resource:
     """What every ``canRunAppAM`` of a leaf with the check enabled writes, whichever app asks:
     the AM limit, as the queue's MaxAMShare metric."""
-    settings, runtime = s.settings(queue), s.state.queues[queue]
-    limit = max_am_resource(runtime.fair_share, s.max_share(queue), s.root_available(),
-                            settings.max_am_share)
-    runtime.max_am_share_metric = limit
+    limit = s.state.queues[queue].max_am_share_metric = max_am_limit(s, queue)
     return limit
+
+
+def max_am_limit(s: Scheduler, queue: str) -> Resource:
+    """The leaf's AM limit as ``canRunAppAM`` computes it (§3.6.4)."""
+    return max_am_resource(s.state.queues[queue].fair_share, s.max_share(queue),
+                           s.root_available(), s.settings(queue).max_am_share)
 
 
 def has_container_for_node(s: Scheduler, app: App, key: Key, node: Node) -> bool:

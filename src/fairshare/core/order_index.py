@@ -62,7 +62,12 @@ class Offer:
     leaf: str
     sizes: tuple[Resource, ...]  # capabilities of its ANY asks with containers outstanding
     reservable: tuple[Resource, ...]  # those it may reserve a node too small for (§3.6.5)
-    am_check: bool  # its visit runs canRunAppAM, which sets the MaxAMShare gauge (§3.6.4)
+    # its AM's size, if its visit runs canRunAppAM (which sets the MaxAMShare gauge, §3.6.4)
+    am_size: Resource | None
+
+    @property
+    def am_check(self) -> bool:
+        return self.am_size is not None
 
     def may_act(self, free: Resource, room: Resource, unbounded: bool = False) -> bool:
         """Could it allocate on a node with ``free`` unallocated, or reserve one, when every
@@ -157,6 +162,10 @@ class OrderIndex:
         self._stale = True
         self._children: dict[str, _Ordered] = {}  # parent → its children
         self._apps: dict[str, _Ordered] = {}  # leaf → its offered apps (runnable, pending)
+        # leaf → those of its offered apps whose visit runs no AM check, and the AM sizes the
+        # others ask canRunAppAM about: thousands of apps may wait behind a leaf's maxAMShare
+        self._without_am_check: dict[str, _Ordered] = {}
+        self._am_sizes: dict[str, dict[Resource, int]] = {}
         self._offers: dict[str, Offer] = {}  # app id → its current offer
         self._activity: dict[str, Activity] = {}
         self._dirty_queues: dict[str, None] = {}
@@ -216,6 +225,23 @@ class OrderIndex:
             limited = self._limited_queues[queue] = max_share_above(s, queue)
         return limited
 
+    def am_sizes(self, leaf: str) -> Collection[Resource]:
+        """The AM sizes of the leaf's offered apps whose visit runs the AM check."""
+        return self._am_sizes[leaf].keys()
+
+    def apps_without_am_check(self, s: Scheduler, leaf: str
+                              ) -> tuple[SortKey | None, Iterator[tuple[SortKey, App]]] | None:
+        """The leaf's offered apps whose visit runs no AM check, in walk order, with the key
+        of the first app whose visit does (None if none does): the walk visits the others
+        after that key. None when the leaf's order needs the comparator."""
+        ordered = self._apps[leaf]
+        if ordered.unkeyed:
+            return None
+        offers = self._offers
+        first = next((key for key in ordered.entries if offers[key[-1]].am_check), None)
+        apps = s.state.apps
+        return first, ((key, apps[key[-1]]) for key in self._without_am_check[leaf].entries)
+
     def runs_am_checks(self, queue: str) -> bool:
         """Would a visit below ``queue`` run an AM check (and so record the gauge)?"""
         return self._activity[queue].am_checks > 0
@@ -244,6 +270,7 @@ class OrderIndex:
 
     def _rebuild(self, s: Scheduler) -> None:
         self._children, self._apps, self._offers = {}, {}, {}
+        self._without_am_check, self._am_sizes = {}, {}
         self._min_capacity = _min_capacity(s)
         self._unbounded = s.unbounded
         self._limited_queues = {}
@@ -252,6 +279,8 @@ class OrderIndex:
             key = sort_key_for(node.settings.policy, len(s.types))
             if node.is_leaf:
                 self._apps[node.name] = _Ordered(key)
+                self._without_am_check[node.name] = _Ordered(key)
+                self._am_sizes[node.name] = {}
             else:
                 ordered = self._children[node.name] = _Ordered(key)
                 for child in node.children:
@@ -267,9 +296,15 @@ class OrderIndex:
         new = offer_of(s, app, self._min_capacity, self.limited)
         if old is not None and (new is None or new.leaf != old.leaf):
             self._apps[old.leaf].drop(app.id)
+            self._without_am_check[old.leaf].drop(app.id)
         if new is not None:
             ordered = self._apps[new.leaf]
-            ordered.put(app.id, ordered.key(s.app_view(app), s.state.capacity))
+            key = ordered.key(s.app_view(app), s.state.capacity)
+            ordered.put(app.id, key)
+            if new.am_check:
+                self._without_am_check[new.leaf].drop(app.id)
+            else:
+                self._without_am_check[new.leaf].put(app.id, key)
         if old == new:
             return
         if old is not None:
@@ -300,6 +335,8 @@ class OrderIndex:
                 self.touch_app(app)
 
     def _count(self, s: Scheduler, offer: Offer, delta: int) -> None:
+        if offer.am_size is not None:
+            _add_counts(self._am_sizes[offer.leaf], (offer.am_size,), delta)
         for name in s.ancestry(offer.leaf):
             a = self._activity[name]
             changed = _add_counts(a.sizes, offer.sizes, delta)
@@ -338,7 +375,7 @@ def offer_of(s: Scheduler, app: App, min_capacity: Resource | None = None,
     if _may_reserve(s, app):
         calc, cluster, threshold = s.calc(app.queue), s.state.capacity, s.reservation_threshold
         reservable = tuple(size for size in sizes if calc.compare(cluster, size, threshold) >= 0)
-    return Offer(app.queue, tuple(sizes), reservable, _runs_am_check(s, app))
+    return Offer(app.queue, tuple(sizes), reservable, _am_size(s, app))
 
 
 def max_share_above(s: Scheduler, queue: str) -> bool:
@@ -388,14 +425,15 @@ def reservable_nodes_limit(s: Scheduler, nodes: int) -> int:
     return math.ceil(float32(nodes * s.site.reservable_nodes))
 
 
-def _runs_am_check(s: Scheduler, app: App) -> bool:
-    """Whether ``isOverAMShareLimit`` would get as far as ``canRunAppAM`` (assignment.py)."""
+def _am_size(s: Scheduler, app: App) -> Resource | None:
+    """The AM size ``canRunAppAM`` is asked about, if ``isOverAMShareLimit`` gets that far
+    (assignment.py)."""
     if app.am_running or app.unmanaged:
-        return False
+        return None
     ask = first_any_ask(app)
-    if ask is None or ask.count == 0:
-        return False
-    return not am_check_disabled(s.settings(app.queue).max_am_share)
+    if ask is None or ask.count == 0 or am_check_disabled(s.settings(app.queue).max_am_share):
+        return None
+    return ask.capability
 
 
 
