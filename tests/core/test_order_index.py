@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.model import PolicyName
-from fairshare.core import assignment
+from fairshare.core import assignment, order_index
 from fairshare.core.engine import Engine
 from fairshare.core.events import event_record
 from fairshare.core.metrics import queue_metrics
@@ -260,8 +260,9 @@ def test_indexed_walk_decides_as_the_reference_walk(seed: int) -> None:
 
 def test_lockstep_runs_reach_the_interesting_cases(monkeypatch: pytest.MonkeyPatch) -> None:
     """The workloads are busy enough to matter: many allocations, reservations, preemption,
-    apps waiting for maxRunningApps, AM checks against maxAMShare, leaves whose AM limit refused
-    every waiting AM, and subtrees and apps the index passed over (else the comparison above would prove little)."""
+    apps waiting for maxRunningApps, AM checks against maxAMShare, leaves whose AM limit
+    refused every waiting AM, and subtrees and apps the index passed over (else the comparison
+    above would prove little)."""
     counts = {"skipped": 0, "am-checks": 0}
 
     def counting(method: Any, what: str) -> Any:
@@ -288,6 +289,15 @@ def test_lockstep_runs_reach_the_interesting_cases(monkeypatch: pytest.MonkeyPat
 
     counts["past-am-limit"] = 0
     monkeypatch.setattr(assignment, "_leaf_past_am_limit", past_am_limit)
+    real_blocked = order_index.am_blocked
+
+    def blocked(*args: Any) -> bool:
+        result = real_blocked(*args)
+        counts["am-blocked"] += result
+        return result
+
+    counts["am-blocked"] = 0
+    monkeypatch.setattr(order_index, "am_blocked", blocked)
     kinds: dict[str, int] = {}
     for seed in range(10):
         run = run_lockstep(seed, steps=150)
@@ -298,7 +308,9 @@ def test_lockstep_runs_reach_the_interesting_cases(monkeypatch: pytest.MonkeyPat
     assert kinds.get("preemption-warned", 0) > 0
     assert kinds.get("app-not-runnable", 0) > 0
     assert counts["skipped"] > 100 and counts["am-checks"] > 100
-    assert counts["past-am-limit"] > 100  # leaves whose AM limit refused every waiting AM
+    # leaves whose AM limit refused every waiting AM: always (their AMs are not counted as
+    # activity), or with the cluster's free space as it was (the walk passed those AMs by)
+    assert counts["am-blocked"] > 100 and counts["past-am-limit"] > 10
 
 
 # -- node changes move drf keys ------------------------------------------------------------------
@@ -364,3 +376,34 @@ def test_a_key_some_node_refuses_does_not_hide_the_next_key(indexed: bool) -> No
     placed = [(rec["app"], rec["node"], rec["resource"]["memory-mb"])
               for rec in records(engine, "container-allocated")]
     assert placed == [("b", "n0", 2 * GB), ("a", "n0", GB)]
+
+
+# -- leaves whose AM limit refuses every waiting AM ---------------------------------------------
+
+
+def test_an_am_limit_that_refuses_every_waiting_am_hides_them_until_the_fair_share_grows() -> None:
+    """root.a (maxAMShare 0.05) runs a1's AM (1 GB); a2 waits for its 1 GB AM; a and b share
+    the 64 GB cluster, 32 GB each (every ask is for 2 GB tasks but the AMs; no reservations).
+    a's AM limit is ceil(32,768 MB × float32(0.05)) = 1,639 MB, under the 2,048 MB a2's AM
+    would bring it to, and with the whole cluster free it would still be: nothing could use a
+    node with 1 GB free. Once a's fair share is reported grown to 64 GB the limit is
+    3,277 MB: a2 could."""
+    engine = make_engine("<queue name='a'><maxAMShare>0.05</maxAMShare></queue><queue name='b'/>",
+                         nodes=[("n1", 64 * GB, 64)],
+                         site={"yarn.scheduler.fair.reservable-nodes": "0"})  # none may reserve
+    engine.submit("a1", "root.a", "u", r(GB, 1), [])
+    engine.update()
+    engine.heartbeat("n1")  # a1's AM
+    engine.request("a1", [ask(20, 2 * GB, 1)])
+    engine.submit("a2", "root.a", "u", r(GB, 1), [])
+    engine.submit("b1", "root.b", "u", None, [ask(20, 2 * GB, 1)])
+    engine.update()
+    s, order = engine.s, engine.s.order
+    assert order is not None and s.state.queues["root.a"].fair_share.memory == 32 * GB
+    order.refresh(s)
+    one_gb = r(GB, 1)
+    assert not order.may_act("root", one_gb, s.unbounded)
+    s.state.queues["root.a"].fair_share = r(64 * GB, 0)
+    s.touch_fair_share("root.a")
+    order.refresh(s)
+    assert order.may_act("root", one_gb, s.unbounded)

@@ -71,7 +71,10 @@ class ShareCache:
         else:
             written = [*totals, *([ROOT] if changes.cluster_changed else [])]
         for name in written:
-            s.state.queues[name].fair_share = self.queues[name]
+            runtime = s.state.queues[name]
+            if runtime.fair_share != self.queues[name]:
+                runtime.fair_share = self.queues[name]
+                s.touch_fair_share(name)
 
     def _forget_gone_queues(self, tree: QueueTree) -> None:
         for table in (self.queues, self._cuts, self._splits):

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fairshare.config.model import PolicyName
-from fairshare.core.am_share import am_check_disabled
+from fairshare.core.am_share import am_check_disabled, max_am_resource
 from fairshare.core.asks import first_any_ask
 from fairshare.core.policies import KeyFunction, SortKey, comparator_for, sort_key_for
 from fairshare.core.state import ANY, App
@@ -44,6 +44,7 @@ from fairshare.core.tree import parent_of
 from fairshare.resources.vector import (
     LONG_MAX,
     Resource,
+    add,
     componentwise_min,
     fits_in,
     float32,
@@ -166,6 +167,12 @@ class OrderIndex:
         # others ask canRunAppAM about: thousands of apps may wait behind a leaf's maxAMShare
         self._without_am_check: dict[str, _Ordered] = {}
         self._am_sizes: dict[str, dict[Resource, int]] = {}
+        # leaf → the sizes its AM-check offers ask for (an Activity of their own), and the
+        # leaves whose AM limit refuses every such AM whatever the cluster's free space: their
+        # AM-check offers can do nothing, so ancestors do not count their sizes
+        self._am_check_activity: dict[str, Activity] = {}
+        self._am_blocked: set[str] = set()
+        self._dirty_am_limits: dict[str, None] = {}
         self._offers: dict[str, Offer] = {}  # app id → its current offer
         self._activity: dict[str, Activity] = {}
         self._dirty_queues: dict[str, None] = {}
@@ -185,6 +192,7 @@ class OrderIndex:
         self._stale = True
         self._dirty_queues.clear()
         self._dirty_apps.clear()
+        self._dirty_am_limits.clear()
         self._limited_queues.clear()  # max shares may have changed (a reload)
 
     def touch_queue(self, name: str) -> None:
@@ -194,6 +202,11 @@ class OrderIndex:
     def touch_app(self, app: App) -> None:
         if not self._stale:
             self._dirty_apps[app.id] = app
+
+    def touch_am_limit(self, leaf: str) -> None:
+        """The leaf's fair share changed, and with it its AM limit."""
+        if not self._stale:
+            self._dirty_am_limits[leaf] = None
 
     # -- reading, for the walk -----------------------------------------------------------------
 
@@ -253,13 +266,20 @@ class OrderIndex:
 
     def refresh(self, s: Scheduler) -> None:
         """Bring every touched entry up to date (called before each walk)."""
-        if not (self._stale or self._dirty_apps or self._dirty_queues):
+        if not (self._stale or self._dirty_apps or self._dirty_queues or self._dirty_am_limits):
             return  # most walks: nothing changed since the last one
         if self._stale:
             self._rebuild(s)
             return
+        am_limits = self._dirty_am_limits  # leaves whose AM limit or AM usage may have changed
         for app in self._dirty_apps.values():
-            self._refresh_app(s, app)
+            leaf = self._refresh_app(s, app)
+            if leaf is not None:
+                am_limits[leaf] = None
+            if app.queue in self._am_sizes:
+                am_limits[app.queue] = None
+        for leaf in am_limits:
+            self._block_ams(s, leaf)
         for name in self._dirty_queues:
             parent = parent_of(name)
             if parent is not None:
@@ -267,10 +287,12 @@ class OrderIndex:
                 ordered.put(name, ordered.key(s.queue_view(name), s.state.capacity))
         self._dirty_apps.clear()
         self._dirty_queues.clear()
+        am_limits.clear()
 
     def _rebuild(self, s: Scheduler) -> None:
         self._children, self._apps, self._offers = {}, {}, {}
         self._without_am_check, self._am_sizes = {}, {}
+        self._am_check_activity, self._am_blocked = {}, set()
         self._min_capacity = _min_capacity(s)
         self._unbounded = s.unbounded
         self._limited_queues = {}
@@ -281,17 +303,21 @@ class OrderIndex:
                 self._apps[node.name] = _Ordered(key)
                 self._without_am_check[node.name] = _Ordered(key)
                 self._am_sizes[node.name] = {}
+                self._am_check_activity[node.name] = Activity()
             else:
                 ordered = self._children[node.name] = _Ordered(key)
                 for child in node.children:
                     ordered.put(child, key(s.queue_view(child), s.state.capacity))
         for app in s.state.apps.values():
             self._refresh_app(s, app)
+        for leaf in self._am_sizes:
+            self._block_ams(s, leaf)
         self._stale = False
         self.root_version += 1
 
-    def _refresh_app(self, s: Scheduler, app: App) -> None:
-        """Re-key and re-summarise ``app``; a leaf's list holds exactly its offered apps."""
+    def _refresh_app(self, s: Scheduler, app: App) -> str | None:
+        """Re-key and re-summarise ``app``; a leaf's list holds exactly its offered apps.
+        Returns the leaf it left, if any."""
         old = self._offers.get(app.id)
         new = offer_of(s, app, self._min_capacity, self.limited)
         if old is not None and (new is None or new.leaf != old.leaf):
@@ -306,13 +332,14 @@ class OrderIndex:
             else:
                 self._without_am_check[new.leaf].put(app.id, key)
         if old == new:
-            return
+            return None
         if old is not None:
             self._count(s, old, -1)
             del self._offers[app.id]
         if new is not None:
             self._count(s, new, 1)
             self._offers[app.id] = new
+        return old.leaf if old is not None else None
 
     def cluster_changed(self, s: Scheduler) -> None:
         """Only drf keys and starvation (dominant shares) and the reservable-nodes limit read
@@ -322,6 +349,8 @@ class OrderIndex:
         if _min_capacity(s) != self._min_capacity:
             self.invalidate()  # every offer's sizes may change
             return
+        for leaf in self._am_sizes:  # the largest AM limits follow the cluster's size
+            self._dirty_am_limits[leaf] = None
         for node in s.tree:
             if s.settings(node.name).policy is PolicyName.DRF:
                 if node.is_leaf:
@@ -335,16 +364,45 @@ class OrderIndex:
                 self.touch_app(app)
 
     def _count(self, s: Scheduler, offer: Offer, delta: int) -> None:
+        sizes, reservable = offer.sizes, offer.reservable
         if offer.am_size is not None:
             _add_counts(self._am_sizes[offer.leaf], (offer.am_size,), delta)
+            own = self._am_check_activity[offer.leaf]
+            _add_counts(own.sizes, sizes, delta)
+            _add_counts(own.reservable, reservable, delta)
+            if offer.leaf in self._am_blocked:
+                sizes, reservable = (), ()  # counted when the leaf's AM limit opens
+        changed = False
         for name in s.ancestry(offer.leaf):
             a = self._activity[name]
-            changed = _add_counts(a.sizes, offer.sizes, delta)
-            changed |= _add_counts(a.reservable, offer.reservable, delta)
+            changed = _add_counts(a.sizes, sizes, delta)
+            changed |= _add_counts(a.reservable, reservable, delta)
             if changed:
                 a.answers.clear()
             a.am_checks += delta * offer.am_check
         if changed:  # the last name is the root
+            self.root_version += 1
+
+    def _block_ams(self, s: Scheduler, leaf: str) -> None:
+        """Count the leaf's AM-check offers in its ancestors' activity, or stop counting them,
+        as its AM limit (with the whole cluster free) lets an AM in or not."""
+        blocked = am_blocked(s, leaf, self._am_sizes[leaf].keys())
+        if blocked == (leaf in self._am_blocked):
+            return
+        delta = -1 if blocked else 1
+        if blocked:
+            self._am_blocked.add(leaf)
+        else:
+            self._am_blocked.discard(leaf)
+        own = self._am_check_activity[leaf]
+        changed = False
+        for name in s.ancestry(leaf):
+            a = self._activity[name]
+            changed = _add_many(a.sizes, own.sizes, delta)
+            changed |= _add_many(a.reservable, own.reservable, delta)
+            if changed:
+                a.answers.clear()
+        if changed:
             self.root_version += 1
 
 
@@ -407,6 +465,35 @@ def _add_counts(counts: dict[Resource, int], sizes: tuple[Resource, ...], delta:
             del counts[size]
             changed = True
     return changed
+
+
+def _add_many(counts: dict[Resource, int], more: dict[Resource, int], sign: int) -> bool:
+    """Add (``sign`` 1) or take away (−1) the counts of ``more``; True if a size appeared or
+    disappeared."""
+    changed = False
+    for size, k in more.items():
+        n = counts.get(size, 0) + sign * k
+        if n:
+            changed |= n == sign * k
+            counts[size] = n
+        else:
+            del counts[size]
+            changed = True
+    return changed
+
+
+def am_blocked(s: Scheduler, leaf: str, am_sizes: Collection[Resource]) -> bool:
+    """Does the leaf's AM limit refuse each of ``am_sizes`` however much of the cluster is
+    free? The limit only grows with root's available space (it fills the fair share's zero
+    components, §3.6.4), which is at most the cluster: refused at that, refused always."""
+    settings = s.settings(leaf)
+    if not am_sizes or am_check_disabled(settings.max_am_share) or settings.max_am_share < 0:
+        return False  # a negative share would make the limit shrink as space grows
+    runtime = s.state.queues[leaf]
+    limit = max_am_resource(runtime.fair_share, s.max_share(leaf), s.state.capacity,
+                            settings.max_am_share)
+    used = runtime.am_resource_usage
+    return not any(fits_in(add(used, size), limit) for size in am_sizes)
 
 
 def _may_reserve(s: Scheduler, app: App) -> bool:

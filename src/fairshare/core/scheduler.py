@@ -175,6 +175,11 @@ class Scheduler:
         if self.incremental is not None:
             self.incremental.touch_app(app)
 
+    def touch_fair_share(self, queue: str) -> None:
+        """``queue``'s instantaneous fair share changed: a leaf's AM limit reads it."""
+        if self.order is not None and self.tree[queue].is_leaf:
+            self.order.touch_am_limit(queue)
+
     def touch_queue(self, queue: str) -> None:
         """``queue``'s usage or demand changed: its place among its siblings may move."""
         if self.order is not None:

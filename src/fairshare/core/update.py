@@ -70,7 +70,9 @@ def update_fair_shares(s: Scheduler) -> None:
         s.tree, s.state.capacity, runnable, previous=s.last_shares)
     s.last_shares = shares
     for name, share in shares.queues.items():
-        s.state.queues[name].fair_share = share
+        if s.state.queues[name].fair_share != share:
+            s.state.queues[name].fair_share = share
+            s.touch_fair_share(name)
     for app_id, share in shares.apps.items():
         app = s.state.apps[app_id]
         if share != app.fair_share:
