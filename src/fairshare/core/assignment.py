@@ -160,9 +160,12 @@ def walk(s: Scheduler, node: Node) -> Assigned | None:
         return _indexed_from_queue(s, ROOT, node)
     free = node.unallocated
     if not s.order.may_act(ROOT, free, s.unbounded):
-        # nothing anywhere can use this node: the walk would only run AM checks
-        if s.order.runs_am_checks(ROOT):
+        # nothing anywhere can use this node: the walk would only run AM checks, which write
+        # the same gauges as the last such sweep if nothing they read changed since
+        available = s.root_available()
+        if s.order.runs_am_checks(ROOT) and not s.order.gauges_current(available):
             _am_checks_below(s, ROOT, node)
+            s.order.gauges_written(available)
         return None
     return _pruned_from_queue(s, ROOT, node, free, s.unbounded)
 

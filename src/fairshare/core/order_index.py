@@ -173,6 +173,10 @@ class OrderIndex:
         self._am_check_activity: dict[str, Activity] = {}
         self._am_blocked: set[str] = set()
         self._dirty_am_limits: dict[str, None] = {}
+        # bumped by every hook: the MaxAMShare gauges a sweep of the whole tree writes are a
+        # function of what the hooks report and of root's available space
+        self._version = 0
+        self._gauges_swept: tuple[int, Resource] | None = None
         self._offers: dict[str, Offer] = {}  # app id → its current offer
         self._activity: dict[str, Activity] = {}
         self._dirty_queues: dict[str, None] = {}
@@ -189,6 +193,7 @@ class OrderIndex:
 
     def invalidate(self) -> None:
         """Everything may have changed: rebuild on the next walk."""
+        self._version += 1
         self._stale = True
         self._dirty_queues.clear()
         self._dirty_apps.clear()
@@ -196,15 +201,18 @@ class OrderIndex:
         self._limited_queues.clear()  # max shares may have changed (a reload)
 
     def touch_queue(self, name: str) -> None:
+        self._version += 1
         if not self._stale:
             self._dirty_queues[name] = None
 
     def touch_app(self, app: App) -> None:
+        self._version += 1
         if not self._stale:
             self._dirty_apps[app.id] = app
 
     def touch_am_limit(self, leaf: str) -> None:
         """The leaf's fair share changed, and with it its AM limit."""
+        self._version += 1
         if not self._stale:
             self._dirty_am_limits[leaf] = None
 
@@ -258,6 +266,14 @@ class OrderIndex:
     def runs_am_checks(self, queue: str) -> bool:
         """Would a visit below ``queue`` run an AM check (and so record the gauge)?"""
         return self._activity[queue].am_checks > 0
+
+    def gauges_current(self, root_available: Resource) -> bool:
+        """Would a sweep of every leaf's AM checks write the gauges as the last one did —
+        nothing reported since, and root's available space the same?"""
+        return self._gauges_swept == (self._version, root_available)
+
+    def gauges_written(self, root_available: Resource) -> None:
+        self._gauges_swept = (self._version, root_available)
 
     def offer(self, app: App) -> Offer | None:
         return self._offers.get(app.id)
@@ -344,6 +360,7 @@ class OrderIndex:
     def cluster_changed(self, s: Scheduler) -> None:
         """Only drf keys and starvation (dominant shares) and the reservable-nodes limit read
         the cluster; fair and fifo orders stay as they are."""
+        self._version += 1
         if self._stale:
             return
         if _min_capacity(s) != self._min_capacity:
