@@ -142,6 +142,7 @@ def run(size: Size, seed: int, hours: float, fixed: bool, check: bool) -> dict[s
         "speedup": round(until / 1000 / wall, 1),
         "events": total,
         "events_per_second": round(total / wall),
+        "events_by_type": dict(counts.most_common()),
         "containers_allocated": counts["container-allocated"],
         "containers_preempted": counts["container-preempted"],
         "apps_finished": counts["app-finished"],
