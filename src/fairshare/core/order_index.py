@@ -333,7 +333,7 @@ class OrderIndex:
 
     def _refresh_app(self, s: Scheduler, app: App) -> str | None:
         """Re-key and re-summarise ``app``; a leaf's list holds exactly its offered apps.
-        Returns the leaf it left, if any."""
+        Returns the leaf of its previous offer when the offer changed."""
         old = self._offers.get(app.id)
         new = offer_of(s, app, self._min_capacity, self.limited)
         if old is not None and (new is None or new.leaf != old.leaf):
