@@ -6,6 +6,7 @@ so a 10 GB fair share with ``maxAMShare=0.1`` allows 1025 MB of AMs, not 1024.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fairshare.resources.vector import Resource, add, fits_in, float32, multiply_and_round_up
@@ -56,6 +57,11 @@ class LeafAmView:
     max_share: Resource  # effective max share (§2.8)
     am_resource_usage: Resource
     max_am_share: float  # float32; -1 disables the check
+
+
+def refuses_every_am(am_usage: Resource, am_sizes: Iterable[Resource], limit: Resource) -> bool:
+    """Would ``canRunAppAM`` under ``limit`` refuse an AM of each of ``am_sizes``?"""
+    return not any(fits_in(add(am_usage, size), limit) for size in am_sizes)
 
 
 def can_run_app_am(leaf: LeafAmView, am_resource: Resource, root_available: Resource) -> bool:

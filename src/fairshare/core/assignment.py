@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from fairshare.core.am_share import am_check_disabled, max_am_resource
+from fairshare.core.am_share import am_check_disabled, max_am_resource, refuses_every_am
 from fairshare.core.asks import decrement_asks, first_any_ask, outstanding
 from fairshare.core.events import ContainerAllocated, ContainerReserved
 from fairshare.core.locality import Locality, LocalityState, offer, on_allocation
@@ -225,24 +225,27 @@ def _pruned_from_queue(s: Scheduler, queue: str, node: Node, free: Resource, roo
             return None  # over its max share
         room = componentwise_min(room, own)
     if s.tree[queue].is_leaf:
-        if order.am_sizes(queue):
-            am_limit = max_am_limit(s, queue)
-            used = s.state.queues[queue].am_resource_usage
-            if not any(fits_in(add(used, size), am_limit) for size in order.am_sizes(queue)):
-                others = order.apps_without_am_check(s, queue)
-                if others is not None:  # the usual case in a leaf full of waiting apps
-                    return _leaf_past_am_limit(s, queue, node, free, room, am_limit, *others)
+        # every AM check of the leaf computes the same limit until the walk allocates or
+        # reserves, which ends it: computed once, written as the gauge at the first check
+        am_sizes = order.am_sizes(queue)
+        limit = max_am_limit(s, queue) if am_sizes else None
+        if limit is not None and refuses_every_am(s.state.queues[queue].am_resource_usage,
+                                                  am_sizes, limit):
+            others = order.apps_without_am_check(s, queue)
+            if others is not None:  # the usual case in a leaf full of waiting apps
+                return _leaf_past_am_limit(s, queue, node, free, room, limit, *others)
         unbounded = room is s.unbounded
-        # every AM check of the leaf computes (and records as the gauge) the same limit until
-        # the walk allocates or reserves, which ends it: computed once, at the first check
-        limit: Resource | None = None
+        recorded = False
         for app in order.apps(s, queue):
             offer = order.offer(app)
             assert offer is not None  # the leaf's list holds offered apps only
+            if offer.am_check and not recorded:  # the check runs whether or not it may act
+                assert limit is not None  # an offer with the check gives the leaf an AM size
+                s.state.queues[queue].max_am_share_metric = limit
+                recorded = True
             if offer.may_act(free, room, unbounded):
                 if offer.am_check:  # assign_to_app with the leaf's limit
-                    if limit is None:
-                        limit = record_max_am_share(s, queue)
+                    assert limit is not None
                     if over_am_limit(s, app, limit):
                         continue
                     result = assign_keys(s, app, node, app.sorted_keys(), reserved=False,
@@ -251,8 +254,6 @@ def _pruned_from_queue(s: Scheduler, queue: str, node: Node, free: Resource, roo
                     result = assign_to_app(s, app, node, via="heartbeat")
                 if result is not None:
                     return result
-            elif offer.am_check and limit is None:
-                limit = record_max_am_share(s, queue)  # all its visit would do
         return None
     for child in order.children(s, queue):
         if order.may_act(child, free, room):

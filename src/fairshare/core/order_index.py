@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fairshare.config.model import PolicyName
-from fairshare.core.am_share import am_check_disabled, max_am_resource
+from fairshare.core.am_share import am_check_disabled, max_am_resource, refuses_every_am
 from fairshare.core.asks import first_any_ask
 from fairshare.core.policies import KeyFunction, SortKey, comparator_for, sort_key_for
 from fairshare.core.state import ANY, App
@@ -44,7 +44,6 @@ from fairshare.core.tree import parent_of
 from fairshare.resources.vector import (
     LONG_MAX,
     Resource,
-    add,
     componentwise_min,
     fits_in,
     float32,
@@ -117,6 +116,18 @@ def headroom(usage: Resource, max_share: Resource) -> Resource:
                           for u, m in zip(usage.values, max_share.values, strict=True)))
 
 
+@dataclass(slots=True)
+class _AmChecks:
+    """A leaf's offered apps whose visit runs the AM check: how many ask for each AM size and
+    for each size, and whether the leaf's AM limit refuses every such AM whatever the cluster's
+    free space (``blocked``: they can do nothing, so ancestors do not count their sizes)."""
+
+    am_sizes: dict[Resource, int] = field(default_factory=dict)
+    sizes: dict[Resource, int] = field(default_factory=dict)
+    reservable: dict[Resource, int] = field(default_factory=dict)
+    blocked: bool = False
+
+
 class _Ordered:
     """One parent's children or one leaf's runnable apps, sorted by key.
 
@@ -163,15 +174,10 @@ class OrderIndex:
         self._stale = True
         self._children: dict[str, _Ordered] = {}  # parent → its children
         self._apps: dict[str, _Ordered] = {}  # leaf → its offered apps (runnable, pending)
-        # leaf → those of its offered apps whose visit runs no AM check, and the AM sizes the
-        # others ask canRunAppAM about: thousands of apps may wait behind a leaf's maxAMShare
+        # leaf → its offered apps whose visit runs no AM check, and a summary of the others:
+        # thousands of apps may wait for their AM behind a leaf's maxAMShare
         self._without_am_check: dict[str, _Ordered] = {}
-        self._am_sizes: dict[str, dict[Resource, int]] = {}
-        # leaf → the sizes its AM-check offers ask for (an Activity of their own), and the
-        # leaves whose AM limit refuses every such AM whatever the cluster's free space: their
-        # AM-check offers can do nothing, so ancestors do not count their sizes
-        self._am_check_activity: dict[str, Activity] = {}
-        self._am_blocked: set[str] = set()
+        self._am_checks: dict[str, _AmChecks] = {}
         self._dirty_am_limits: dict[str, None] = {}
         # bumped by every hook: the MaxAMShare gauges a sweep of the whole tree writes are a
         # function of what the hooks report and of root's available space
@@ -248,7 +254,7 @@ class OrderIndex:
 
     def am_sizes(self, leaf: str) -> Collection[Resource]:
         """The AM sizes of the leaf's offered apps whose visit runs the AM check."""
-        return self._am_sizes[leaf].keys()
+        return self._am_checks[leaf].am_sizes.keys()
 
     def apps_without_am_check(self, s: Scheduler, leaf: str
                               ) -> tuple[SortKey | None, Iterator[tuple[SortKey, App]]] | None:
@@ -292,7 +298,7 @@ class OrderIndex:
             leaf = self._refresh_app(s, app)
             if leaf is not None:
                 am_limits[leaf] = None
-            if app.queue in self._am_sizes:
+            if app.queue in self._am_checks:
                 am_limits[app.queue] = None
         for leaf in am_limits:
             self._block_ams(s, leaf)
@@ -307,8 +313,7 @@ class OrderIndex:
 
     def _rebuild(self, s: Scheduler) -> None:
         self._children, self._apps, self._offers = {}, {}, {}
-        self._without_am_check, self._am_sizes = {}, {}
-        self._am_check_activity, self._am_blocked = {}, set()
+        self._without_am_check, self._am_checks = {}, {}
         self._min_capacity = _min_capacity(s)
         self._unbounded = s.unbounded
         self._limited_queues = {}
@@ -318,15 +323,14 @@ class OrderIndex:
             if node.is_leaf:
                 self._apps[node.name] = _Ordered(key)
                 self._without_am_check[node.name] = _Ordered(key)
-                self._am_sizes[node.name] = {}
-                self._am_check_activity[node.name] = Activity()
+                self._am_checks[node.name] = _AmChecks()
             else:
                 ordered = self._children[node.name] = _Ordered(key)
                 for child in node.children:
                     ordered.put(child, key(s.queue_view(child), s.state.capacity))
         for app in s.state.apps.values():
             self._refresh_app(s, app)
-        for leaf in self._am_sizes:
+        for leaf in self._am_checks:
             self._block_ams(s, leaf)
         self._stale = False
         self.root_version += 1
@@ -366,7 +370,7 @@ class OrderIndex:
         if _min_capacity(s) != self._min_capacity:
             self.invalidate()  # every offer's sizes may change
             return
-        for leaf in self._am_sizes:  # the largest AM limits follow the cluster's size
+        for leaf in self._am_checks:  # the largest AM limits follow the cluster's size
             self._dirty_am_limits[leaf] = None
         for node in s.tree:
             if s.settings(node.name).policy is PolicyName.DRF:
@@ -383,11 +387,11 @@ class OrderIndex:
     def _count(self, s: Scheduler, offer: Offer, delta: int) -> None:
         sizes, reservable = offer.sizes, offer.reservable
         if offer.am_size is not None:
-            _add_counts(self._am_sizes[offer.leaf], (offer.am_size,), delta)
-            own = self._am_check_activity[offer.leaf]
-            _add_counts(own.sizes, sizes, delta)
-            _add_counts(own.reservable, reservable, delta)
-            if offer.leaf in self._am_blocked:
+            waiting = self._am_checks[offer.leaf]
+            _add_counts(waiting.am_sizes, (offer.am_size,), delta)
+            _add_counts(waiting.sizes, sizes, delta)
+            _add_counts(waiting.reservable, reservable, delta)
+            if waiting.blocked:
                 sizes, reservable = (), ()  # counted when the leaf's AM limit opens
         changed = False
         for name in s.ancestry(offer.leaf):
@@ -403,20 +407,17 @@ class OrderIndex:
     def _block_ams(self, s: Scheduler, leaf: str) -> None:
         """Count the leaf's AM-check offers in its ancestors' activity, or stop counting them,
         as its AM limit (with the whole cluster free) lets an AM in or not."""
-        blocked = am_blocked(s, leaf, self._am_sizes[leaf].keys())
-        if blocked == (leaf in self._am_blocked):
+        waiting = self._am_checks[leaf]
+        blocked = am_blocked(s, leaf, waiting.am_sizes.keys())
+        if blocked == waiting.blocked:
             return
+        waiting.blocked = blocked
         delta = -1 if blocked else 1
-        if blocked:
-            self._am_blocked.add(leaf)
-        else:
-            self._am_blocked.discard(leaf)
-        own = self._am_check_activity[leaf]
         changed = False
         for name in s.ancestry(leaf):
             a = self._activity[name]
-            changed = _add_many(a.sizes, own.sizes, delta)
-            changed |= _add_many(a.reservable, own.reservable, delta)
+            changed = _add_many(a.sizes, waiting.sizes, delta)
+            changed |= _add_many(a.reservable, waiting.reservable, delta)
             if changed:
                 a.answers.clear()
         if changed:
@@ -509,8 +510,7 @@ def am_blocked(s: Scheduler, leaf: str, am_sizes: Collection[Resource]) -> bool:
     runtime = s.state.queues[leaf]
     limit = max_am_resource(runtime.fair_share, s.max_share(leaf), s.state.capacity,
                             settings.max_am_share)
-    used = runtime.am_resource_usage
-    return not any(fits_in(add(used, size), limit) for size in am_sizes)
+    return refuses_every_am(runtime.am_resource_usage, am_sizes, limit)
 
 
 def _may_reserve(s: Scheduler, app: App) -> bool:
