@@ -405,8 +405,10 @@ def test_an_am_limit_that_refuses_every_waiting_am_hides_them_until_the_fair_sha
     assert order is not None and s.state.queues["root.a"].fair_share.memory == 32 * GB
     order.refresh(s)
     one_gb = r(GB, 1)
+    assert assignment.max_am_limit(s, "root.a").memory == 1639
     assert not order.may_act("root", one_gb, s.unbounded)
     s.state.queues["root.a"].fair_share = r(64 * GB, 0)
     s.touch_fair_share("root.a")
     order.refresh(s)
+    assert assignment.max_am_limit(s, "root.a").memory == 3277
     assert order.may_act("root", one_gb, s.unbounded)
