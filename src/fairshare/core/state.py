@@ -20,6 +20,10 @@ from fairshare.resources.vector import Resource
 
 ANY = "*"  # ResourceRequest.ANY
 
+# The default of the vectors a record fills in from its own zero vector in __post_init__ (their
+# number of types is only known then); an empty vector, never used as a value.
+_UNSET = Resource(())
+
 # A scheduler key (spec §3.6.2): (priority, allocationRequestId); lower sorts first.
 SchedulerKey = tuple[int, int]
 
@@ -92,27 +96,27 @@ class App:
     next_container: int = 1
     attempt: int = 1
     # scheduler numbers, refreshed by the update pass (§2.2, §2.7)
-    demand: Resource = field(default=None)  # type: ignore[assignment]
-    usage: Resource = field(default=None)  # type: ignore[assignment]
-    fair_share: Resource = field(default=None)  # type: ignore[assignment]
+    demand: Resource = _UNSET
+    usage: Resource = _UNSET
+    fair_share: Resource = _UNSET
     # starvation (§4)
     last_time_at_fair_share: int = 0
-    fairshare_starvation: Resource = field(default=None)  # type: ignore[assignment]
-    minshare_starvation: Resource = field(default=None)  # type: ignore[assignment]
+    fairshare_starvation: Resource = _UNSET
+    minshare_starvation: Resource = _UNSET
     next_starvation_check: int = 0
     # preemption (§5.6, §5.10)
     to_be_preempted: dict[str, Container] = field(default_factory=dict)
-    resources_to_be_preempted: Resource = field(default=None)  # type: ignore[assignment]
+    resources_to_be_preempted: Resource = _UNSET
     preempted_containers: int = 0
     preempted_am_containers: int = 0
-    preempted_resource: Resource = field(default=None)  # type: ignore[assignment]
+    preempted_resource: Resource = _UNSET
     rejection_reason: str | None = None
     finish_time: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("demand", "usage", "fair_share", "fairshare_starvation",
                      "minshare_starvation", "resources_to_be_preempted", "preempted_resource"):
-            if getattr(self, name) is None:
+            if getattr(self, name) is _UNSET:
                 setattr(self, name, self.none)
         self.last_time_at_fair_share = self.start_time
 
@@ -150,11 +154,11 @@ class Node:
     reservation: Reservation | None = None
     marked_for_preemption: dict[str, Container] = field(default_factory=dict)
     earmarks: dict[str, Resource] = field(default_factory=dict)  # starved app → amount (§5.6)
-    earmarked_total: Resource = field(default=None)  # type: ignore[assignment]
+    earmarked_total: Resource = _UNSET
     _free: tuple[Resource, Resource, Resource] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        if self.earmarked_total is None:
+        if self.earmarked_total is _UNSET:
             self.earmarked_total = self.capacity - self.capacity  # none, in the node's types
 
     @property
@@ -173,14 +177,14 @@ class QueueRuntime:
 
     name: str
     none: Resource
-    usage: Resource = field(default=None)  # type: ignore[assignment]
-    demand: Resource = field(default=None)  # type: ignore[assignment]
-    fair_share: Resource = field(default=None)  # type: ignore[assignment]
-    steady_fair_share: Resource = field(default=None)  # type: ignore[assignment]
-    reserved: Resource = field(default=None)  # type: ignore[assignment]
+    usage: Resource = _UNSET
+    demand: Resource = _UNSET
+    fair_share: Resource = _UNSET
+    steady_fair_share: Resource = _UNSET
+    reserved: Resource = _UNSET
     reserved_containers: int = 0
-    am_resource_usage: Resource = field(default=None)  # type: ignore[assignment]
-    max_am_share_metric: Resource = field(default=None)  # type: ignore[assignment]
+    am_resource_usage: Resource = _UNSET
+    max_am_share_metric: Resource = _UNSET
     runnable_apps: list[App] = field(default_factory=list)  # leaves: arrival order
     non_runnable_apps: list[App] = field(default_factory=list)
     num_runnable: int = 0  # runnable apps in the whole subtree (§3.9)
@@ -200,7 +204,7 @@ class QueueRuntime:
     def __post_init__(self) -> None:
         for name in ("usage", "demand", "fair_share", "steady_fair_share", "reserved",
                      "am_resource_usage", "max_am_share_metric"):
-            if getattr(self, name) is None:
+            if getattr(self, name) is _UNSET:
                 setattr(self, name, self.none)
 
 
@@ -212,9 +216,9 @@ class ClusterState:
     nodes: dict[str, Node] = field(default_factory=dict)  # registration order
     apps: dict[str, App] = field(default_factory=dict)  # submission order (rejected ones too)
     queues: dict[str, QueueRuntime] = field(default_factory=dict)
-    capacity: Resource = field(default=None)  # type: ignore[assignment]
-    allocated: Resource = field(default=None)  # type: ignore[assignment]
-    reserved: Resource = field(default=None)  # type: ignore[assignment]
+    capacity: Resource = _UNSET
+    allocated: Resource = _UNSET
+    reserved: Resource = _UNSET
     starved: StarvedApps = field(default_factory=StarvedApps)
     user_runnable: dict[str, int] = field(default_factory=dict)
     user_waiting: dict[str, list[App]] = field(default_factory=dict)  # §3.9, start-time order
@@ -223,7 +227,7 @@ class ClusterState:
 
     def __post_init__(self) -> None:
         for name in ("capacity", "allocated", "reserved"):
-            if getattr(self, name) is None:
+            if getattr(self, name) is _UNSET:
                 setattr(self, name, self.none)
 
     def live_apps(self) -> list[App]:
