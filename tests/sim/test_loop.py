@@ -6,6 +6,7 @@ container per heartbeat unless assignmultiple is on.
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -301,3 +302,29 @@ def test_an_engine_refusal_during_the_simulation_points_at_that_app(
     with pytest.raises(ConfigError) as info:
         run_scenario(scenario)
     assert str(info.value) == "s.yaml:8: workload app b1: no such thing"
+
+
+def test_a_run_puts_the_garbage_collector_aside_and_restores_it_even_on_error() -> None:
+    """During a run the objects alive at its start are frozen and collections are rarer; after
+    it (also when the run fails) the caller's thresholds are back and nothing stays frozen."""
+    engine = make_engine(nodes=[("n1", 4 * GB, 4)])
+    seen: list[tuple[tuple[int, int, int], int]] = []
+
+    class Watch:
+        def on_events(self, events: object) -> None:
+            seen.append((gc.get_threshold(), gc.get_freeze_count()))
+
+        def on_snapshot(self, now_ms: int) -> None:
+            raise RuntimeError("observer failed")
+
+        def on_end(self, now_ms: int) -> None:
+            pass
+
+    before = gc.get_threshold()
+    app = AppSpec("a1", 0, "root.default", "u", r(GB, 1), (TaskGroup(1, r(GB, 1), 1000),))
+    sim = Simulation(engine, [app], observers=[Watch()], snapshot_every_ms=5000)
+    with pytest.raises(RuntimeError, match="observer failed"):
+        sim.run(20_000)
+    assert seen and seen[0][0][0] > before[0] and seen[0][1] > 0
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
