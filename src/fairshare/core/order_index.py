@@ -420,7 +420,7 @@ class OrderIndex:
             changed |= _add_many(a.reservable, waiting.reservable, delta)
             if changed:
                 a.answers.clear()
-        if changed:
+        if changed:  # the last name is the root
             self.root_version += 1
 
 
