@@ -219,3 +219,16 @@ def test_a_cell_of_thousands_of_digits_is_a_located_error_not_a_crash() -> None:
     [message] = errors_of(CSV.replace(",4,,,30000", f",{huge},,,30000"))
     assert message.startswith("apps.csv:6: count: must be an integer from 1 to 2147483647, "
                               "got '999")
+
+
+def test_the_cli_lists_each_files_errors_together_in_line_order(tmp_path: Path) -> None:
+    """Errors of two files: jobs.json's (read first) at line 4, apps.csv's at lines 3 and 6.
+    Sorting by line alone would interleave the files (apps.csv:3, jobs.json:4, apps.csv:6)."""
+    path = every_source(tmp_path, CSV.replace("etl,0,", "etl,x,").replace("adhoc,5000",
+                                                                        "adhoc,soon"))
+    (tmp_path / "jobs.json").write_text('{"job.id": "sls",\n\n\n "job.tasks": []}')
+    done = CliRunner().invoke(cli, ["run", str(path)])
+    assert done.exit_code == 2
+    located = [line.split(": ")[0].rsplit("/", 1)[-1] for line in done.output.splitlines()
+               if line.startswith(str(tmp_path))]
+    assert located == ["jobs.json:4", "apps.csv:3", "apps.csv:6"]

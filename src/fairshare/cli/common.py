@@ -8,7 +8,7 @@ from typing import TypeVar
 import typer
 from rich.console import Console
 
-from fairshare.config.errors import ConfigError, all_errors
+from fairshare.config.errors import ConfigError, LocatedWarning, all_errors
 
 EXIT_INVALID = 2
 _T = TypeVar("_T")
@@ -30,7 +30,9 @@ def guarded(load: Callable[[], _T]) -> _T:
     try:
         return load()
     except ConfigError as exc:
-        # Errors and the warnings found in the same pass, in file order.
-        located = [(e.line or 0, str(e)) for e in all_errors(exc)]
-        located += [(w.line or 0, str(w)) for w in exc.warnings]
-        raise fail([text for _, text in sorted(located, key=lambda item: item[0])]) from None
+        # Errors and the warnings found in the same pass: each file's together, in line order,
+        # the files in the order their first problem was found.
+        found: list[ConfigError | LocatedWarning] = [*all_errors(exc), *exc.warnings]
+        files = list(dict.fromkeys(p.file for p in found))
+        ordered = sorted(found, key=lambda p: (files.index(p.file), p.line or 0))
+        raise fail([str(p) for p in ordered]) from None

@@ -16,6 +16,9 @@ class LocatedWarning(Protocol):
     """What a warning carried along with errors looks like (``config.model.ConfigWarning``)."""
 
     @property
+    def file(self) -> str | None: ...
+
+    @property
     def line(self) -> int | None: ...
 
 
