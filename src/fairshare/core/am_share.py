@@ -59,9 +59,14 @@ class LeafAmView:
     max_am_share: float  # float32; -1 disables the check
 
 
+def am_fits(am_usage: Resource, am_resource: Resource, limit: Resource) -> bool:
+    """``canRunAppAM``'s test: ``fitsIn(amResourceUsage + am, maxAMResource)``."""
+    return fits_in(add(am_usage, am_resource), limit)
+
+
 def refuses_every_am(am_usage: Resource, am_sizes: Iterable[Resource], limit: Resource) -> bool:
     """Would ``canRunAppAM`` under ``limit`` refuse an AM of each of ``am_sizes``?"""
-    return not any(fits_in(add(am_usage, size), limit) for size in am_sizes)
+    return not any(am_fits(am_usage, size, limit) for size in am_sizes)
 
 
 def can_run_app_am(leaf: LeafAmView, am_resource: Resource, root_available: Resource) -> bool:
@@ -69,4 +74,4 @@ def can_run_app_am(leaf: LeafAmView, am_resource: Resource, root_available: Reso
     if am_check_disabled(leaf.max_am_share):
         return True
     limit = max_am_resource(leaf.fair_share, leaf.max_share, root_available, leaf.max_am_share)
-    return fits_in(add(leaf.am_resource_usage, am_resource), limit)
+    return am_fits(leaf.am_resource_usage, am_resource, limit)

@@ -13,7 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from fairshare.core.am_share import am_check_disabled, max_am_resource, refuses_every_am
+from fairshare.core.am_share import (
+    am_check_disabled,
+    am_fits,
+    max_am_resource,
+    refuses_every_am,
+)
 from fairshare.core.asks import decrement_asks, first_any_ask, outstanding
 from fairshare.core.events import ContainerAllocated, ContainerReserved
 from fairshare.core.locality import Locality, LocalityState, offer, on_allocation
@@ -330,7 +335,7 @@ def can_run_app_am(s: Scheduler, queue: str, am_resource: Resource) -> bool:
     if am_check_disabled(s.settings(queue).max_am_share):
         return True
     limit = record_max_am_share(s, queue)
-    return fits_in(add(s.state.queues[queue].am_resource_usage, am_resource), limit)
+    return am_fits(s.state.queues[queue].am_resource_usage, am_resource, limit)
 
 
 def over_am_limit(s: Scheduler, app: App, limit: Resource) -> bool:
@@ -338,7 +343,7 @@ def over_am_limit(s: Scheduler, app: App, limit: Resource) -> bool:
     it outstanding, the check enabled), given the leaf's AM ``limit``."""
     ask = first_any_ask(app)
     assert ask is not None and ask.count > 0
-    return not fits_in(add(s.state.queues[app.queue].am_resource_usage, ask.capability), limit)
+    return not am_fits(s.state.queues[app.queue].am_resource_usage, ask.capability, limit)
 
 
 def record_max_am_share(s: Scheduler, queue: str) -> Resource:
