@@ -154,14 +154,12 @@ class _Reader:
                         f"{bad.message}", line)
 
     def generated_nodes(self, entry: dict[str, Any], line: int) -> None:
-        """``SLSUtils.generateNodes``: ``/rack<i % racks>/node<i>``, racks within 1..nodes."""
         count = java_int(entry[NUM_NODES], (NUM_NODES,))
         if count > MAX_NODES:
             raise Bad((NUM_NODES,), f"more than {MAX_NODES} nodes")
         racks = java_int(entry[NUM_RACKS], (NUM_RACKS,)) if NUM_RACKS in entry else 1
-        racks = min(max(racks, 1), count)
-        for i in range(count):
-            self.node(f"node{i}", f"/rack{i % racks}", line)
+        for name, rack in generated_node_names(count, racks):
+            self.node(name, rack, line)
 
     def node(self, name: str, rack: str, line: int) -> None:
         if name not in self.nodes:
@@ -308,3 +306,9 @@ def _duration(task: dict[str, Any], loc: Loc) -> int:
         return end - start
     raise Bad(loc, "no duration: give container.duration.ms, or container.start.ms and "
                    "container.end.ms")
+
+
+def generated_node_names(count: int, racks: int) -> list[tuple[str, str]]:
+    """``SLSUtils.generateNodes``: ``node<i>`` in ``/rack<i % racks>``, racks within 1..count."""
+    racks = min(max(racks, 1), count)
+    return [(f"node{i}", f"/rack{i % racks}") for i in range(count)]

@@ -40,6 +40,7 @@ from pydantic import ValidationError
 from fairshare.resources.vector import INT_MAX, LONG_MAX, LONG_MIN
 from fairshare.sim.scenario_schema import problems_of
 from fairshare.sim.sources.jsontext import json_doc, json_single, read_trace_text
+from fairshare.sim.sources.sls import generated_node_names
 from fairshare.sim.sources.sls_settings import SlsSettings
 from fairshare.sim.sources.synth_schema import (
     OLD_FORMAT,
@@ -98,9 +99,9 @@ def load_synth(path: Path, seed: int, settings: SlsSettings,
 def _nodes(trace: TraceModel, settings: SlsSettings, display: str,
            line: int) -> tuple[NodeSpec, ...]:
     """``SLSUtils.generateNodes(num_nodes, num_nodes / max(nodes_per_rack, 1))``."""
-    racks = min(max(trace.num_nodes // max(trace.nodes_per_rack, 1), 1), trace.num_nodes)
-    return tuple(NodeSpec(f"node{i}", f"/rack{i % racks}", dict(settings.node), line, display)
-                 for i in range(trace.num_nodes))
+    racks = trace.num_nodes // max(trace.nodes_per_rack, 1)
+    return tuple(NodeSpec(name, rack, dict(settings.node), line, display)
+                 for name, rack in generated_node_names(trace.num_nodes, racks))
 
 
 def java_round(value: float) -> int:
