@@ -96,9 +96,8 @@ LEAVES = ["root.a.x", "root.a.y", "root.a.z", "root.b.u", "root.b.v", "root.c", 
 def allocation_body(rng: random.Random, root: str) -> str:
     """Three levels, all policies, weights (zero included), min shares with short timeouts.
 
-    ``root`` stays the same across reloads: a reload that turns a ``drf`` root with ``drf``
-    children into a ``fair`` one raises ``KeyError`` in ``engine._reloaded_tree`` (a bug of
-    the reload, not of the update pass, reported separately).
+    A reload may change ``root``'s policy: from ``drf`` to ``fair`` it leaves the ``drf``
+    children without a place (§2.6.4), and the reload drops them or fails (§1.6).
     """
     def leaf(name: str, policy: str) -> str:
         parts = [f"<schedulingPolicy>{policy}</schedulingPolicy>",
@@ -170,8 +169,8 @@ class Lockstep:
     def __init__(self, seed: int, forget: float = 0.0) -> None:
         self.rng = random.Random(seed)
         self.forget = forget  # chance, per step, that the starvation cache starts afresh
-        self.root = self.rng.choice(["fair", "drf"])
-        self.body, self.site = allocation_body(self.rng, self.root), site(self.rng)
+        self.body = allocation_body(self.rng, self.rng.choice(["fair", "drf"]))
+        self.site = site(self.rng)
         self.engines = [make_engine(self.body, site=self.site, nodes=(), fast_update=flag)
                         for flag in (True, False)]
         self.seen = 0
@@ -263,7 +262,8 @@ class Lockstep:
         random_node_change(self.rng, nodes, self.do)
 
     def reload(self) -> None:
-        body = self.body if self.rng.random() < 0.3 else allocation_body(self.rng, self.root)
+        body = (self.body if self.rng.random() < 0.3
+                else allocation_body(self.rng, self.rng.choice(["fair", "drf"])))
         config = parse_allocations_text(allocations_xml(body), "reload.xml",
                                         self.engines[0].types)
         self.do("reload", config, "reload.xml")
@@ -324,3 +324,27 @@ def test_lockstep_runs_reach_the_interesting_cases() -> None:
     assert kinds.get("starvation-gate", 0) > 5
     assert starvation.get("fair-share", 0) > 20
     assert starvation.get("min-share", 0) + starvation.get("fair-share+min-share", 0) > 5
+
+
+def test_an_app_that_left_a_leaf_before_a_reload_dropped_it_keeps_its_unwritten_share() -> None:
+    """x runs alone in drf leaf root.b.v: its share is the whole 8 GB / 16 vcore node in both
+    components. It moves to root.d; a reload then makes root ``fair``, which leaves no place for
+    drf root.b (§2.6.4), so the now empty root.b and root.b.v are dropped (§1.6), and root.d is
+    ``fair``. The next pass writes only x's memory (§2.6.1); its vcores stay 16 (§2.3)."""
+    drf = ("<queue name='root'><schedulingPolicy>drf</schedulingPolicy>"
+           "<queue name='b'><schedulingPolicy>drf</schedulingPolicy>"
+           "<queue name='v'><schedulingPolicy>drf</schedulingPolicy></queue></queue>"
+           "<queue name='d'><schedulingPolicy>drf</schedulingPolicy></queue></queue>")
+    fair = ("<queue name='root'><schedulingPolicy>fair</schedulingPolicy>"
+            "<queue name='b'><schedulingPolicy>drf</schedulingPolicy></queue>"
+            "<queue name='d'/></queue>")
+    for fast in (True, False):
+        engine = make_engine(drf, nodes=[("n1", 8 * GB, 16)], fast_update=fast)
+        engine.submit("x", "root.b.v", "u", None, [ask(4, GB, 1)])
+        engine.update()
+        assert engine.app("x").fair_share == r(8 * GB, 16)
+        assert engine.move("x", "root.d")
+        assert engine.reload(parse_allocations_text(allocations_xml(fair)), "fair.xml")
+        assert "root.b" not in engine.s.tree
+        engine.update()
+        assert engine.app("x").fair_share == r(8 * GB, 16), f"fast_update={fast}"

@@ -15,6 +15,7 @@ from fairshare.config.model import (
 from fairshare.config.placement.policy import generated_policy, place_application
 from fairshare.core.tree import build_queue_tree, get_or_create_leaf, without_empty_dynamic_queues
 from fairshare.resources.vector import DEFAULT_TYPES, res
+from tests.core.engine_builders import allocations_xml, ask, make_engine, records
 
 
 def build(xml: str):  # type: ignore[no-untyped-def]
@@ -299,3 +300,34 @@ def test_placement_rules_read_the_tree() -> None:
     tree, _ = get_or_create_leaf(tree, "users.alice")  # dynamic: still not good enough
     assert place_application(strict, "users.alice", "nobody", [], tree).queue == "root.default"
     assert place_application(strict, "a", "nobody", [], tree).queue == "root.a"
+
+
+# ---- reload: existing queues the new file cannot keep (spec §1.6) ------------------------------
+
+DRF_B = """<queue name="root"><schedulingPolicy>drf</schedulingPolicy>
+  <queue name="b"><schedulingPolicy>drf</schedulingPolicy><queue name="u"/></queue>
+</queue>"""
+FAIR_ROOT = """<queue name="root"><schedulingPolicy>fair</schedulingPolicy>
+  <queue name="b"><schedulingPolicy>drf</schedulingPolicy></queue><queue name="c"/>
+</queue>"""
+
+
+def test_a_reload_drops_an_empty_queue_it_cannot_keep_with_its_whole_subtree() -> None:
+    # drf root.b cannot sit under a fair root (§2.6.4): the new file cannot create it, and the
+    # old root.b, empty with its child root.b.u, is removed (§1.6), children included.
+    engine = make_engine(DRF_B)
+    assert engine.reload(parse_allocations_text(allocations_xml(FAIR_ROOT)), "new.xml")
+    names = [q.name for q in engine.s.tree.depth_first()]
+    assert "root.b" not in names and "root.b.u" not in names
+    assert "root.c" in names
+    assert records(engine, "config-reloaded")[-1]["problems"] == [
+        "root.b: root.b cannot be created: policy drf is not allowed under fair root"]
+
+
+def test_a_reload_that_would_drop_a_queue_holding_apps_keeps_the_old_configuration() -> None:
+    engine = make_engine(DRF_B)
+    engine.submit("app1", "root.b.u", "u", requests=[ask(1)])
+    assert not engine.reload(parse_allocations_text(allocations_xml(FAIR_ROOT)), "new.xml")
+    assert "root.b.u" in [q.name for q in engine.s.tree.depth_first()]
+    [error] = records(engine, "config-error")
+    assert error["message"].startswith("queue root.b has applications and cannot be kept")

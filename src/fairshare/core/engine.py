@@ -33,7 +33,7 @@ from fairshare.core.events import (
 from fairshare.core.preemption.commit import fire_due_timers, preempt_for_starved_apps
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.state import App, AppState, ClusterState, Node
-from fairshare.core.tree import QueueTree, build_queue_tree
+from fairshare.core.tree import ROOT, QueueTree, build_queue_tree, parent_of
 from fairshare.core.update import update
 from fairshare.resources.vector import Resource, ResourceTypes, add, subtract
 
@@ -257,6 +257,8 @@ def _reloaded_tree(s: Scheduler, allocations: AllocationConfig) -> tuple[QueueTr
     tree = build_queue_tree(allocations, s.types)
     busy = {a.queue for a in s.state.live_apps() if a.queue}
     for node in s.tree.depth_first():
+        if (parent_of(node.name) or ROOT) not in tree:
+            continue  # its parent was dropped, empty (checked there), so its subtree goes too
         if node.name in tree:
             existing = tree[node.name]
             if existing.is_leaf != node.is_leaf and _holds_apps(node.name, busy):

@@ -54,8 +54,7 @@ class ShareCache:
 
     def update(self, s: Scheduler, changes: Changes) -> None:
         tree, every = s.tree, changes.everything
-        if changes.tree_changed:
-            self._forget_gone_queues(tree)
+        orphans = self._forget_gone_queues(tree) if changes.tree_changed else []
         moved = self._active(s, changes)
         self.queues[ROOT] = s.state.capacity  # root always gets the whole cluster
         # a new cluster size changes root's share and the max shares given as percentages
@@ -66,6 +65,9 @@ class ShareCache:
         if every:
             leaves = {n.name: None for n in tree.leaves()}
         self._split_leaves(s, leaves, every, changes)
+        for app_id in orphans:  # kept as `previous` until now: moved apps were still runnable
+            if app_id not in self._leaf_of:
+                self.apps.pop(app_id, None)
         if every or changes.tree_changed:
             written = list(tree.queues)
         else:
@@ -76,15 +78,21 @@ class ShareCache:
                 runtime.fair_share = self.queues[name]
                 s.touch_fair_share(name)
 
-    def _forget_gone_queues(self, tree: QueueTree) -> None:
+    def _forget_gone_queues(self, tree: QueueTree) -> list[str]:
+        """Forget the queues gone from the tree; the apps whose last split was in one of them.
+
+        Their shares stay for this pass: an app that moved out before its leaf went is still
+        runnable, and the reference's ``previous`` holds its share from the last pass."""
         for table in (self.queues, self._cuts, self._splits):
             for name in [q for q in table if q not in tree]:
                 del table[name]
+        orphans: list[str] = []
         for leaf in [q for q in self._members if q not in tree]:
             for app_id in self._members.pop(leaf):
                 if self._leaf_of.get(app_id) == leaf:
                     del self._leaf_of[app_id]
-                    self.apps.pop(app_id, None)
+                    orphans.append(app_id)
+        return orphans
 
     def _active(self, s: Scheduler, changes: Changes) -> bool:
         """Bring the active set (§2.4) up to date; True if it changed."""

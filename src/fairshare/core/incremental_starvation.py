@@ -27,7 +27,7 @@ closed, the cache forgets what it was told and starts afresh.
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fairshare.config.model import PolicyName
 from fairshare.core.starvation_index import PendingApps, StarvedQueue
@@ -75,9 +75,10 @@ class StarvationCache:
                 if leaf.settings.policy is PolicyName.DRF:
                     self._leaves.pop(leaf.name, None)
                     self._redo[leaf.name] = None
-        if changes.tree_changed:
-            for name in [q for q in self._leaves if q not in s.tree]:
-                self._forget(name)
+        if changes.tree_changed:  # a leaf gone may be in any table, passed or not yet
+            for table in self._by_leaf():
+                for name in [q for q in table if q not in s.tree]:
+                    del table[name]
             self._redo.update({q: None for q in changes.queues if s.tree[q].is_leaf})
         for name, apps in changes.by_leaf.items():
             self._touched.setdefault(name, {}).update(apps)
@@ -89,10 +90,10 @@ class StarvationCache:
             self._everything = True
             self._touched, self._reorder, self._redo, self._noted = {}, {}, {}, 0
 
-    def _forget(self, leaf: str) -> None:
-        for table in (self._leaves, self._steady_leaves, self._steady_apps, self._busy,
-                      self._reorder, self._redo, self._touched):
-            table.pop(leaf, None)
+    def _by_leaf(self) -> tuple[dict[str, Any], ...]:
+        """Every table keyed by leaf name."""
+        return (self._leaves, self._steady_leaves, self._steady_apps, self._busy,
+                self._reorder, self._redo, self._touched)
 
     # -- one pass ----------------------------------------------------------------------------------
 
