@@ -100,7 +100,11 @@ LEAVES = ["root.a.x", "root.a.y", "root.a.z", "root.b.u", "root.b.v", "root.c", 
 
 
 def allocation_body(rng: random.Random) -> str:
-    """Three levels; leaf policies, weights (zero included), AM shares, max and min shares."""
+    """Three levels; leaf policies, weights (zero included), AM shares, max and min shares.
+
+    Under a ``fair`` root the ``drf`` parent ``b`` cannot exist (§2.6.4), so the root is
+    ``drf`` half the time; a reload may switch it either way (§1.6)."""
+    root = rng.choice(["fair", "drf"])
     def leaf(name: str, policy: str) -> str:
         parts = [f"<schedulingPolicy>{policy}</schedulingPolicy>",
                  f"<weight>{rng.choice(['0', '1', '1', '2', '0.5'])}</weight>"]
@@ -119,11 +123,13 @@ def allocation_body(rng: random.Random) -> str:
         "<defaultFairSharePreemptionTimeout>1</defaultFairSharePreemptionTimeout>"
         "<defaultMinSharePreemptionTimeout>1</defaultMinSharePreemptionTimeout>"
         "<defaultFairSharePreemptionThreshold>0.8</defaultFairSharePreemptionThreshold>"
+        f"<queue name='root'><schedulingPolicy>{root}</schedulingPolicy>"
         f"<queue name='a'><weight>{rng.choice(['1', '2', '0'])}</weight>"
         + "".join(leaf(n, rng.choice(fair_or_fifo)) for n in ("x", "y", "z")) + "</queue>"
         "<queue name='b'><schedulingPolicy>drf</schedulingPolicy>"
         + "".join(leaf(n, rng.choice(["drf", "fifo"])) for n in ("u", "v")) + "</queue>"
-        + leaf("c", rng.choice(fair_or_fifo)) + leaf("d", "drf")
+        + leaf("c", rng.choice(fair_or_fifo)) + leaf("d", "drf" if root == "drf" else "fair")
+        + "</queue>"
     )
 
 
@@ -411,4 +417,28 @@ def test_an_am_limit_that_refuses_every_waiting_am_hides_them_until_the_fair_sha
     s.touch_fair_share("root.a")
     order.refresh(s)
     assert assignment.max_am_limit(s, "root.a").memory == 3277
+    assert order.may_act("root", one_gb, s.unbounded)
+
+
+def test_an_app_moving_its_am_out_of_a_leaf_unblocks_the_ams_waiting_there() -> None:
+    """As above, a's AM limit is 1,639 MB: a1's running 1 GB AM leaves no room for a2's. a1
+    has nothing pending (so no offer of its own) when it moves to b, taking its AM usage out
+    of a (``FSLeafQueue.removeApp``, §3.9): now a2's AM fits the limit, and the walk must see
+    it — a node with 1 GB free is of use again."""
+    engine = make_engine("<queue name='a'><maxAMShare>0.05</maxAMShare></queue><queue name='b'/>",
+                         nodes=[("n1", 64 * GB, 64)],
+                         site={"yarn.scheduler.fair.reservable-nodes": "0"})  # none may reserve
+    engine.submit("a1", "root.a", "u", r(GB, 1), [])
+    engine.update()
+    engine.heartbeat("n1")  # a1's AM
+    engine.submit("a2", "root.a", "u", r(GB, 1), [])
+    engine.submit("b1", "root.b", "u", None, [ask(20, 2 * GB, 1)])
+    engine.update()
+    s, order = engine.s, engine.s.order
+    assert order is not None and assignment.max_am_limit(s, "root.a").memory == 1639
+    order.refresh(s)
+    one_gb = r(GB, 1)
+    assert not order.may_act("root", one_gb, s.unbounded)
+    assert engine.move("a1", "root.b")
+    order.refresh(s)
     assert order.may_act("root", one_gb, s.unbounded)

@@ -64,6 +64,7 @@ def untrack(s: Scheduler, app: App) -> bool:
         s.touch_app(app)
         if app.am_running and app.am_resource is not None:
             leaf.am_resource_usage = subtract(leaf.am_resource_usage, app.am_resource)
+            s.touch_am_usage(app.queue)  # a move changes app.queue before the index looks
         s.state.user_runnable[app.user] -= 1
         for name in s.ancestry(app.queue):
             s.state.queues[name].num_runnable -= 1

@@ -217,7 +217,7 @@ class OrderIndex:
             self._dirty_apps[app.id] = app
 
     def touch_am_limit(self, leaf: str) -> None:
-        """The leaf's fair share changed, and with it its AM limit."""
+        """The leaf's AM limit (its fair share) or its AM usage changed."""
         self._version += 1
         if not self._stale:
             self._dirty_am_limits[leaf] = None

@@ -180,6 +180,11 @@ class Scheduler:
         if self.order is not None and self.tree[queue].is_leaf:
             self.order.touch_am_limit(queue)
 
+    def touch_am_usage(self, leaf: str) -> None:
+        """The leaf's AM usage changed: its AM limit may now let a waiting AM in, or not."""
+        if self.order is not None:
+            self.order.touch_am_limit(leaf)
+
     def touch_queue(self, queue: str) -> None:
         """``queue``'s usage or demand changed: its place among its siblings may move."""
         if self.order is not None:
