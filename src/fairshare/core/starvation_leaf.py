@@ -19,7 +19,7 @@ from fairshare.core.policies import SortKey, calculator_for
 from fairshare.core.queue_settings import QueueSettings
 from fairshare.core.starvation import fair_share_deficit, min_share_shortfall, unmet_demand
 from fairshare.core.starvation_index import PendingApps, StarvedQueue
-from fairshare.core.starvation_report import report_starvation
+from fairshare.core.starvation_report import report_starvation, track_min_share_starvation
 from fairshare.core.state import App, QueueRuntime
 from fairshare.resources.vector import Resource, add, is_none, subtract_non_negative
 
@@ -106,10 +106,7 @@ def leaf_pass(s: Scheduler, leaf: LeafRecord, queue: StarvedQueue) -> Outcome:
     else:
         _attribute(s, leaf, ordered, pending, queue, out)
     runtime.last_time_at_min_share = last_ms
-    if is_none(starvation):
-        runtime.min_share_starved_since = None
-    elif runtime.min_share_starved_since is None:
-        runtime.min_share_starved_since = last_ms
+    track_min_share_starvation(runtime, not is_none(starvation), last_ms)
     for app_id in sorted(out.added, key=queue.pos.__getitem__):  # heap order (reference)
         report_starvation(s, s.state.apps[app_id])
     out.unkeyed = ordered is not None

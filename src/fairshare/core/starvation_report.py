@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fairshare.core.events import Starvation, StarvationGate
-from fairshare.core.state import App
+from fairshare.core.state import App, QueueRuntime
 from fairshare.resources.vector import is_none
 
 if TYPE_CHECKING:
@@ -25,6 +25,15 @@ def starvation_gate(s: Scheduler) -> bool:
         s.state.starvation_gate_open = gate_open
         s.emit(StarvationGate, open=gate_open, utilization=utilization, threshold=threshold)
     return gate_open
+
+
+def track_min_share_starvation(runtime: QueueRuntime, starved: bool, since: int) -> None:
+    """The leaf's ``min-share-starved-since`` for snapshots: set when its min-share starvation
+    begins (to ``since``, its last time at min share), cleared when it ends."""
+    if not starved:
+        runtime.min_share_starved_since = None
+    elif runtime.min_share_starved_since is None:
+        runtime.min_share_starved_since = since
 
 
 def starvation_kind(app: App) -> str:

@@ -15,7 +15,12 @@ from fairshare.core.asks import pending_demand
 from fairshare.core.fairshare import AppShareInput, compute_instantaneous_fair_shares
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.starvation import AppStarvationView, LeafStarvationView, update_starved_apps
-from fairshare.core.starvation_report import report_starvation, starvation_gate, starvation_kind
+from fairshare.core.starvation_report import (
+    report_starvation,
+    starvation_gate,
+    starvation_kind,
+    track_min_share_starvation,
+)
 from fairshare.core.state import App
 from fairshare.resources.vector import Resource, add, componentwise_min, is_none
 
@@ -109,11 +114,8 @@ def update_leaf_starvation(s: Scheduler, leaf: str) -> None:
         app.minshare_starvation = view.minshare_starvation
         app.last_time_at_fair_share = view.last_time_at_fair_share
     runtime.last_time_at_min_share = result.min_share.last_time_at_min_share
-    starved_now = not is_none(result.min_share.starvation)
-    if not starved_now:
-        runtime.min_share_starved_since = None
-    elif runtime.min_share_starved_since is None:
-        runtime.min_share_starved_since = runtime.last_time_at_min_share
+    track_min_share_starvation(runtime, not is_none(result.min_share.starvation),
+                               runtime.last_time_at_min_share)
     s.state.starved = result.queue
     for app_id in result.queue.heap:
         if app_id not in before:
