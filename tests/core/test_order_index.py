@@ -390,23 +390,30 @@ def test_a_key_some_node_refuses_does_not_hide_the_next_key(indexed: bool) -> No
 # -- leaves whose AM limit refuses every waiting AM ---------------------------------------------
 
 
-def test_an_am_limit_that_refuses_every_waiting_am_hides_them_until_the_fair_share_grows() -> None:
-    """root.a (maxAMShare 0.05) runs a1's AM (1 GB); a2 waits for its 1 GB AM; a and b share
-    the 64 GB cluster, 32 GB each (every ask is for 2 GB tasks but the AMs; no reservations).
-    a's AM limit is ceil(32,768 MB × float32(0.05)) = 1,639 MB, under the 2,048 MB a2's AM
-    would bring it to, and with the whole cluster free it would still be: nothing could use a
-    node with 1 GB free. Once a's fair share is reported grown to 64 GB the limit is
-    3,277 MB: a2 could."""
+def am_limited(a1_tasks: int) -> Engine:
+    """root.a (maxAMShare 0.05) runs a1's AM (1 GB), then a1 asks for ``a1_tasks`` 2 GB tasks;
+    a2 waits for its 1 GB AM; b1 in root.b asks for 2 GB tasks: a and b share the 64 GB
+    cluster, 32 GB each. Nobody may reserve."""
     engine = make_engine("<queue name='a'><maxAMShare>0.05</maxAMShare></queue><queue name='b'/>",
                          nodes=[("n1", 64 * GB, 64)],
-                         site={"yarn.scheduler.fair.reservable-nodes": "0"})  # none may reserve
+                         site={"yarn.scheduler.fair.reservable-nodes": "0"})
     engine.submit("a1", "root.a", "u", r(GB, 1), [])
     engine.update()
     engine.heartbeat("n1")  # a1's AM
-    engine.request("a1", [ask(20, 2 * GB, 1)])
+    if a1_tasks:
+        engine.request("a1", [ask(a1_tasks, 2 * GB, 1)])
     engine.submit("a2", "root.a", "u", r(GB, 1), [])
     engine.submit("b1", "root.b", "u", None, [ask(20, 2 * GB, 1)])
     engine.update()
+    return engine
+
+
+def test_an_am_limit_that_refuses_every_waiting_am_hides_them_until_the_fair_share_grows() -> None:
+    """a's AM limit is ceil(32,768 MB × float32(0.05)) = 1,639 MB, under the 2,048 MB a2's AM
+    would bring it to, and with the whole cluster free it would still be: nothing could use a
+    node with 1 GB free (every other ask is for 2 GB). Once a's fair share is reported grown
+    to 64 GB the limit is 3,277 MB: a2 could."""
+    engine = am_limited(a1_tasks=20)
     s, order = engine.s, engine.s.order
     assert order is not None and s.state.queues["root.a"].fair_share.memory == 32 * GB
     order.refresh(s)
@@ -425,15 +432,7 @@ def test_an_app_moving_its_am_out_of_a_leaf_unblocks_the_ams_waiting_there() -> 
     has nothing pending (so no offer of its own) when it moves to b, taking its AM usage out
     of a (``FSLeafQueue.removeApp``, §3.9): now a2's AM fits the limit, and the walk must see
     it — a node with 1 GB free is of use again."""
-    engine = make_engine("<queue name='a'><maxAMShare>0.05</maxAMShare></queue><queue name='b'/>",
-                         nodes=[("n1", 64 * GB, 64)],
-                         site={"yarn.scheduler.fair.reservable-nodes": "0"})  # none may reserve
-    engine.submit("a1", "root.a", "u", r(GB, 1), [])
-    engine.update()
-    engine.heartbeat("n1")  # a1's AM
-    engine.submit("a2", "root.a", "u", r(GB, 1), [])
-    engine.submit("b1", "root.b", "u", None, [ask(20, 2 * GB, 1)])
-    engine.update()
+    engine = am_limited(a1_tasks=0)
     s, order = engine.s, engine.s.order
     assert order is not None and assignment.max_am_limit(s, "root.a").memory == 1639
     order.refresh(s)
