@@ -33,6 +33,7 @@ DEFAULT_QUEUE = "default"
 DEFAULT_USER = "nobody"
 DEFAULT_MEMORY_MB = 1024  # YARN's yarn.scheduler.minimum-allocation-mb
 DEFAULT_VCORES = 1  # YARN's yarn.scheduler.minimum-allocation-vcores
+DEFAULT_TASK_PRIORITY = 20  # MapReduce's map priority, as SLS gives its tasks
 MAX_NODES = 100_000  # nodes of the cluster section, templates expanded
 
 
@@ -235,7 +236,7 @@ class TaskModel(ResourceModel):
 
     count: Positive = 1
     duration_ms: NonNegative
-    priority: JavaInt = 20
+    priority: JavaInt = DEFAULT_TASK_PRIORITY
 
 
 class WorkloadAppModel(SchemaModel):

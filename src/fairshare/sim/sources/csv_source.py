@@ -43,6 +43,13 @@ from pathlib import Path
 
 from fairshare.resources.javalang import parse_int
 from fairshare.resources.vector import INT_MAX, LONG_MAX
+from fairshare.sim.scenario_schema import (
+    DEFAULT_MEMORY_MB,
+    DEFAULT_QUEUE,
+    DEFAULT_TASK_PRIORITY,
+    DEFAULT_USER,
+    DEFAULT_VCORES,
+)
 from fairshare.sim.sources.jsontext import read_trace_text
 from fairshare.sim.sources.values import RESOURCE_NAME, FileErrors
 from fairshare.sim.specs import Resources, TaskSpec, WorkloadApp
@@ -53,9 +60,10 @@ __all__ = ["COLUMNS", "dump_csv", "load_csv"]
 COLUMNS = ("app", "at-ms", "queue", "user", "am-memory-mb", "am-vcores", "count", "memory-mb",
            "vcores", "duration-ms", "priority")
 APP_COLUMNS = ("at-ms", "queue", "user")
-DEFAULTS = {"at-ms": "0", "queue": "default", "user": "nobody", "am-memory-mb": "1024",
-            "am-vcores": "1", "count": "1", "memory-mb": "1024", "vcores": "1",
-            "priority": "20"}
+DEFAULTS = {"at-ms": "0", "queue": DEFAULT_QUEUE, "user": DEFAULT_USER,
+            "am-memory-mb": str(DEFAULT_MEMORY_MB), "am-vcores": str(DEFAULT_VCORES),
+            "count": "1", "memory-mb": str(DEFAULT_MEMORY_MB), "vcores": str(DEFAULT_VCORES),
+            "priority": str(DEFAULT_TASK_PRIORITY)}  # those of workload.apps (scenario_schema)
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 # column → (lowest, highest) integer value; text columns are absent
 _RANGES = {"at-ms": (0, LONG_MAX), "count": (1, INT_MAX), "duration-ms": (0, LONG_MAX),
