@@ -296,7 +296,9 @@ def _leaf_past_am_limit(s: Scheduler, leaf: str, node: Node, free: Resource, roo
 
 def _am_checks_below(s: Scheduler, queue: str, node: Node) -> None:
     """A visit of a subtree where nothing can be allocated or reserved: only its AM checks
-    have an effect (the MaxAMShare gauge), in the walk's order."""
+    have an effect (the MaxAMShare gauge). Nothing they read changes during the visit, so
+    each leaf writes the same gauge whatever the order: only the leaves with checks are
+    visited, in no particular order."""
     order = s.order
     assert order is not None
     if not pre_check(s, queue, node):
@@ -305,9 +307,8 @@ def _am_checks_below(s: Scheduler, queue: str, node: Node) -> None:
         if order.runs_am_checks(queue):  # some offered app's visit runs the check: once will do
             record_max_am_share(s, queue)
         return
-    for child in order.children(s, queue):
-        if order.runs_am_checks(child):
-            _am_checks_below(s, child, node)
+    for child in order.checking_children(queue):
+        _am_checks_below(s, child, node)
 
 
 # -- §3.6 inside an application ------------------------------------------------------------------
@@ -354,9 +355,17 @@ def record_max_am_share(s: Scheduler, queue: str) -> Resource:
 
 
 def max_am_limit(s: Scheduler, queue: str) -> Resource:
-    """The leaf's AM limit as ``canRunAppAM`` computes it (§3.6.4)."""
-    return max_am_resource(s.state.queues[queue].fair_share, s.max_share(queue),
-                           s.root_available(), s.settings(queue).max_am_share)
+    """The leaf's AM limit as ``canRunAppAM`` computes it (§3.6.4): the last one computed, if
+    what it is computed from is the same (vectors are replaced, never changed in place)."""
+    fair_share, max_share = s.state.queues[queue].fair_share, s.max_share(queue)
+    available, share = s.root_available(), s.settings(queue).max_am_share
+    kept = s.am_limits.get(queue)
+    if (kept is not None and kept[0] is fair_share and kept[1] is max_share
+            and kept[2] is available and kept[3] == share):
+        return kept[4]
+    limit = max_am_resource(fair_share, max_share, available, share)
+    s.am_limits[queue] = (fair_share, max_share, available, share, limit)
+    return limit
 
 
 def has_container_for_node(s: Scheduler, app: App, key: Key, node: Node) -> bool:

@@ -84,6 +84,9 @@ class Activity:
     sizes: dict[Resource, int] = field(default_factory=dict)
     reservable: dict[Resource, int] = field(default_factory=dict)
     am_checks: int = 0
+    # the children whose own ``am_checks`` is positive (parents only), in no particular order:
+    # a sweep of AM checks writes the same gauges in any order
+    checking: dict[str, None] = field(default_factory=dict)
     # may_act's answers with no max share in the way, by free space: walks ask the same
     # questions node after node; cleared when a size appears or disappears here
     answers: dict[tuple[int, ...], bool] = field(default_factory=dict)
@@ -273,6 +276,11 @@ class OrderIndex:
         """Would a visit below ``queue`` run an AM check (and so record the gauge)?"""
         return self._activity[queue].am_checks > 0
 
+    def checking_children(self, parent: str) -> Iterable[str]:
+        """The children of ``parent`` for which :meth:`runs_am_checks` holds, in no
+        particular order."""
+        return self._activity[parent].checking.keys()
+
     def gauges_current(self, root_available: Resource) -> bool:
         """Would a sweep of every leaf's AM checks write the gauges as the last one did —
         nothing reported since, and root's available space the same?"""
@@ -394,13 +402,21 @@ class OrderIndex:
             if waiting.blocked:
                 sizes, reservable = (), ()  # counted when the leaf's AM limit opens
         changed = False
+        child = None
         for name in s.ancestry(offer.leaf):
             a = self._activity[name]
             changed = _add_counts(a.sizes, sizes, delta)
             changed |= _add_counts(a.reservable, reservable, delta)
             if changed:
                 a.answers.clear()
-            a.am_checks += delta * offer.am_check
+            if child is not None:
+                if self._activity[child].am_checks > 0:
+                    a.checking[child] = None
+                else:
+                    a.checking.pop(child, None)
+            if offer.am_check:
+                a.am_checks += delta
+                child = name
         if changed:  # the last name is the root
             self.root_version += 1
 

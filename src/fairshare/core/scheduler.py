@@ -72,6 +72,10 @@ class Scheduler:
         # from; and the nodes in search order, with the cluster they were listed for
         self.victim_nodes: dict[str, Any] = {}
         self.search_order: tuple[Resource, Any] | None = None
+        # leaf → (fair share, max share, root available, maxAMShare, the AM limit computed from
+        # them): every walk's AM checks ask for it, and reservations change none of them
+        self.am_limits: dict[str, tuple[Resource, Resource, Resource, float, Resource]] = {}
+        self._available: tuple[Resource, Resource, Resource] | None = None
         # None: the straightforward update pass that recomputes everything (the reference, §2.1)
         self.incremental: IncrementalUpdate | None = IncrementalUpdate() if fast_update else None
         self._sync_queues()
@@ -232,8 +236,12 @@ class Scheduler:
         return max(_f32_div(alloc.memory, cap.memory), _f32_div(alloc.vcores, cap.vcores))
 
     def root_available(self) -> Resource:
-        """Root ``AvailableMB/VCores``: cluster − allocated, reservations not subtracted."""
-        return subtract(self.state.capacity, self.state.allocated)
+        """Root ``AvailableMB/VCores``: cluster − allocated, reservations not subtracted
+        (cached on the identity of the two immutable vectors it is computed from)."""
+        capacity, allocated, cached = self.state.capacity, self.state.allocated, self._available
+        if cached is None or cached[0] is not capacity or cached[1] is not allocated:
+            cached = self._available = (capacity, allocated, subtract(capacity, allocated))
+        return cached[2]
 
     # -- bookkeeping shared by several paths ---------------------------------------------------
 

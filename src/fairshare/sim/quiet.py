@@ -207,14 +207,20 @@ class QuietHeartbeats:
                 return True
         return False
 
-    def _earmark_step_reads(self, node: Node) -> tuple[tuple[str, bool], ...]:
-        """What ``preemption_list`` reads of each earmarked app: are its earmarks kept."""
+    def _earmark_step_reads(self, node: Node, kept: dict[str, bool] | None = None
+                            ) -> tuple[tuple[str, bool], ...]:
+        """What ``preemption_list`` reads of each earmarked app: are its earmarks kept.
+        ``kept``: answers already known in the present state, by app (filled as found)."""
         s = self.engine.s
         apps = self.engine.state.apps
+        known = {} if kept is None else kept
         reads = []
         for app_id in node.earmarks:
-            app = apps.get(app_id)
-            reads.append((app_id, app is not None and keeps_earmark(s, app)))
+            keeps = known.get(app_id)
+            if keeps is None:
+                app = apps.get(app_id)
+                keeps = known[app_id] = app is not None and keeps_earmark(s, app)
+            reads.append((app_id, keeps))
         return tuple(reads)
 
     def _queue_bounded(self, queue: str) -> bool:
@@ -237,8 +243,11 @@ class QuietHeartbeats:
         ``run(name)`` carries out one heartbeat (and the app model's answer to it)."""
         if self._reshaped:
             self._rebuild()
-        for i, reads in self.watched.items():  # an update pass may have changed these
-            if self._earmark_step_reads(self.nodes[i]) != reads:
+        # an update pass may have changed these; nothing changes during this check, so each
+        # app is asked once however many nodes it has earmarked (hundreds under preemption)
+        kept: dict[str, bool] = {}
+        for i, reads in self.watched.items():
+            if self._earmark_step_reads(self.nodes[i], kept) != reads:
                 self.next_due.add(i)
         self._due = sorted(self.next_due | self.always)
         self._queued = set(self._due)

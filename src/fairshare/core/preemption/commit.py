@@ -9,6 +9,7 @@ usage against its fair share), and one kill timer per batch fires ``waitTimeBefo
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from fairshare.core.apps import restart_attempt
@@ -23,7 +24,7 @@ from fairshare.core.scheduler import Scheduler
 from fairshare.core.starvation import take_starved_app
 from fairshare.core.state import App
 from fairshare.core.update import starvation_kind
-from fairshare.resources.vector import add, is_none
+from fairshare.resources.vector import Resource, add, is_none
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +56,8 @@ def preempt_for_starved_apps(s: Scheduler, *, straightforward: bool = False) -> 
     ``straightforward`` plans with the reference algorithm instead (same decisions, slower).
     """
     search: VictimSearch | None = None  # built for the first app to plan for: most rounds have none
+    starvation_of = CurrentStarvation(s.state.apps)
     while True:
-        starvation_of = {a: s.state.apps[a].starvation for a in s.state.starved.heap}
         app_id, s.state.starved = take_starved_app(s.state.starved, starvation_of)
         if app_id is None:
             return
@@ -71,6 +72,23 @@ def preempt_for_starved_apps(s: Scheduler, *, straightforward: bool = False) -> 
             if search is not None:
                 search = after_commit(s, search, plan)
         app.next_starvation_check = s.now + post_preemption_delay(s)
+
+
+class CurrentStarvation(Mapping[str, Resource]):
+    """Each app's starvation as it is when read: a take's sift reads a few of the queue's
+    apps, not all (a busy round drains hundreds, one by one)."""
+
+    def __init__(self, apps: Mapping[str, App]) -> None:
+        self.apps = apps
+
+    def __getitem__(self, app_id: str) -> Resource:
+        return self.apps[app_id].starvation
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.apps)
+
+    def __len__(self) -> int:
+        return len(self.apps)
 
 
 def after_commit(s: Scheduler, search: VictimSearch, plan: PreemptionPlan) -> VictimSearch:
