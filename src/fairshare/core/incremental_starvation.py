@@ -213,10 +213,16 @@ class StarvationCache:
         self._busy.pop(leaf.name, None)
         if steady.runtime is not None:
             steady.runtime.last_time_at_min_share = s.now
-            self._steady_leaves[leaf.name] = steady.runtime
         if steady.app is not None:
             steady.app.last_time_at_fair_share = s.now
-            self._steady_apps[leaf.name] = steady.app
+        self._register(leaf.name, steady)
+
+    def _register(self, name: str, steady: Steady) -> None:
+        """Note the steady leaf's two writes, which every pass repeats until it is touched."""
+        if steady.runtime is not None:
+            self._steady_leaves[name] = steady.runtime
+        if steady.app is not None:
+            self._steady_apps[name] = steady.app
 
     def _pass(self, s: Scheduler, leaf: LeafRecord, queue: StarvedQueue) -> None:
         out = leaf_pass(s, leaf, queue)
@@ -247,7 +253,4 @@ class StarvationCache:
             runtime=leaf.runtime if is_none(shortfall) else None,
             app=first if first is not None and not out.first_below else None,
             first=None if first is None else leaf.pending.key_of(first.id))
-        if leaf.steady.runtime is not None:
-            self._steady_leaves[leaf.name] = leaf.runtime
-        if leaf.steady.app is not None:
-            self._steady_apps[leaf.name] = leaf.steady.app
+        self._register(leaf.name, leaf.steady)
