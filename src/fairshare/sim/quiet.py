@@ -156,6 +156,8 @@ class QuietHeartbeats:
             self._touch(self.position[name])
 
     def _touch(self, i: int) -> None:
+        if i in self.next_due or (i > self._pos and i in self._queued):
+            return  # already due: it runs at its turn whatever its filing says, then is refiled
         self._file(i, ran=False)
         if self._pos >= 0 and i > self._pos:  # still to come in this tick
             if i not in self._queued:
