@@ -97,8 +97,10 @@ def build_engine(size: Size, rng: random.Random, counts: Counter[str],
     return engine
 
 
-def workload(size: Size, rng: random.Random) -> list[AppSpec]:
-    """Arrivals by thinning a Poisson process whose rate follows the day (peak mid-afternoon)."""
+def workload(size: Size, rng: random.Random, swing: float = 0.5) -> list[AppSpec]:
+    """Arrivals by thinning a Poisson process whose rate follows the day (peak mid-afternoon):
+    an arrival is kept with probability 0.5 + swing × sin(…), so the mean rate does not depend
+    on ``swing`` and the busiest hour has (0.5 + swing) / 0.5 times it."""
     leaves = [f"root.p{p}.l{q}" for p in range(size.parents) for q in range(size.leaves)]
     busy = leaves[:: max(1, len(leaves) // 20)]
     span = size.hours * HOUR
@@ -109,7 +111,7 @@ def workload(size: Size, rng: random.Random) -> list[AppSpec]:
         t += rng.expovariate(2 / mean_gap)  # twice the mean rate, then thinned by the day curve
         at = int(t) % int(span)
         day = (at % (24 * HOUR)) / (24 * HOUR)
-        if rng.random() > 0.5 + 0.5 * math.sin(2 * math.pi * (day - 0.375)):
+        if rng.random() > 0.5 + swing * math.sin(2 * math.pi * (day - 0.375)):
             continue
         queue = rng.choice(busy) if rng.random() < 1 / 3 else rng.choice(leaves)
         groups = tuple(
@@ -122,12 +124,33 @@ def workload(size: Size, rng: random.Random) -> list[AppSpec]:
     return apps
 
 
-def run(size: Size, seed: int, hours: float, fixed: bool, check: bool) -> dict[str, object]:
+def peak_demand(apps: Sequence[AppSpec], capacity_mb: int) -> tuple[float, float]:
+    """The busiest minute's memory demand, were every task to start on arrival (AMs left
+    out), as a share of the cluster, and the hour it falls in: how far the day overloads it."""
+    minute = 60_000
+    change: Counter[int] = Counter()
+    for app in apps:
+        start = app.at_ms // minute
+        for group in app.tasks:
+            change[start] += group.count * group.resource.values[0]
+            change[start + max(1, group.duration_ms // minute)] -= \
+                group.count * group.resource.values[0]
+    level, peak, at = 0, 0, 0
+    for m in sorted(change):
+        level += change[m]
+        if level > peak:
+            peak, at = level, m
+    return round(peak / capacity_mb, 2), round(at / 60, 1)
+
+
+def run(size: Size, seed: int, hours: float, fixed: bool, check: bool,
+        swing: float = 0.5) -> dict[str, object]:
     rng = random.Random(seed)
     counts: Counter[str] = Counter()
     events: list[Event] = []
     engine = build_engine(size, rng, counts, events)
-    apps = workload(size, rng)
+    apps = workload(size, rng, swing)
+    peak, peak_hour = peak_demand(apps, engine.state.capacity.values[0])
     drop = _Drop(engine if check else None)
     simulation = Simulation(engine, apps, events=events, observers=[drop],
                             event_driven=not fixed, snapshot_every_ms=HOUR)
@@ -146,6 +169,8 @@ def run(size: Size, seed: int, hours: float, fixed: bool, check: bool) -> dict[s
         "containers_allocated": counts["container-allocated"],
         "containers_preempted": counts["container-preempted"],
         "apps_finished": counts["app-finished"],
+        "peak_demand_of_cluster_memory": peak,
+        "peak_demand_hour": peak_hour,
         "heartbeats_run": (simulation.quiet.run_count if simulation.quiet
                            else len(engine.state.nodes) * (until // simulation.heartbeat_ms)),
         "events_sha256": drop.digest.hexdigest() if check else None,
@@ -185,6 +210,9 @@ def main() -> int:
     parser.add_argument("--loop", choices=["event-driven", "fixed", "both"], default="both")
     parser.add_argument("--fixed-hours", type=float, default=None,
                         help="the fixed-interval loop's span (default: --hours)")
+    parser.add_argument("--swing", type=float, default=0.5,
+                        help="the day curve's amplitude, 0 to 0.5: arrivals at the busiest "
+                             "hour are (0.5 + swing) / 0.5 times the mean (default 0.5)")
     parser.add_argument("--check", action="store_true",
                         help="hash both loops' events (on with --smoke)")
     args = parser.parse_args()
@@ -194,16 +222,16 @@ def main() -> int:
     check = args.check or args.smoke
     result: dict[str, object] = {
         "workload": {"nodes": size.nodes, "leaf_queues": size.parents * size.leaves,
-                     "apps": size.apps, "seed": args.seed},
+                     "apps": size.apps, "seed": args.seed, "swing": args.swing},
         # Hadoop's SLS replays in real time by construction: its speed-up is 1
         "reference": "Hadoop SLS (real time, 1x)",
     }
     if args.loop in ("event-driven", "both"):
-        driven = run(size, args.seed, hours, fixed=False, check=check)
+        driven = run(size, args.seed, hours, fixed=False, check=check, swing=args.swing)
         result["event_driven"] = driven
         result["event_driven_vs_sls"] = driven["speedup"]
     if args.loop in ("fixed", "both"):
-        fixed = run(size, args.seed, fixed_hours, fixed=True, check=check)
+        fixed = run(size, args.seed, fixed_hours, fixed=True, check=check, swing=args.swing)
         result["fixed_interval"] = fixed
         result["fixed_interval_vs_sls"] = fixed["speedup"]
     if args.loop == "both" and fixed_hours == hours:
