@@ -12,8 +12,8 @@ Both loops run the same workload: the event-driven one (quiet heartbeats skipped
 fixed-interval one (every heartbeat of every node). Each reports simulated time ÷ wall time —
 the ratio to Hadoop's SLS, which replays in real time (1×) by construction — events per second,
 and the process's peak memory (``ru_maxrss``). ``--hours`` shortens the day, ``--fixed-hours``
-the plain loop's share of it; ``--check`` (on with ``--smoke``) hashes both event streams and
-fails unless they are identical.
+the plain loop's share of it, ``--swing`` the day curve's amplitude (same mean rate);
+``--check`` (on with ``--smoke``) hashes both event streams and fails unless they are identical.
 
     python bench/simulate.py            # full size
     python bench/simulate.py --smoke    # tiny, for CI
@@ -132,9 +132,9 @@ def peak_demand(apps: Sequence[AppSpec], capacity_mb: int) -> tuple[float, float
     for app in apps:
         start = app.at_ms // minute
         for group in app.tasks:
-            change[start] += group.count * group.resource.values[0]
-            change[start + max(1, group.duration_ms // minute)] -= \
-                group.count * group.resource.values[0]
+            memory = group.count * group.resource.values[0]
+            change[start] += memory
+            change[start + max(1, group.duration_ms // minute)] -= memory
     level, peak, at = 0, 0, 0
     for m in sorted(change):
         level += change[m]
@@ -216,6 +216,8 @@ def main() -> int:
     parser.add_argument("--check", action="store_true",
                         help="hash both loops' events (on with --smoke)")
     args = parser.parse_args()
+    if not 0 <= args.swing <= 0.5:
+        parser.error(f"--swing must be between 0 and 0.5, not {args.swing}")
     size = SMOKE if args.smoke else FULL
     hours = args.hours if args.hours is not None else size.hours
     fixed_hours = args.fixed_hours if args.fixed_hours is not None else hours
