@@ -58,6 +58,7 @@ class Size:
 
 FULL = Size(parents=20, leaves=50, nodes=5000, racks=50, apps=20_000, hours=24)
 SMOKE = Size(parents=2, leaves=5, nodes=20, racks=2, apps=30, hours=0.5)
+SWING = 0.5  # the benchmark's day: its busiest hour has twice the mean arrival rate
 
 
 def r(memory_mb: int, vcores: int) -> Resource:
@@ -97,7 +98,7 @@ def build_engine(size: Size, rng: random.Random, counts: Counter[str],
     return engine
 
 
-def workload(size: Size, rng: random.Random, swing: float = 0.5) -> list[AppSpec]:
+def workload(size: Size, rng: random.Random, swing: float = SWING) -> list[AppSpec]:
     """Arrivals by thinning a Poisson process whose rate follows the day (peak mid-afternoon):
     an arrival is kept with probability 0.5 + swing × sin(…), so the mean rate does not depend
     on ``swing`` and the busiest hour has (0.5 + swing) / 0.5 times it."""
@@ -132,7 +133,7 @@ def peak_demand(apps: Sequence[AppSpec], capacity_mb: int) -> tuple[float, float
     for app in apps:
         start = app.at_ms // minute
         for group in app.tasks:
-            memory = group.count * group.resource.values[0]
+            memory = group.count * group.resource.memory
             change[start] += memory
             change[start + max(1, group.duration_ms // minute)] -= memory
     level, peak, at = 0, 0, 0
@@ -144,13 +145,13 @@ def peak_demand(apps: Sequence[AppSpec], capacity_mb: int) -> tuple[float, float
 
 
 def run(size: Size, seed: int, hours: float, fixed: bool, check: bool,
-        swing: float = 0.5) -> dict[str, object]:
+        swing: float = SWING) -> dict[str, object]:
     rng = random.Random(seed)
     counts: Counter[str] = Counter()
     events: list[Event] = []
     engine = build_engine(size, rng, counts, events)
     apps = workload(size, rng, swing)
-    peak, peak_hour = peak_demand(apps, engine.state.capacity.values[0])
+    peak, peak_hour = peak_demand(apps, engine.state.capacity.memory)
     drop = _Drop(engine if check else None)
     simulation = Simulation(engine, apps, events=events, observers=[drop],
                             event_driven=not fixed, snapshot_every_ms=HOUR)
@@ -210,9 +211,9 @@ def main() -> int:
     parser.add_argument("--loop", choices=["event-driven", "fixed", "both"], default="both")
     parser.add_argument("--fixed-hours", type=float, default=None,
                         help="the fixed-interval loop's span (default: --hours)")
-    parser.add_argument("--swing", type=float, default=0.5,
+    parser.add_argument("--swing", type=float, default=SWING,
                         help="the day curve's amplitude, 0 to 0.5: arrivals at the busiest "
-                             "hour are (0.5 + swing) / 0.5 times the mean (default 0.5)")
+                             "hour are (0.5 + swing) / 0.5 times the mean (default %(default)s)")
     parser.add_argument("--check", action="store_true",
                         help="hash both loops' events (on with --smoke)")
     args = parser.parse_args()
