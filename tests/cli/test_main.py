@@ -249,8 +249,11 @@ def test_shares_json_stays_valid_with_a_nan_weight(tmp_path: Path) -> None:
     result = runner.invoke(app, ["shares", xml, "--cluster", "memory-mb=1000,vcores=1",
                                  "--json"])
     assert result.exit_code == 0, result.output
-    queues = json.loads(result.stdout)  # strict JSON: no bare NaN
-    assert queues["queues"]["root.odd"]["weight"] == "NaN"
+    def strict(name: str) -> None:
+        raise AssertionError(f"{name} in JSON output")
+
+    queues = json.loads(result.stdout, parse_constant=strict)  # no bare NaN
+    assert queues["queues"]["root.odd"]["weight"] is None  # docs/outputs.md: not finite → null
     # a NaN weight takes nothing; root.b and root.default split the memory (fair policy)
     assert queues["queues"]["root.odd"]["fair-share"]["memory-mb"] == 0
     assert queues["queues"]["root.b"]["fair-share"]["memory-mb"] == 500

@@ -213,22 +213,50 @@ def test_the_apps_that_lost_the_most_work_get_their_own_table():
     assert list(waits.columns[0].cells) == [f"x{i:02d}" for i in range(15, 5, -1)]
 
 
-def test_the_progress_bar_follows_the_simulated_clock():
-    import io
+def test_progress_follows_the_simulated_clock_to_until_ms():
+    from fairshare.cli.progress import SimProgress
 
-    from rich.console import Console
-    from rich.progress import Progress
-
-    from fairshare.cli.run import _SimProgress
-
-    progress = Progress(console=Console(file=io.StringIO(), force_terminal=True))
-    bar = _SimProgress(progress, until_ms=6000)
+    seen: list[tuple[int, int | None, str]] = []
+    bar = SimProgress(lambda *report: seen.append(report), until_ms=6000, span_ms=1000)
     bar.on_snapshot(2000)  # the workload starts where the steps left the clock
     bar.on_snapshot(4000)
-    [task] = progress.tasks
-    assert (task.completed, task.total) == (2000, 4000)
     bar.on_end(6000)
-    assert task.finished
+    assert [(done, total) for done, total, _ in seen] == [(0, 4000), (2000, 4000), (4000, 4000)]
+    assert seen[1][2] == "4.0 s of 6.0 s"
+
+
+def test_without_until_ms_progress_aims_at_the_minimum_span_then_only_counts():
+    """The workload's minimum span (arrival + longest task) is the best end known in advance;
+    contention can make the run longer, and then there is no total to show."""
+    from fairshare.cli.progress import SimProgress
+
+    seen: list[tuple[int, int | None, str]] = []
+    bar = SimProgress(lambda *report: seen.append(report), until_ms=None, span_ms=3000)
+    for now in (1000, 2500, 4000, 5000):
+        bar.on_snapshot(now)
+    assert [(done, total) for done, total, _ in seen] == [
+        (0, 3000), (1500, 3000), (3000, 3000), (4000, None)]
+    assert seen[1][2] == "2.5 s of at least 4.0 s"
+    assert seen[3][2] == "5.0 s, past the minimum span"
+
+
+def test_progress_goes_to_stderr_when_stdout_is_piped(tmp_path):
+    """A plain line on a stderr that is not a terminal (here: every 0 s, to see one)."""
+    import subprocess
+    import sys
+
+    scenario = write(tmp_path, TWO_TENANTS)
+    code = ("import fairshare.cli.progress as p; p.LINE_EVERY_S = 0.0; "
+            "from fairshare.cli.main import main; main()")
+    done = subprocess.run([sys.executable, "-c", code, "run", str(scenario)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "simulating" not in done.stdout
+    lines = [line for line in done.stderr.splitlines() if line.startswith("simulating: ")]
+    assert lines and "elapsed" in lines[-1]
+    quiet = subprocess.run([sys.executable, "-c", code, "run", str(scenario), "--quiet"],
+                           capture_output=True, text=True, check=False)
+    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == ""
 
 
 SEED_SIMULATION = Path(__file__).parents[2] / "examples/seed-three-tenants/simulation.yaml"

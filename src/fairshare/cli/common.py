@@ -1,4 +1,9 @@
-"""What every ``fairshare`` command shares: the consoles and the error path (exit 2)."""
+"""What every ``fairshare`` command shares: the consoles and the error path (exit 2).
+
+Everything printed comes from user files at some point (queue, app and scenario names, paths),
+so the consoles never read text as rich markup or ``:emoji:`` codes: ``[/x]`` and
+``l100.yaml:100:`` print as they are. Styling is applied explicitly (``style=``, ``Text``).
+"""
 
 from __future__ import annotations
 
@@ -13,15 +18,21 @@ from fairshare.config.errors import ConfigError, LocatedWarning, all_errors
 EXIT_INVALID = 2
 _T = TypeVar("_T")
 
-out = Console(highlight=False)
-if not out.is_terminal:
-    out = Console(highlight=False, width=120)  # files and pipes: don't wrap tables at 80
-err = Console(stderr=True, highlight=False)
+
+def _console(*, stderr: bool = False) -> Console:
+    console = Console(stderr=stderr, markup=False, emoji=False, highlight=False)
+    if not stderr and not console.is_terminal:  # files and pipes: don't wrap tables at 80
+        console = Console(markup=False, emoji=False, highlight=False, width=120)
+    return console
+
+
+out = _console()
+err = _console(stderr=True)
 
 
 def fail(lines: Sequence[str]) -> typer.Exit:
     for line in lines:
-        err.print(line, markup=False, soft_wrap=True)
+        err.print(line, soft_wrap=True)
     return typer.Exit(EXIT_INVALID)
 
 

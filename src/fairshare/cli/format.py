@@ -69,15 +69,6 @@ def percent(part: int, whole: int) -> str:
     return f"{100.0 * part / whole:.1f}"
 
 
-def json_number(value: float) -> float | str:
-    """JSON has no NaN or infinity: such weights are written as the strings Java prints."""
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    return value
-
-
 def rule(r: PlacementRule) -> str:
     """``user (create=false) under primaryGroup (create=true)``."""
     text = f"{r.name.value} (create={str(r.create).lower()}"

@@ -6,7 +6,8 @@ Bad input never produces a traceback: configuration problems are printed one per
 
 from __future__ import annotations
 
-import json
+import io
+import signal
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -28,6 +29,7 @@ from fairshare.core.fairshare import active_queues, placeholder_apps, shares_wit
 from fairshare.core.tree import QueueNode, QueueTree, build_queue_tree
 from fairshare.resources.parse import ResourceStringError, parse_resource_config
 from fairshare.resources.vector import Resource, ResourceTypes
+from fairshare.sim.outputs import json_text
 
 app = typer.Typer(
     add_completion=False,
@@ -45,7 +47,7 @@ def _load(allocations: Path, site: Path | None) -> tuple[SiteConfig, AllocationC
 
 def _warnings(site: SiteConfig, config: AllocationConfig) -> None:
     for warning in (*site.warnings, *config.warnings):
-        err.print(str(warning), markup=False, soft_wrap=True, style="yellow")
+        err.print(str(warning), soft_wrap=True, style="yellow")
 
 
 AllocationsArg = Annotated[
@@ -97,11 +99,11 @@ def validate(allocations: AllocationsArg, site: SiteOpt = None) -> None:
             "yes" if s.preemptable else "no",
         )
     out.print(table)
-    out.print(_preemption_summary(site_config), markup=False, soft_wrap=True)
+    out.print(_preemption_summary(site_config), soft_wrap=True)
     if tree.not_created:
         out.print("Configured queues YARN cannot create (applications cannot run in them):")
         for name, why in tree.not_created:
-            out.print(f"  {name}: {why}", markup=False)
+            out.print(f"  {name}: {why}")
     _print_placement(config, site_config)
     out.print("OK: the ResourceManager would accept this configuration.")
 
@@ -140,7 +142,7 @@ def _print_placement(config: AllocationConfig, site: SiteConfig) -> None:
     origin = "generated from yarn-site" if policy.generated else "from the allocation file"
     out.print(f"Placement rules ({origin}):")
     for i, rule in enumerate(policy.rules, start=1):
-        out.print(f"  {i}. {fmt.rule(rule)}", markup=False)
+        out.print(f"  {i}. {fmt.rule(rule)}")
 
 
 def _parse_cluster(text: str, types: ResourceTypes) -> Resource:
@@ -196,12 +198,12 @@ def shares(
                 "fair-share": types.as_dict(instantaneous.queues[node.name]),
                 "min-share": types.as_dict(node.settings.min_share),
                 "max-share": types.as_dict(node.settings.effective_max_share(capacity)),
-                "weight": fmt.json_number(node.settings.weight),
+                "weight": node.settings.weight,
                 "policy": node.settings.policy.value,
             }
             for node in tree.depth_first()
         }
-        sys.stdout.write(json.dumps({"queues": rows}, indent=2, allow_nan=False) + "\n")
+        sys.stdout.write(json_text({"queues": rows}, indent=2) + "\n")
         return
     out.print(_shares_table(tree, capacity, steady, instantaneous.queues, active_leaves))
 
@@ -260,5 +262,27 @@ app.command("run")(run_command)
 app.command("simulate")(simulate_command)
 
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+
+
+class _Interrupted(BaseException):
+    """Ctrl-C. Not a KeyboardInterrupt, which click turns into "Aborted!" and exit 1 (the
+    code of a failed expectation); it unwinds the run, whose staged outputs are dropped."""
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise _Interrupted
+
+
 def main() -> None:
-    app()
+    # Paths from the command line can hold bytes that are not UTF-8 (Python keeps them as lone
+    # surrogates): print them escaped rather than fail while reporting a problem.
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+    signal.signal(signal.SIGINT, _interrupt)
+    try:
+        app()
+    except _Interrupted:
+        err.print("interrupted: no output was written or changed")
+        sys.exit(EXIT_INTERRUPTED)

@@ -7,28 +7,28 @@ A scripted-only run ends with the queues as the steps left them. A simulation en
 summary (the numbers of ``summary.json``): the queues' time-averaged usage against their steady
 and instantaneous fair shares, how long they were starved and how many containers were
 preempted from and for them; the apps that waited longest and lost the most work (a few, for
-big runs); the cluster's utilization and counts. While it runs, a progress bar follows the
-simulated clock — on a terminal only, never in pipes, files or ``--quiet``.
+big runs); the cluster's utilization and counts. While it runs, its progress is shown on stderr
+(:mod:`fairshare.cli.progress`), unless ``--quiet``.
+
+With ``-o`` the outputs are written to a staging directory and moved into place at the end: a
+run that fails (exit 2) or is interrupted leaves the directory as it was.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich import box
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from fairshare.cli import format as fmt
 from fairshare.cli.common import err, fail, guarded, out
+from fairshare.cli.progress import progress
 from fairshare.core.engine import Engine
-from fairshare.core.events import Event
-from fairshare.sim.loop import SimObserver
-from fairshare.sim.scenario import Scenario, load_scenario
+from fairshare.sim.scenario import load_scenario
 from fairshare.sim.scripted import RunResult, run_scenario
 
 EXIT_EXPECT_FAILED = 1
@@ -62,60 +62,24 @@ def simulate(scenario: ScenarioPath, outdir: Outdir = None, quiet: Quiet = False
 
 def _execute(scenario: Path, outdir: Path | None, quiet: bool, fixed_interval: bool, *,
              simulation_only: bool) -> None:
+    if outdir is not None and outdir.exists() and not outdir.is_dir():
+        raise fail([f"-o {outdir}: not a directory"])
     spec = guarded(lambda: load_scenario(scenario))
     if simulation_only and spec.workload is None:
         raise fail([f"{spec.source}: nothing to simulate: the scenario has no 'workload' "
                     "(use 'fairshare run' for scripted steps)"])
-    with _progress(spec, show=not quiet and out.is_terminal) as observers:
+    with progress(spec, err, show=not quiet) as observers:
         try:
             result = guarded(lambda: run_scenario(spec, outdir, observers,
                                                   event_driven=not fixed_interval))
         except OSError as e:
-            raise fail([f"{outdir}: cannot write outputs: {e.strerror or e}"]) from None
+            raise fail([f"-o {outdir}: cannot write outputs: {e.strerror or e}"]) from None
     for failure in result.failures:
-        err.print(failure.describe(spec.source), markup=False, soft_wrap=True, style="red")
+        err.print(failure.describe(spec.source), soft_wrap=True, style="red")
     if not quiet:
         _summary(spec.name or str(scenario), result, written=outdir is not None)
     if result.failures:
         raise typer.Exit(EXIT_EXPECT_FAILED)
-
-
-# -- the progress bar ---------------------------------------------------------------------------
-
-
-class _SimProgress:
-    """A simulation observer that moves a progress bar along the simulated clock."""
-
-    def __init__(self, progress: Progress, until_ms: int) -> None:
-        self._progress, self._until = progress, until_ms
-        self._task: TaskID | None = None
-        self._start = 0
-
-    def on_events(self, events: Sequence[Event]) -> None:
-        pass
-
-    def on_snapshot(self, now_ms: int) -> None:
-        if self._task is None:
-            self._start = now_ms
-            self._task = self._progress.add_task("simulating", total=max(1, self._until - now_ms),
-                                                 clock="")
-        self._progress.update(self._task, completed=now_ms - self._start,
-                              clock=f"{fmt.duration(now_ms)} of {fmt.duration(self._until)}")
-
-    def on_end(self, now_ms: int) -> None:
-        self.on_snapshot(now_ms)
-
-
-@contextmanager
-def _progress(spec: Scenario, *, show: bool) -> Iterator[list[SimObserver]]:
-    until = spec.run.until_ms
-    if not show or spec.workload is None or until is None:
-        yield []
-        return
-    columns = (TextColumn("simulating"), BarColumn(), TextColumn("{task.fields[clock]}"),
-               TimeElapsedColumn())
-    with Progress(*columns, console=out, transient=True) as progress:
-        yield [_SimProgress(progress, until)]
 
 
 # -- the summary --------------------------------------------------------------------------------
@@ -126,7 +90,9 @@ def _summary(name: str, result: RunResult, *, written: bool) -> None:
     passed = result.expectations - len(result.failures)
     checks = (f", {passed}/{result.expectations} expectations held"
               if result.expectations or result.summary is None else "")
-    out.print(f"[bold]{name}[/bold]: {result.events:,} events, clock at {engine.now:,} ms{checks}")
+    plural = "" if result.events == 1 else "s"
+    out.print(Text.assemble((name, "bold"), f": {result.events:,} event{plural}, clock at "
+                            f"{engine.now:,} ms{checks}"))
     if result.summary is None:
         out.print(_queue_table(engine))
         return

@@ -144,11 +144,14 @@ def load_site(
     overrides: Mapping[str, object] | None = None,
     *,
     source: str | None = None,
+    override_locations: Mapping[str, tuple[str, int | None]] | None = None,
 ) -> SiteConfig:
     """Read a yarn-site.xml (None: no file), apply ``overrides`` on top, validate (spec §1.7).
 
     Overrides act like ``Configuration.set``: they win over the file, ``final`` or not. ``source``
-    names the file in messages instead of ``path``.
+    names the file in messages instead of ``path``; ``override_locations`` says where each
+    override was written (a scenario's ``site`` map: its file and line), for the messages about
+    it (default ``<overrides>``).
     """
     entries: dict[str, ConfEntry] = {}
     warnings: list[ConfigWarning] = []
@@ -156,12 +159,13 @@ def load_site(
         entries, warnings = read_entries(path, source or str(path))
     reader = ConfReader(entries, warnings)
     for key, value in (overrides or {}).items():
+        file, line = (override_locations or {}).get(key, (OVERRIDES, None))
         try:
             if not isinstance(key, str):
-                raise ConfigError(f"override key {key!r} is not a str", OVERRIDES)
-            entries[key] = ConfEntry(java_string(key, value), OVERRIDES, None)
+                raise ConfigError(f"override key {key!r} is not a str", file, line)
+            entries[key] = ConfEntry(java_string(key, value), file, line)
         except ConfigError as exc:
-            reader.errors.append(exc)
+            reader.errors.append(ConfigError(exc.message, file, line))
     config = _build(reader)
     reader.raise_errors()
     return config

@@ -39,7 +39,11 @@ from fairshare.resources.vector import Resource, ResourceTypes, add, subtract
 
 DEFAULT_RACK = "/default-rack"
 
-__all__ = ["ContainerRequest", "Engine", "EngineError"]
+__all__ = ["MAX_TIME_MS", "ContainerRequest", "Engine", "EngineError"]
+
+# The clock's range: YARN's clock is a Java long, but every time is written to JSON outputs,
+# whose readers (JavaScript, jq) hold numbers as doubles, exact only up to 2^53 - 1.
+MAX_TIME_MS = 2**53 - 1
 
 
 class Engine:
@@ -63,6 +67,9 @@ class Engine:
         demand, share and starvation on each pass: the same, much slower (the reference).
         ``fast_preemption=False`` plans every starved app's victims with the straightforward
         search, from fresh views of every node and owner: the same plans, much slower."""
+        if not 0 <= start_ms <= MAX_TIME_MS:
+            raise EngineError(f"the clock must start between 0 and {MAX_TIME_MS:,} ms, "
+                              f"not at {start_ms:,} ms")
         self.s = Scheduler(site, allocations, sink, start_ms, indexed_walk, fast_update)
         self.fast_preemption = fast_preemption
         self.groups: Mapping[str, Sequence[str]] = groups or {}
@@ -116,6 +123,11 @@ class Engine:
         self.s.now = time_ms
 
     def advance(self, ms: int) -> None:
+        """Move the clock ``ms`` forward; it cannot pass :data:`MAX_TIME_MS` (the simulator's
+        loop, which calls :meth:`advance_to` directly, stops there)."""
+        if self.s.now + ms > MAX_TIME_MS:
+            raise EngineError(f"the clock would pass {MAX_TIME_MS:,} ms (2^53 - 1, the largest "
+                              f"time the outputs hold exactly): it is at {self.s.now:,} ms")
         self.advance_to(self.s.now + ms)
 
     def next_timer(self) -> int | None:

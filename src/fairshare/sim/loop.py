@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from fairshare.core.engine import ContainerRequest, Engine, EngineError
+from fairshare.core.engine import MAX_TIME_MS, ContainerRequest, Engine, EngineError
 from fairshare.core.events import (
     AppFinished,
     AppRejected,
@@ -43,7 +43,6 @@ from fairshare.core.events import (
     ContainersRequested,
     Event,
 )
-from fairshare.resources.vector import LONG_MAX
 from fairshare.sim.quiet import QuietHeartbeats
 from fairshare.sim.workload import AppSpec, TaskGroup
 
@@ -142,7 +141,9 @@ class Simulation:
         self.heartbeat_ms = heartbeat_interval_ms
         self.update_ms = update_interval_ms or engine.site.update_interval_ms
         self.apps = {spec.id: AppProgress(spec) for spec in apps}
-        self._queue: list[tuple[int, int, int, str]] = []  # (time, order, seq, app/container)
+        # (time, order, seq, app, container): app ids may hold any character, so a completion
+        # keeps its app and container apart
+        self._queue: list[tuple[int, int, int, str, str]] = []
         self._seq = 0
         self._seen = self._delivered = len(self.events)  # what was there before is not ours
         self._open = len(self.apps)  # neither finished nor rejected
@@ -159,21 +160,22 @@ class Simulation:
         if snapshot_every_ms is not None:
             self._push(start, SNAPSHOT, "")
 
-    def _push(self, time_ms: int, order: int, what: str) -> None:
+    def _push(self, time_ms: int, order: int, what: str, container: str = "") -> None:
         self._seq += 1
-        heapq.heappush(self._queue, (time_ms, order, self._seq, what))
+        heapq.heappush(self._queue, (time_ms, order, self._seq, what, container))
 
     def run(self, until_ms: int | None = None) -> None:
         """Process everything due up to and including ``until_ms``. Without it, run until
         every app has finished or was rejected — or, once no arrival is left and no task is
         running, until nothing has been allocated, completed or preempted for an hour of
-        simulated time (``stalled``: something can never be placed)."""
+        simulated time (``stalled``: something can never be placed) — or until the clock's
+        limit, :data:`~fairshare.core.engine.MAX_TIME_MS`."""
         with fewer_collections():
             self._run(until_ms)
 
     def _run(self, until_ms: int | None) -> None:
         engine = self.engine
-        limit = until_ms if until_ms is not None else LONG_MAX
+        limit = until_ms if until_ms is not None else MAX_TIME_MS
         while True:
             timer = engine.next_timer()
             item = self._queue[0][0] if self._queue else None
@@ -186,11 +188,11 @@ class Simulation:
                 continue
             if item is None or item > limit:
                 break
-            time_ms, order, _, what = heapq.heappop(self._queue)
+            time_ms, order, _, what, container = heapq.heappop(self._queue)
             engine.advance_to(time_ms)
             self._react()
             if order == COMPLETION:
-                self._complete(what)
+                self._complete(what, container)
             elif order == ARRIVAL:
                 self._arrivals_left -= 1
                 self._arrive(self.apps[what])
@@ -270,8 +272,7 @@ class Simulation:
         self._engine_call(app.spec.id, self.engine.request, app.spec.id,
                           [ContainerRequest(1, g.resource, g.priority)])
 
-    def _complete(self, container: str) -> None:
-        app_id, _, container_id = container.partition("/")
+    def _complete(self, app_id: str, container_id: str) -> None:
         app = self.apps[app_id]
         if app.running.pop(container_id, None) is None:
             return  # preempted or killed meanwhile
@@ -359,7 +360,7 @@ class Simulation:
         group: TaskGroup = app.spec.tasks[slot[0]]
         app.running[event.container] = _RunningTask(slot[0], now)
         self._running_tasks += 1
-        self._push(now + group.duration_ms, COMPLETION, f"{app.spec.id}/{event.container}")
+        self._push(now + group.duration_ms, COMPLETION, app.spec.id, event.container)
 
     def _task_lost(self, app_id: str, container: str, *, ask_again: bool,
                    preempted: bool) -> None:

@@ -6,13 +6,26 @@ loop hands them over (:class:`EventWriter`), after the records of the scripted s
 timeline to ``timeline.csv`` row by row (:class:`TimelineWriter`, which also fills
 ``timeline.parquet`` one row group at a time): neither is ever held in memory whole.
 ``snapshots.json`` and ``summary.json`` are written once, at the end.
+
+Every JSON document goes through :func:`json_text`: JSON has no NaN or infinity, so a number
+that is not finite (a utilization of 0/0 on a cluster with no capacity, a weight Java parsed as
+NaN or as float infinity) is written as ``null`` — here, once, not per writer.
+
+A run writes into a staging directory beside its target (:func:`staged_outputs`); only a run
+that finishes moves its files into place, so a failed or interrupted run leaves the target as
+it was.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import itertools
 import json
-from collections.abc import Iterable, Sequence
+import math
+import os
+import shutil
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -28,14 +41,93 @@ EVENTS, SNAPSHOTS = "events.jsonl", "snapshots.json"
 TIMELINE_CSV, TIMELINE_PARQUET, SUMMARY = "timeline.csv", "timeline.parquet", "summary.json"
 
 
-def _json_line(record: dict[str, Any]) -> str:
-    return json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+OUTPUT_FILES = (EVENTS, SNAPSHOTS, TIMELINE_CSV, TIMELINE_PARQUET, SUMMARY)
+
+
+def json_text(doc: object, indent: int | None = None) -> str:
+    """``doc`` as JSON text, every number finite: NaN and infinities become ``null``.
+
+    The common case (all finite) is one ``json.dumps``; a document that has a non-finite
+    number is encoded again with those numbers replaced.
+    """
+    separators = (",", ":") if indent is None else None
+    try:
+        return json.dumps(doc, indent=indent, separators=separators, ensure_ascii=False,
+                          allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(doc), indent=indent, separators=separators,
+                          ensure_ascii=False, allow_nan=False)
+
+
+def _finite(value: object) -> object:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def _write_lines(f: TextIO, records: Iterable[dict[str, Any]]) -> None:
     for record in records:
-        f.write(_json_line(record))
+        f.write(json_text(record))
         f.write("\n")
+
+
+@contextlib.contextmanager
+def staged_outputs(outdir: Path) -> Iterator[Path]:
+    """A fresh directory to write a run's outputs into; they replace ``outdir``'s own when the
+    block ends normally, and are deleted when it raises (``outdir`` is then left as it was).
+
+    The staging directory is a hidden one inside ``outdir`` when it exists, else beside it (in
+    its nearest existing ancestor): on the same file system either way, so that moving files
+    into place is a rename. An existing ``outdir`` keeps its other files; the outputs an
+    earlier run left there that this one does not write (a timeline, after a scripted run) are
+    removed, so the outputs in it always belong to one run. Raises :class:`OSError` (for
+    example ``NotADirectoryError``) when nothing can be staged.
+    """
+    target = Path(os.path.abspath(outdir))
+    if target.exists() and not target.is_dir():
+        raise NotADirectoryError(f"{outdir} exists and is not a directory")
+    if target.is_dir():
+        stage = _new_directory(target, ".fairshare")
+    else:
+        anchor = target.parent
+        while not anchor.is_dir():  # a missing parent is made only when the run succeeded
+            anchor = anchor.parent
+        stage = _new_directory(anchor, f".{target.name}")
+    try:
+        yield stage
+        _move_into_place(stage, target)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _new_directory(parent: Path, prefix: str) -> Path:
+    """A new directory named ``prefix.PID.N.partial`` (the first N free), with the mode a plain
+    ``mkdir`` gives: it becomes the output directory when the target did not exist."""
+    for n in itertools.count():
+        path = parent / f"{prefix}.{os.getpid()}.{n}.partial"
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        return path
+    raise AssertionError("unreachable")
+
+
+def _move_into_place(stage: Path, target: Path) -> None:
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        stage.rename(target)  # the whole directory at once
+        return
+    for name in OUTPUT_FILES:
+        if (stage / name).exists():
+            os.replace(stage / name, target / name)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                (target / name).unlink()
 
 
 def write_events(path: Path, records: Iterable[dict[str, Any]]) -> None:
@@ -44,8 +136,7 @@ def write_events(path: Path, records: Iterable[dict[str, Any]]) -> None:
 
 
 def _write_json(path: Path, doc: object) -> None:
-    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
-                    encoding="utf-8")
+    path.write_text(json_text(doc, indent=1) + "\n", encoding="utf-8")
 
 
 def write_snapshots(path: Path, snapshots: list[dict[str, Any]]) -> None:
@@ -79,7 +170,7 @@ class EventWriter:
 
     def on_events(self, events: Sequence[Event]) -> None:
         types = self._types
-        self._f.write("".join(_json_line(event_record(e, types)) + "\n" for e in events))
+        self._f.write("".join(json_text(event_record(e, types)) + "\n" for e in events))
 
     def on_snapshot(self, now_ms: int) -> None:
         pass
@@ -136,6 +227,6 @@ class TimelineWriter:
         self._csv_file.close()
 
 
-__all__ = ["EVENTS", "SNAPSHOTS", "SUMMARY", "TIMELINE_COLUMNS", "TIMELINE_CSV",
-           "TIMELINE_PARQUET", "EventWriter", "TimelineWriter", "write_events",
-           "write_outputs", "write_snapshots", "write_summary"]
+__all__ = ["EVENTS", "OUTPUT_FILES", "SNAPSHOTS", "SUMMARY", "TIMELINE_COLUMNS", "TIMELINE_CSV",
+           "TIMELINE_PARQUET", "EventWriter", "TimelineWriter", "json_text", "staged_outputs",
+           "write_events", "write_outputs", "write_snapshots", "write_summary"]

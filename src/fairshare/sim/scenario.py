@@ -32,7 +32,7 @@ Choices where the contract is silent:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any, Literal, TypeVar
 
@@ -108,6 +108,7 @@ class RunSpec:
     until_ms: int | None = None
     snapshot_every_ms: int = 1000
     heartbeat_interval_ms: int | None = None  # None: yarn-site's heartbeat interval
+    line: int = field(default=0, compare=False)  # of the ``run`` key, for messages; 0: none
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -232,6 +233,7 @@ class Scenario:
     workload: tuple[WorkloadApp, ...] | None  # workload.apps, then the sls, synth, csv apps
     run: RunSpec
     source: str
+    site_lines: dict[str, int] = field(default_factory=dict)  # site property → its line
 
 
 
@@ -483,6 +485,8 @@ class _Parser:
             start_ms=(top.clock or ClockModel()).start_ms,
             steps=steps,
             workload=workload,
-            run=RunSpec(run.until_ms, run.snapshot_every_ms, run.heartbeat_interval_ms),
+            run=RunSpec(run.until_ms, run.snapshot_every_ms, run.heartbeat_interval_ms,
+                        self.doc.lines.get(("run",), 0)),
             source=self.source,
+            site_lines={key: self.doc.line(("site", key)) for key in site},
         )

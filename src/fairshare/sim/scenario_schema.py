@@ -25,6 +25,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from fairshare.config.yarnsite import RESOURCE_NAME
+from fairshare.core.engine import MAX_TIME_MS
 from fairshare.resources.vector import INT_MAX, LONG_MAX, LONG_MIN
 from fairshare.sim.yaml_lines import Loc, Problem, scalar_text, show, suggest
 
@@ -35,6 +36,8 @@ DEFAULT_MEMORY_MB = 1024  # YARN's yarn.scheduler.minimum-allocation-mb
 DEFAULT_VCORES = 1  # YARN's yarn.scheduler.minimum-allocation-vcores
 DEFAULT_TASK_PRIORITY = 20  # MapReduce's map priority, as SLS gives its tasks
 MAX_NODES = 100_000  # nodes of the cluster section, templates expanded
+MAX_TASKS_PER_GROUP = 10_000_000  # a workload task group: each task is a simulated container
+MAX_HEARTBEATS_PER_STEP = 1_000_000  # node heartbeats of one heartbeat step (times × nodes)
 
 
 def _fail(message: str, kind: str = "scenario") -> NoReturn:
@@ -53,6 +56,37 @@ def _non_negative(value: Any) -> int:
 
 def _positive(value: Any) -> int:
     return _integer(value, 1, LONG_MAX, "a positive integer")
+
+
+def _capped(value: Any, low: int, high: int, what: str, cap: str) -> int:
+    """``_integer``'s message below ``low`` (or not an integer); above ``high``, why the cap."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > high:
+        _fail(f"must be at most {high:,} ({cap}), got {show(value)}")
+    return _integer(value, low, high, what)
+
+
+_CLOCK_CAP = "the clock's limit, 2^53 - 1 ms"
+
+
+def _millis(value: Any) -> int:
+    return _capped(value, 0, MAX_TIME_MS, "a non-negative integer", _CLOCK_CAP)
+
+
+def _positive_millis(value: Any) -> int:
+    return _capped(value, 1, MAX_TIME_MS, "a positive integer", _CLOCK_CAP)
+
+
+def _container_count(value: Any) -> int:
+    return _capped(value, 1, INT_MAX, "a positive integer", "a Java int, as in YARN")
+
+
+def _task_count(value: Any) -> int:
+    return _capped(value, 1, MAX_TASKS_PER_GROUP, "a positive integer", "tasks in one group")
+
+
+def _heartbeat_times(value: Any) -> int:
+    return _capped(value, 1, MAX_HEARTBEATS_PER_STEP, "a positive integer",
+                   "node heartbeats in one step")
 
 
 def _node_count(value: Any) -> int:
@@ -127,6 +161,11 @@ def _existing_file(value: Any, info: ValidationInfo) -> Path:
 NonNegative = Annotated[int, PlainValidator(_non_negative)]
 Positive = Annotated[int, PlainValidator(_positive)]
 NodeCount = Annotated[int, PlainValidator(_node_count)]
+Millis = Annotated[int, PlainValidator(_millis)]
+PositiveMillis = Annotated[int, PlainValidator(_positive_millis)]
+ContainerCount = Annotated[int, PlainValidator(_container_count)]
+TaskCount = Annotated[int, PlainValidator(_task_count)]
+HeartbeatTimes = Annotated[int, PlainValidator(_heartbeat_times)]
 JavaInt = Annotated[int, PlainValidator(_java_int)]
 Long = Annotated[int, PlainValidator(_long)]
 Version = Annotated[int, PlainValidator(_version)]
@@ -224,24 +263,24 @@ class ResourceModel(SchemaModel):
 
 
 class RequestModel(ResourceModel):
-    count: Positive = 1
+    count: ContainerCount = 1  # YARN's ResourceRequest.numContainers is a Java int
     priority: JavaInt = 1
     locality: Name = "*"
     relax_locality: Flag = True
-    duration_ms: NonNegative | None = None
+    duration_ms: Millis | None = None
 
 
 class TaskModel(ResourceModel):
     """A group of tasks of a workload app (scenario-format.md, "Workload")."""
 
-    count: Positive = 1
-    duration_ms: NonNegative
+    count: TaskCount = 1
+    duration_ms: Millis
     priority: JavaInt = DEFAULT_TASK_PRIORITY
 
 
 class WorkloadAppModel(SchemaModel):
     id: Name
-    at_ms: NonNegative = 0
+    at_ms: Millis = 0
     queue: Name = DEFAULT_QUEUE
     user: Name = DEFAULT_USER
     am: ResourceModel | None = None
@@ -321,11 +360,11 @@ class NoArgsModel(SchemaModel):
 
 class HeartbeatModel(SchemaModel):
     node: Name
-    times: Positive = 1
+    times: HeartbeatTimes = 1
 
 
 class AdvanceModel(SchemaModel):
-    ms: NonNegative
+    ms: Millis
 
 
 class ReleaseModel(SchemaModel):
@@ -362,13 +401,13 @@ class SnapshotModel(SchemaModel):
 
 
 class ClockModel(SchemaModel):
-    start_ms: NonNegative = 0
+    start_ms: Millis = 0
 
 
 class RunModel(SchemaModel):
-    until_ms: NonNegative | None = None
-    snapshot_every_ms: Positive = 1000
-    heartbeat_interval_ms: Positive | None = None
+    until_ms: Millis | None = None
+    snapshot_every_ms: PositiveMillis = 1000
+    heartbeat_interval_ms: PositiveMillis | None = None
 
 
 class ClusterModel(SchemaModel):

@@ -26,7 +26,7 @@ from fairshare.config.allocation import load_allocations, parse_allocations_text
 from fairshare.config.errors import ConfigError
 from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import load_site
-from fairshare.core.engine import ContainerRequest, Engine, EngineError
+from fairshare.core.engine import MAX_TIME_MS, ContainerRequest, Engine, EngineError
 from fairshare.core.events import Event, event_record
 from fairshare.resources.vector import Resource, ResourceTypes
 from fairshare.sim.expect import check
@@ -37,6 +37,7 @@ from fairshare.sim.outputs import (
     SUMMARY,
     EventWriter,
     TimelineWriter,
+    staged_outputs,
     write_outputs,
     write_snapshots,
     write_summary,
@@ -63,10 +64,18 @@ from fairshare.sim.scenario import (
     UpdateStep,
     WorkloadApp,
 )
+from fairshare.sim.scenario_schema import MAX_HEARTBEATS_PER_STEP
 from fairshare.sim.snapshot import snapshot
+from fairshare.sim.specs import minimum_span
 from fairshare.sim.workload import AppSpec, TaskGroup
 
 SECTIONS = {"app": "apps", "node": "nodes", "queue": "queues"}
+MAX_IMPLICIT_SPAN_MS = 7 * 86_400_000  # a longer simulation needs run.until-ms
+MAX_TIMELINE_SAMPLES = 10_000_000  # per queue: run.snapshot-every-ms over the run's span
+
+
+def _days(ms: int) -> str:
+    return f"{ms:,} ms ({ms / 86_400_000:,.1f} days)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +103,8 @@ class RunResult:
 
 def build_engine(scenario: Scenario, sink: Callable[[Event], None] | None = None) -> Engine:
     """Site, allocations and nodes of a scenario; configuration errors raise ConfigError."""
-    site = load_site(scenario.site_file, scenario.site)
+    site = load_site(scenario.site_file, scenario.site, override_locations={
+        key: (scenario.source, line) for key, line in scenario.site_lines.items()})
     types = site.resource_types
     allocations = _allocations(scenario, types)
     engine = Engine(site, allocations, start_ms=scenario.start_ms, groups=scenario.groups,
@@ -151,6 +161,42 @@ class ScriptRunner:
         }
 
     def run(self) -> RunResult:
+        """With an output directory, the outputs are written to a staging directory and moved
+        into place only if the run gets to its end (:func:`~fairshare.sim.outputs.staged_outputs`):
+        an error, an interrupt or a full disk leave the directory as it was."""
+        self._check_span()
+        if self.outdir is None:
+            return self._run(None)
+        with staged_outputs(self.outdir) as stage:
+            result = self._run(stage)
+        result.outputs = [self.outdir / path.name for path in result.outputs]
+        return result
+
+    def _check_span(self) -> None:
+        """Refuse, before anything runs, a simulation that cannot end in reasonable time: one
+        that would run longer than :data:`MAX_IMPLICIT_SPAN_MS` without an explicit
+        ``until-ms``, pass the clock's limit, or sample its timeline too often."""
+        workload, run = self.scenario.workload, self.scenario.run
+        if workload is None:
+            return
+        start = self.engine.now  # the steps' advances are checked as they run
+        span, app = minimum_span(workload)
+        if run.until_ms is None and app is not None and (
+                span > MAX_IMPLICIT_SPAN_MS or start + span > MAX_TIME_MS):
+            raise ConfigError(
+                f"workload app {app.id} runs for at least {_days(span)} (its arrival plus its "
+                f"longest task); a simulation longer than {_days(MAX_IMPLICIT_SPAN_MS)} needs "
+                "an explicit run.until-ms", self._source(app), app.line)
+        end = start + span if run.until_ms is None else run.until_ms
+        samples = (end - start) // run.snapshot_every_ms
+        if samples > MAX_TIMELINE_SAMPLES:
+            raise ConfigError(
+                f"run: sampling every {run.snapshot_every_ms:,} ms for {_days(end - start)} "
+                f"gives {samples:,} timeline samples per queue, more than "
+                f"{MAX_TIMELINE_SAMPLES:,}: raise run.snapshot-every-ms or lower run.until-ms",
+                self.scenario.source, run.line or None)
+
+    def _run(self, outdir: Path | None) -> RunResult:
         self._flush()
         for step in self.scenario.steps:
             try:
@@ -161,12 +207,12 @@ class ScriptRunner:
         result = self.result
         result.events = len(result.records)
         if self.scenario.workload is not None:
-            self._simulate(self.scenario.workload)
-        elif self.outdir is not None:
-            result.outputs = write_outputs(self.outdir, result.records, result.snapshots)
+            self._simulate(self.scenario.workload, outdir)
+        elif outdir is not None:
+            result.outputs = write_outputs(outdir, result.records, result.snapshots)
         return result
 
-    def _simulate(self, workload: tuple[WorkloadApp, ...]) -> None:
+    def _simulate(self, workload: tuple[WorkloadApp, ...], outdir: Path | None) -> None:
         """The workload runs from where the steps left the clock (scenario-format.md)."""
         run, engine = self.scenario.run, self.engine  # until-ms None: until the apps are done
         apps = [self._app_spec(a) for a in workload]
@@ -174,9 +220,9 @@ class ScriptRunner:
         with ExitStack() as files:
             observers: list[SimObserver] = []
             timeline = None
-            if self.outdir is not None:
-                observers.append(self._event_writer(files, self.outdir))
-                timeline = TimelineWriter(self.outdir)
+            if outdir is not None:
+                observers.append(self._event_writer(files, outdir))
+                timeline = TimelineWriter(outdir)
                 files.callback(timeline.close)
             recorder = SimRecorder(engine, run.snapshot_every_ms, timeline)
             simulation = Simulation(engine, apps, heartbeat_interval_ms=heartbeat,
@@ -194,15 +240,14 @@ class ScriptRunner:
         result.events += recorder.events
         result.summary = build_summary(engine, recorder, simulation.apps, {
             "name": s.name, "description": s.description, "seed": s.seed})
-        if self.outdir is not None and timeline is not None:
-            write_snapshots(self.outdir / SNAPSHOTS, result.snapshots)
-            write_summary(self.outdir / SUMMARY, result.summary)
-            result.outputs = [self.outdir / name for name in (EVENTS, SNAPSHOTS)]
-            result.outputs += [timeline.csv_path, timeline.parquet_path, self.outdir / SUMMARY]
+        if outdir is not None and timeline is not None:
+            write_snapshots(outdir / SNAPSHOTS, result.snapshots)
+            write_summary(outdir / SUMMARY, result.summary)
+            result.outputs = [outdir / name for name in (EVENTS, SNAPSHOTS)]
+            result.outputs += [timeline.csv_path, timeline.parquet_path, outdir / SUMMARY]
 
     def _event_writer(self, files: ExitStack, outdir: Path) -> EventWriter:
         """``events.jsonl``, opened for the simulation to stream into, the steps' records first."""
-        outdir.mkdir(parents=True, exist_ok=True)
         f = files.enter_context((outdir / EVENTS).open("w", encoding="utf-8", newline="\n"))
         writer = EventWriter(f, self.engine.types)
         writer.write_records(self.result.records)
@@ -253,6 +298,10 @@ class ScriptRunner:
         self.engine.request(step.app, self._requests(step.requests, step.line))
 
     def _heartbeat(self, step: HeartbeatStep) -> None:
+        nodes = len(self.engine.state.nodes) if step.node == "*" else 1
+        if step.times * nodes > MAX_HEARTBEATS_PER_STEP:
+            raise EngineError(f"heartbeat: {step.times:,} times {nodes:,} nodes is more than "
+                              f"{MAX_HEARTBEATS_PER_STEP:,} node heartbeats in one step")
         for _ in range(step.times):
             if step.node == "*":
                 self.engine.heartbeat_all()

@@ -12,9 +12,10 @@ about a record point there.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["NodeSpec", "Resources", "TaskSpec", "WorkloadApp"]
+__all__ = ["NodeSpec", "Resources", "TaskSpec", "WorkloadApp", "minimum_span"]
 
 Resources = dict[str, int]  # YARN resource name ("memory-mb", "vcores", "yarn.io/gpu") → amount
 
@@ -52,3 +53,15 @@ class WorkloadApp:
     tasks: tuple[TaskSpec, ...]
     line: int = 0
     source: str = ""
+
+
+def minimum_span(apps: Iterable[WorkloadApp]) -> tuple[int, WorkloadApp | None]:
+    """How long a workload runs at least, from its start, and the app that makes it so: the
+    latest end of an app's arrival plus its longest task, as if every container were granted
+    at once (contention only makes a run longer)."""
+    span, longest = 0, None
+    for app in apps:
+        end = app.at_ms + max((task.duration_ms for task in app.tasks), default=0)
+        if end > span:
+            span, longest = end, app
+    return span, longest

@@ -1,0 +1,5 @@
+"""``python -m fairshare``: the same as the ``fairshare`` command."""
+
+from fairshare.cli.main import main
+
+main()
