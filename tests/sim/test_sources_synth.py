@@ -245,7 +245,7 @@ BAD = """\
     (('"num_jobs": 1', '"num_jobs": 1, "nodes_per_racks": 2'),
      "synth.json:2: unknown key 'nodes_per_racks' (did you mean 'nodes_per_rack'?)"),
     (('"num_jobs": 1', '"num_jobs": 2000000'),
-     "synth.json:2: num_jobs: must be an integer from 0 to 1000000, got 2000000"),
+     "synth.json:2: num_jobs: must be an integer from 0 to 200000, got 2000000"),
     (('"max_vcores": {"val": 1}', '"max_vcores": {"val": 1}, "execution_type": "OPPORTUNISTIC"'),
      "synth.json:11: workloads[0].job_classes[0].tasks[0].execution_type: OPPORTUNISTIC "
      "containers are not scheduled by the Fair Scheduler; only GUARANTEED is supported"),

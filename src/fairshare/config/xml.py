@@ -2,16 +2,15 @@
 
 Hadoop parses these files with a stock DOM parser; we parse them with lxml set up so that a file
 can do nothing but describe configuration: no DTD loading, no network, no entity substitution,
-entity declarations and references rejected outright (so no "billion laughs"), and a size limit
-that holds for whatever the path names (``/dev/zero``, a FIFO). Elements keep their
-``sourceline`` so every error can say ``file:line``. Reading the parsed elements is
-:mod:`fairshare.config.dom`'s job. Where this differs from YARN's parser (entities, unbound
-namespace prefixes, split text) is listed in ``docs/fidelity.md``.
+entity declarations and references rejected outright (so no "billion laughs"), only regular
+files read (not ``/dev/zero``, not a FIFO: :mod:`fairshare.config.files`), and a size limit.
+Elements keep their ``sourceline`` so every error can say ``file:line``. Reading the parsed
+elements is :mod:`fairshare.config.dom`'s job. Where this differs from YARN's parser (entities,
+unbound namespace prefixes, split text) is listed in ``docs/fidelity.md``.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -19,10 +18,12 @@ from typing import Any
 from lxml import etree
 
 from fairshare.config.errors import ConfigError
+from fairshare.config.files import read_input, too_large_in_memory
 from fairshare.resources.javalang import java_trim
 
 __all__ = [
     "MAX_XML_BYTES",
+    "MAX_XML_TAGS",
     "Element",
     "java_trim",  # re-exported: its home is fairshare.resources.javalang
     "parse_xml_bytes",
@@ -31,6 +32,7 @@ __all__ = [
 ]
 
 MAX_XML_BYTES = 16 * 1024 * 1024
+MAX_XML_TAGS = 400_000  # '<' characters: each element costs its Python walk time and memory
 
 Element = etree._Element
 
@@ -60,12 +62,18 @@ def parse_xml_bytes(data: bytes, source: str, *, encoding: str | None = None) ->
     """
     if len(data) > MAX_XML_BYTES:
         raise _too_large(source)
+    tags = data.count(b"<")  # elements, end tags, comments: a bound on the elements' number
+    if tags > MAX_XML_TAGS:
+        raise ConfigError(f"too large: more than {MAX_XML_TAGS:,} tags ('<' characters; "
+                          f"{tags:,} in the file)", source)
     parser = _parser(encoding)
     try:
         tree = etree.fromstring(data, parser).getroottree()
     except etree.XMLSyntaxError as exc:
         line = exc.lineno if exc.lineno and exc.lineno > 0 else None
         raise ConfigError(f"malformed XML: {_without_location(exc.msg)}", source, line) from None
+    except MemoryError:
+        raise too_large_in_memory(source) from None
     dtd: Any = tree.docinfo.internalDTD
     if dtd is not None and any(True for _ in dtd.iterentities()):
         raise ConfigError(
@@ -103,32 +111,15 @@ def parse_xml_text(text: str, source: str) -> Element:
     return parse_xml_bytes(data, source, encoding="utf-8")
 
 
-def parse_xml_file(path: str | Path) -> Element:
-    """Read and parse a file, reporting a missing, unreadable or oversized file as a
-    :class:`ConfigError`. Never reads more than :data:`MAX_XML_BYTES` + 1 bytes."""
-    p = Path(path)
-    try:
-        data = _read_at_most(p, MAX_XML_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(f"cannot read file: {exc.strerror or exc}", str(p)) from None
-    return parse_xml_bytes(data, str(p))
-
-
-def _read_at_most(path: Path, limit: int) -> bytes:
-    # O_NONBLOCK only for the open, so that a FIFO without a writer reads as empty instead of
-    # blocking forever; reads then block as usual (a FIFO with a writer is read normally).
-    nonblock = getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(path, os.O_RDONLY | nonblock | getattr(os, "O_BINARY", 0))
-    try:
-        if nonblock:
-            os.set_blocking(fd, True)
-        file = os.fdopen(fd, "rb")
-    except OSError:
-        os.close(fd)
-        raise
-    with file:
-        return file.read(limit)
+def parse_xml_file(path: str | Path, display: str | None = None) -> Element:
+    """Read and parse a file (``display`` names it in errors, default ``path``). A path that is
+    not a regular file (missing, a directory, a FIFO, a device such as ``/dev/zero``) is refused
+    without being opened (:func:`fairshare.config.files.read_input`); a file larger than
+    :data:`MAX_XML_BYTES` is refused without being read."""
+    source = str(path) if display is None else display
+    data = read_input(path, source, MAX_XML_BYTES)
+    return parse_xml_bytes(data, source)
 
 
 def _too_large(source: str) -> ConfigError:
-    return ConfigError(f"file is too large (the limit is {MAX_XML_BYTES} bytes)", source)
+    return ConfigError(f"file is too large (the limit is {MAX_XML_BYTES:,} bytes)", source)

@@ -22,7 +22,8 @@ Choices where the contract is silent:
 * ``run.snapshot-every-ms`` and ``run.heartbeat-interval-ms`` must be positive; a rack must start
   with ``/`` (YARN's network topology requires it).
 * Files named by ``site-file``, ``allocations-file`` and ``reload.allocations-file`` are resolved
-  against the scenario's directory and must exist now.
+  against the scenario's directory and must be regular files now (not a directory, a FIFO or a
+  device such as ``/dev/zero``: :func:`fairshare.config.files.file_problem`).
 * ``workload.sls``, ``sls-nodes``, ``synth`` and ``csv`` files too; they are read here, by
   :mod:`fairshare.sim.sources` (docs/workloads.md), once the scenario itself is valid: their apps
   follow ``workload.apps`` in :attr:`Scenario.workload`, the topology's nodes follow
@@ -39,6 +40,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import ValidationError
 
 from fairshare.config.errors import ConfigError, ConfigErrors, all_errors
+from fairshare.config.files import memory_guard
 from fairshare.sim.expect import SubjectKind, validate_expectation
 from fairshare.sim.scenario_schema import (
     DEFAULT_QUEUE,
@@ -242,8 +244,14 @@ class Scenario:
 
 
 def load_scenario(path: Path) -> Scenario:
-    """Read and parse a scenario file; relative paths in it are relative to its directory."""
-    return parse_scenario_text(read_text(path), str(path), path.parent)
+    """Read and parse a scenario file; relative paths in it are relative to its directory.
+
+    A path that is not a regular file (missing, a directory, a FIFO, ``/dev/zero``) is refused
+    without being opened; the file's size, its values and their nesting are limited
+    (:mod:`fairshare.sim.yaml_lines`), and so are the trace files it names
+    (:mod:`fairshare.sim.sources`); running out of memory is a :class:`ConfigError` too."""
+    with memory_guard(str(path)):
+        return parse_scenario_text(read_text(path), str(path), path.parent)
 
 
 def parse_scenario_text(text: str, source: str, base_dir: Path) -> Scenario:
@@ -252,13 +260,14 @@ def parse_scenario_text(text: str, source: str, base_dir: Path) -> Scenario:
     Raises :class:`ConfigError` (a YAML syntax error, a file that is not a map) or
     :class:`ConfigErrors` with every problem found, sorted by line.
     """
-    doc = load_yaml(text, source)
-    if not isinstance(doc.value, dict):
-        message = ("the file is empty" if doc.value is None
-                   else f"a scenario is a map of keys like 'version: 1', got {show(doc.value)}")
-        raise ConfigError(message, source, doc.line(()))
-    parser = _Parser(doc, base_dir, source)
-    scenario = parser.parse()
+    with memory_guard(source):
+        doc = load_yaml(text, source)
+        if not isinstance(doc.value, dict):
+            message = ("the file is empty" if doc.value is None else
+                       f"a scenario is a map of keys like 'version: 1', got {show(doc.value)}")
+            raise ConfigError(message, source, doc.line(()))
+        parser = _Parser(doc, base_dir, source)
+        scenario = parser.parse()
     if scenario is None or parser.problems or parser.elsewhere:
         raise ConfigErrors(locate(parser.problems, doc, source) + parser.elsewhere)
     return scenario

@@ -24,6 +24,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from fairshare.config.files import file_problem
 from fairshare.config.yarnsite import RESOURCE_NAME
 from fairshare.core.engine import MAX_TIME_MS
 from fairshare.resources.vector import INT_MAX, LONG_MAX, LONG_MIN
@@ -150,11 +151,11 @@ def _existing_file(value: Any, info: ValidationInfo) -> Path:
     base = info.context["base_dir"] if isinstance(info.context, dict) else Path()
     try:
         path = (Path(base) / text).resolve()
-        found, is_dir = path.is_file(), path.is_dir()
     except (OSError, ValueError, RuntimeError):
         _fail(f"not a usable path: {show(text)}")
-    if not found:
-        _fail(f"{'is a directory' if is_dir else 'file not found'}: {path}")
+    problem = file_problem(path)  # a regular file only: never a FIFO, never /dev/zero
+    if problem is not None:
+        _fail(f"{'file not found' if problem.kind == 'missing' else problem.reason}: {path}")
     return path
 
 
@@ -213,6 +214,7 @@ def _custom_amount(value: Any) -> int:
     return _non_negative(value)
 
 
+_KNOWN_KEYS: dict[type, list[str]] = {}  # a model's keys (aliases), by model class
 
 
 class SchemaModel(BaseModel):
@@ -229,7 +231,10 @@ class SchemaModel(BaseModel):
     def _mark_unknown_keys(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        known = [field.alias or name for name, field in cls.model_fields.items()]
+        known = _KNOWN_KEYS.get(cls)
+        if known is None:  # once per model: a workload may validate 100,000 apps
+            known = [field.alias or name for name, field in cls.model_fields.items()]
+            _KNOWN_KEYS[cls] = known
         return {
             key: value if key in known or cls._is_custom_type(key, value, known)
             else _Unknown(f"unknown key '{key}'{suggest(key, known)}")

@@ -37,10 +37,11 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from fairshare.config.files import gc_paused, memory_guard
 from fairshare.resources.javalang import parse_int
 from fairshare.resources.vector import INT_MAX, LONG_MAX
 from fairshare.sim.scenario_schema import (
@@ -55,7 +56,7 @@ from fairshare.sim.sources.values import RESOURCE_NAME, FileErrors
 from fairshare.sim.specs import Resources, TaskSpec, WorkloadApp
 from fairshare.sim.yaml_lines import show, suggest
 
-__all__ = ["COLUMNS", "dump_csv", "load_csv"]
+__all__ = ["COLUMNS", "MAX_ROWS", "dump_csv", "load_csv"]
 
 COLUMNS = ("app", "at-ms", "queue", "user", "am-memory-mb", "am-vcores", "count", "memory-mb",
            "vcores", "duration-ms", "priority")
@@ -66,8 +67,13 @@ DEFAULTS = {"at-ms": "0", "queue": DEFAULT_QUEUE, "user": DEFAULT_USER,
             "priority": str(DEFAULT_TASK_PRIORITY)}  # those of workload.apps (scenario_schema)
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 # column → (lowest, highest) integer value; text columns are absent
+_NON_NEGATIVE = (0, LONG_MAX)
 _RANGES = {"at-ms": (0, LONG_MAX), "count": (1, INT_MAX), "duration-ms": (0, LONG_MAX),
            "priority": (-INT_MAX - 1, INT_MAX)}
+
+
+MAX_ROWS = 500_000  # rows that are not empty or comments, the header included
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 
 
 class _RowError(Exception):
@@ -86,20 +92,34 @@ class _Columns:
 def load_csv(path: Path, display: str | None = None) -> tuple[WorkloadApp, ...]:
     """Read a workload CSV file; ``display`` names it in errors and in ``source``."""
     name = display or str(path)
-    return parse_csv(read_trace_text(path, name), name)
+    with memory_guard(name), gc_paused():
+        return parse_csv(read_trace_text(path, name), name)
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` with their ends, split as a file opened with ``newline=""`` is
+    (``\\n``, ``\\r\\n``, ``\\r``), without a copy of the whole text (an ``io.StringIO``
+    holds four bytes a character)."""
+    return (match.group() for match in _LINE.finditer(text))
 
 
 def parse_csv(text: str, display: str) -> tuple[WorkloadApp, ...]:
-    """The apps of CSV ``text`` (``display`` names it); raises ``ConfigError(s)``."""
+    """The apps of CSV ``text`` (``display`` names it); raises ``ConfigError(s)``. At most
+    :data:`MAX_ROWS` rows."""
     errors = FileErrors(display)
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    reader = csv.reader(_lines(text), strict=True)
     builder: _Builder | None = None
     line = 1
+    rows = 0
     try:
         for row in reader:
             start, line = line, reader.line_num + 1
             if not any(cell.strip() for cell in row) or row[0].lstrip().startswith("#"):
                 continue
+            rows += 1
+            if rows > MAX_ROWS:
+                errors.add(f"more than {MAX_ROWS:,} rows (task groups)", start)
+                break
             try:
                 if builder is None:
                     builder = _Builder(_header(row), display)
@@ -145,13 +165,19 @@ def _header(row: list[str]) -> _Columns:
 def _number(text: str, column: str) -> int:
     """A cell's integer (empty: the column's default)."""
     text = text or DEFAULTS.get(column, "" if column == "duration-ms" else "0")
+    if 0 < len(text) <= 18 and text.isdigit() and text.isascii():  # the common case, quickly
+        quick = int(text)
+        low, high = _RANGES.get(column, _NON_NEGATIVE)
+        if low <= quick <= high:
+            return quick
     if not text:
         raise _RowError(f"{column}: required, got an empty cell")
     low, high = _RANGES.get(column, (0, LONG_MAX))
-    value = None
-    if _INTEGER.fullmatch(text):
+    value: int | None = None
+    if _INTEGER.fullmatch(text):  # ASCII digits: int() of a short cell is exact and quick
         try:
-            value = parse_int(text, bits=64)  # stops early: no huge ints from huge cells
+            # a long cell (leading zeros) goes digit by digit, stopping early: no huge ints
+            value = int(text) if len(text) <= 18 else parse_int(text, bits=64)
         except ValueError:
             value = None
     if value is None or not low <= value <= high:
@@ -179,35 +205,42 @@ class _Builder:
         self.columns, self.display = columns, display
         self.apps: list[WorkloadApp] = []
         self.first: dict[str, int] = {}  # app id → line of its first row
+        self.sizes: dict[tuple[tuple[str, int], ...], Resources] = {}  # one dict a size
+        self.names: dict[str, str] = {}  # one string for each queue and user name
         self.open: _OpenApp | None = None
         self.app_columns = [*APP_COLUMNS, "am-memory-mb", "am-vcores",
                             *(f"am-{t}" for t in columns.am_types)]
-
-    def cell(self, row: list[str], column: str) -> str:
-        position = self.columns.index.get(column)
-        return "" if position is None or position >= len(row) else row[position].strip()
+        self.am_columns = [name for name in self.app_columns if name.startswith("am-")]
+        by_position = {position: name for name, position in columns.index.items()}
+        self.positions = [by_position[i] for i in range(len(by_position))]  # column names
 
     def row(self, row: list[str], line: int) -> None:
-        if len(row) > len(self.columns.index):
-            raise _RowError(f"the row has {len(row)} cells, the header {len(self.columns.index)}")
-        app = self.cell(row, "app")
+        if len(row) > len(self.positions):
+            raise _RowError(f"the row has {len(row)} cells, the header {len(self.positions)}")
+        cells = dict(zip(self.positions, [cell.strip() for cell in row], strict=False))
+        get = cells.get
+        app = get("app", "")
         if not app:
             raise _RowError("app: required, got an empty cell")
-        cells = {name: self.cell(row, name) for name in self.app_columns}
+        if self.open is not None and self.open.id == app and not any(
+                get(name) for name in self.app_columns):
+            self.open.tasks.append(self.task(get))  # a later row of the app, app cells empty
+            return
+        own = {name: get(name, "") for name in self.app_columns}
         if self.open is not None and self.open.id == app:
-            self.check_same(cells)
+            self.check_same(own)
         elif app in self.first:
             raise _RowError(f"duplicate app id {show(app)} (first at line {self.first[app]}; "
                             "the rows of one app must follow one another)")
         else:
             self.close()
-            self.open = _OpenApp(app, line, cells, _number(cells["at-ms"], "at-ms"),
-                                 self.am(cells), [])
+            self.open = _OpenApp(app, line, own, _number(own["at-ms"], "at-ms"),
+                                 self.am(own), [])
             self.first[app] = line
-        self.open.tasks.append(self.task(row))
+        self.open.tasks.append(self.task(get))
 
     def am(self, cells: dict[str, str]) -> Resources | None:
-        if not any(cells[name] for name in self.app_columns if name.startswith("am-")):
+        if not any(cells[name] for name in self.am_columns):
             return None  # unmanaged
         am = {"memory-mb": _number(cells["am-memory-mb"], "am-memory-mb"),
               "vcores": _number(cells["am-vcores"], "am-vcores")}
@@ -231,23 +264,27 @@ class _Builder:
                 raise _RowError(f"app {show(self.open.id)}: {column} is {show(value)} here but "
                                 f"{was} on its first row (line {self.open.line})")
 
-    def task(self, row: list[str]) -> TaskSpec:
-        size = {"memory-mb": _number(self.cell(row, "memory-mb"), "memory-mb"),
-                "vcores": _number(self.cell(row, "vcores"), "vcores")}
+    def task(self, get: Callable[[str, str], str]) -> TaskSpec:
+        size = {"memory-mb": _number(get("memory-mb", ""), "memory-mb"),
+                "vcores": _number(get("vcores", ""), "vcores")}
         for name in self.columns.task_types:
-            if self.cell(row, name):  # an empty cell: none of that type (as in YAML)
-                size[name] = _number(self.cell(row, name), name)
-        return TaskSpec(_number(self.cell(row, "count"), "count"), size,
-                        _number(self.cell(row, "duration-ms"), "duration-ms"),
-                        _number(self.cell(row, "priority"), "priority"))
+            if get(name, ""):  # an empty cell: none of that type (as in YAML)
+                size[name] = _number(get(name, ""), name)
+        key = tuple(size.items())
+        size = self.sizes.setdefault(key, size)  # one dict for every group of a size
+        return TaskSpec(_number(get("count", ""), "count"), size,
+                        _number(get("duration-ms", ""), "duration-ms"),
+                        _number(get("priority", ""), "priority"))
 
     def close(self) -> None:
         app = self.open
         if app is None:
             return
+        queue = app.cells["queue"] or DEFAULTS["queue"]
+        user = app.cells["user"] or DEFAULTS["user"]
         self.apps.append(WorkloadApp(
-            app.id, app.at_ms, app.cells["queue"] or DEFAULTS["queue"],
-            app.cells["user"] or DEFAULTS["user"], app.am, tuple(app.tasks), app.line,
+            app.id, app.at_ms, self.names.setdefault(queue, queue),
+            self.names.setdefault(user, user), app.am, tuple(app.tasks), app.line,
             self.display))
         self.open = None
 

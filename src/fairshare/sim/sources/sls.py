@@ -40,8 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from fairshare.config.errors import ConfigError, all_errors
+from fairshare.config.files import gc_paused, memory_guard
 from fairshare.sim.scenario_schema import MAX_NODES
-from fairshare.sim.sources.jsontext import JsonValue, json_doc, json_values, read_trace_text
+from fairshare.sim.sources.jsontext import JsonValue, json_line, json_values, read_trace_text
 from fairshare.sim.sources.sls_settings import SlsSettings
 from fairshare.sim.sources.values import (
     Bad,
@@ -65,6 +66,7 @@ DEFAULT_PRIORITY = 20  # AMDefinitionRumen.DEFAULT_MAPPER_PRIORITY
 TASKS = "job.tasks"
 NUM_NODES, NUM_RACKS = "num.nodes", "num.racks"
 MAX_COPIES = 100_000  # job.count: a typo must not create billions of apps
+MAX_APPS = 1_000_000  # apps of one trace, copies included (as SYNTH's num_jobs)
 
 JOB_KEYS = frozenset({
     "am.type", "job.start.ms", "job.end.ms", "job.queue.name", "job.id", "job.user",
@@ -95,17 +97,18 @@ def load_sls_jobs(path: Path, settings: SlsSettings, display: str | None = None)
     :data:`~fairshare.sim.sources.values.MAX_ERRORS`).
     """
     name = display or str(path)
-    reader = _Reader(read_trace_text(path, name), settings, name)
-    try:
-        for item in json_values(reader.text, name):
-            reader.entry(item)
-            if reader.errors.full:
-                break
-    except ConfigError as syntax:
-        for error in all_errors(syntax):
-            reader.errors.add(error.message, error.line)
-    reader.errors.raise_any()
-    return SlsTrace(tuple(reader.apps), tuple(reader.nodes.values()))
+    with memory_guard(name), gc_paused():
+        reader = _Reader(read_trace_text(path, name), settings, name)
+        try:
+            for item in json_values(reader.text, name):
+                reader.entry(item)
+                if reader.errors.full:
+                    break
+        except ConfigError as syntax:
+            for error in all_errors(syntax):
+                reader.errors.add(error.message, error.line)
+        reader.errors.raise_any()
+        return SlsTrace(tuple(reader.apps), tuple(reader.nodes.values()))
 
 
 def parse_host(host: str) -> tuple[str, str] | None:
@@ -146,8 +149,10 @@ class _Reader:
             self.report(item, bad)
 
     def report(self, item: JsonValue, bad: Bad) -> None:
-        line = json_doc(item.value, self.text, item.start, item.line).line(bad.loc)
+        line = json_line(self.text, item.start, item.line, bad.loc)
         job_id = item.value.get("job.id")
+        if isinstance(job_id, str) and len(job_id) > 60:
+            job_id = job_id[:59] + "…"
         named = f" ({job_id})" if isinstance(job_id, str) else ""
         where = render_path(bad.loc)
         self.errors.add(f"job #{item.index + 1}{named}: {where + ': ' if where else ''}"
@@ -163,6 +168,8 @@ class _Reader:
 
     def node(self, name: str, rack: str, line: int) -> None:
         if name not in self.nodes:
+            if len(self.nodes) >= MAX_NODES:
+                raise Bad((), f"the trace names more than {MAX_NODES:,} nodes")
             self.nodes[name] = NodeSpec(name, rack, dict(self.settings.node), line, self.display)
 
     def job(self, job: dict[str, Any], line: int) -> list[WorkloadApp]:
@@ -188,6 +195,9 @@ class _Reader:
         if count > MAX_COPIES:
             raise Bad(("job.count",), f"at most {MAX_COPIES} copies of a job, got {count}")
         tasks = self.tasks(job.get(TASKS), line)
+        if self.am_number + count > MAX_APPS:
+            raise Bad(("job.count",) if count > 1 else (),
+                      f"the trace has more than {MAX_APPS:,} apps (job.count copies included)")
         apps = []
         for _ in range(count):
             app_id = job_id if job_id is not None and count == 1 else str(self.am_number)
@@ -244,6 +254,8 @@ class _Reader:
         if parts is None:
             raise Bad((*loc, "container.host"),
                       f"must be '/rack/host' (SLS splits it with NodeBase), got {show(host)}")
+        if parts[1] not in self.nodes and len(self.nodes) >= MAX_NODES:
+            raise Bad((*loc, "container.host"), f"the trace names more than {MAX_NODES:,} nodes")
         self.hosts.add(host)
         self.node(parts[1], parts[0], line)
 

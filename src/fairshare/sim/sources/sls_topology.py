@@ -23,8 +23,15 @@ from typing import Annotated, Any, ClassVar
 from pydantic import Field, PlainValidator, ValidationError
 
 from fairshare.config.errors import ConfigError, all_errors
-from fairshare.sim.scenario_schema import Name, fail, known_value, problems_of
-from fairshare.sim.sources.jsontext import json_doc, json_values, read_trace_text
+from fairshare.config.files import memory_guard
+from fairshare.sim.scenario_schema import MAX_NODES, Name, fail, known_value, problems_of
+from fairshare.sim.sources.jsontext import (
+    MAX_TOPOLOGY_BYTES,
+    json_doc,
+    json_element_lines,
+    json_values,
+    read_trace_text,
+)
 from fairshare.sim.sources.sls_settings import SlsSettings
 from fairshare.sim.sources.values import (
     Bad,
@@ -71,7 +78,11 @@ def load_sls_topology(path: Path, settings: SlsSettings,
                       display: str | None = None) -> tuple[NodeSpec, ...]:
     """Read an SLS topology file; ``display`` names it in errors and in ``source``."""
     name = display or str(path)
-    text = read_trace_text(path, name)
+    with memory_guard(name):
+        return _load(read_trace_text(path, name, MAX_TOPOLOGY_BYTES), settings, name)
+
+
+def _load(text: str, settings: SlsSettings, name: str) -> tuple[NodeSpec, ...]:
     errors = FileErrors(name)
     nodes: dict[str, NodeSpec] = {}
     try:
@@ -82,14 +93,18 @@ def load_sls_topology(path: Path, settings: SlsSettings,
                 add_problems(errors, problems_of(error, ()), json_doc(item.value, text,
                              item.start, item.line), f"rack #{item.index + 1}: ")
                 continue
-            doc = json_doc(item.value, text, item.start, item.line)
+            lines = json_element_lines(text, item.start, item.line, ("nodes",))
             for index, node in enumerate(rack.nodes):
-                line = doc.line(("nodes", index))
+                line = lines[index] if index < len(lines) else item.line
                 if node.node in nodes:
                     first = nodes[node.node].line
                     errors.add(f"rack #{item.index + 1}: nodes[{index}]: duplicate node name "
                                f"'{node.node}' (first at line {first})", line)
                     continue
+                if len(nodes) >= MAX_NODES:
+                    errors.add(f"rack #{item.index + 1}: nodes[{index}]: more than "
+                               f"{MAX_NODES:,} nodes", line)
+                    break
                 nodes[node.node] = NodeSpec(node.node, "/" + rack.rack.lstrip("/"),
                                             _size(node, settings), line, name)
             if errors.full:

@@ -37,9 +37,15 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from fairshare.config.files import memory_guard
 from fairshare.resources.vector import INT_MAX, LONG_MAX, LONG_MIN
 from fairshare.sim.scenario_schema import problems_of
-from fairshare.sim.sources.jsontext import json_doc, json_single, read_trace_text
+from fairshare.sim.sources.jsontext import (
+    MAX_SYNTH_BYTES,
+    json_doc,
+    json_single,
+    read_trace_text,
+)
 from fairshare.sim.sources.sls import generated_node_names
 from fairshare.sim.sources.sls_settings import SlsSettings
 from fairshare.sim.sources.synth_schema import (
@@ -59,7 +65,7 @@ MIN_MEMORY_MB = 1024  # SynthJob.MIN_MEMORY
 MIN_VCORES = 1  # SynthJob.MIN_VCORES
 DEFAULT_QUEUE = "default"
 DEFAULT_USER = "default"
-MAX_TASKS = 10_000_000  # per file: a heavy-tailed count must not run for hours
+MAX_TASKS = 2_000_000  # per file: a heavy-tailed count must not run for minutes
 _OLD_PRIORITY = {"map": 20, "reduce": 10}  # SynthTraceJobProducer.DEFAULT_*_PRIORITY
 
 
@@ -79,7 +85,11 @@ def load_synth(path: Path, seed: int, settings: SlsSettings,
     SLS would fail on (a task time that rounds to 0 s or less), located at the sample.
     """
     name = display or str(path)
-    text = read_trace_text(path, name)
+    with memory_guard(name):
+        return _load(read_trace_text(path, name, MAX_SYNTH_BYTES), seed, settings, name)
+
+
+def _load(text: str, seed: int, settings: SlsSettings, name: str) -> SynthWorkload:
     item = json_single(text, name)
     doc = json_doc(item.value, text, item.start, item.line)
     errors = FileErrors(name)

@@ -25,7 +25,7 @@ from fairshare.sim.yaml_lines import show
 __all__ = ["OLD_FORMAT", "JobClassModel", "SampleModel", "TaskModel", "TraceModel",
            "WorkloadModel"]
 
-MAX_JOBS = 1_000_000
+MAX_JOBS = 200_000  # num_jobs: each job costs ~60 µs and ~2 KB to generate
 DISTRIBUTIONS = ("LOGNORM", "NORM")
 
 

@@ -156,6 +156,9 @@ def add_problems(errors: FileErrors, problems: Iterable[Problem], doc: YamlDoc,
                  prefix: str = "") -> None:
     """Pydantic problems of one record (located in ``doc``) as ``file:line`` errors."""
     for problem in problems:
+        if errors.full:  # no line to look up for an error that will not be shown
+            errors.add("", None)
+            continue
         line = problem.line or doc.line(problem.loc)
         path = render_path(problem.loc[:-1] if problem.parent else problem.loc)
         errors.add(prefix + (f"{path}: {problem.message}" if path else problem.message), line)
