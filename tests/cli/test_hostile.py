@@ -115,6 +115,43 @@ def test_an_error_on_line_100_keeps_its_location(tmp_path):
     assert f"{scenario}:100: unknown key 'bogus'" in result.output
 
 
+def test_control_characters_print_escaped_and_every_problem_is_one_line(tmp_path):
+    """An ESC in a name must not reach the terminal (it could clear the screen); a newline in
+    an app id must not split an error into a line without a location."""
+    scenario = write(tmp_path / "s.yaml", """\
+version: 1
+name: "x\\x1b[2Jy\\nz"
+cluster: {nodes: [{name: n1, memory-mb: 8192, vcores: 8}]}
+steps:
+  - expect: {app: "a\\nb", state: running}
+""")
+    result = runner.invoke(app, ["run", str(scenario)])
+    assert result.exit_code == 1
+    assert "\x1b" not in result.output
+    assert result.stdout.startswith("x\\x1b[2Jy\\nz: 2 events")
+    assert result.stderr == f"{scenario}:5: expect app a\\nb: there is no app a\\nb\n"
+
+
+def test_an_option_value_with_a_newline_gives_one_located_line(tmp_path):
+    xml = write(tmp_path / "fs.xml", "<allocations><queue name='a'/></allocations>")
+    result = runner.invoke(app, ["shares", str(xml), "--cluster", "memory-mb=1024,vcores=1",
+                                 "--active", "a\nb"])
+    assert result.exit_code == 2
+    assert result.output == ("--active: not a leaf queue of this configuration: "
+                             "root.a\\nb\n")
+
+
+def test_a_libxml2_message_with_a_newline_stays_on_its_line(tmp_path):
+    site = tmp_path / "yarn-site.xml"
+    site.write_bytes(b'<?xml version="1.0"?>\n<configuration>\n<property><name>a\x00</name>'
+                     b"<value>1</value></property>\n</configuration>\n")
+    xml = write(tmp_path / "fs.xml", "<allocations/>")
+    result = runner.invoke(app, ["validate", str(xml), "--site", str(site)])
+    assert result.exit_code == 2
+    [line] = result.output.splitlines()
+    assert line.startswith(f"{site}:3: malformed XML: ") and line.endswith("(column 18)")
+
+
 # -- 5. weights that are not finite numbers -----------------------------------------------------
 
 

@@ -18,7 +18,7 @@ from rich import box
 from rich.table import Table
 
 from fairshare.cli import format as fmt
-from fairshare.cli.common import err, fail, guarded, out
+from fairshare.cli.common import err, fail, guarded, one_line, out
 from fairshare.cli.run import run as run_command
 from fairshare.cli.run import simulate as simulate_command
 from fairshare.config.allocation import load_allocations
@@ -47,7 +47,7 @@ def _load(allocations: Path, site: Path | None) -> tuple[SiteConfig, AllocationC
 
 def _warnings(site: SiteConfig, config: AllocationConfig) -> None:
     for warning in (*site.warnings, *config.warnings):
-        err.print(str(warning), soft_wrap=True, style="yellow")
+        err.print(one_line(str(warning)), soft_wrap=True, style="yellow")
 
 
 AllocationsArg = Annotated[

@@ -25,7 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fairshare.cli import format as fmt
-from fairshare.cli.common import err, fail, guarded, out
+from fairshare.cli.common import err, fail, guarded, one_line, out, printable
 from fairshare.cli.progress import progress
 from fairshare.core.engine import Engine
 from fairshare.sim.scenario import load_scenario
@@ -75,7 +75,7 @@ def _execute(scenario: Path, outdir: Path | None, quiet: bool, fixed_interval: b
         except OSError as e:
             raise fail([f"-o {outdir}: cannot write outputs: {e.strerror or e}"]) from None
     for failure in result.failures:
-        err.print(failure.describe(spec.source), soft_wrap=True, style="red")
+        err.print(one_line(failure.describe(spec.source)), soft_wrap=True, style="red")
     if not quiet:
         _summary(spec.name or str(scenario), result, written=outdir is not None)
     if result.failures:
@@ -91,7 +91,8 @@ def _summary(name: str, result: RunResult, *, written: bool) -> None:
     checks = (f", {passed}/{result.expectations} expectations held"
               if result.expectations or result.summary is None else "")
     plural = "" if result.events == 1 else "s"
-    out.print(Text.assemble((name, "bold"), f": {result.events:,} event{plural}, clock at "
+    title = one_line(printable(name))
+    out.print(Text.assemble((title, "bold"), f": {result.events:,} event{plural}, clock at "
                             f"{engine.now:,} ms{checks}"))
     if result.summary is None:
         out.print(_queue_table(engine))

@@ -37,7 +37,7 @@ MAX_XML_TAGS = 400_000  # '<' characters: each element costs its Python walk tim
 Element = etree._Element
 
 # lxml ends its messages with the location, which ConfigError already gives as file:line.
-_LXML_LOCATION = re.compile(r", line \d+, column (\d+)$")
+_LXML_LOCATION = re.compile(r"\s*, line \d+, column (\d+)$")
 _UNDECLARED_ENTITY = frozenset({"WAR_UNDECLARED_ENTITY", "ERR_UNDECLARED_ENTITY"})
 _NO_ENTITIES = "entity references are not allowed (entities are never expanded, for safety)"
 
@@ -99,7 +99,9 @@ def _reject_entity_references(root: Element, parser: etree.XMLParser, source: st
 
 
 def _without_location(message: str) -> str:
-    return _LXML_LOCATION.sub(r" (column \1)", message.strip())
+    """libxml2's message on one line (some carry a newline), its ``line N, column M`` tail
+    shortened: the line is already the error's own."""
+    return _LXML_LOCATION.sub(r" (column \1)", " ".join(message.split()))
 
 
 def parse_xml_text(text: str, source: str) -> Element:
