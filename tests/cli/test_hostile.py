@@ -311,6 +311,26 @@ run: {until-ms: 500000000}
     assert leftovers(tmp_path) == []
 
 
+def test_a_carriage_return_in_a_queue_name_keeps_the_timeline_one_row_per_line(tmp_path):
+    """YARN accepts a queue name with a CR inside (it trims only the ends); a CSV reader takes
+    a bare CR for a line end, so the name must be quoted."""
+    import csv
+
+    scenario = write(tmp_path / "s.yaml", """\
+version: 1
+allocations: '<allocations><queue name="a&#13;b"/></allocations>'
+cluster: {nodes: [{name: n1, memory-mb: 4096, vcores: 4}]}
+workload: {apps: [{id: x, queue: "a\\rb", tasks: [{count: 1, duration-ms: 1000}]}]}
+""")
+    result = runner.invoke(app, ["run", str(scenario), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    with (tmp_path / "out/timeline.csv").open(newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    assert {len(row) for row in rows} == {19}
+    assert {row[1] for row in rows[1:]} == {"root", "root.default", "root.a\rb"}
+    assert sum(row[1] == "root.a\rb" for row in rows) == len(rows[1:]) // 3
+
+
 # -- 8. the inline site map --------------------------------------------------------------------
 
 
@@ -343,9 +363,16 @@ NODE = "cluster: {nodes: [{name: n1, memory-mb: 8192, vcores: 8}]}\n"
     (f"clock: {{start-ms: {MAX_TIME_MS - 5}}}\nsteps: [{{advance: {{ms: 10}}}}]\n",
      f":3: the clock would pass {MAX_TIME_MS:,} ms"),
     (f"{NODE}workload: {{apps: [{{id: a, tasks: [{{count: 1, duration-ms: 2147483648}}]}}]}}\n",
-     ":3: workload app a runs for at least 2,147,483,648 ms (24.9 days) (its arrival plus its "
-     "longest task); a simulation longer than 604,800,000 ms (7.0 days) needs an explicit "
-     "run.until-ms"),
+     ":3: workload: runs for at least 2,147,483,648 ms (24.9 days) (app a arrives at 0 ms and "
+     "its longest task lasts 2,147,483,648 ms); a simulation longer than 604,800,000 ms "
+     "(7.0 days) needs an explicit run.until-ms"),
+    # 16,000 tasks × 600 s × 2,048 MB = 19,660,800,000,000 MB·ms on 3 × 8,192 MB: 800,000,000 ms
+    ("cluster: {nodes: [{count: 3, prefix: n, memory-mb: 8192, vcores: 4}]}\n"
+     "workload: {apps: [{id: a, tasks: [{count: 16000, memory-mb: 2048, vcores: 1, "
+     "duration-ms: 600000}]}]}\n",
+     ": workload: runs for at least 800,000,000 ms (9.3 days) (its tasks need "
+     "19,660,800,000,000 MB·ms and the cluster has 24,576 MB); a simulation longer than "
+     "604,800,000 ms (7.0 days) needs an explicit run.until-ms"),
     (f"{NODE}workload: {{apps: [{{id: a, tasks: [{{count: 1, duration-ms: 1000}}]}}]}}\n"
      "run: {until-ms: 20000000000, snapshot-every-ms: 1000}\n",
      ":4: run: sampling every 1,000 ms for 20,000,000,000 ms (231.5 days) gives 20,000,000 "

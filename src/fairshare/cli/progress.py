@@ -3,8 +3,9 @@
 On a terminal a live bar follows the simulated clock, with the time elapsed and an estimate of
 the time left; elsewhere (a log file, CI) a plain line is printed every
 :data:`LINE_EVERY_S` seconds of a run that lasts that long. Without ``run.until-ms`` the end is
-not known in advance: the bar aims at the workload's minimum span (arrival plus longest task,
-as if nothing ever waited) and says "at least"; once the clock passes it, the bar only counts.
+not known in advance: the bar aims at the workload's minimum span (``minimum_span``: the
+latest arrival plus longest task, or the work of all tasks over the cluster's capacity) and
+says "at least"; once the clock passes it, the bar only counts.
 """
 
 from __future__ import annotations
@@ -71,7 +72,11 @@ def progress(spec: Scenario, console: Console, *, show: bool) -> Iterator[list[S
     if not show or spec.workload is None:
         yield []
         return
-    span, _ = minimum_span(spec.workload)
+    capacity: dict[str, int] = {}  # the cluster section's nodes; steps may add more
+    for node in spec.nodes:
+        for name, amount in node.resources.items():
+            capacity[name] = capacity.get(name, 0) + amount
+    span = minimum_span(spec.workload, capacity).ms
     if console.is_terminal:
         with _bar(console) as report:
             yield [SimProgress(report, until_ms=spec.run.until_ms, span_ms=span)]

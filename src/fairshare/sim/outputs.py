@@ -191,6 +191,8 @@ class TimelineWriter:
         self.csv_path, self.parquet_path = outdir / TIMELINE_CSV, outdir / TIMELINE_PARQUET
         self._csv_file = self.csv_path.open("w", encoding="utf-8", newline="")
         self._csv = csv.writer(self._csv_file, lineterminator="\n")
+        self._quoted = csv.writer(self._csv_file, lineterminator="\n",
+                                  quoting=csv.QUOTE_NONNUMERIC)  # numbers bare, text quoted
         self._csv.writerow(TIMELINE_COLUMNS)
         self._parquet = pq.ParquetWriter(self.parquet_path, TIMELINE_SCHEMA)
         self._group_rows = group_rows
@@ -201,8 +203,14 @@ class TimelineWriter:
         self.rows = 0
 
     def __call__(self, time_ms: int, names: list[str], values: Matrix) -> None:
-        self._csv.writerows([time_ms, name, *row]
-                            for name, row in zip(names, values.tolist(), strict=True))
+        rows = [[time_ms, name, *row] for name, row in zip(names, values.tolist(), strict=True)]
+        if any("\r" in name for name in names):
+            # the csv module quotes a field holding "\n" (our line end) but not a lone "\r",
+            # which readers take for a line end: such a queue name is quoted by hand
+            for row in rows:
+                (self._quoted if "\r" in row[1] else self._csv).writerow(row)
+        else:
+            self._csv.writerows(rows)
         self._times.append(np.full(len(names), time_ms, dtype=np.int64))
         self._names.extend(names)
         self._values.append(values)

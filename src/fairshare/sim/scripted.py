@@ -164,7 +164,6 @@ class ScriptRunner:
         """With an output directory, the outputs are written to a staging directory and moved
         into place only if the run gets to its end (:func:`~fairshare.sim.outputs.staged_outputs`):
         an error, an interrupt or a full disk leave the directory as it was."""
-        self._check_span()
         if self.outdir is None:
             return self._run(None)
         with staged_outputs(self.outdir) as stage:
@@ -172,22 +171,22 @@ class ScriptRunner:
         result.outputs = [self.outdir / path.name for path in result.outputs]
         return result
 
-    def _check_span(self) -> None:
-        """Refuse, before anything runs, a simulation that cannot end in reasonable time: one
+    def _check_span(self, workload: Sequence[WorkloadApp]) -> None:
+        """Refuse, before the simulation starts, one that cannot end in reasonable time: one
         that would run longer than :data:`MAX_IMPLICIT_SPAN_MS` without an explicit
         ``until-ms``, pass the clock's limit, or sample its timeline too often."""
-        workload, run = self.scenario.workload, self.scenario.run
-        if workload is None:
-            return
-        start = self.engine.now  # the steps' advances are checked as they run
-        span, app = minimum_span(workload)
-        if run.until_ms is None and app is not None and (
-                span > MAX_IMPLICIT_SPAN_MS or start + span > MAX_TIME_MS):
+        run, start = self.scenario.run, self.engine.now
+        capacity = self.engine.types.as_dict(self.engine.state.capacity)
+        span = minimum_span(workload, capacity)
+        if run.until_ms is None and (span.ms > MAX_IMPLICIT_SPAN_MS
+                                     or start + span.ms > MAX_TIME_MS):
+            app = span.app
             raise ConfigError(
-                f"workload app {app.id} runs for at least {_days(span)} (its arrival plus its "
-                f"longest task); a simulation longer than {_days(MAX_IMPLICIT_SPAN_MS)} needs "
-                "an explicit run.until-ms", self._source(app), app.line)
-        end = start + span if run.until_ms is None else run.until_ms
+                f"workload: runs for at least {_days(span.ms)} ({span.why}); a simulation "
+                f"longer than {_days(MAX_IMPLICIT_SPAN_MS)} needs an explicit run.until-ms",
+                self.scenario.source if app is None else self._source(app),
+                None if app is None else app.line)
+        end = start + span.ms if run.until_ms is None else run.until_ms
         samples = (end - start) // run.snapshot_every_ms
         if samples > MAX_TIMELINE_SAMPLES:
             raise ConfigError(
@@ -215,6 +214,7 @@ class ScriptRunner:
     def _simulate(self, workload: tuple[WorkloadApp, ...], outdir: Path | None) -> None:
         """The workload runs from where the steps left the clock (scenario-format.md)."""
         run, engine = self.scenario.run, self.engine  # until-ms None: until the apps are done
+        self._check_span(workload)
         apps = [self._app_spec(a) for a in workload]
         heartbeat = run.heartbeat_interval_ms or engine.site.nm_heartbeat_interval_ms
         with ExitStack() as files:

@@ -12,10 +12,10 @@ about a record point there.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["NodeSpec", "Resources", "TaskSpec", "WorkloadApp", "minimum_span"]
+__all__ = ["MinimumSpan", "NodeSpec", "Resources", "TaskSpec", "WorkloadApp", "minimum_span"]
 
 Resources = dict[str, int]  # YARN resource name ("memory-mb", "vcores", "yarn.io/gpu") → amount
 
@@ -55,13 +55,37 @@ class WorkloadApp:
     source: str = ""
 
 
-def minimum_span(apps: Iterable[WorkloadApp]) -> tuple[int, WorkloadApp | None]:
-    """How long a workload runs at least, from its start, and the app that makes it so: the
-    latest end of an app's arrival plus its longest task, as if every container were granted
-    at once (contention only makes a run longer)."""
-    span, longest = 0, None
+@dataclass(frozen=True)
+class MinimumSpan:
+    """A lower bound on how long a workload runs, from its start, and why."""
+
+    ms: int
+    why: str  # "app a1 arrives at … and its longest task lasts …"
+    app: WorkloadApp | None  # the app that sets it, if one does
+
+
+def minimum_span(apps: Sequence[WorkloadApp], capacity: Mapping[str, int]) -> MinimumSpan:
+    """How long a workload runs at least on a cluster of ``capacity`` (memory-mb, vcores):
+
+    * an app's arrival plus its longest task, as if every container were granted at once;
+    * the first arrival plus the work of all tasks (size × duration, summed) over the
+      cluster's capacity, for memory and for vcores: a cluster cannot do more work per
+      millisecond than it has room for.
+
+    Contention only makes a run longer. AM containers are left out (still a lower bound)."""
+    span = MinimumSpan(0, "", None)
     for app in apps:
-        end = app.at_ms + max((task.duration_ms for task in app.tasks), default=0)
-        if end > span:
-            span, longest = end, app
-    return span, longest
+        longest = max((task.duration_ms for task in app.tasks), default=0)
+        if app.at_ms + longest > span.ms:
+            span = MinimumSpan(app.at_ms + longest, f"app {app.id} arrives at {app.at_ms:,} ms "
+                               f"and its longest task lasts {longest:,} ms", app)
+    first = min((app.at_ms for app in apps), default=0)
+    for name, unit in (("memory-mb", "MB"), ("vcores", "vcores")):
+        room = capacity.get(name, 0)
+        work = sum(task.count * task.duration_ms * task.resources.get(name, 0)
+                   for app in apps for task in app.tasks)
+        if room > 0 and first + -(-work // room) > span.ms:
+            span = MinimumSpan(first + -(-work // room),
+                               f"its tasks need {work:,} {unit}·ms and the cluster has "
+                               f"{room:,} {unit}", None)
+    return span
