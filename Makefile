@@ -1,10 +1,12 @@
 # make run  — set up .venv if needed, then simulate the bundled example (the seed's three tenants)
 # make test — set up .venv if needed, then run every test
+# make fuzz — the fuzz suite (docs/reliability.md); FUZZ_ARGS="--smoke" or "--mutants 500 --seed 2"
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench fuzz clean
+FUZZ_ARGS ?=
 
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -19,7 +21,7 @@ test: $(STAMP)
 	$(VENV)/bin/python -m pytest
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff check src tests bench fuzz
 	$(VENV)/bin/mypy src/
 
 bench: $(STAMP)
@@ -28,6 +30,9 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/preempt.py
 	$(VENV)/bin/python bench/update.py
 	$(VENV)/bin/python bench/simulate.py
+
+fuzz: $(STAMP)
+	$(VENV)/bin/python -m fuzz $(FUZZ_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis out
