@@ -1,0 +1,77 @@
+"""Texts with ``\\u`` escapes of surrogates: libyaml refuses them, so PyYAML's own parser reads
+these texts. What it builds must be what libyaml's would for the same text with the character
+written out, and its errors must be located as theirs are.
+
+Line 1 is the first line of each text; expected lines are counted by hand.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fairshare.config.errors import ConfigError
+from fairshare.sim.yaml_lines import YamlDoc, load_yaml
+
+EMOJI = "\U0001F600"
+ESCAPED = "\\ud83d\\ude00"  # how JSON writers escape EMOJI
+
+# anchors, an alias, a merge key, a duplicate key, flow and block collections, typed scalars
+DOCUMENT = """\
+version: 1
+name: "{e}"
+base: &base {{queue: "root.{e}", weight: 2.5}}
+apps:
+  - {{<<: *base, id: a1, at-ms: 0x10}}
+  - id: "{e}"
+    tags: [x, "{e}", true, ~, 007]
+"{e}": &k 5
+copy: *k
+copy: *base
+"""
+
+
+def doc_lines(doc: YamlDoc) -> list[tuple[object, ...]]:
+    return sorted(((loc, doc.lines[loc], doc.texts.get(loc)) for loc in doc.lines), key=repr)
+
+
+def error(text: str) -> str:
+    with pytest.raises(ConfigError) as info:
+        load_yaml(text, "s.yaml")
+    return str(info.value)
+
+
+def test_escaped_pairs_load_as_the_characters_written_out_would() -> None:
+    escaped = load_yaml(DOCUMENT.format(e=ESCAPED), "s.yaml")
+    written = load_yaml(DOCUMENT.format(e=EMOJI), "s.yaml")
+    assert escaped.value == written.value
+    assert escaped.value[EMOJI] == 5
+    assert escaped.value["apps"][0] == {"queue": f"root.{EMOJI}", "weight": 2.5, "id": "a1",
+                                        "at-ms": 16}
+    assert doc_lines(escaped) == doc_lines(written)
+    assert escaped.problems == written.problems
+    assert [p.message for p in escaped.problems] == ["duplicate key 'copy' (first at line 9)"]
+
+
+def test_a_lone_surrogate_in_a_list_names_its_item() -> None:
+    assert error('x:\n  - a\n  - "b\\udc00"\n') == (
+        "s.yaml:3: x[1]: contains a lone surrogate \\udc00, which cannot be written as UTF-8 "
+        "(a \\u escape of half of a UTF-16 pair)")
+
+
+@pytest.mark.parametrize("escape", ["", f'b: "{ESCAPED}"\n'], ids=["libyaml", "PyYAML's parser"])
+def test_a_surrogate_character_in_the_text_is_a_lone_surrogate_at_its_line(escape: str) -> None:
+    """A string that did not come from a UTF-8 file can hold a surrogate itself, not escaped:
+    whichever parser reads the text, it is refused at its line."""
+    assert error(escape + "a: 1\nc: x\ud800\n") == (
+        f"s.yaml:{3 if escape else 2}: contains a lone surrogate \\ud800, which cannot be "
+        "written as UTF-8 (a \\u escape of half of a UTF-16 pair)")
+
+
+def test_a_control_character_is_located_by_pythons_parser_too() -> None:
+    assert error(f'a: "{ESCAPED}"\nb: \x01\n') == (
+        "s.yaml:2: invalid YAML: character #x0001 is not allowed")
+
+
+def test_a_second_document_is_refused_by_pythons_parser_too() -> None:
+    assert error(f'a: "{ESCAPED}"\n---\nb: 1\n') == (
+        "s.yaml:2: invalid YAML: a second document (a scenario is one YAML document)")
