@@ -1,6 +1,7 @@
-"""Texts with ``\\u`` escapes of surrogates: libyaml refuses them, so PyYAML's own parser reads
-these texts. What it builds must be what libyaml's would for the same text with the character
-written out, and its errors must be located as theirs are.
+"""Texts with ``\\u`` escapes of surrogates: libyaml refuses them, so it reads each pair as the
+character it stands for, and PyYAML's own parser reads a text whose pair is plain text. What
+either builds must be what libyaml's would for the same text with the character written out,
+and errors must be located as theirs are.
 
 Line 1 is the first line of each text; expected lines are counted by hand.
 """
@@ -75,3 +76,30 @@ def test_a_control_character_is_located_by_pythons_parser_too() -> None:
 def test_a_second_document_is_refused_by_pythons_parser_too() -> None:
     assert error(f'a: "{ESCAPED}"\n---\nb: 1\n') == (
         "s.yaml:2: invalid YAML: a second document (a scenario is one YAML document)")
+
+
+def test_libyaml_reads_escaped_pairs_in_double_quotes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The common case (JSON written with escaped emoji) stays on the fast parser, which also
+    reads tab-indented JSON (PyYAML's own refuses tabs there)."""
+    import yaml
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("PyYAML's own parser was used")
+
+    monkeypatch.setattr(yaml, "SafeLoader", refuse)
+    text = '{\n\t"name": "a' + ESCAPED + 'b",\n\t"' + ESCAPED + '": [1, "' + ESCAPED + '"]\n}\n'
+    doc = load_yaml(text, "s.json")
+    assert doc.value == {"name": f"a{EMOJI}b", EMOJI: [1, EMOJI]}
+    assert (doc.lines[("name",)], doc.lines[(EMOJI, 1)]) == (2, 3)
+
+
+def test_a_pair_written_as_plain_text_stays_text_beside_an_escaped_one() -> None:
+    doc = load_yaml(f"plain: x{ESCAPED}\nsingle: 'y{ESCAPED}'\ndouble: \"z{ESCAPED}\"\n",
+                    "s.yaml")
+    assert doc.value == {"plain": f"x{ESCAPED}", "single": f"y{ESCAPED}", "double": f"z{EMOJI}"}
+
+
+def test_a_lone_escape_is_located_with_its_place_by_libyaml_too() -> None:
+    assert error(f'a: "{ESCAPED}"\nlist:\n  - ok\n  - "\\udc00"\n') == (
+        "s.yaml:4: list[1]: contains a lone surrogate \\udc00, which cannot be written as UTF-8 "
+        "(a \\u escape of half of a UTF-16 pair)")

@@ -20,7 +20,9 @@ of which a scenario or trace may hold a million, take the shortest paths.
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 import yaml
@@ -53,7 +55,7 @@ from fairshare.sim.yaml_doc import (
     surrogate_message,
 )
 
-__all__ = ["Builder"]
+__all__ = ["Builder", "NotAnEscape"]
 
 _CORE = "tag:yaml.org,2002:"
 _STR, _INT, _FLOAT, _BOOL, _NULL = (_CORE + t for t in ("str", "int", "float", "bool", "null"))
@@ -61,6 +63,7 @@ _MAP, _SEQ, _TIMESTAMP = (_CORE + t for t in ("map", "seq", "timestamp"))
 _SCALAR_TAGS = frozenset({_STR, _INT, _FLOAT, _BOOL, _NULL, _TIMESTAMP})
 _PLAIN_INT = re.compile(r"0|-?[1-9][0-9]{0,17}").fullmatch  # decimal, exactly str(int(text))
 _MERGE_KEY = object()  # the key "<<" (plain): merge another map in
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 class _Frame:
@@ -105,18 +108,29 @@ class _Anchor:
         self.size, self.height = size, height
 
 
+class NotAnEscape(Exception):
+    """A joined pair of surrogate escapes was plain text (outside a double-quoted scalar)."""
+
+
 class Builder:
     """Plain values and their lines from a stream of YAML events, within the limits.
 
     With ``surrogates`` every scalar's text is checked for UTF-16 surrogates: PyYAML's own
-    parser turns ``\\u`` escapes of them into characters (libyaml refuses those escapes)."""
+    parser turns ``\\u`` escapes of them into characters (libyaml refuses those escapes).
+    ``parsed`` is the text libyaml reads when the file had such escapes, each pair replaced by
+    its character at the positions ``joined``: right in a double-quoted scalar, where ``\\u``
+    is an escape, wrong anywhere else (:class:`NotAnEscape` then asks for PyYAML's parser); a
+    lone one is libyaml's error, reported here with its place."""
 
     def __init__(self, source: str, *, max_values: int, max_depth: int, max_number_chars: int,
-                 surrogates: bool) -> None:
+                 surrogates: bool, parsed: str | None = None,
+                 joined: Sequence[int] = ()) -> None:
         self.source = source
         self.max_values, self.max_depth = max_values, max_depth
         self.max_number_chars = max_number_chars
-        self.surrogates = surrogates
+        self.surrogates = surrogates or bool(joined)
+        self.parsed, self.joined = parsed, joined
+        self.top: _Frame | None = None  # the innermost open collection
         self.count = 0  # values so far, an alias counting all those it names
         self.anchors: dict[str, _Anchor] = {}
         self.anchor_lines: dict[str, int] = {}
@@ -147,7 +161,16 @@ class Builder:
     def values(self, next_event: Any) -> tuple[Any, Any]:
         """The document's value and its entry: the events up to the document's end."""
         document = _Frame(None, False, 1, None, 0)
-        top = document  # the innermost open collection
+        try:
+            return self.events(next_event, document)
+        except yaml.MarkedYAMLError as exc:
+            if self.parsed is not None and self.top is not None and exc.problem_mark \
+                    and "invalid Unicode character escape" in (exc.problem or ""):
+                self.lone_escape(exc.problem_mark, self.top)
+            raise
+
+    def events(self, next_event: Any, document: _Frame) -> tuple[Any, Any]:
+        top = self.top = document  # the innermost open collection
         while True:
             event = next_event()
             kind = type(event)
@@ -157,9 +180,9 @@ class Builder:
                 else:
                     self.scalar(top, event)
             elif kind is MappingEndEvent or kind is SequenceEndEvent:
-                top = self.end(top)
+                top = self.top = self.end(top)
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
-                top = self.start(top, event)
+                top = self.top = self.start(top, event)
             elif kind is AliasEvent:
                 self.alias(top, event)
             elif kind is DocumentEndEvent:
@@ -313,10 +336,27 @@ class Builder:
 
     # ---- scalars -------------------------------------------------------------------------------
 
+    def lone_escape(self, mark: Any, top: _Frame) -> None:
+        """libyaml stopped at an escape it cannot read: if it is a surrogate's, the error of
+        a lone surrogate, at its place in ``top``."""
+        assert self.parsed is not None
+        found = _SURROGATE_ESCAPE.match(self.parsed, max(mark.index - 2, 0))  # at its digits
+        if found is None:
+            return
+        key = top.is_map and top.key is None
+        line = top.key_line if top.is_map and not key else mark.line + 1
+        path = render_path(top.loc if key else top.child_loc())
+        message = ("a key " if key else "") + surrogate_message(chr(int(found.group()[2:], 16)))
+        self.error(f"{path}: {message}" if path else message, line)
+
     def text_of(self, event: Any, top: _Frame, line: int, *, key: bool = False) -> str:
         """A scalar's text (a key's, or a value's in ``top``), surrogates joined in pairs; a
         lone surrogate is an error at ``line``."""
         text: str = event.value
+        if self.joined and event.style != '"':
+            at = bisect.bisect_left(self.joined, event.start_mark.index)
+            if at < len(self.joined) and self.joined[at] < event.end_mark.index:
+                raise NotAnEscape
         if SURROGATE.search(text) is None:
             return text
         lone = lone_surrogate(text)

@@ -20,8 +20,9 @@ duplicate anchors and numbers longer than :data:`MAX_NUMBER_CHARS` characters. T
 (``2024-01-01``) stay strings: no scenario value is a date. ``\\u`` escapes of UTF-16 surrogates
 (JSON's way to write an emoji, ``"\\ud83d\\ude00"``) are joined in pairs; a lone surrogate, which
 no UTF-8 output could hold, is an error at its line. libyaml refuses every such escape, even a
-pair, so a text holding one is read by PyYAML's own parser: about ten times slower, and stricter
-about tabs (it refuses tab-indented JSON).
+pair, so it is given each pair as the character it stands for (on the same line); only a pair
+written outside a double-quoted scalar, where ``\\u`` is plain text, sends the file to PyYAML's
+own parser (about ten times slower; stricter about tabs).
 
 Reading order: this module (loading, the limits, syntax errors), then
 :mod:`fairshare.sim.yaml_events` (the values built from the parser's events), then
@@ -53,6 +54,7 @@ from fairshare.sim.yaml_doc import (
     surrogate_message,
 )
 from fairshare.sim.yaml_events import Builder as _Builder  # not API (tests patch it here)
+from fairshare.sim.yaml_events import NotAnEscape
 
 __all__ = [
     "MAX_DEPTH",
@@ -85,6 +87,9 @@ if getattr(yaml, "__with_libyaml__", False):  # pragma: no branch
         _CParser = None
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+# a high and a low surrogate escape, after an even number of backslashes (so, escapes)
+_PAIR_ESCAPE = re.compile(
+    r"(?<!\\)((?:\\\\)*)\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})")
 
 
 def read_text(path: Path) -> str:
@@ -99,23 +104,57 @@ def load_yaml(text: str, source: str) -> YamlDoc:
     """Parse one YAML document; syntax errors raise :class:`ConfigError` at their line, and so
     do documents over the limits (values, depth), unsupported tags, lone surrogates; running out
     of memory is "too large to load in memory"."""
-    # libyaml refuses \u escapes of surrogates, even pairs: PyYAML's parser reads those texts
-    libyaml = _CParser is not None and _SURROGATE_ESCAPE.search(text) is None
-    builder = _Builder(source, max_values=MAX_VALUES, max_depth=MAX_DEPTH,
-                       max_number_chars=MAX_NUMBER_CHARS, surrogates=not libyaml)
     with memory_guard(source), gc_paused():
-        parser = None
+        if _CParser is None:
+            return _load(text, source, libyaml=False)
+        if _SURROGATE_ESCAPE.search(text) is None:
+            return _load(text, source, libyaml=True)
+        # libyaml refuses \u escapes of surrogates, even pairs: a pair is given to it as the
+        # character it stands for (on the same line); a pair outside a double-quoted scalar,
+        # where \u is plain text, sends the text to PyYAML's own parser
+        parsed, joined = _join_pairs(text)
         try:
-            parser = _parser(text, source, libyaml=libyaml)
-            return builder.load(parser)
-        except yaml.YAMLError as exc:
-            raise _syntax_error(exc, text, source, libyaml=libyaml) from None
-        except RecursionError:  # PyYAML's own parser, on deeply nested flow collections
-            raise ConfigError(f"values nested more than {MAX_DEPTH} levels deep",
-                              source) from None
-        finally:
-            if parser is not None:
-                parser.dispose()
+            return _load(text, source, libyaml=True, parsed=parsed, joined=joined)
+        except NotAnEscape:
+            return _load(text, source, libyaml=False)
+
+
+def _join_pairs(text: str) -> tuple[str, list[int]]:
+    """``text`` with each ``\\uD8xx\\uDCxx`` escape pair replaced by its character, and the
+    positions of those characters in the new text."""
+    joined: list[int] = []
+    shift = 0
+
+    def join(match: re.Match[str]) -> str:
+        nonlocal shift
+        slashes = match.group(1)
+        joined.append(match.start() - shift + len(slashes))
+        shift += len(match.group()) - len(slashes) - 1
+        pair = chr(int(match.group(2), 16)) + chr(int(match.group(3), 16))
+        return slashes + pair.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+
+    return _PAIR_ESCAPE.sub(join, text), joined
+
+
+def _load(text: str, source: str, *, libyaml: bool, parsed: str | None = None,
+          joined: list[int] | None = None) -> YamlDoc:
+    """``text`` read by one parser; libyaml reads ``parsed`` instead when given (``text`` with
+    its surrogate pairs joined, at the positions ``joined``)."""
+    builder = _Builder(source, max_values=MAX_VALUES, max_depth=MAX_DEPTH,
+                       max_number_chars=MAX_NUMBER_CHARS, surrogates=not libyaml,
+                       parsed=parsed, joined=joined or ())
+    read = text if parsed is None else parsed  # the same lines
+    parser = None
+    try:
+        parser = _parser(read, source, libyaml=libyaml)
+        return builder.load(parser)
+    except yaml.YAMLError as exc:
+        raise _syntax_error(exc, read, source, libyaml=libyaml) from None
+    except RecursionError:  # PyYAML's own parser, on deeply nested flow collections
+        raise ConfigError(f"values nested more than {MAX_DEPTH} levels deep", source) from None
+    finally:
+        if parser is not None:
+            parser.dispose()
 
 
 def _parser(text: str, source: str, *, libyaml: bool) -> Any:
