@@ -11,7 +11,7 @@ Every JSON document goes through :func:`json_text`: JSON has no NaN or infinity,
 that is not finite (a utilization of 0/0 on a cluster with no capacity, a weight Java parsed as
 NaN or as float infinity) is written as ``null`` — here, once, not per writer.
 
-A run writes into a staging directory beside its target (:func:`staged_outputs`); only a run
+A run writes into a staging directory in or beside its target (:func:`staged_outputs`); only a run
 that finishes moves its files into place, so a failed or interrupted run leaves the target as
 it was.
 """
