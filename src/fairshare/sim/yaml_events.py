@@ -109,7 +109,12 @@ class _Anchor:
 
 
 class NotAnEscape(Exception):
-    """A joined pair of surrogate escapes was plain text (outside a double-quoted scalar)."""
+    """Joined pairs of surrogate escapes that were plain text (outside a double-quoted scalar):
+    ``pairs`` holds their indices among the joined ones."""
+
+    def __init__(self, pairs: set[int]) -> None:
+        super().__init__(pairs)
+        self.pairs = pairs
 
 
 class Builder:
@@ -119,8 +124,8 @@ class Builder:
     parser turns ``\\u`` escapes of them into characters (libyaml refuses those escapes).
     ``parsed`` is the text libyaml reads when the file had such escapes, each pair replaced by
     its character at the positions ``joined``: right in a double-quoted scalar, where ``\\u``
-    is an escape, wrong anywhere else (:class:`NotAnEscape` then asks for PyYAML's parser); a
-    lone one is libyaml's error, reported here with its place."""
+    is an escape, wrong anywhere else (:class:`NotAnEscape` at the end names those, to be read
+    again unjoined); a lone one is libyaml's error, reported here with its place."""
 
     def __init__(self, source: str, *, max_values: int, max_depth: int, max_number_chars: int,
                  surrogates: bool, parsed: str | None = None,
@@ -130,6 +135,7 @@ class Builder:
         self.max_number_chars = max_number_chars
         self.surrogates = surrogates or bool(joined)
         self.parsed, self.joined = parsed, joined
+        self.not_escapes: set[int] = set()  # indices in ``joined`` of pairs that were text
         self.top: _Frame | None = None  # the innermost open collection
         self.count = 0  # values so far, an alias counting all those it names
         self.anchors: dict[str, _Anchor] = {}
@@ -156,6 +162,8 @@ class Builder:
         if not isinstance(event, StreamEndEvent):
             self.error("invalid YAML: a second document (a scenario is one YAML document)",
                        event.start_mark.line + 1)
+        if self.not_escapes:
+            raise NotAnEscape(self.not_escapes)
         return built_doc(value, root, self.problems)
 
     def values(self, next_event: Any) -> tuple[Any, Any]:
@@ -355,8 +363,8 @@ class Builder:
         text: str = event.value
         if self.joined and event.style != '"':
             at = bisect.bisect_left(self.joined, event.start_mark.index)
-            if at < len(self.joined) and self.joined[at] < event.end_mark.index:
-                raise NotAnEscape
+            end = bisect.bisect_left(self.joined, event.end_mark.index)
+            self.not_escapes.update(range(at, end))
         if SURROGATE.search(text) is None:
             return text
         lone = lone_surrogate(text)

@@ -20,9 +20,9 @@ duplicate anchors and numbers longer than :data:`MAX_NUMBER_CHARS` characters. T
 (``2024-01-01``) stay strings: no scenario value is a date. ``\\u`` escapes of UTF-16 surrogates
 (JSON's way to write an emoji, ``"\\ud83d\\ude00"``) are joined in pairs; a lone surrogate, which
 no UTF-8 output could hold, is an error at its line. libyaml refuses every such escape, even a
-pair, so it is given each pair as the character it stands for (on the same line); only a pair
-written outside a double-quoted scalar, where ``\\u`` is plain text, sends the file to PyYAML's
-own parser (about ten times slower; stricter about tabs).
+pair, so it is given each pair as the character it stands for (on the same line); a pair
+written outside a double-quoted scalar, where ``\\u`` is plain text, is left as it is in a
+second reading.
 
 Reading order: this module (loading, the limits, syntax errors), then
 :mod:`fairshare.sim.yaml_events` (the values built from the parser's events), then
@@ -110,23 +110,32 @@ def load_yaml(text: str, source: str) -> YamlDoc:
         if _SURROGATE_ESCAPE.search(text) is None:
             return _load(text, source, libyaml=True)
         # libyaml refuses \u escapes of surrogates, even pairs: a pair is given to it as the
-        # character it stands for (on the same line); a pair outside a double-quoted scalar,
-        # where \u is plain text, sends the text to PyYAML's own parser
-        parsed, joined = _join_pairs(text)
+        # character it stands for (on the same line); pairs found outside a double-quoted
+        # scalar, where \u is plain text, are left as they are in a second reading
+        parsed, joined = _join_pairs(text, set())
         try:
             return _load(text, source, libyaml=True, parsed=parsed, joined=joined)
-        except NotAnEscape:
+        except NotAnEscape as found:
+            text_pairs = found.pairs
+        parsed, joined = _join_pairs(text, text_pairs)
+        try:
+            return _load(text, source, libyaml=True, parsed=parsed, joined=joined)
+        except NotAnEscape:  # pragma: no cover - the second reading joins escapes only
             return _load(text, source, libyaml=False)
 
 
-def _join_pairs(text: str) -> tuple[str, list[int]]:
-    """``text`` with each ``\\uD8xx\\uDCxx`` escape pair replaced by its character, and the
-    positions of those characters in the new text."""
+def _join_pairs(text: str, keep: set[int]) -> tuple[str, list[int]]:
+    """``text`` with each ``\\uD8xx\\uDCxx`` escape pair replaced by its character but those
+    whose index is in ``keep``, and the positions of those characters in the new text."""
     joined: list[int] = []
     shift = 0
+    index = -1
 
     def join(match: re.Match[str]) -> str:
-        nonlocal shift
+        nonlocal shift, index
+        index += 1
+        if index in keep:
+            return match.group()
         slashes = match.group(1)
         joined.append(match.start() - shift + len(slashes))
         shift += len(match.group()) - len(slashes) - 1
