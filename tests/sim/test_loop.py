@@ -257,6 +257,44 @@ def test_a_preempted_am_restarts_the_attempt_and_its_task_runs_again() -> None:
     assert a1.tasks_done == 1
 
 
+def test_task_groups_of_one_size_and_priority_keep_their_own_durations() -> None:
+    """Two groups of 1 GB at priority 20 are one request to YARN, yet a 1 s and a 5 s task.
+    One container per heartbeat, in the order asked: the 1 s task at 1000 (ends 2000), the 5 s
+    task at 2000 (ends 7000), when the app finishes. (Found by the minimum-span property test:
+    every container of the merged request used to run the first group's duration.)"""
+    engine = make_engine(nodes=[("n1", 4 * GB, 4)])
+    app = AppSpec("u1", 0, "root.default", "u", None,
+                  (TaskGroup(1, r(GB, 1), 1000), TaskGroup(1, r(GB, 1), 5000)))
+    Simulation(engine, [app]).run()
+    assert times(engine, "container-allocated") == [1000, 2000]
+    assert times(engine, "container-completed") == [2000, 7000]
+    assert times(engine, "app-finished") == [7000]
+
+
+def test_a_task_killed_with_its_attempt_runs_its_own_duration_again() -> None:
+    """As the preempted-AM case above, but a1 has two groups of one size and priority: a 0.5 s
+    task (placed at 2000, done at 2500) and a 100 s one (placed at 3000). b1 arrives at 3200,
+    is first seen by the update of 3500 and starved at 4500: a1's 100 s task and AM are killed,
+    the new attempt asks for the AM and that task again. b1 runs 5000–10000; then a1's AM and
+    task start together at 10000, and the task is the 100 s one: it ends at 110000."""
+    body = ("<defaultFairSharePreemptionTimeout>1</defaultFairSharePreemptionTimeout>"
+            "<defaultFairSharePreemptionThreshold>1.0</defaultFairSharePreemptionThreshold>"
+            "<queue name='a'><weight>0</weight></queue><queue name='b'/>")
+    site = {**PREEMPTION_ON, "yarn.scheduler.fair.assignmultiple": "true",
+            "yarn.scheduler.fair.waitTimeBeforeKill": "0"}
+    engine = make_engine(body, site=site, nodes=[("n1", 2 * GB, 2)])
+    apps = [AppSpec("a1", 0, "root.a", "u", r(GB, 1),
+                    (TaskGroup(1, r(GB, 1), 500), TaskGroup(1, r(GB, 1), 100_000))),
+            AppSpec("b1", 3200, "root.b", "u", None, (TaskGroup(1, r(2 * GB, 1), 5000),))]
+    sim = Simulation(engine, apps)
+    sim.run()
+    assert times(engine, "app-attempt-restarted") == [4500]
+    assert times(engine, "container-allocated", app="a1", am=False) == [2000, 3000, 10_000]
+    assert times(engine, "app-finished") == [10_000, 110_000]
+    a1 = sim.apps["a1"]
+    assert (a1.tasks_done, a1.lost_work_ms) == (2, 1500)
+
+
 def test_without_until_ms_a_scenario_runs_until_its_apps_are_done(tmp_path: Path) -> None:
     """The same scenario without ``run``: the run ends when a1 finishes, at 13000."""
     path = tmp_path / "s.yaml"

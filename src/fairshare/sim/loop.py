@@ -96,9 +96,13 @@ class SimObserver(Protocol):
         """Once, when the run stops."""
 
 
+WaitingKey = tuple[int, tuple[int, ...]]  # (priority, normalised size): what YARN matches on
+
+
 @dataclass(slots=True)
 class _RunningTask:
     group: int
+    key: WaitingKey
     started_ms: int
 
 
@@ -114,10 +118,11 @@ class AppProgress:
     preempted_containers: int = 0
     lost_work_ms: int = 0
     asked_tasks: bool = False
-    sizes: dict[int, tuple[int, ...]] = field(default_factory=dict)  # group → normalised size
     running: dict[str, _RunningTask] = field(default_factory=dict)  # container → task
-    # (priority, normalised size) → [group index, containers asked and not yet placed]
-    waiting: dict[tuple[int, tuple[int, ...]], list[list[int]]] = field(default_factory=dict)
+    # (priority, normalised size) → [group index, containers asked and not yet placed], in the
+    # order asked: groups of one size and priority share YARN's request, and a container placed
+    # for it runs the first waiting group's task (as SLS's AM hands out its pending containers)
+    waiting: dict[WaitingKey, list[list[int]]] = field(default_factory=dict)
 
     @property
     def total_tasks(self) -> int:
@@ -255,22 +260,52 @@ class Simulation:
     def _arrive(self, app: AppProgress) -> None:
         spec = app.spec
         app.submitted_ms = self.engine.now
-        tasks: list[ContainerRequest] = []
+        groups: range = range(0)
         if spec.am is None:
-            tasks, app.asked_tasks = self._task_requests(app), True
-        self._engine_call(spec.id, self.engine.submit, spec.id, spec.queue, spec.user,
-                          spec.am, tasks)
+            groups, app.asked_tasks = range(len(spec.tasks)), True
+        self._ask(app, groups, self.engine.submit, spec.id, spec.queue, spec.user, spec.am,
+                  self._requests(app, groups))
         self._react()
         if spec.am is None and app.total_tasks == 0:
             self._finish(app)  # nothing to run
 
-    def _task_requests(self, app: AppProgress) -> list[ContainerRequest]:
-        return [ContainerRequest(g.count, g.resource, g.priority) for g in app.spec.tasks]
+    @staticmethod
+    def _requests(app: AppProgress, groups: Sequence[int], count: int | None = None
+                  ) -> list[ContainerRequest]:
+        """One request per task group: all its tasks, or ``count`` of them."""
+        tasks = app.spec.tasks
+        return [ContainerRequest(tasks[g].count if count is None else count, tasks[g].resource,
+                                 tasks[g].priority) for g in groups]
+
+    def _ask(self, app: AppProgress, groups: Sequence[int], call: Callable[..., object],
+             *args: Any) -> None:
+        """An engine call that asks for ``groups``' containers (one request each, in order).
+
+        The engine records each request with a ``containers-requested`` event, in the order
+        given, or none when it refuses the call whole (§3.10); a managed app's submission
+        first asks for its AM. The events tell the normalised size the app will be given, and
+        which group each belongs to is known only here: groups of equal size and priority are
+        one request to YARN, yet their tasks may last differently."""
+        start = len(self.events)
+        self._engine_call(app.spec.id, call, *args)
+        asked = [e for e in self.events[start:]
+                 if isinstance(e, ContainersRequested) and e.app == app.spec.id]
+        if groups and len(asked) >= len(groups):
+            for event, group in zip(asked[len(asked) - len(groups):], groups, strict=True):
+                self._wait(app, (event.priority, event.resource.values), group, event.count)
+
+    @staticmethod
+    def _wait(app: AppProgress, key: WaitingKey, group: int, count: int) -> None:
+        slots = app.waiting.setdefault(key, [])
+        slot = next((s for s in slots if s[0] == group), None)
+        if slot is None:
+            slots.append([group, count])
+        else:
+            slot[1] += count
 
     def _ask_again(self, app: AppProgress, group: int) -> None:
-        g = app.spec.tasks[group]
-        self._engine_call(app.spec.id, self.engine.request, app.spec.id,
-                          [ContainerRequest(1, g.resource, g.priority)])
+        self._ask(app, (group,), self.engine.request, app.spec.id,
+                  self._requests(app, (group,), count=1))
 
     def _complete(self, app_id: str, container_id: str) -> None:
         app = self.apps[app_id]
@@ -302,40 +337,19 @@ class Simulation:
                 self._last_progress_ms = event.time
                 if isinstance(event, AppRejected | AppFinished) and event.app in self.apps:
                     self._open -= 1
-            if isinstance(event, ContainersRequested):
-                self._requested(event)
-            elif isinstance(event, ContainerAllocated):
+            if isinstance(event, ContainerAllocated):
                 self._allocated(event)
             elif isinstance(event, ContainerPreempted):
                 if event.am and event.app in self.apps:
                     self.apps[event.app].preempted_containers += 1  # the engine restarts it
                 else:
-                    self._task_lost(event.app, event.container, ask_again=True,
+                    self._task_lost(event.app, event.container, asked_by_engine=False,
                                     preempted=True)
             elif isinstance(event, ContainerCompleted) and not event.am and event.status in (
                     Completion.LOST, Completion.ATTEMPT_FAILED):
                 # a new attempt asks for the tasks killed with the old one by itself
-                self._task_lost(event.app, event.container,
-                                ask_again=event.status is Completion.LOST, preempted=False)
-
-    def _requested(self, event: ContainersRequested) -> None:
-        app = self.apps.get(event.app)
-        if app is None:
-            return
-        key = (event.priority, event.resource.values)
-        for index, group in enumerate(app.spec.tasks):
-            if group.priority != event.priority:
-                continue
-            if group.resource == event.asked:  # our own request: remember its normalised size
-                app.sizes[index] = event.resource.values
-            if app.sizes.get(index) == event.resource.values:  # ours, or the engine's re-ask
-                slots = app.waiting.setdefault(key, [])
-                slot = next((s for s in slots if s[0] == index), None)
-                if slot is None:
-                    slots.append([index, event.count])
-                else:
-                    slot[1] += event.count
-                return
+                self._task_lost(event.app, event.container, preempted=False,
+                                asked_by_engine=event.status is Completion.ATTEMPT_FAILED)
 
     def _allocated(self, event: ContainerAllocated) -> None:
         app = self.apps.get(event.app)
@@ -350,19 +364,20 @@ class Simulation:
                 if app.total_tasks == 0:
                     self._finish(app)  # an AM with no tasks is done once it ran
                 else:
-                    self._engine_call(app.spec.id, self.engine.request, app.spec.id,
-                                      self._task_requests(app))
+                    groups = range(len(app.spec.tasks))
+                    self._ask(app, groups, self.engine.request, app.spec.id,
+                              self._requests(app, groups))
             return
         priority = self.engine.app(event.app).containers[event.container].key[0]
-        slots = app.waiting.get((priority, event.resource.values), [])
-        slot = next(s for s in slots if s[1] > 0)
+        key = (priority, event.resource.values)
+        slot = next(s for s in app.waiting.get(key, ()) if s[1] > 0)
         slot[1] -= 1
         group: TaskGroup = app.spec.tasks[slot[0]]
-        app.running[event.container] = _RunningTask(slot[0], now)
+        app.running[event.container] = _RunningTask(slot[0], key, now)
         self._running_tasks += 1
         self._push(now + group.duration_ms, COMPLETION, app.spec.id, event.container)
 
-    def _task_lost(self, app_id: str, container: str, *, ask_again: bool,
+    def _task_lost(self, app_id: str, container: str, *, asked_by_engine: bool,
                    preempted: bool) -> None:
         app = self.apps.get(app_id)
         if app is None:
@@ -373,5 +388,7 @@ class Simulation:
         self._running_tasks -= 1
         app.lost_work_ms += self.engine.now - task.started_ms
         app.preempted_containers += preempted
-        if ask_again:
+        if asked_by_engine:  # restart_attempt asks again for it, at its size and priority
+            self._wait(app, task.key, task.group, 1)
+        else:
             self._ask_again(app, task.group)
