@@ -27,6 +27,17 @@ def times(engine: Any, kind: str, **match: Any) -> list[int]:
             if all(rec.get(k) == v for k, v in match.items())]
 
 
+def two_queue_engine(queues: str) -> Any:
+    """One 2 GB / 2 vcore node; fair-share starvation after 1 s below a threshold of 1.0;
+    assignmultiple; victims killed at once (waitTimeBeforeKill 0)."""
+    body = ("<defaultFairSharePreemptionTimeout>1</defaultFairSharePreemptionTimeout>"
+            "<defaultFairSharePreemptionThreshold>1.0</defaultFairSharePreemptionThreshold>"
+            + queues)
+    site = {**PREEMPTION_ON, "yarn.scheduler.fair.assignmultiple": "true",
+            "yarn.scheduler.fair.waitTimeBeforeKill": "0"}
+    return make_engine(body, site=site, nodes=[("n1", 2 * GB, 2)])
+
+
 def test_managed_app_am_first_then_tasks_then_finish() -> None:
     """t=0 submit; 500 update (demand); 1000 heartbeat: the AM; its tasks are asked at once;
     2000 and 3000: one task each (one container per heartbeat); each runs 10 s: completions
@@ -64,12 +75,7 @@ def test_a_preempted_task_is_asked_again_and_its_run_time_is_lost() -> None:
     space goes to b1 at the heartbeat of 3000; b1's task completes at 8000, before that
     millisecond's heartbeats (the loop's order), which give the node back to a1's re-asked task
     at 8000."""
-    body = ("<defaultFairSharePreemptionTimeout>1</defaultFairSharePreemptionTimeout>"
-            "<defaultFairSharePreemptionThreshold>1.0</defaultFairSharePreemptionThreshold>"
-            "<queue name='a'/><queue name='b'/>")
-    site = {**PREEMPTION_ON, "yarn.scheduler.fair.assignmultiple": "true",
-            "yarn.scheduler.fair.waitTimeBeforeKill": "0"}
-    engine = make_engine(body, site=site, nodes=[("n1", 2 * GB, 2)])
+    engine = two_queue_engine("<queue name='a'/><queue name='b'/>")
     apps = [AppSpec("a1", 0, "root.a", "u", None, (TaskGroup(2, r(GB, 1), 100_000),)),
             AppSpec("b1", 1200, "root.b", "u", None, (TaskGroup(1, r(GB, 1), 5000),))]
     sim = Simulation(engine, apps)
@@ -234,12 +240,7 @@ def test_a_preempted_am_restarts_the_attempt_and_its_task_runs_again() -> None:
     restarts; its new attempt asks again for the AM and the task (1500 ms of lost work). b1 runs
     from 4000 to 9000 on the earmarked space; then a1's AM and task start together at 9000
     (assignmultiple) and the task completes at 109000."""
-    body = ("<defaultFairSharePreemptionTimeout>1</defaultFairSharePreemptionTimeout>"
-            "<defaultFairSharePreemptionThreshold>1.0</defaultFairSharePreemptionThreshold>"
-            "<queue name='a'><weight>0</weight></queue><queue name='b'/>")
-    site = {**PREEMPTION_ON, "yarn.scheduler.fair.assignmultiple": "true",
-            "yarn.scheduler.fair.waitTimeBeforeKill": "0"}
-    engine = make_engine(body, site=site, nodes=[("n1", 2 * GB, 2)])
+    engine = two_queue_engine("<queue name='a'><weight>0</weight></queue><queue name='b'/>")
     apps = [AppSpec("a1", 0, "root.a", "u", r(GB, 1), (TaskGroup(1, r(GB, 1), 100_000),)),
             AppSpec("b1", 2200, "root.b", "u", None, (TaskGroup(1, r(2 * GB, 1), 5000),))]
     sim = Simulation(engine, apps)
@@ -277,12 +278,7 @@ def test_a_task_killed_with_its_attempt_runs_its_own_duration_again() -> None:
     is first seen by the update of 3500 and starved at 4500: a1's 100 s task and AM are killed,
     the new attempt asks for the AM and that task again. b1 runs 5000–10000; then a1's AM and
     task start together at 10000, and the task is the 100 s one: it ends at 110000."""
-    body = ("<defaultFairSharePreemptionTimeout>1</defaultFairSharePreemptionTimeout>"
-            "<defaultFairSharePreemptionThreshold>1.0</defaultFairSharePreemptionThreshold>"
-            "<queue name='a'><weight>0</weight></queue><queue name='b'/>")
-    site = {**PREEMPTION_ON, "yarn.scheduler.fair.assignmultiple": "true",
-            "yarn.scheduler.fair.waitTimeBeforeKill": "0"}
-    engine = make_engine(body, site=site, nodes=[("n1", 2 * GB, 2)])
+    engine = two_queue_engine("<queue name='a'><weight>0</weight></queue><queue name='b'/>")
     apps = [AppSpec("a1", 0, "root.a", "u", r(GB, 1),
                     (TaskGroup(1, r(GB, 1), 500), TaskGroup(1, r(GB, 1), 100_000))),
             AppSpec("b1", 3200, "root.b", "u", None, (TaskGroup(1, r(2 * GB, 1), 5000),))]
