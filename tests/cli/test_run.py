@@ -279,3 +279,76 @@ def test_simulate_refuses_a_scenario_without_a_workload() -> None:
     result = CliRunner().invoke(app, ["simulate", str(scripted)])
     assert result.exit_code == 2
     assert "nothing to simulate: the scenario has no 'workload'" in result.output
+
+
+# -- --set ---------------------------------------------------------------------------------------
+
+SEED = Path(__file__).resolve().parents[2] / "examples/seed-three-tenants"
+
+
+def test_set_changes_the_run_and_the_summary_records_it(tmp_path: Path) -> None:
+    """tenant3's weight 1 → 2 (weights 0:1:2:2 over 24 GB: steady shares 24576 × 1/5 = 4915.2
+    and × 2/5 = 9830.4 MB), preemption off (nothing preempted)."""
+    out = tmp_path / "out"
+    result = runner.invoke(app, [
+        "simulate", str(SEED / "simulation.yaml"), "-q", "-o", str(out),
+        "--set", "alloc:root.tenant3.weight=2",
+        "--set", "site:yarn.scheduler.fair.preemption=false"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["scenario"]["overrides"] == [
+        "alloc:root.tenant3.weight=2", "site:yarn.scheduler.fair.preemption=false"]
+    queues = summary["queues"]
+    assert queues["root.tenant1"]["steady-fair-share"]["memory-mb"] == pytest.approx(4915.2, abs=1)
+    assert queues["root.tenant3"]["steady-fair-share"]["memory-mb"] == pytest.approx(9830.4, abs=1)
+    assert summary["counts"]["containers-preempted"] == 0
+
+
+def test_set_applies_to_a_scripted_run(tmp_path: Path) -> None:
+    """Without preemption tenant3 never gets its containers: the example's expectations about
+    the preemption fail (exit 1)."""
+    plain = runner.invoke(app, ["run", str(SEED / "scenario.yaml"), "-q"])
+    assert plain.exit_code == 0, plain.output
+    off = runner.invoke(app, ["run", str(SEED / "scenario.yaml"), "-q",
+                              "--set", "site:yarn.scheduler.fair.preemption=false"])
+    assert off.exit_code == 1, off.output
+
+
+def test_a_bad_set_is_exit_2_and_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["simulate", str(SEED / "simulation.yaml"), "-o", str(out),
+                                 "--set", "alloc:root.tenant3.weight=heavy"])
+    assert result.exit_code == 2
+    assert result.output.strip() == ('--set alloc:root.tenant3.weight=heavy: root.tenant3: '
+                                     '<weight> must be a number, got "heavy"')
+    assert not out.exists()
+
+
+def test_set_without_an_allocation_file_writes_into_an_empty_one(tmp_path: Path) -> None:
+    text = SCENARIO.replace("allocations: |\n  <allocations><queue name=\"a\"/></allocations>\n",
+                            "") % 1024
+    path = write(tmp_path, text)
+    ok = runner.invoke(app, ["run", str(path), "-q",
+                             "--set", "alloc:defaultFairSharePreemptionTimeout=1"])
+    assert ok.exit_code == 0, ok.output
+    bad = runner.invoke(app, ["run", str(path), "--set", "alloc:root.a.weight=2"])
+    assert bad.exit_code == 2
+    assert bad.output.strip() == ("--set alloc:root.a.weight=2: queue root.a is not in the "
+                                  "allocation file (it defines no queue)")
+
+
+def test_set_applies_to_reloads_and_a_reload_lacking_its_queue_fails_as_a_bad_file(
+        tmp_path: Path) -> None:
+    text = (SCENARIO % 1024).replace(
+        "  - snapshot: {label: end}\n",
+        "  - reload: {allocations: \"<allocations><queue name='a'/></allocations>\"}\n"
+        "  - reload: {allocations: \"<allocations><queue name='b'/></allocations>\"}\n")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(write(tmp_path, text)), "-q", "-o", str(out),
+                                 "--set", "alloc:root.a.weight=3"])
+    assert result.exit_code == 0, result.output
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    reloads = [e for e in events if e["type"] in ("config-reloaded", "config-error")]
+    assert [e["type"] for e in reloads] == ["config-reloaded", "config-error"]
+    assert "--set alloc:root.a.weight=3: queue root.a is not in the allocation file" in (
+        reloads[1]["message"])

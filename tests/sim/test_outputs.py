@@ -169,7 +169,7 @@ def test_summary_apps_cluster_counts_and_span(tmp_path):
     result = simulate(tmp_path)
     summary = summary_of(tmp_path)
     assert summary["scenario"] == {"name": "two tenants", "description": "a is preempted for b",
-                                   "seed": 7}
+                                   "seed": 7, "overrides": []}
     assert summary["span"] == {"start-ms": 0, "end-ms": 12000, "snapshot-every-ms": 500,
                                "samples": 25}
     assert summary["apps"] == {

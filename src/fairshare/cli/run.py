@@ -16,6 +16,7 @@ run that fails (exit 2) or is interrupted leaves the directory as it was.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,6 +28,7 @@ from rich.text import Text
 from fairshare.cli import format as fmt
 from fairshare.cli.common import err, fail, guarded, one_line, out, printable
 from fairshare.cli.progress import progress
+from fairshare.config.overrides import parse_override
 from fairshare.core.engine import Engine
 from fairshare.sim.scenario import load_scenario
 from fairshare.sim.scripted import RunResult, run_scenario
@@ -45,26 +47,32 @@ Outdir = Annotated[Path | None, typer.Option(
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print failures only.")]
 FixedInterval = Annotated[bool, typer.Option(
     "--fixed-interval", help="Simulate every heartbeat (the plain loop; same results, slower).")]
+Set = Annotated[list[str] | None, typer.Option(
+    "--set", metavar="SCOPE:KEY=VALUE", show_default=False,
+    help="Change one setting for this run, repeatable: alloc:root.a.weight=2, "
+    "alloc:defaultFairSharePreemptionThreshold=0.9 (top-level), "
+    "site:yarn.scheduler.fair.preemption=false. Checked as the file's own value would be.")]
 
 
 def run(scenario: ScenarioPath, outdir: Outdir = None, quiet: Quiet = False,
-        fixed_interval: FixedInterval = False) -> None:
+        fixed_interval: FixedInterval = False, settings: Set = None) -> None:
     """Run a scenario: its steps, snapshots and expectations, then its workload."""
-    _execute(scenario, outdir, quiet, fixed_interval, simulation_only=False)
+    _execute(scenario, outdir, quiet, fixed_interval, settings or [], simulation_only=False)
 
 
 def simulate(scenario: ScenarioPath, outdir: Outdir = None, quiet: Quiet = False,
-             fixed_interval: FixedInterval = False) -> None:
+             fixed_interval: FixedInterval = False, settings: Set = None) -> None:
     """Simulate a scenario's workload (after its steps, if any) and summarise it; the
     scenario must have a workload."""
-    _execute(scenario, outdir, quiet, fixed_interval, simulation_only=True)
+    _execute(scenario, outdir, quiet, fixed_interval, settings or [], simulation_only=True)
 
 
-def _execute(scenario: Path, outdir: Path | None, quiet: bool, fixed_interval: bool, *,
-             simulation_only: bool) -> None:
+def _execute(scenario: Path, outdir: Path | None, quiet: bool, fixed_interval: bool,
+             settings: list[str], *, simulation_only: bool) -> None:
     if outdir is not None and outdir.exists() and not outdir.is_dir():
         raise fail([f"-o {outdir}: not a directory"])
-    spec = guarded(lambda: load_scenario(scenario))
+    overrides = tuple(guarded(lambda: [parse_override(text) for text in settings]))
+    spec = guarded(lambda: replace(load_scenario(scenario), overrides=overrides))
     if simulation_only and spec.workload is None:
         raise fail([f"{spec.source}: nothing to simulate: the scenario has no 'workload' "
                     "(use 'fairshare run' for scripted steps)"])

@@ -8,7 +8,7 @@ carrying the warnings YARN would only log (and a few more that catch surprising 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -28,6 +28,7 @@ from fairshare.config.dom import Problems, child_elements, dom_attribute, dom_ta
 from fairshare.config.errors import ConfigError, ConfigErrors
 from fairshare.config.lint import did_you_mean, value_warning
 from fairshare.config.model import AllocationConfig, PolicyName, QueueConfig
+from fairshare.config.overrides import Override, apply_allocation_overrides
 from fairshare.config.placement.policy import parse_placement_policy
 from fairshare.config.xml import Element, parse_xml_file, parse_xml_text
 from fairshare.resources.configurable import ConfigurableResource
@@ -78,10 +79,13 @@ def load_allocations(
     *,
     migration_mode: bool = False,
     no_terminal_rule_check: bool = False,
+    overrides: Sequence[Override] = (),
 ) -> AllocationConfig:
-    """Read and parse an allocation file; raises :class:`ConfigError` for any problem."""
+    """Read and parse an allocation file; raises :class:`ConfigError` for any problem.
+    ``overrides`` (``--set alloc:…``) are written into the document before it is read."""
     root = parse_xml_file(path)
-    return _build(root, str(path), types, _Flags(migration_mode, no_terminal_rule_check))
+    return _build(root, str(path), types, _Flags(migration_mode, no_terminal_rule_check),
+                  overrides)
 
 
 def parse_allocations_text(
@@ -91,13 +95,15 @@ def parse_allocations_text(
     *,
     migration_mode: bool = False,
     no_terminal_rule_check: bool = False,
+    overrides: Sequence[Override] = (),
 ) -> AllocationConfig:
     """Parse allocation-file XML given as a string; ``source`` names it in messages.
 
     The text is already decoded, so an ``encoding`` in its XML declaration is ignored.
     """
     root = parse_xml_text(text, source)
-    return _build(root, source, types, _Flags(migration_mode, no_terminal_rule_check))
+    return _build(root, source, types, _Flags(migration_mode, no_terminal_rule_check),
+                  overrides)
 
 
 @dataclass
@@ -111,14 +117,15 @@ class _TopLevel:
     placement: Element | None = None
 
 
-def _build(root: Element, source: str, types: ResourceTypes, flags: _Flags) -> AllocationConfig:
+def _build(root: Element, source: str, types: ResourceTypes, flags: _Flags,
+           overrides: Sequence[Override] = ()) -> AllocationConfig:
     if dom_tag(root) != "allocations":
         raise ConfigError(
             "Bad fair scheduler config file: top-level element not <allocations>",
             source,
             line_of(root),
         )
-    problems = Problems(source)
+    problems = Problems(source, origins=apply_allocation_overrides(root, overrides))
     top = _scan(root, problems)
     queues = QueueParser(problems, types).parse_top_level(top.queues)
     settings = _ScalarReader(problems, top.scalars, types).read()

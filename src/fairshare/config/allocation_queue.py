@@ -263,3 +263,4 @@ _SETTINGS: dict[str, tuple[str, Value, bool]] = {
     "reservation": ("reservation", _text, False),
 }
 _KNOWN_CHILDREN = (*_SETTINGS, "queue", "pool")
+QUEUE_SETTINGS = tuple(_SETTINGS)  # the elements a queue may set, for --set

@@ -9,6 +9,7 @@ objects so that every problem in a file can be reported at once.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,19 +64,25 @@ def line_of(element: Element) -> int | None:
 
 @dataclass
 class Problems:
-    """Errors and warnings found while reading one file, each located at an element's line."""
+    """Errors and warnings found while reading one file, each located at an element's line —
+    or, for an element a ``--set`` option wrote (``origins``), at that option."""
 
     source: str | None
     errors: list[ConfigError] = field(default_factory=list)
     warnings: list[ConfigWarning] = field(default_factory=list)
+    origins: Mapping[Element, str] = field(default_factory=dict)
+
+    def _where(self, element: Element | None) -> tuple[str | None, int | None]:
+        if element is None:
+            return self.source, None
+        origin = self.origins.get(element)
+        return (self.source, line_of(element)) if origin is None else (origin, None)
 
     def error(self, message: str, element: Element | None = None) -> None:
-        line = line_of(element) if element is not None else None
-        self.errors.append(ConfigError(message, self.source, line))
+        self.errors.append(ConfigError(message, *self._where(element)))
 
     def warn(self, message: str, element: Element | None = None) -> None:
-        line = line_of(element) if element is not None else None
-        self.warnings.append(ConfigWarning(message, self.source, line))
+        self.warnings.append(ConfigWarning(message, *self._where(element)))
 
     def warn_at(self, message: str, line: int | None) -> None:
         self.warnings.append(ConfigWarning(message, self.source, line))

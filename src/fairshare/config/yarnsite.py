@@ -11,6 +11,7 @@ located at the property's file and line; odd-but-legal settings become warnings.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -43,7 +44,8 @@ from fairshare.resources.vector import (
     multiply,
 )
 
-__all__ = ["FAIR_SCHEDULER_CLASS", "SiteConfig", "load_site", "read_site_xml"]
+__all__ = ["FAIR_SCHEDULER_CLASS", "SITE_KEY_PREFIXES", "SiteConfig", "known_site_keys",
+           "load_site", "read_site_xml"]
 
 FAIR = "yarn.scheduler.fair."
 FAIR_SCHEDULER_CLASS = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
@@ -169,6 +171,25 @@ def load_site(
     config = _build(reader)
     reader.raise_errors()
     return config
+
+
+SITE_KEY_PREFIXES = (_AM_PREEMPTION_PREFIX, "yarn.resource-types")  # families of properties
+
+
+@functools.cache
+def known_site_keys() -> frozenset[str]:
+    """The properties the site reader looks up (those of a file without properties: the
+    defaults' lookups) and every Fair Scheduler property, for ``--set site:`` to check against;
+    :data:`SITE_KEY_PREFIXES` name the families whose members depend on other properties."""
+    seen: set[str] = set()
+
+    class _Recording(ConfReader):
+        def get(self, key: str) -> str | None:
+            seen.add(key)
+            return super().get(key)
+
+    _build(_Recording({}, []))
+    return frozenset(seen | {FAIR + suffix for suffix in _KNOWN_FAIR})
 
 
 def _build(r: ConfReader) -> SiteConfig:

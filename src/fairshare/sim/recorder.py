@@ -253,7 +253,8 @@ class SimRecorder:
 
 def build_summary(engine: Engine, recorder: SimRecorder, apps: Mapping[str, AppProgress],
                   scenario: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``summary.json`` document; ``scenario`` gives ``name``, ``description``, ``seed``.
+    """The ``summary.json`` document; ``scenario`` gives ``name``, ``description``, ``seed``
+    and the ``overrides`` the run was made with.
 
     Keys come in a fixed order and queues in tree order, so a run gives the same bytes again.
     """

@@ -41,6 +41,7 @@ from pydantic import ValidationError
 
 from fairshare.config.errors import ConfigError, ConfigErrors, all_errors
 from fairshare.config.files import memory_guard
+from fairshare.config.overrides import Override
 from fairshare.sim.expect import SubjectKind, validate_expectation
 from fairshare.sim.scenario_schema import (
     DEFAULT_QUEUE,
@@ -236,6 +237,8 @@ class Scenario:
     run: RunSpec
     source: str
     site_lines: dict[str, int] = field(default_factory=dict)  # site property → its line
+    # ``--set`` options of the command line, applied over site and every allocation file
+    overrides: tuple[Override, ...] = ()
 
 
 

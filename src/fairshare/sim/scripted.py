@@ -25,7 +25,8 @@ from typing import Any
 from fairshare.config.allocation import load_allocations, parse_allocations_text
 from fairshare.config.errors import ConfigError
 from fairshare.config.model import AllocationConfig
-from fairshare.config.yarnsite import load_site
+from fairshare.config.overrides import site_overrides
+from fairshare.config.yarnsite import SITE_KEY_PREFIXES, known_site_keys, load_site
 from fairshare.core.engine import MAX_TIME_MS, ContainerRequest, Engine, EngineError
 from fairshare.core.events import Event, event_record
 from fairshare.resources.vector import Resource, ResourceTypes
@@ -101,10 +102,14 @@ class RunResult:
     outputs: list[Path] = field(default_factory=list)  # files written
 
 
+EMPTY_ALLOCATIONS = "<allocations/>"
+
+
 def build_engine(scenario: Scenario, sink: Callable[[Event], None] | None = None) -> Engine:
     """Site, allocations and nodes of a scenario; configuration errors raise ConfigError."""
-    site = load_site(scenario.site_file, scenario.site, override_locations={
-        key: (scenario.source, line) for key, line in scenario.site_lines.items()})
+    options, where = site_overrides(scenario.overrides, known_site_keys(), SITE_KEY_PREFIXES)
+    site = load_site(scenario.site_file, {**scenario.site, **options}, override_locations={
+        **{key: (scenario.source, line) for key, line in scenario.site_lines.items()}, **where})
     types = site.resource_types
     allocations = _allocations(scenario, types)
     engine = Engine(site, allocations, start_ms=scenario.start_ms, groups=scenario.groups,
@@ -117,11 +122,16 @@ def build_engine(scenario: Scenario, sink: Callable[[Event], None] | None = None
 
 
 def _allocations(scenario: Scenario, types: ResourceTypes) -> AllocationConfig:
+    overrides = scenario.overrides
     if scenario.allocations_text is not None:
         return parse_allocations_text(scenario.allocations_text,
-                                      f"{scenario.source} (allocations)", types)
+                                      f"{scenario.source} (allocations)", types,
+                                      overrides=overrides)
     if scenario.allocations_file is not None:
-        return load_allocations(scenario.allocations_file, types)
+        return load_allocations(scenario.allocations_file, types, overrides=overrides)
+    if any(o.scope == "alloc" for o in overrides):  # set into an empty file, not into none
+        return parse_allocations_text(EMPTY_ALLOCATIONS, "(no allocation file)", types,
+                                      overrides=overrides)
     return AllocationConfig()  # no allocation file: YARN's defaults (§1.2)
 
 
@@ -239,7 +249,8 @@ class ScriptRunner:
         result = self.result
         result.events += recorder.events
         result.summary = build_summary(engine, recorder, simulation.apps, {
-            "name": s.name, "description": s.description, "seed": s.seed})
+            "name": s.name, "description": s.description, "seed": s.seed,
+            "overrides": [o.text for o in s.overrides]})
         if outdir is not None and timeline is not None:
             write_snapshots(outdir / SNAPSHOTS, result.snapshots)
             write_summary(outdir / SUMMARY, result.summary)
@@ -321,11 +332,13 @@ class ScriptRunner:
         else:
             source = str(step.allocations_file)
         try:
+            overrides = self.scenario.overrides
             if step.allocations_text is not None:
-                config = parse_allocations_text(step.allocations_text, source, types)
+                config = parse_allocations_text(step.allocations_text, source, types,
+                                                overrides=overrides)
             else:
                 assert step.allocations_file is not None
-                config = load_allocations(step.allocations_file, types)
+                config = load_allocations(step.allocations_file, types, overrides=overrides)
         except ConfigError as e:
             self.engine.reload_failed(source, str(e))
             return
