@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/preempt.py
 	$(VENV)/bin/python bench/update.py
 	$(VENV)/bin/python bench/simulate.py
+	$(VENV)/bin/python bench/sweep.py
 
 fuzz: $(STAMP)
 	$(VENV)/bin/python -m fuzz $(FUZZ_ARGS)

@@ -130,8 +130,9 @@ def cells(output: str, first: str) -> list[str]:
 def test_a_simulation_writes_all_outputs_and_prints_its_summary(tmp_path):
     """The hand-worked run of tests/sim/test_outputs.py: root.b averaged 10 × 1024 MB over 24
     samples (427 MB, 0.4 vc) against a steady share of 683 MB (62%) and an instantaneous
-    one of 13 × 1024 / 24 = 555 MB (77%); starved for one 500 ms sample; one container
-    preempted for it from root.a."""
+    one of 13 × 1024 / 24 = 555 MB (77%); starved for one 500 ms sample, short of its threshold
+    for three (1500–2500, see test_outputs.py; root.a for one, at 500); one container
+    preempted for it from root.a. a1 (unmanaged: no AM wait) is unfinished at 12 s."""
     result = runner.invoke(app, ["run", str(write(tmp_path, TWO_TENANTS)),
                                  "-o", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
@@ -147,14 +148,15 @@ def test_a_simulation_writes_all_outputs_and_prints_its_summary(tmp_path):
     assert "Queues, time-averaged over 12.0 s (sampled every 500 ms)" in result.output
     assert cells(result.output, "b") == [
         "b", "427 MB, 0.4 vc", "683 MB, 0 vc", "555 MB, 0 vc", "62% / –", "77% / –", "500 ms",
-        "0 / 1"]
+        "1.5 s", "0 / 1"]
     assert cells(result.output, "a") == [
         "a", "1,408 MB, 1.4 vc", "683 MB, 0 vc", "1,408 MB, 0 vc", "206% / –", "100% / –",
-        "0", "1 / 0"]
+        "0", "500 ms", "1 / 0"]
+    # submitted at, wait (first container), AM wait, first task, turnaround: one unit system
     assert cells(result.output, "a1") == [
-        "a1", "root.a", "running", "0 ms", "1.0 s", "0/2", "1", "1.5 s"]
+        "a1", "root.a", "running", "0", "1.0 s", "–", "1.0 s", "–", "0/2", "1", "1.5 s"]
     assert cells(result.output, "b1") == [
-        "b1", "root.b", "finished", "1,200 ms", "1.8 s", "5.0 s", "1/1", "0", "0"]
+        "b1", "root.b", "finished", "1.2 s", "1.8 s", "–", "1.8 s", "6.8 s", "1/1", "0", "0"]
     assert "simulating" not in result.output  # no progress bar in a pipe
 
 
@@ -198,9 +200,11 @@ def test_the_apps_that_lost_the_most_work_get_their_own_table():
     from fairshare.cli.run import _app_tables
 
     def entry(i: int, lost: int) -> dict[str, object]:
-        return {"queue": "root.a", "requested-queue": "root.a", "user": "u",
-                "state": "finished", "submit-ms": 0, "start-ms": 100 * i, "finish-ms": 10_000,
-                "wait-ms": 100 * i, "run-ms": 10_000 - 100 * i, "tasks-done": 1,
+        return {"queue": "root.a", "requested-queue": "root.a", "user": "u", "managed": False,
+                "state": "finished", "rejected-reason": None, "submit-ms": 0,
+                "start-ms": 100 * i, "finish-ms": 10_000, "wait-ms": 100 * i,
+                "run-ms": 10_000 - 100 * i, "am-wait-ms": None, "first-task-wait-ms": 100 * i,
+                "turnaround-ms": 10_000, "unmet-demand-ms": 100 * i, "tasks-done": 1,
                 "tasks-total": 1, "preempted-containers": 1 if lost else 0, "lost-work-ms": lost}
 
     apps = {f"x{i:02d}": entry(i, {3: 500, 7: 2500}.get(i, 0)) for i in range(16)}
@@ -352,3 +356,75 @@ def test_set_applies_to_reloads_and_a_reload_lacking_its_queue_fails_as_a_bad_fi
     assert [e["type"] for e in reloads] == ["config-reloaded", "config-error"]
     assert "--set alloc:root.a.weight=3: queue root.a is not in the allocation file" in (
         reloads[1]["message"])
+
+
+def test_on_the_seed_example_tenant3_is_better_off_with_preemption(tmp_path: Path) -> None:
+    """Without preemption YARN never calls tenant3 starved (starvation is only computed with
+    preemption on), yet it is short of its threshold far longer and waits far longer."""
+    summaries = {}
+    for preemption in ("true", "false"):
+        out = tmp_path / preemption
+        result = runner.invoke(app, [
+            "simulate", str(SEED / "simulation.yaml"), "-q", "-o", str(out),
+            "--set", f"site:yarn.scheduler.fair.preemption={preemption}"])
+        assert result.exit_code == 0, result.output
+        summaries[preemption] = json.loads((out / "summary.json").read_text())
+    on, off = (summaries[k]["queues"]["root.tenant3"] for k in ("true", "false"))
+    assert off["time-starved-ms"] == 0 < on["time-starved-ms"]
+    assert 0 < on["time-short-of-fair-share-threshold-ms"] < (
+        off["time-short-of-fair-share-threshold-ms"])
+    for wait in ("am-wait-ms", "first-task-wait-ms", "turnaround-ms"):
+        assert on[wait]["p95"] < off[wait]["p95"], wait
+    adhoc = {k: s["apps"]["adhoc"]["unmet-demand-ms"] for k, s in summaries.items()}
+    assert adhoc["true"] < adhoc["false"]
+
+
+def test_float32_settings_are_written_as_java_prints_them(tmp_path: Path) -> None:
+    """The utilization threshold is a Java float (0.8f): events say 0.8, not the double
+    0.800000011920929 that holds it; snapshot weights the same."""
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["simulate", str(SEED / "simulation.yaml"), "-q", "-o", str(out),
+                                 "--set", "alloc:root.tenant3.weight=0.3"])
+    assert result.exit_code == 0, result.output
+    text = (out / "events.jsonl").read_text()
+    gates = [json.loads(x) for x in text.splitlines() if '"starvation-gate"' in x]
+    assert gates and all(g["threshold"] == 0.8 for g in gates)
+    assert '"threshold":0.8,' in text or '"threshold":0.8}' in text
+    assert "0.800000011920929" not in text
+    snapshot_out = tmp_path / "snap"
+    result = runner.invoke(app, ["run", str(write(tmp_path, SCENARIO % 1024)), "-q", "-o",
+                                 str(snapshot_out), "--set", "alloc:root.a.weight=0.3"])
+    assert result.exit_code == 0, result.output
+    [snap] = json.loads((snapshot_out / "snapshots.json").read_text())
+    assert snap["queues"]["root.a"]["weight"] == 0.3  # float32(0.3) is 0.30000001192092896
+
+
+REJECTING = """\
+version: 1
+allocations: |
+  <allocations><queue name="a"/>
+    <queuePlacementPolicy><rule name="specified" create="false"/><rule name="reject"/>
+    </queuePlacementPolicy></allocations>
+cluster:
+  nodes: [{name: n1, memory-mb: 4096, vcores: 4}]
+workload:
+  apps:
+    - {id: ok, queue: root.a, user: u, tasks: [{count: 1, duration-ms: 1000}]}
+    - {id: lost, queue: root.nope, user: u, tasks: [{count: 1, duration-ms: 1000}]}
+"""
+
+
+def test_a_rejected_apps_reason_is_in_the_summary_and_the_apps_table(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["simulate", str(write(tmp_path, REJECTING)), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    events = [json.loads(x) for x in (out / "events.jsonl").read_text().splitlines()]
+    [rejected] = [e for e in events if e["type"] == "app-rejected"]
+    assert rejected["app"] == "lost" and rejected["reason"]
+    apps = json.loads((out / "summary.json").read_text())["apps"]
+    assert apps["lost"]["state"] == "rejected"
+    assert apps["lost"]["rejected-reason"] == rejected["reason"]
+    assert apps["ok"]["rejected-reason"] is None
+    row = cells(result.output, "lost")
+    assert row[2] == "rejected" and row[-1] == rejected["reason"]
+    assert "reason" in result.output

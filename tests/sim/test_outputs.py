@@ -173,13 +173,20 @@ def test_summary_apps_cluster_counts_and_span(tmp_path):
     assert summary["span"] == {"start-ms": 0, "end-ms": 12000, "snapshot-every-ms": 500,
                                "samples": 25}
     assert summary["apps"] == {
-        "a1": {"queue": "root.a", "requested-queue": "root.a", "user": "u", "state": "running",
+        # unmet demand: two asks 0–1000, the re-ask after the preemption 2500–8000
+        "a1": {"queue": "root.a", "requested-queue": "root.a", "user": "u", "managed": False,
+               "state": "running", "rejected-reason": None,
                "submit-ms": 0, "start-ms": 1000, "finish-ms": None, "wait-ms": 1000,
-               "run-ms": None, "tasks-done": 0, "tasks-total": 2, "preempted-containers": 1,
+               "run-ms": None, "am-wait-ms": None, "first-task-wait-ms": 1000,
+               "turnaround-ms": None, "unmet-demand-ms": 1000 + 5500,
+               "tasks-done": 0, "tasks-total": 2, "preempted-containers": 1,
                "lost-work-ms": 1500},
-        "b1": {"queue": "root.b", "requested-queue": "root.b", "user": "u", "state": "finished",
+        "b1": {"queue": "root.b", "requested-queue": "root.b", "user": "u", "managed": False,
+               "state": "finished", "rejected-reason": None,
                "submit-ms": 1200, "start-ms": 3000, "finish-ms": 8000, "wait-ms": 1800,
-               "run-ms": 5000, "tasks-done": 1, "tasks-total": 1, "preempted-containers": 0,
+               "run-ms": 5000, "am-wait-ms": None, "first-task-wait-ms": 1800,
+               "turnaround-ms": 6800, "unmet-demand-ms": 1800,
+               "tasks-done": 1, "tasks-total": 1, "preempted-containers": 0,
                "lost-work-ms": 0}}
     # 44032 MB·sample and 43 vcore·sample allocated out of 24 samples of 2048 MB / 2 vcores
     assert summary["cluster"] == {
@@ -192,8 +199,45 @@ def test_summary_apps_cluster_counts_and_span(tmp_path):
     assert summary["counts"] == {
         "apps": 2, "apps-submitted": 2, "apps-rejected": 0, "apps-finished": 1,
         "apps-unfinished": 1, "containers-allocated": 4, "containers-completed": 1,
-        "containers-preempted": 1, "events": len(lines) - 1, "lost-work-ms": 1500}
+        "containers-preempted": 1, "events": len(lines) - 1, "lost-work-ms": 1500,
+        "preempted-container-ms": 2500 - 1000}
     assert result.summary == summary  # also there without -o (see below)
+
+
+def test_contention_threshold_and_wait_metrics(tmp_path):
+    """Contention = samples with pending asks. root.b: 1500, 2000, 2500 (b1 asked at 1200, placed
+    at 3000), usage 0 under a share of 1024 (threshold 1.0): short all 1500 ms. root.a: 0 and 500
+    (placed at 1000), then 2500–7500 (the re-ask after the preemption, placed at 8000): 13
+    samples. Short only at 500: at 0 no update has computed a share yet, and from 2500 its usage
+    of 1024 equals its share. Its averages over those 13 samples: usage 11 × 1024 / 13, share
+    (2048 + 11 × 1024) / 13, demand (0 + 12 × 2048) / 13."""
+    simulate(tmp_path)
+    queues = summary_of(tmp_path)["queues"]
+    a, b = queues["root.a"], queues["root.b"]
+    assert (b["time-short-of-fair-share-threshold-ms"], b["during-contention"]["ms"]) == (
+        1500, 1500)
+    assert b["during-contention"]["usage"] == {"memory-mb": 0.0, "vcores": 0.0}
+    assert b["during-contention"]["fair-share"]["memory-mb"] == 1024.0
+    assert b["during-contention"]["steady-fair-share"]["memory-mb"] == 683.0
+    assert (a["time-short-of-fair-share-threshold-ms"], a["during-contention"]["ms"]) == (
+        500, 6500)
+    assert a["during-contention"]["usage"]["memory-mb"] == round(11 * 1024 / 13, 3)
+    assert a["during-contention"]["fair-share"]["memory-mb"] == round((2048 + 11 * 1024) / 13, 3)
+    assert a["during-contention"]["demand"]["memory-mb"] == round(12 * 2048 / 13, 3)
+    assert queues["root.default"]["during-contention"] == {
+        "ms": 0, "usage": {"memory-mb": None, "vcores": None},
+        "steady-fair-share": {"memory-mb": None, "vcores": None},
+        "fair-share": {"memory-mb": None, "vcores": None},
+        "demand": {"memory-mb": None, "vcores": None}}
+    # waits: a1's first task 1000, b1's 1800; a1 unfinished at 12000 counts as 12000, not reached
+    root = queues["root"]
+    assert root["first-task-wait-ms"] == {"p50": 1000, "p95": 1800, "max": 1800, "apps": 2,
+                                          "not-reached": 0}
+    assert root["turnaround-ms"] == {"p50": 6800, "p95": 12000, "max": 12000, "apps": 2,
+                                     "not-reached": 1}
+    assert root["am-wait-ms"] == {"p50": None, "p95": None, "max": None, "apps": 0,
+                                  "not-reached": 0}
+    assert b["turnaround-ms"]["p95"] == 6800
 
 
 def test_the_last_sample_stands_for_the_time_up_to_the_end(tmp_path):

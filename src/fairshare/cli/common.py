@@ -20,6 +20,9 @@ from rich.text import Text
 from fairshare.config.errors import ConfigError, LocatedWarning, all_errors
 
 EXIT_INVALID = 2
+# Files and pipes get lines as long as they need: a table cell is never split across lines
+# (a terminal wraps at its own width)
+PIPE_WIDTH = 1_000_000
 _T = TypeVar("_T")
 
 
@@ -52,8 +55,8 @@ class _TextConsole(Console):
 
 def _console(*, stderr: bool = False) -> Console:
     console = _TextConsole(stderr=stderr, markup=False, emoji=False, highlight=False)
-    if not stderr and not console.is_terminal:  # files and pipes: don't wrap tables at 80
-        console = _TextConsole(markup=False, emoji=False, highlight=False, width=120)
+    if not stderr and not console.is_terminal:  # files and pipes: never wrap
+        console = _TextConsole(markup=False, emoji=False, highlight=False, width=PIPE_WIDTH)
     return console
 
 

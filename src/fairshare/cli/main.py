@@ -19,8 +19,10 @@ from rich.table import Table
 
 from fairshare.cli import format as fmt
 from fairshare.cli.common import err, fail, guarded, one_line, out
+from fairshare.cli.compare import compare_command
 from fairshare.cli.run import run as run_command
 from fairshare.cli.run import simulate as simulate_command
+from fairshare.cli.sweep import sweep as sweep_command
 from fairshare.config.allocation import load_allocations
 from fairshare.config.model import AllocationConfig, PlacementPolicy
 from fairshare.config.placement.policy import generated_policy
@@ -28,7 +30,7 @@ from fairshare.config.yarnsite import SiteConfig, load_site
 from fairshare.core.fairshare import active_queues, placeholder_apps, shares_with_active_leaves
 from fairshare.core.tree import QueueNode, QueueTree, build_queue_tree
 from fairshare.resources.parse import ResourceStringError, parse_resource_config
-from fairshare.resources.vector import Resource, ResourceTypes
+from fairshare.resources.vector import Resource, ResourceTypes, float32_decimal
 from fairshare.sim.outputs import json_text
 
 app = typer.Typer(
@@ -198,7 +200,7 @@ def shares(
                 "fair-share": types.as_dict(instantaneous.queues[node.name]),
                 "min-share": types.as_dict(node.settings.min_share),
                 "max-share": types.as_dict(node.settings.effective_max_share(capacity)),
-                "weight": node.settings.weight,
+                "weight": float32_decimal(node.settings.weight),
                 "policy": node.settings.policy.value,
             }
             for node in tree.depth_first()
@@ -260,6 +262,8 @@ def _shares_table(
 
 app.command("run")(run_command)
 app.command("simulate")(simulate_command)
+app.command("sweep")(sweep_command)
+app.command("compare")(compare_command)
 
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it

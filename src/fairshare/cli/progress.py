@@ -100,11 +100,40 @@ def _bar(console: Console) -> Iterator[Callable[[int, int | None, str], None]]:
         yield report
 
 
+@contextmanager
+def count_progress(console: Console, label: str, total: int, *, show: bool
+                   ) -> Iterator[Callable[[str], None]]:
+    """Progress over ``total`` items (a sweep's variants): a bar with the time left on a
+    terminal, a line every :data:`LINE_EVERY_S` elsewhere. Call the result once per item done,
+    with a note on it (``03-weight=2: ok``)."""
+    done = 0
+    if not show:
+        yield lambda _note: None
+        return
+    if console.is_terminal:
+        columns = (TextColumn(label), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                   TextColumn("{task.fields[note]}"), TimeElapsedColumn(), TextColumn("left"),
+                   TimeRemainingColumn())
+        with Progress(*columns, console=console, transient=True) as bar:
+            task = bar.add_task(label, total=total, note="")
+            yield lambda note: bar.update(task, advance=1, note=note)
+        return
+    lines = _Lines(console, label, unit="")
+
+    def advance(note: str) -> None:
+        nonlocal done
+        done += 1
+        lines(done, total, f"{done}/{total}, last {note}")
+
+    yield advance
+
+
 class _Lines:
     """Progress as a plain line on a console that is not a terminal, every LINE_EVERY_S."""
 
-    def __init__(self, console: Console) -> None:
-        self._console = console
+    def __init__(self, console: Console, label: str = "simulating",
+                 unit: str = " simulated") -> None:
+        self._console, self._label, self._unit = console, label, unit
         self._began = self._last = time.monotonic()
 
     def __call__(self, done: int, total: int | None, clock: str) -> None:
@@ -113,7 +142,7 @@ class _Lines:
             return
         self._last = now
         elapsed = now - self._began
-        line = f"simulating: {clock} simulated, {_wall(elapsed)} elapsed"
+        line = f"{self._label}: {clock}{self._unit}, {_wall(elapsed)} elapsed"
         if total is not None and done > 0:
             line += f", about {_wall(elapsed * (total - done) / done)} left"
         self._console.print(line, soft_wrap=True)

@@ -175,17 +175,23 @@ def _sim_queue_table(summary: dict[str, Any], rest: str) -> Table:
                         f"(sampled every {fmt.duration(span['snapshot-every-ms'])})")
     for column in ("queue", "usage", "steady\nfair share", "instant.\nfair share",
                    "usage ÷\nsteady", "usage ÷\ninstant.", "time\nstarved",
-                   "preempted\nfrom / for"):
+                   "short of\nthreshold", "preempted\nfrom / for"):
         table.add_column(column, justify="left" if column == "queue" else "right")
     for name in names:
         q = queues[name]
         table.add_row(
             _indented(name), _res(q["usage"]), _res(q["steady-fair-share"]),
             _res(q["fair-share"]), _ratios(q["usage-to-steady-fair-share"]),
-            _ratios(q["usage-to-fair-share"]),
-            fmt.duration(q["time-starved-ms"]) if q["time-starved-ms"] else "0",
+            _ratios(q["usage-to-fair-share"]), _time(q["time-starved-ms"]),
+            _time(q["time-short-of-fair-share-threshold-ms"]),
             f"{q['containers-preempted-from']:,} / {q['containers-preempted-for']:,}")
     return table
+
+
+def _time(ms: int | None) -> str:
+    """A time in a table: ``fmt.duration``, ``0`` for none at all, ``–`` when undefined (no
+    AM, not finished)."""
+    return "–" if ms is None else fmt.duration(ms) if ms else "0"
 
 
 def _interest(name: str, q: dict[str, Any]) -> tuple[int, int, float, str]:
@@ -234,21 +240,25 @@ def _wait(entry: dict[str, Any], end: int | None) -> int | None:
 
 
 def _app_table(title: str, rows: list[tuple[str, Any]], end: int | None) -> Table:
+    """One row per app; every time in the same units (``fmt.duration``): submitted at, waits
+    from submission, turnaround; a rejected app's reason in a last column."""
     table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", collapse_padding=True,
                   pad_edge=False)
-    for column in ("app", "queue", "state", "submitted", "wait", "ran", "tasks",
-                   "preempted", "lost work"):
-        table.add_column(column, justify="left" if column in ("app", "queue", "state")
+    rejected = any(e["rejected-reason"] for _, e in rows)
+    columns = ["app", "queue", "state", "submitted\nat", "wait\n(1st cont.)", "AM\nwait",
+               "first\ntask", "turn-\naround", "tasks", "pre-\nempted", "lost\nwork"]
+    for column in [*columns, *(["reason"] if rejected else [])]:
+        table.add_column(column, justify="left" if column in ("app", "queue", "state", "reason")
                          else "right")
     for app_id, e in rows:
         wait = _wait(e, end)
-        waited = "" if wait is None else fmt.duration(wait)
+        waited = _time(wait)
         if e["wait-ms"] is None and wait is not None:
             waited = f"≥ {waited}"  # still waiting when the run stopped
         table.add_row(
-            app_id, e["queue"] or e["requested-queue"], e["state"],
-            "" if e["submit-ms"] is None else f"{e['submit-ms']:,} ms", waited,
-            "" if e["run-ms"] is None else fmt.duration(e["run-ms"]),
-            f"{e['tasks-done']:,}/{e['tasks-total']:,}", f"{e['preempted-containers']:,}",
-            fmt.duration(e["lost-work-ms"]) if e["lost-work-ms"] else "0")
+            app_id, e["queue"] or e["requested-queue"], e["state"], _time(e["submit-ms"]),
+            waited, _time(e["am-wait-ms"]), _time(e["first-task-wait-ms"]),
+            _time(e["turnaround-ms"]), f"{e['tasks-done']:,}/{e['tasks-total']:,}",
+            f"{e['preempted-containers']:,}", _time(e["lost-work-ms"]),
+            *([e["rejected-reason"] or ""] if rejected else []))
     return table

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from fairshare.core.events import Starvation, StarvationGate
 from fairshare.core.state import App, QueueRuntime
-from fairshare.resources.vector import is_none
+from fairshare.resources.vector import float32_decimal, is_none
 
 if TYPE_CHECKING:
     from fairshare.core.scheduler import Scheduler
@@ -23,7 +23,8 @@ def starvation_gate(s: Scheduler) -> bool:
     gate_open = threshold < utilization  # strict; NaN (empty cluster) keeps it closed (§4.1)
     if gate_open != s.state.starvation_gate_open:
         s.state.starvation_gate_open = gate_open
-        s.emit(StarvationGate, open=gate_open, utilization=utilization, threshold=threshold)
+        s.emit(StarvationGate, open=gate_open, utilization=utilization,
+               threshold=float32_decimal(threshold))  # a Java float: 0.8, not 0.800000011920929
     return gate_open
 
 

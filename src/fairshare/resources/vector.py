@@ -53,6 +53,20 @@ def float32(value: float) -> float:
     return result
 
 
+def float32_decimal(value: float) -> float:
+    """A float32 setting as the double of its shortest decimal that reads back as the same
+    float32 — what Java's ``Float.toString`` prints (``0.8``, where the double holding 0.8f
+    would print ``0.800000011920929``). For outputs only: the engine computes with the float32.
+    A value that is not a float32 is returned as it is."""
+    if not math.isfinite(value) or float32(value) != value:
+        return value
+    for digits in range(1, 10):  # nine significant digits always identify a float32
+        shortest = float(f"{value:.{digits}g}")
+        if float32(shortest) == value:
+            return shortest
+    return value
+
+
 def long_to_float32(n: int) -> float:
     """Java's ``(float) someLong``: one correct rounding (half-even) straight to float32.
 

@@ -113,6 +113,7 @@ class AppProgress:
     spec: AppSpec
     submitted_ms: int | None = None
     started_ms: int | None = None  # first container (the AM, for a managed app)
+    first_task_ms: int | None = None  # first task container
     finished_ms: int | None = None
     tasks_done: int = 0
     preempted_containers: int = 0
@@ -369,6 +370,8 @@ class Simulation:
                               self._requests(app, groups))
             return
         priority = self.engine.app(event.app).containers[event.container].key[0]
+        if app.first_task_ms is None:
+            app.first_task_ms = now
         key = (priority, event.resource.values)
         slot = next(s for s in app.waiting.get(key, ()) if s[1] > 0)
         slot[1] -= 1

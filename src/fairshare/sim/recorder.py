@@ -16,8 +16,10 @@ sample costs a few milliseconds. Nothing here prints or writes files.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -25,7 +27,15 @@ import numpy.typing as npt
 
 from fairshare.core.asks import pending_demand
 from fairshare.core.engine import Engine
-from fairshare.core.events import ContainerAllocated, ContainerCompleted, ContainerPreempted, Event
+from fairshare.core.events import (
+    AppFinished,
+    AppRejected,
+    ContainerAllocated,
+    ContainerCompleted,
+    ContainerPreempted,
+    ContainersRequested,
+    Event,
+)
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.state import App, AppState
 from fairshare.core.tree import QueueTree
@@ -70,6 +80,7 @@ class QueueSampler:
         self._names: list[str] = []
         self._min_shares: list[tuple[int, ...]] = []
         self._leaves: list[str] = []
+        self.thresholds: npt.NDArray[np.float64] = np.zeros(0)  # per queue, as ``sample`` names
 
     def _layout(self) -> None:
         tree = self.engine.tree  # immutable: a new object whenever a queue comes or goes
@@ -80,6 +91,8 @@ class QueueSampler:
         self._names = [node.name for node in tree.depth_first()]
         self._min_shares = [s.settings(name).min_share.values for name in self._names]
         self._leaves = [node.name for node in tree.leaves()]
+        self.thresholds = np.array([_threshold(s.settings(name).fair_share_preemption_threshold)
+                                    for name in self._names], dtype=np.float64)
 
     def sample(self) -> tuple[list[str], list[list[int]]]:
         self._layout()
@@ -97,6 +110,13 @@ class QueueSampler:
 
 
 _ZERO_STATS = [0] * _APP_STATS
+DEFAULT_FAIR_SHARE_THRESHOLD = 0.5  # defaultFairSharePreemptionThreshold's default (§1.3.1)
+
+
+def _threshold(configured: float) -> float:
+    """The fair-share threshold a queue is measured against: its effective one; without an
+    allocation file YARN leaves it unset (never starved), and then the file default is used."""
+    return DEFAULT_FAIR_SHARE_THRESHOLD if configured < 0 else configured
 
 
 def _app_stats(s: Scheduler, leaves: list[str]) -> dict[str, list[int]]:
@@ -129,12 +149,17 @@ def _add_app(total: list[int], app: App, *, running: bool) -> None:
 
 
 class _Integrals:
-    """Per queue: Σ value × interval for every column, and the time it was starving."""
+    """Per queue: Σ value × interval for every column, over the whole run and over the samples
+    with unmet demand (*contention*: pending asks), and the time it was starving, in
+    contention, and short of its fair-share threshold."""
 
     def __init__(self) -> None:
         self.index: dict[str, int] = {}
         self.sums: Matrix = np.zeros((0, len(VALUES)), dtype=np.int64)
+        self.contention_sums: Matrix = np.zeros((0, len(VALUES)), dtype=np.int64)
         self.starved: Matrix = np.zeros(0, dtype=np.int64)
+        self.contention: Matrix = np.zeros(0, dtype=np.int64)
+        self.short: Matrix = np.zeros(0, dtype=np.int64)
         self._names: list[str] = []
         self._rows: Matrix = np.zeros(0, dtype=np.int64)
 
@@ -144,18 +169,40 @@ class _Integrals:
                 self.index.setdefault(name, len(self.index))
             grow = len(self.index) - len(self.sums)
             if grow:
-                self.sums = np.vstack([self.sums, np.zeros((grow, len(VALUES)), np.int64)])
-                self.starved = np.concatenate([self.starved, np.zeros(grow, np.int64)])
+                wide = np.zeros((grow, len(VALUES)), np.int64)
+                self.sums = np.vstack([self.sums, wide])
+                self.contention_sums = np.vstack([self.contention_sums, wide])
+                for name in ("starved", "contention", "short"):
+                    setattr(self, name, np.concatenate([getattr(self, name),
+                                                        np.zeros(grow, np.int64)]))
             self._names, self._rows = names, np.array([self.index[n] for n in names], np.int64)
         return self._rows
 
-    def add(self, names: list[str], values: Matrix, dt: int, *, starved: bool = True) -> None:
+    def add(self, names: list[str], values: Matrix, thresholds: npt.NDArray[np.float64],
+            dt: int, *, timed: bool = True) -> None:
+        """``values`` stand for ``dt`` ms; ``timed=False`` for a run of zero length, whose one
+        sample counts in the averages but adds no time to starvation or contention."""
         rows = self.rows_of(names)
         self.sums[rows] += values * dt
-        if starved:
+        contended = (values[:, _COL["pending_mb"]] > 0) | (values[:, _COL["pending_vcores"]] > 0)
+        self.contention_sums[rows] += values * (contended * dt)[:, None]
+        if timed:
             starving = ((values[:, _COL["starving_mb"]] > 0)
                         | (values[:, _COL["starving_vcores"]] > 0))
             self.starved[rows] += starving * dt
+            self.contention[rows] += contended * dt
+            self.short[rows] += (contended & _short_of_threshold(values, thresholds)) * dt
+
+
+def _short_of_threshold(values: Matrix, thresholds: npt.NDArray[np.float64]
+                        ) -> npt.NDArray[np.bool_]:
+    """Usage below threshold × instantaneous fair share in memory or vcores — the test of
+    fair-share starvation (§4.2), made on the queue's own numbers whether or not preemption is
+    on. Under ``fair`` the vcore share is 0, so only memory can fall short."""
+    short = np.zeros(len(values), dtype=np.bool_)
+    for usage, share in (("usage_mb", "fair_share_mb"), ("usage_vcores", "fair_share_vcores")):
+        short |= values[:, _COL[usage]] < thresholds * values[:, _COL[share]]
+    return short
 
 
 class SimRecorder:
@@ -173,26 +220,35 @@ class SimRecorder:
         self.end_ms: int | None = None
         self.weight_ms = 0  # what the integrals were weighted by in all: end − start
         self.samples = 0
-        self._last: tuple[int, list[str], Matrix, Matrix] | None = None
+        self._last: _Sample | None = None
         self.events = 0
         # per leaf queue (parents are added up when the summary is built)
         self.allocated: Counter[str] = Counter()
         self.completed: Counter[str] = Counter()
         self.preempted_from: Counter[str] = Counter()
         self.preempted_for: Counter[str] = Counter()
+        self.apps = _AppTimes()
 
     # -- SimObserver -------------------------------------------------------------------------------
 
     def on_events(self, events: Sequence[Event]) -> None:
         self.events += len(events)
+        apps = self.apps
         for event in events:
             if isinstance(event, ContainerAllocated):
                 self.allocated[event.queue] += 1
+                apps.allocated(event)
             elif isinstance(event, ContainerCompleted):
                 self.completed[event.queue] += 1
+                apps.held_since.pop(event.container, None)
             elif isinstance(event, ContainerPreempted):
                 self.preempted_from[event.queue] += 1
                 self.preempted_for[event.beneficiary_queue] += 1
+                apps.preempted(event)
+            elif isinstance(event, ContainersRequested):
+                apps.requested(event)
+            elif isinstance(event, AppFinished | AppRejected):
+                apps.ended(event)
 
     def on_snapshot(self, now_ms: int) -> None:
         names, rows = self.sampler.sample()
@@ -202,7 +258,7 @@ class SimRecorder:
         self._close_interval(now_ms)
         state = self.engine.state
         cluster = np.array([*state.capacity.values[:2], *state.allocated.values[:2]], np.int64)
-        self._last = (now_ms, names, values, cluster)
+        self._last = _Sample(now_ms, names, values, self.sampler.thresholds, cluster)
         self.samples += 1
         if self.start_ms is None:
             self.start_ms = now_ms
@@ -210,25 +266,26 @@ class SimRecorder:
     def on_end(self, now_ms: int) -> None:
         self._close_interval(now_ms)
         self.end_ms = now_ms
-        if self._last is not None and self.weight_ms == 0:
+        self.apps.close(now_ms)
+        last = self._last
+        if last is not None and self.weight_ms == 0:
             # a run of zero length: its only sample stands for it (weight 1, never starved)
-            _, names, values, cluster = self._last
-            self.integrals.add(names, values, 1, starved=False)
-            self.cluster_sums += cluster
+            self.integrals.add(last.names, last.values, last.thresholds, 1, timed=False)
+            self.cluster_sums += last.cluster
             self.weight_ms = 1
-            self._last = (now_ms, names, values, cluster)
+            last.time_ms = now_ms
 
     def _close_interval(self, now_ms: int) -> None:
         """The previous sample stands for the time from its tick up to ``now_ms``."""
-        if self._last is None:
+        last = self._last
+        if last is None:
             return
-        time_ms, names, values, cluster = self._last
-        dt = now_ms - time_ms
+        dt = now_ms - last.time_ms
         if dt > 0:
-            self.integrals.add(names, values, dt)
-            self.cluster_sums += cluster * dt
+            self.integrals.add(last.names, last.values, last.thresholds, dt)
+            self.cluster_sums += last.cluster * dt
             self.weight_ms += dt
-            self._last = (now_ms, names, values, cluster)
+            last.time_ms = now_ms
 
     # -- what the summary reads ----------------------------------------------------------------
 
@@ -247,6 +304,78 @@ class SimRecorder:
         row = self.integrals.index.get(queue)
         return 0 if row is None else int(self.integrals.starved[row])
 
+    def time_in_contention_ms(self, queue: str) -> int:
+        row = self.integrals.index.get(queue)
+        return 0 if row is None else int(self.integrals.contention[row])
+
+    def time_short_ms(self, queue: str) -> int:
+        row = self.integrals.index.get(queue)
+        return 0 if row is None else int(self.integrals.short[row])
+
+    def contention_average(self, queue: str, column: str) -> float | None:
+        """Time average of a column over the samples in which the queue had pending asks."""
+        row = self.integrals.index.get(queue)
+        if row is None or not self.integrals.contention[row]:
+            return None
+        return (int(self.integrals.contention_sums[row, _COL[column]])
+                / int(self.integrals.contention[row]))
+
+
+@dataclass(slots=True)
+class _Sample:
+    """The last sample, standing for the time from ``time_ms`` on."""
+
+    time_ms: int
+    names: list[str]
+    values: Matrix
+    thresholds: npt.NDArray[np.float64]
+    cluster: Matrix
+
+
+@dataclass
+class _AppTimes:
+    """From the events, per app: how long it had asks outstanding (*unmet demand*), why it
+    was rejected; and how long preempted containers had run (the compute thrown away)."""
+
+    outstanding: Counter[str] = field(default_factory=Counter)  # containers asked, not placed
+    unmet_since: dict[str, int] = field(default_factory=dict)
+    unmet_ms: Counter[str] = field(default_factory=Counter)
+    rejected: dict[str, str] = field(default_factory=dict)  # app → reason
+    held_since: dict[str, int] = field(default_factory=dict)  # live container → allocation
+    preempted_container_ms: int = 0
+
+    def requested(self, event: ContainersRequested) -> None:
+        if not self.outstanding[event.app]:
+            self.unmet_since[event.app] = event.time
+        self.outstanding[event.app] += event.count
+
+    def allocated(self, event: ContainerAllocated) -> None:
+        self.held_since[event.container] = event.time
+        self.outstanding[event.app] -= 1
+        if self.outstanding[event.app] <= 0:
+            self._met(event.app, event.time)
+
+    def preempted(self, event: ContainerPreempted) -> None:
+        since = self.held_since.pop(event.container, None)
+        if since is not None:
+            self.preempted_container_ms += event.time - since
+
+    def ended(self, event: AppFinished | AppRejected) -> None:
+        if isinstance(event, AppRejected):
+            self.rejected[event.app] = event.reason
+        self._met(event.app, event.time)
+
+    def _met(self, app: str, now_ms: int) -> None:
+        del self.outstanding[app]
+        since = self.unmet_since.pop(app, None)
+        if since is not None:
+            self.unmet_ms[app] += now_ms - since
+
+    def close(self, now_ms: int) -> None:
+        """At the end of the run: apps still waiting count up to it."""
+        for app in list(self.unmet_since):
+            self._met(app, now_ms)
+
 
 # -- summary.json -----------------------------------------------------------------------------
 
@@ -258,37 +387,48 @@ def build_summary(engine: Engine, recorder: SimRecorder, apps: Mapping[str, AppP
 
     Keys come in a fixed order and queues in tree order, so a run gives the same bytes again.
     """
-    app_entries = {app_id: app_entry(engine, p) for app_id, p in apps.items()}
+    app_entries = {app_id: app_entry(engine, recorder, p) for app_id, p in apps.items()}
     return {
         "scenario": dict(scenario),
         "span": {"start-ms": recorder.start_ms, "end-ms": recorder.end_ms,
                  "snapshot-every-ms": recorder.snapshot_every_ms, "samples": recorder.samples},
         "counts": _counts(recorder, app_entries),
         "cluster": _cluster(engine, recorder),
-        "queues": _queues(engine, recorder),
+        "queues": _queues(engine, recorder, app_entries),
         "apps": app_entries,
     }
 
 
-def app_entry(engine: Engine, p: AppProgress) -> dict[str, Any]:
+def app_entry(engine: Engine, recorder: SimRecorder, p: AppProgress) -> dict[str, Any]:
     spec, app = p.spec, engine.state.apps.get(p.spec.id)
     state = "not-submitted" if p.submitted_ms is None or app is None else str(app.state)
-    start, finish = p.started_ms, p.finished_ms
+    submit, start, finish = p.submitted_ms, p.started_ms, p.finished_ms
+    am_start = start if spec.am is not None else None
     return {
         "queue": (app.queue or None) if app is not None else None,
         "requested-queue": spec.queue,
         "user": spec.user,
+        "managed": spec.am is not None,
         "state": state,
-        "submit-ms": p.submitted_ms,
+        "rejected-reason": recorder.apps.rejected.get(spec.id),
+        "submit-ms": submit,
         "start-ms": start,
         "finish-ms": finish,
-        "wait-ms": None if start is None or p.submitted_ms is None else start - p.submitted_ms,
-        "run-ms": None if start is None or finish is None else finish - start,
+        "wait-ms": _since(submit, start),
+        "run-ms": _since(start, finish),
+        "am-wait-ms": _since(submit, am_start),
+        "first-task-wait-ms": _since(submit, p.first_task_ms),
+        "turnaround-ms": _since(submit, finish),
+        "unmet-demand-ms": recorder.apps.unmet_ms[spec.id] if submit is not None else None,
         "tasks-done": p.tasks_done,
         "tasks-total": p.total_tasks,
         "preempted-containers": p.preempted_containers,
         "lost-work-ms": p.lost_work_ms,
     }
+
+
+def _since(start: int | None, end: int | None) -> int | None:
+    return None if start is None or end is None else end - start
 
 
 def _counts(recorder: SimRecorder, apps: Mapping[str, dict[str, Any]]) -> dict[str, int]:
@@ -306,6 +446,7 @@ def _counts(recorder: SimRecorder, apps: Mapping[str, dict[str, Any]]) -> dict[s
         "containers-preempted": sum(recorder.preempted_from.values()),
         "events": recorder.events,
         "lost-work-ms": sum(entry["lost-work-ms"] for entry in apps.values()),
+        "preempted-container-ms": recorder.apps.preempted_container_ms,
     }
 
 
@@ -327,13 +468,52 @@ def _ratio(part: int, whole: int, digits: int) -> float | None:
     return None if whole <= 0 else round(part / whole, digits)
 
 
-def _queues(engine: Engine, recorder: SimRecorder) -> dict[str, dict[str, Any]]:
+def _queues(engine: Engine, recorder: SimRecorder, apps: Mapping[str, dict[str, Any]]
+            ) -> dict[str, dict[str, Any]]:
     counts = {name: _subtree(engine, counter) for name, counter in (
         ("allocated", recorder.allocated), ("completed", recorder.completed),
         ("from", recorder.preempted_from), ("for", recorder.preempted_for))}
     seen = set(recorder.integrals.index).union(*counts.values())  # every count is ≥ 1
-    return {name: _queue_entry(recorder, name, counts) for name in _queue_order(engine, recorder,
-                                                                              seen)}
+    waits = _app_waits(engine, apps, recorder.end_ms)
+    return {name: _queue_entry(recorder, name, counts, waits.get(name, {}))
+            for name in _queue_order(engine, recorder, seen)}
+
+
+# An app's times that a queue reports percentiles of (AM waits: managed apps only)
+_WAITS = ("am-wait-ms", "first-task-wait-ms", "turnaround-ms")
+
+
+def _app_waits(engine: Engine, apps: Mapping[str, dict[str, Any]], end_ms: int | None
+               ) -> dict[str, dict[str, list[tuple[int, bool]]]]:
+    """Per queue (an app counts in its queue and every ancestor), per wait: (ms, reached?)
+    of each submitted app placed there; an app that has not reached the point by the end
+    (no AM, no task, not finished) counts with its wait so far, as not reached."""
+    out: dict[str, dict[str, list[tuple[int, bool]]]] = {}
+    for entry in apps.values():
+        queue, submit = entry["queue"], entry["submit-ms"]
+        if queue is None or submit is None or end_ms is None:
+            continue
+        for key in _WAITS:
+            if key == "am-wait-ms" and not entry["managed"]:
+                continue
+            value = entry[key]
+            sample = (value, True) if value is not None else (end_ms - submit, False)
+            for name in engine.s.ancestry(queue) if queue in engine.s.tree else (queue,):
+                out.setdefault(name, {}).setdefault(key, []).append(sample)
+    return out
+
+
+def _percentiles(samples: Iterable[tuple[int, bool]]) -> dict[str, int | None]:
+    """Nearest-rank percentiles (the smallest value at or above p % of them) and the maximum,
+    in ms; ``apps`` counted, ``not-reached`` of them counted with their wait so far."""
+    samples = list(samples)
+    ordered = sorted(value for value, _ in samples)
+
+    def rank(p: int) -> int | None:
+        return ordered[max(0, math.ceil(p * len(ordered) / 100) - 1)] if ordered else None
+
+    return {"p50": rank(50), "p95": rank(95), "max": ordered[-1] if ordered else None,
+            "apps": len(samples), "not-reached": sum(not reached for _, reached in samples)}
 
 
 def _queue_order(engine: Engine, recorder: SimRecorder, seen: set[str]) -> list[str]:
@@ -366,8 +546,17 @@ def _ratios(recorder: SimRecorder, queue: str, share: str) -> dict[str, float | 
             for resource, suffix in (("memory-mb", "mb"), ("vcores", "vcores"))}
 
 
-def _queue_entry(recorder: SimRecorder, name: str,
-                 counts: Mapping[str, Counter[str]]) -> dict[str, Any]:
+def _contention_pair(recorder: SimRecorder, queue: str, prefix: str
+                     ) -> dict[str, float | None]:
+    pair: dict[str, float | None] = {}
+    for resource, suffix in (("memory-mb", "mb"), ("vcores", "vcores")):
+        value = recorder.contention_average(queue, f"{prefix}_{suffix}")
+        pair[resource] = None if value is None else round(value, 3)
+    return pair
+
+
+def _queue_entry(recorder: SimRecorder, name: str, counts: Mapping[str, Counter[str]],
+                 waits: Mapping[str, list[tuple[int, bool]]]) -> dict[str, Any]:
     return {
         "usage": _pair(recorder, name, "usage"),
         "steady-fair-share": _pair(recorder, name, "steady_fair_share"),
@@ -376,6 +565,15 @@ def _queue_entry(recorder: SimRecorder, name: str,
         "usage-to-fair-share": _ratios(recorder, name, "fair_share"),
         "demand": _pair(recorder, name, "demand"),
         "time-starved-ms": recorder.time_starved_ms(name),
+        "time-short-of-fair-share-threshold-ms": recorder.time_short_ms(name),
+        "during-contention": {
+            "ms": recorder.time_in_contention_ms(name),
+            "usage": _contention_pair(recorder, name, "usage"),
+            "steady-fair-share": _contention_pair(recorder, name, "steady_fair_share"),
+            "fair-share": _contention_pair(recorder, name, "fair_share"),
+            "demand": _contention_pair(recorder, name, "demand"),
+        },
+        **{key: _percentiles(waits.get(key, ())) for key in _WAITS},
         "containers-allocated": counts["allocated"][name],
         "containers-completed": counts["completed"][name],
         "containers-preempted-from": counts["from"][name],

@@ -26,7 +26,7 @@ from fairshare.config.allocation import load_allocations, parse_allocations_text
 from fairshare.config.errors import ConfigError
 from fairshare.config.model import AllocationConfig
 from fairshare.config.overrides import site_overrides
-from fairshare.config.yarnsite import SITE_KEY_PREFIXES, known_site_keys, load_site
+from fairshare.config.yarnsite import SITE_KEY_PREFIXES, SiteConfig, known_site_keys, load_site
 from fairshare.core.engine import MAX_TIME_MS, ContainerRequest, Engine, EngineError
 from fairshare.core.events import Event, event_record
 from fairshare.resources.vector import Resource, ResourceTypes
@@ -105,13 +105,19 @@ class RunResult:
 EMPTY_ALLOCATIONS = "<allocations/>"
 
 
-def build_engine(scenario: Scenario, sink: Callable[[Event], None] | None = None) -> Engine:
-    """Site, allocations and nodes of a scenario; configuration errors raise ConfigError."""
+def configuration(scenario: Scenario) -> tuple[SiteConfig, AllocationConfig]:
+    """The scenario's site and allocations, its ``--set`` overrides applied; configuration
+    errors raise ConfigError. Cheap: nothing is built but the two configurations."""
     options, where = site_overrides(scenario.overrides, known_site_keys(), SITE_KEY_PREFIXES)
     site = load_site(scenario.site_file, {**scenario.site, **options}, override_locations={
         **{key: (scenario.source, line) for key, line in scenario.site_lines.items()}, **where})
+    return site, _allocations(scenario, site.resource_types)
+
+
+def build_engine(scenario: Scenario, sink: Callable[[Event], None] | None = None) -> Engine:
+    """Site, allocations and nodes of a scenario; configuration errors raise ConfigError."""
+    site, allocations = configuration(scenario)
     types = site.resource_types
-    allocations = _allocations(scenario, types)
     engine = Engine(site, allocations, start_ms=scenario.start_ms, groups=scenario.groups,
                     sink=sink)
     for node in scenario.nodes:
@@ -374,4 +380,5 @@ def run_scenario(scenario: Scenario, outdir: Path | None = None,
     return ScriptRunner(scenario, outdir, observers, event_driven=event_driven).run()
 
 
-__all__ = ["ExpectFailure", "RunResult", "ScriptRunner", "Step", "build_engine", "run_scenario"]
+__all__ = ["ExpectFailure", "RunResult", "ScriptRunner", "Step", "build_engine", "configuration",
+           "run_scenario"]

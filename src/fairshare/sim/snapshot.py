@@ -12,7 +12,7 @@ from typing import Any
 from fairshare.core.engine import Engine
 from fairshare.core.metrics import apps_below, queue_metrics
 from fairshare.core.state import App, AppState
-from fairshare.resources.vector import Resource, is_none
+from fairshare.resources.vector import Resource, float32_decimal, is_none
 
 
 def snapshot(engine: Engine, label: str | None = None) -> dict[str, Any]:
@@ -59,7 +59,7 @@ def queue_entry(engine: Engine, name: str) -> dict[str, Any]:
     return {
         "type": "leaf" if node.is_leaf else "parent",
         "policy": str(settings.policy),
-        "weight": settings.weight,
+        "weight": float32_decimal(settings.weight),
         "preemptable": settings.preemptable,
         "dynamic": node.dynamic,
         "steady-fair-share": _r(engine, s.steady_fair_share(name)),
@@ -71,7 +71,7 @@ def queue_entry(engine: Engine, name: str) -> dict[str, Any]:
         "reserved": _r(engine, runtime.reserved),
         "am-usage": _r(engine, runtime.am_resource_usage),
         "max-am-share": _r(engine, runtime.max_am_share_metric),
-        "max-am-share-fraction": settings.max_am_share,
+        "max-am-share-fraction": float32_decimal(settings.max_am_share),
         "num-active-apps": len(active),
         "num-pending-apps": len(runnable) - len(active) + len(waiting),
         "num-runnable-apps": len(runnable),

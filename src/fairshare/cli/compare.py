@@ -1,0 +1,117 @@
+"""``fairshare compare OUT_A OUT_B [--json]``: two runs' summaries, biggest changes first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from fairshare.cli import format as fmt
+from fairshare.cli.common import guarded, one_line, out
+from fairshare.sim.outputs import json_text
+from fairshare.workbench.compare import Change, Comparison, compare, load_summary
+
+RunDir = Annotated[Path, typer.Argument(show_default=False,
+                                        help="A simulation's output directory (its -o).")]
+Json = Annotated[bool, typer.Option("--json", help="Every change as JSON on stdout.")]
+Top = Annotated[int, typer.Option("--top", min=1, help="Changes shown in the table.")]
+
+
+def compare_command(out_a: RunDir, out_b: RunDir, as_json: Json = False, top: Top = 30) -> None:
+    """What changed from one run to another: per queue and per app, every summary number,
+    biggest changes first."""
+    a = guarded(lambda: load_summary(out_a))
+    b = guarded(lambda: load_summary(out_b))
+    result = compare(a, b)
+    if as_json:
+        out.print(json_text(_document(result, out_a, out_b), indent=2), soft_wrap=True)
+        return
+    for label, path, scenario in (("A", out_a, result.scenarios[0]),
+                                  ("B", out_b, result.scenarios[1])):
+        overrides = scenario.get("overrides") or []
+        extra = f" with {' '.join(overrides)}" if overrides else ""
+        out.print(Text(one_line(f"{label}: {path} ({scenario.get('name', '?')}{extra})")),
+                  soft_wrap=True)
+    if result.scenarios[0].get("name") != result.scenarios[1].get("name"):
+        out.print("note: the two runs are of different scenarios", soft_wrap=True)
+    out.print(_table(result, top))
+    for side, names in zip("AB", result.only_in, strict=True):
+        if names:
+            shown = ", ".join(names[:10]) + (f" and {len(names) - 10:,} more"
+                                              if len(names) > 10 else "")
+            out.print(one_line(f"only in {side}: {shown}"), soft_wrap=True)
+
+
+def _document(result: Comparison, out_a: Path, out_b: Path) -> dict[str, Any]:
+    return {
+        "a": {"path": str(out_a), "scenario": dict(result.scenarios[0])},
+        "b": {"path": str(out_b), "scenario": dict(result.scenarios[1])},
+        "changes": [{"kind": c.kind, "name": c.name, "metric": c.metric, "a": c.a, "b": c.b,
+                     "change": c.delta, "relative": c.relative} for c in result.changes],
+        "unchanged": result.unchanged,
+        "only-in-a": list(result.only_in[0]),
+        "only-in-b": list(result.only_in[1]),
+    }
+
+
+def _table(result: Comparison, top: int) -> Table:
+    shown = result.changes[:top]
+    more = len(result.changes) - len(shown)
+    caption = (f"{more:,} smaller changes not shown (--top, or --json for all); "
+               if more else "") + f"{result.unchanged:,} numbers unchanged"
+    table = Table(box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left",
+                  collapse_padding=True, pad_edge=False, caption=caption,
+                  title=f"{len(result.changes):,} numbers changed, biggest first")
+    for column in ("", "name", "metric", "A", "B", "change", "relative"):
+        table.add_column(column, justify="right" if column in ("A", "B", "change", "relative")
+                         else "left")
+    for change in shown:
+        table.add_row(change.kind, change.name, change.metric, _value(change, change.a),
+                      _value(change, change.b), _delta(change), _relative(change))
+    return table
+
+
+def _value(change: Change, value: float | None) -> str:
+    if value is None:
+        return "–"
+    metric = change.metric
+    if _is_time(metric):
+        return fmt.duration(int(value)) if value else "0"
+    if metric.endswith("memory-mb"):
+        return f"{value:,.0f} MB"
+    if metric.endswith("vcores"):
+        return f"{value:,.1f} vc".replace(".0 vc", " vc")
+    if metric.startswith("utilization") or metric.startswith("usage-to-"):
+        return fmt.ratio(value)
+    return f"{value:,.4g}" if not float(value).is_integer() else f"{int(value):,}"
+
+
+def _is_time(metric: str) -> bool:
+    """``wait-ms``, ``during-contention.ms``, ``am-wait-ms.p95`` — not ``am-wait-ms.apps``."""
+    parts = metric.split(".")
+    last = parts[-1]
+    if last == "ms" or last.endswith("-ms"):
+        return True
+    return len(parts) > 1 and parts[-2].endswith("-ms") and last in ("p50", "p95", "max")
+
+
+def _delta(change: Change) -> str:
+    delta = change.delta
+    if delta is None:
+        return "–"
+    sign = "+" if delta > 0 else "−"
+    shown = _value(change, abs(delta))
+    if change.metric.startswith("utilization") or change.metric.startswith("usage-to-"):
+        shown = f"{abs(delta) * 100:.0f} pt"
+    return f"{sign}{shown}"
+
+
+def _relative(change: Change) -> str:
+    relative = change.relative
+    if relative is None:
+        return "new" if change.a in (0, None) and change.b not in (0, None) else "–"
+    return f"{relative * 100:+.0f}%"

@@ -1,0 +1,126 @@
+"""``fairshare compare OUT_A OUT_B``: what changed between two runs, biggest changes first.
+
+Reads each run's ``summary.json`` (docs/outputs.md) — nothing else — and pairs every number in
+it: the cluster's and the counts, each queue's, each app's (a nested number is named by its
+path: ``am-wait-ms.p95``, ``during-contention.usage.memory-mb``). A change is ``b − a``, and
+relative to ``a`` when ``a`` is not 0. Changes are ordered by how big they are relative to
+where they started (a change from 0 counts as the biggest), then by their size, then by name:
+a fixed order, so the same two runs always compare the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fairshare.config.errors import ConfigError
+from fairshare.config.files import read_input
+
+__all__ = ["Change", "Comparison", "compare", "load_summary"]
+
+SUMMARY = "summary.json"
+MAX_SUMMARY_BYTES = 1 << 30  # a day of 20,000 apps writes ~15 MB
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    kind: str  # "cluster", "counts", "queue", "app"
+    name: str  # the queue or app; "" for the cluster and the counts
+    metric: str  # "am-wait-ms.p95"
+    a: float | None  # None: no number on that side (null, or not there)
+    b: float | None
+
+    @property
+    def delta(self) -> float | None:
+        return None if self.a is None or self.b is None else self.b - self.a
+
+    @property
+    def relative(self) -> float | None:
+        """``(b − a) / |a|``; None when ``a`` is 0 or a side has no number."""
+        delta, a = self.delta, self.a
+        return None if delta is None or not a else delta / abs(a)
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    scenarios: tuple[Mapping[str, Any], Mapping[str, Any]]  # each summary's "scenario"
+    changes: tuple[Change, ...]  # biggest first; unchanged numbers left out
+    unchanged: int
+    only_in: tuple[tuple[str, ...], tuple[str, ...]]  # "queue root.x", "app a1" on one side
+
+
+def load_summary(outdir: Path) -> dict[str, Any]:
+    """A run's ``summary.json``; a directory without one (a scripted run, not a run at all)
+    or a file that is not a summary is a :class:`ConfigError` naming it."""
+    path = outdir / SUMMARY
+    if not outdir.is_dir():
+        raise ConfigError("not a directory (give a run's output directory, its -o)", str(outdir))
+    if not path.exists():
+        raise ConfigError("no summary.json here: only a simulation (a scenario with a "
+                          "workload) writes one", str(outdir))
+    try:
+        doc = json.loads(read_input(path, str(path), MAX_SUMMARY_BYTES))
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"not JSON: {e.msg}", str(path), e.lineno) from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"not UTF-8 text: {e.reason}", str(path)) from None
+    if not isinstance(doc, dict) or not {"queues", "apps", "cluster", "counts"} <= doc.keys():
+        raise ConfigError("not a fairshare summary (queues, apps, cluster, counts)", str(path))
+    return doc
+
+
+def compare(a: Mapping[str, Any], b: Mapping[str, Any]) -> Comparison:
+    """Every number of two summaries, paired."""
+    changes: list[Change] = []
+    unchanged = 0
+    for kind, name, left, right in _entities(a, b):
+        numbers_a, numbers_b = dict(_numbers(left)), dict(_numbers(right))
+        for metric in [*numbers_a, *(m for m in numbers_b if m not in numbers_a)]:
+            change = Change(kind, name, metric, numbers_a.get(metric), numbers_b.get(metric))
+            if change.a == change.b:
+                unchanged += 1
+            else:
+                changes.append(change)
+    changes.sort(key=_size)
+    return Comparison((a.get("scenario", {}), b.get("scenario", {})), tuple(changes), unchanged,
+                      (_only(a, b), _only(b, a)))
+
+
+def _only(this: Mapping[str, Any], other: Mapping[str, Any]) -> tuple[str, ...]:
+    """Queues and apps ``this`` summary has and ``other`` has not."""
+    return tuple(f"{kind} {name}" for kind, key in (("queue", "queues"), ("app", "apps"))
+                 for name in this[key] if name not in other[key])
+
+
+def _entities(a: Mapping[str, Any], b: Mapping[str, Any]
+              ) -> Iterator[tuple[str, str, Any, Any]]:
+    """(kind, name, a's entry, b's entry) for what both sides have, in a's order."""
+    yield "cluster", "", a["cluster"], b["cluster"]
+    yield "counts", "", a["counts"], b["counts"]
+    for kind, key in (("queue", "queues"), ("app", "apps")):
+        for name, entry in a[key].items():
+            if name in b[key]:
+                yield kind, name, entry, b[key][name]
+
+
+def _numbers(value: Any, path: str = "") -> Iterator[tuple[str, float | None]]:
+    """Every number (or null) of a nested entry, by its dotted path; text and booleans are no
+    numbers (a state that changed shows in the numbers that follow from it)."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _numbers(item, f"{path}.{key}" if path else str(key))
+    elif value is None:
+        yield path, None
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield path, float(value)
+
+
+def _size(change: Change) -> tuple[float, float, str, str, str]:
+    relative, delta = change.relative, change.delta
+    # a number on one side only, or a change from 0: as big as a change gets
+    scale = math.inf if relative is None else abs(relative)
+    return (-scale, -abs(delta or 0.0), change.kind, change.name, change.metric)

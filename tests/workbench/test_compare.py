@@ -1,0 +1,90 @@
+"""``fairshare compare``: every summary number paired, biggest changes first."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from fairshare.cli.main import app
+from fairshare.workbench.compare import compare
+
+runner = CliRunner()
+
+
+def summary(*, util: float, preempted: int, waits: dict[str, int | None],
+            queues: tuple[str, ...] = ("root", "root.a")) -> dict[str, Any]:
+    return {
+        "scenario": {"name": "s", "description": "", "seed": 1, "overrides": []},
+        "cluster": {"utilization": {"memory-mb": util}, "nodes": 2},
+        "counts": {"containers-preempted": preempted},
+        "queues": {q: {"time-starved-ms": 0, "am-wait-ms": {"p95": 1000, "apps": 2}}
+                   for q in queues},
+        "apps": {app: {"state": "finished", "wait-ms": wait} for app, wait in waits.items()},
+    }
+
+
+A = summary(util=0.5, preempted=0, waits={"x": 1000, "y": 4000})
+B = summary(util=0.6, preempted=3, waits={"x": 1500, "y": 2000, "z": 10},
+            queues=("root", "root.a", "root.b"))
+
+
+def test_changes_are_ordered_by_relative_size_changes_from_zero_first() -> None:
+    """containers-preempted 0 → 3 (from 0: first); then y's wait −50 % and x's +50 % (equal
+    relative size: the bigger change, y's −2000 ms against x's +500 ms, first); util +20 %."""
+    result = compare(A, B)
+    assert [(c.kind, c.name, c.metric, c.a, c.b) for c in result.changes] == [
+        ("counts", "", "containers-preempted", 0.0, 3.0),
+        ("app", "y", "wait-ms", 4000.0, 2000.0),
+        ("app", "x", "wait-ms", 1000.0, 1500.0),
+        ("cluster", "", "utilization.memory-mb", 0.5, 0.6)]
+    assert result.changes[1].relative == -0.5 and result.changes[2].relative == 0.5
+    # unchanged: nodes; per queue root and root.a: time-starved, p95, apps
+    assert result.unchanged == 1 + 2 * 3
+    assert result.only_in == ((), ("queue root.b", "app z"))
+
+
+def test_a_number_that_became_null_is_a_change_without_a_size() -> None:
+    b = summary(util=0.5, preempted=0, waits={"x": None, "y": 4000})
+    [change] = compare(A, b).changes
+    assert (change.name, change.a, change.b, change.delta, change.relative) == (
+        "x", 1000.0, None, None, None)
+
+
+def write(tmp_path: Path, name: str, doc: dict[str, Any]) -> Path:
+    out = tmp_path / name
+    out.mkdir()
+    (out / "summary.json").write_text(json.dumps(doc))
+    return out
+
+
+def test_the_command_prints_a_table_and_json(tmp_path: Path) -> None:
+    a, b = write(tmp_path, "a", A), write(tmp_path, "b", B)
+    table = runner.invoke(app, ["compare", str(a), str(b)])
+    assert table.exit_code == 0, table.output
+    lines = table.output.splitlines()
+    first = next(i for i, line in enumerate(lines) if "containers-preempted" in line)
+    assert lines[first].split() == ["counts", "containers-preempted", "0", "3", "+3", "new"]
+    assert lines[first + 1].split() == ["app", "y", "wait-ms", "4.0", "s", "2.0", "s", "−2.0",
+                                        "s", "-50%"]
+    assert "only in B: queue root.b, app z" in table.output
+    doc = json.loads(runner.invoke(app, ["compare", str(a), str(b), "--json"]).output)
+    assert doc["changes"][0] == {"kind": "counts", "name": "", "metric": "containers-preempted",
+                                 "a": 0.0, "b": 3.0, "change": 3.0, "relative": None}
+    assert doc["only-in-b"] == ["queue root.b", "app z"]
+
+
+def test_a_directory_without_a_summary_is_exit_2(tmp_path: Path) -> None:
+    a = write(tmp_path, "a", A)
+    (tmp_path / "scripted").mkdir()
+    result = runner.invoke(app, ["compare", str(a), str(tmp_path / "scripted")])
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"{tmp_path / 'scripted'}: no summary.json here: only a "
+                                     "simulation (a scenario with a workload) writes one")
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad/summary.json").write_text('{"queues": {}\n,,')
+    result = runner.invoke(app, ["compare", str(a), str(tmp_path / "bad")])
+    assert result.exit_code == 2
+    assert result.output.startswith(f"{tmp_path / 'bad/summary.json'}:2: not JSON: ")
