@@ -194,7 +194,8 @@ def test_summary_apps_cluster_counts_and_span(tmp_path):
         "utilization": {"memory-mb": round(44032 / (SAMPLES * 2048), 4),
                         "vcores": round(43 / (SAMPLES * 2), 4)},
         "average-allocated": {"memory-mb": round(44032 / SAMPLES, 3),
-                              "vcores": round(43 / SAMPLES, 3)}}
+                              "vcores": round(43 / SAMPLES, 3)},
+        "preemption": {"enabled": True, "utilization-threshold": 0.8}}  # the default 0.8f
     lines = (tmp_path / "out" / EVENTS).read_text().splitlines()
     assert summary["counts"] == {
         "apps": 2, "apps-submitted": 2, "apps-rejected": 0, "apps-finished": 1,

@@ -39,6 +39,7 @@ from fairshare.core.events import (
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.state import App, AppState
 from fairshare.core.tree import QueueTree
+from fairshare.resources.vector import float32_decimal
 from fairshare.sim.loop import AppProgress
 
 TIMELINE_COLUMNS = (
@@ -461,6 +462,10 @@ def _cluster(engine: Engine, recorder: SimRecorder) -> dict[str, Any]:
                         "vcores": _ratio(alloc_vc, cap_vc, 4)},
         "average-allocated": {"memory-mb": round(alloc_mb / weight, 3),
                               "vcores": round(alloc_vc / weight, 3)},
+        # what the report draws the utilization gate with (§4.1)
+        "preemption": {"enabled": engine.site.preemption,
+                       "utilization-threshold": float32_decimal(
+                           engine.site.preemption_cluster_utilization_threshold)},
     }
 
 
