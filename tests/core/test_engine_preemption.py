@@ -163,6 +163,7 @@ def test_non_preemptable_queue_keeps_its_containers():
     assert records(engine, "preemption-warned") == []
     [none] = records(engine, "no-preemption")
     assert (none["app"], none["containers-wanted"], none["containers-found"]) == ("b1", 1, 0)
+    assert none["blocked"] == {"non-preemptable-queue": 1}
 
 
 def test_an_am_is_taken_only_when_no_am_free_set_fits():

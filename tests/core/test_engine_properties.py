@@ -99,6 +99,7 @@ from fairshare.core.invariants import (
 )
 from fairshare.core.metrics import queue_metrics
 from fairshare.core.policies import calculator_for
+from fairshare.core.preemption.blocked import BLOCKED_CAUSES, ROOM_FREE
 from fairshare.resources.vector import Resource, fits_in, none_like
 from tests.core.engine_builders import GB, PREEMPTION_ON, ask, first_difference, make_engine, r
 
@@ -725,6 +726,11 @@ class EngineMachine(RuleBasedStateMachine):
         if self.config is None:
             return
         first = [event_record(e, self.engine.types) for e in self.engine.events]
+        for none in (rec for rec in first if rec["type"] == "no-preemption"):
+            # every container wanted was found, or is counted under one cause
+            assert none["containers-wanted"] == none["containers-found"] + sum(
+                none["blocked"].values()), none
+            assert set(none["blocked"]) <= {*BLOCKED_CAUSES, ROOM_FREE}, none
         again = replay(self.config, self.steps)
         assert first == again, first_difference(first, again)
         # the straightforward walk (sorting every level, nothing skipped) and update pass

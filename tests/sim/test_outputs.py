@@ -350,3 +350,34 @@ def test_a_queue_created_during_the_run_joins_the_timeline_and_counts_0_before(t
     assert alice["steady-fair-share"]["memory-mb"] == round(4 * 2048 / 6, 3)
     assert alice["fair-share"]["memory-mb"] == round(4 * 4096 / 6, 3)
     assert default["steady-fair-share"]["memory-mb"] == round((2 * 4096 + 4 * 2048) / 6, 3)
+
+
+def test_queue_settings_say_where_each_preemption_setting_comes_from(tmp_path):
+    """root.a sets its own timeout (3 s); root.b takes the file's default (1 s); the threshold
+    is the file's default 1.0 for both; no min-share timeout anywhere: YARN's default, never."""
+    text = TWO_TENANTS.replace(
+        '<queue name="a"/>',
+        '<queue name="a"><fairSharePreemptionTimeout>3</fairSharePreemptionTimeout></queue>')
+    simulate(tmp_path, text)
+    queues = summary_of(tmp_path)["queues"]
+    a, b = queues["root.a"]["settings"], queues["root.b"]["settings"]
+    assert (a["fair-share-preemption-timeout-ms"], a["set-in"]["fair-share-preemption-timeout-ms"]
+            ) == (3000, "root.a")
+    assert (b["fair-share-preemption-timeout-ms"], b["set-in"]["fair-share-preemption-timeout-ms"]
+            ) == (1000, "<defaultFairSharePreemptionTimeout>")
+    assert (b["fair-share-preemption-threshold"], b["set-in"]["fair-share-preemption-threshold"]
+            ) == (1.0, "<defaultFairSharePreemptionThreshold>")
+    assert (a["min-share-preemption-timeout-ms"], a["set-in"]["min-share-preemption-timeout-ms"]
+            ) == (None, "YARN default")
+    assert (a["weight"], a["policy"], a["preemptable"]) == (1.0, "fair", True)
+
+
+def test_a_child_inherits_its_parents_setting(tmp_path):
+    text = TWO_TENANTS.replace(
+        '<queue name="a"/>',
+        '<queue name="a"><fairSharePreemptionThreshold>0.6</fairSharePreemptionThreshold>'
+        '<queue name="x"/></queue>').replace("queue: root.a", "queue: root.a.x")
+    simulate(tmp_path, text)
+    x = summary_of(tmp_path)["queues"]["root.a.x"]["settings"]
+    assert (x["fair-share-preemption-threshold"], x["set-in"]["fair-share-preemption-threshold"]
+            ) == (0.6, "root.a")

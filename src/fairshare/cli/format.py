@@ -9,6 +9,7 @@ from fairshare.config.model import (
 )
 from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.vector import LONG_MAX, Resource, ResourceTypes
+from fairshare.sim.units import duration as duration  # the same everywhere: re-exported
 
 
 def amount(value: int) -> str:
@@ -80,16 +81,6 @@ def rule(r: PlacementRule) -> str:
     return text
 
 
-def duration(ms: int) -> str:
-    """Simulated time for people: ``850 ms``, ``12.5 s``, ``3 m 20 s``, ``2 h 05 m``."""
-    if ms < 1000:
-        return f"{ms} ms"
-    if ms < 60_000:
-        return f"{ms / 1000:.1f} s"
-    seconds = ms // 1000
-    if seconds < 3600:
-        return f"{seconds // 60} m {seconds % 60:02d} s"
-    return f"{seconds // 3600:,} h {seconds // 60 % 60:02d} m"
 
 
 def mb_vc(memory_mb: float, vcores: float) -> str:

@@ -14,8 +14,8 @@ since when) from the stream alone.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
 
@@ -224,6 +224,9 @@ class NoPreemption(Event):
     starvation: Resource
     containers_wanted: int
     containers_found: int
+    # the containers not found, by cause (fairshare.core.preemption.blocked): wanted = found +
+    # the sum; causes with no container left out
+    blocked: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

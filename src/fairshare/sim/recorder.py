@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from fairshare.config.model import TIMEOUT_NEVER_MS, UNSET_THRESHOLD, UNSET_TIMEOUT_MS
 from fairshare.core.asks import pending_demand
 from fairshare.core.engine import Engine
 from fairshare.core.events import (
@@ -480,8 +481,60 @@ def _queues(engine: Engine, recorder: SimRecorder, apps: Mapping[str, dict[str, 
         ("from", recorder.preempted_from), ("for", recorder.preempted_for))}
     seen = set(recorder.integrals.index).union(*counts.values())  # every count is ≥ 1
     waits = _app_waits(engine, apps, recorder.end_ms)
-    return {name: _queue_entry(recorder, name, counts, waits.get(name, {}))
+    return {name: {**_queue_entry(recorder, name, counts, waits.get(name, {})),
+                   "settings": _settings(engine, name)}
             for name in _queue_order(engine, recorder, seen)}
+
+
+# summary key, QueueConfig attribute, AllocationConfig default attribute, its element
+_PREEMPTION_SETTINGS = (
+    ("fair-share-preemption-timeout-ms", "fair_share_preemption_timeout_ms",
+     "default_fair_share_preemption_timeout_ms", "defaultFairSharePreemptionTimeout"),
+    ("fair-share-preemption-threshold", "fair_share_preemption_threshold",
+     "default_fair_share_preemption_threshold", "defaultFairSharePreemptionThreshold"),
+    ("min-share-preemption-timeout-ms", "min_share_preemption_timeout_ms",
+     "default_min_share_preemption_timeout_ms", "defaultMinSharePreemptionTimeout"),
+)
+
+
+def _settings(engine: Engine, name: str) -> dict[str, Any] | None:
+    """The queue's effective preemption settings at the end, and where each comes from: the
+    queue itself or the ancestor that sets it (inherited, §1.3.3), the file's top-level
+    default, or YARN's default — what ``fairshare explain`` tells a starved queue by. A
+    timeout of ``null`` never expires (Long.MAX_VALUE: unset in the whole file)."""
+    s = engine.s
+    if name not in s.tree:
+        return None  # gone by the end (a reload, an emptied dynamic queue)
+    settings = s.settings(name)
+    entry: dict[str, Any] = {
+        "weight": float32_decimal(settings.weight),
+        "policy": str(settings.policy),
+        "min-share": engine.types.as_dict(settings.min_share),
+        "preemptable": settings.preemptable,
+    }
+    origins: dict[str, str] = {}
+    for key, attr, default_attr, element in _PREEMPTION_SETTINGS:
+        value = getattr(settings, attr)
+        if key.endswith("-ms"):
+            value = None if value in (TIMEOUT_NEVER_MS, UNSET_TIMEOUT_MS) else value
+        else:
+            value = None if value == UNSET_THRESHOLD else float32_decimal(value)
+        entry[key] = value
+        origins[key] = _origin(s, name, attr, default_attr, element)
+    entry["set-in"] = origins
+    return entry
+
+
+def _origin(s: Scheduler, queue: str, attr: str, default_attr: str, element: str) -> str:
+    for name in s.ancestry(queue):  # the queue first, then up to root
+        own = s.allocations.queue(name)
+        if own is not None and getattr(own, attr) is not None:
+            return name
+    if not s.allocations.has_file:
+        return "no allocation file"
+    if getattr(s.allocations, default_attr) is not None:
+        return f"<{element}>"
+    return "YARN default"
 
 
 # An app's times that a queue reports percentiles of (AM waits: managed apps only)

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 
 from fairshare.core.apps import restart_attempt
 from fairshare.core.events import ContainerPreempted, NoPreemption, PreemptionWarned
+from fairshare.core.preemption.blocked import BLOCKED_CAUSES, ROOM_FREE, BlockedCauses
 from fairshare.core.preemption.plan import (
     PreemptionPlan,
+    nodes_for,
     plan_preemption,
     plan_preemption_straightforward,
 )
@@ -56,6 +58,7 @@ def preempt_for_starved_apps(s: Scheduler, *, straightforward: bool = False) -> 
     ``straightforward`` plans with the reference algorithm instead (same decisions, slower).
     """
     search: VictimSearch | None = None  # built for the first app to plan for: most rounds have none
+    causes = BlockedCauses(s)
     starvation_of = CurrentStarvation(s.state.apps)
     while True:
         app_id, s.state.starved = take_starved_app(s.state.starved, starvation_of)
@@ -68,7 +71,9 @@ def preempt_for_starved_apps(s: Scheduler, *, straightforward: bool = False) -> 
             else:
                 search = search or VictimSearch(s)
                 plan = plan_preemption(s, app, search)
-            commit(s, app, plan)
+            commit(s, app, plan, causes)
+            if plan.selections:
+                causes.forget()  # the state the causes were found in has changed
             if search is not None:
                 search = after_commit(s, search, plan)
         app.next_starvation_check = s.now + post_preemption_delay(s)
@@ -103,8 +108,10 @@ def after_commit(s: Scheduler, search: VictimSearch, plan: PreemptionPlan) -> Vi
     return search
 
 
-def commit(s: Scheduler, app: App, plan: PreemptionPlan) -> None:
-    """Apply a plan: marks, earmarks, warnings, and the kill timer (§5.6)."""
+def commit(s: Scheduler, app: App, plan: PreemptionPlan,
+           causes: BlockedCauses | None = None) -> None:
+    """Apply a plan: marks, earmarks, warnings, and the kill timer (§5.6); what it could not
+    find is reported with its causes (``causes``: those known in this round)."""
     kill_at = s.now + s.site.wait_time_before_kill_ms
     victims: list[tuple[str, str]] = []
     warned: list[int] = []
@@ -135,7 +142,7 @@ def commit(s: Scheduler, app: App, plan: PreemptionPlan) -> None:
             )
             victims.append((owner.id, container.id))
             warned.append(event.seq)
-    _report_shortfall(s, app, plan)
+    _report_shortfall(s, app, plan, causes or BlockedCauses(s))
     if victims:
         timer = KillTimer(tuple(victims), app.id, tuple(warned))
         if s.site.wait_time_before_kill_ms <= 0:
@@ -144,19 +151,31 @@ def commit(s: Scheduler, app: App, plan: PreemptionPlan) -> None:
             heapq.heappush(s.timers, (kill_at, warned[0], timer))
 
 
-def _report_shortfall(s: Scheduler, app: App, plan: PreemptionPlan) -> None:
+def _report_shortfall(s: Scheduler, app: App, plan: PreemptionPlan,
+                      causes: BlockedCauses) -> None:
     wanted, found = plan.containers_wanted, len(plan.selections)
     if found >= wanted and wanted > 0:
         return
+    blocked = _blocked(s, plan, causes)
     if wanted == 0:
         reason = "starvation is smaller than any of the app's container requests"
         if is_none(plan.starvation):
             reason = "no starvation left to preempt for"
     else:
-        reason = ("no single node can free enough for a requested container without pushing "
-                  "an app below its fair share or touching a non-preemptable queue")
+        listed = ", ".join(f"{n} {cause}" for cause, n in blocked.items())
+        reason = (f"{wanted - found} of {wanted} containers found no node where preempting "
+                  f"could make room ({listed})")
     s.emit(NoPreemption, app=app.id, queue=app.queue, reason=reason, starvation=plan.starvation,
-           containers_wanted=wanted, containers_found=found)
+           containers_wanted=wanted, containers_found=found, blocked=blocked)
+
+
+def _blocked(s: Scheduler, plan: PreemptionPlan, causes: BlockedCauses) -> dict[str, int]:
+    """The plan's containers without victims, by cause, in :data:`BLOCKED_CAUSES` order."""
+    counts = dict.fromkeys((*BLOCKED_CAUSES, ROOM_FREE), 0)
+    for request, missed in plan.unplaced:
+        counts[causes.cause(request, nodes_for)] += missed
+    counts[ROOM_FREE] += plan.room_free
+    return {cause: n for cause, n in counts.items() if n}
 
 
 def fire_due_timers(s: Scheduler, until: int) -> None:

@@ -52,6 +52,10 @@ class PreemptionPlan:
     starvation: Resource  # fairshare + minshare starvation the plan was made for
     requests: tuple[tuple[StarvedRequest, int], ...]  # §5.2: what to make room for
     selections: tuple[Selection, ...]
+    # containers of a request for which no node had victims, per request (for the report of
+    # why: fairshare.core.preemption.blocked), and those whose node had room already
+    unplaced: tuple[tuple[StarvedRequest, int], ...] = ()
+    room_free: int = 0
 
     @property
     def containers_wanted(self) -> int:
@@ -100,15 +104,25 @@ def _plan(
     s: Scheduler, app: App, requests: Requests, overlay: Overlay, finder: _Finder
 ) -> PreemptionPlan:
     selections: list[Selection] = []
+    unplaced: list[tuple[StarvedRequest, int]] = []
+    room_free = 0
     for request, count in requests:
+        missed = 0
         for _ in range(count):
             best = finder.best(request)
-            if best is None or not best.containers:
+            if best is None:
+                missed += 1
+                continue
+            if not best.containers:
+                room_free += 1
                 continue
             selections.append(Selection(request, best.node, best.containers, best.num_am))
             overlay.mark(s.none, best.node, best.containers)
             finder.marked(best.node, best.containers)
-    return PreemptionPlan(app.id, app.starvation, tuple(requests), tuple(selections))
+        if missed:
+            unplaced.append((request, missed))
+    return PreemptionPlan(app.id, app.starvation, tuple(requests), tuple(selections),
+                          tuple(unplaced), room_free)
 
 
 def app_request_asks(app: App) -> list[RequestAsk]:
