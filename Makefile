@@ -1,11 +1,12 @@
 # make run  — set up .venv if needed, then simulate the bundled example (the seed's three tenants)
 # make test — set up .venv if needed, then run every test
 # make fuzz — the fuzz suite (docs/reliability.md); FUZZ_ARGS="--smoke" or "--mutants 500 --seed 2"
+# make test-browser — the report in Debian's chromium (apt-get install chromium chromium-driver)
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint bench fuzz clean
+.PHONY: run test test-browser lint bench fuzz clean
 FUZZ_ARGS ?=
 
 $(STAMP): pyproject.toml
@@ -20,8 +21,14 @@ run: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest
 
+# Playwright drives /usr/bin/chromium (never `playwright install`); not part of `make test`,
+# which must run where there is no browser
+test-browser: $(STAMP)
+	$(VENV)/bin/python -m pip install --quiet -e '.[test,browser]'
+	$(VENV)/bin/python -m pytest browser_tests
+
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench fuzz
+	$(VENV)/bin/ruff check src tests bench fuzz browser_tests
 	$(VENV)/bin/mypy src/
 
 bench: $(STAMP)
@@ -31,6 +38,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/update.py
 	$(VENV)/bin/python bench/simulate.py
 	$(VENV)/bin/python bench/sweep.py
+	$(VENV)/bin/python bench/report.py
 
 fuzz: $(STAMP)
 	$(VENV)/bin/python -m fuzz $(FUZZ_ARGS)

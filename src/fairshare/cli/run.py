@@ -28,6 +28,7 @@ from rich.text import Text
 from fairshare.cli import format as fmt
 from fairshare.cli.common import err, fail, guarded, one_line, out, printable
 from fairshare.cli.progress import progress
+from fairshare.cli.report import write_run_report
 from fairshare.config.overrides import parse_override
 from fairshare.core.engine import Engine
 from fairshare.sim.scenario import load_scenario
@@ -60,11 +61,27 @@ def run(scenario: ScenarioPath, outdir: Outdir = None, quiet: Quiet = False,
     _execute(scenario, outdir, quiet, fixed_interval, settings or [], simulation_only=False)
 
 
+Report = Annotated[bool, typer.Option(
+    "--report", help="Also write OUTDIR/report.html, the Preemption Tuning report (charts as "
+    "PNG in OUTDIR/report-files/; docs/report.md). Needs -o.")]
+
+
 def simulate(scenario: ScenarioPath, outdir: Outdir = None, quiet: Quiet = False,
-             fixed_interval: FixedInterval = False, settings: Set = None) -> None:
+             fixed_interval: FixedInterval = False, settings: Set = None,
+             report: Report = False) -> None:
     """Simulate a scenario's workload (after its steps, if any) and summarise it; the
     scenario must have a workload."""
-    _execute(scenario, outdir, quiet, fixed_interval, settings or [], simulation_only=True)
+    if report and outdir is None:
+        raise fail(["--report: needs -o OUTDIR (the report is made from the run's files)"])
+    try:
+        _execute(scenario, outdir, quiet, fixed_interval, settings or [], simulation_only=True)
+    except typer.Exit as stop:
+        # a failed expectation still wrote the outputs: report on them, then exit 1
+        if report and outdir is not None and stop.exit_code == EXIT_EXPECT_FAILED:
+            write_run_report(outdir, quiet)
+        raise
+    if report and outdir is not None:
+        write_run_report(outdir, quiet)
 
 
 def _execute(scenario: Path, outdir: Path | None, quiet: bool, fixed_interval: bool,

@@ -21,6 +21,7 @@ from rich.table import Table
 from fairshare.cli import format as fmt
 from fairshare.cli.common import err, fail, guarded, one_line, out
 from fairshare.cli.progress import count_progress
+from fairshare.cli.report import write_sweep_report
 from fairshare.cli.run import FixedInterval, Quiet, ScenarioPath
 from fairshare.config.errors import ConfigError, all_errors
 from fairshare.sim.scenario import Scenario, load_scenario
@@ -57,7 +58,7 @@ Scheduler = Annotated[str | None, typer.Option(
 SweepOutdir = Annotated[Path, typer.Option(
     "-o", "--outdir", show_default=False,
     help="Each variant's outputs go to OUTDIR/<variant>/; sweep.csv and sweep.parquet have "
-    "one row per variant.")]
+    "one row per variant; sweep.html charts them (docs/report.md).")]
 
 
 def sweep(scenario: ScenarioPath, outdir: SweepOutdir, settings: SweepSet = None,
@@ -97,6 +98,8 @@ def sweep(scenario: ScenarioPath, outdir: SweepOutdir, settings: SweepSet = None
     except OSError as e:
         raise fail([f"-o {outdir}: cannot write sweep.csv: {e.strerror or e}"]) from None
     _warn_unknown_focus(chosen, ordered)
+    if any(o.summary is not None for o in ordered):  # the trade-off page: sweep.html
+        write_sweep_report(outdir, focus[0] if focus else None)
     if not quiet:
         out.print(_table(variants, ordered, rows, chosen, outdir))
     for outcome in ordered:

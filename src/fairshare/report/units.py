@@ -1,0 +1,73 @@
+"""How the report writes numbers for people: every number with its unit.
+
+The same conventions as the terminal summary (``fairshare run``): memory in MB as YARN counts
+it (GB from 100,000 MB on, so a 5,000-node cluster stays readable), vcores with one decimal
+below 10, simulated time as ``3 m 20 s``. Exact values go into the page's ``data-*``
+attributes beside the rounded text.
+"""
+
+from __future__ import annotations
+
+from fairshare.sim.units import duration as sim_duration
+
+GB_FROM_MB = 100_000  # at and above this many MB, tables show GB
+MS_PER_S, MS_PER_MIN, MS_PER_H = 1000, 60_000, 3_600_000
+DASH = "–"  # a value that does not exist (a share that was 0 throughout, no contention)
+
+
+def duration(ms: float | None) -> str:
+    """``850 ms``, ``12.5 s``, ``3 m 20 s``, ``2 h 05 m``; ``0`` for none; ``–`` for None."""
+    if ms is None:
+        return DASH
+    return "0" if ms == 0 else sim_duration(ms)  # written as everywhere else
+
+
+def memory(mb: float | None) -> str:
+    """``6,144 MB``; ``81,920 GB`` from 100,000 MB on; ``–`` for None."""
+    if mb is None:
+        return DASH
+    if abs(mb) < GB_FROM_MB:
+        return f"{round(mb):,} MB"
+    return f"{round(mb / 1024):,} GB"
+
+
+def vcores(count: float | None) -> str:
+    """``2.5 vcores``; whole vcores from 10 on; ``–`` for None."""
+    if count is None:
+        return DASH
+    shown = f"{count:.1f}".removesuffix(".0") if abs(count) < 10 else f"{round(count):,}"
+    return f"{shown} vcores"
+
+
+def percent(fraction: float | None, digits: int = 0) -> str:
+    """A fraction as a percentage (``83%``); ``–`` when undefined (nothing to divide by)."""
+    return DASH if fraction is None else f"{100.0 * fraction:.{digits}f}%"
+
+
+def count(n: int, noun: str) -> str:
+    """``1 container``, ``3 containers``."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def clock(ms: int, start_ms: int) -> str:
+    """A moment of the run as time since its start: ``t = 1 m 50 s``."""
+    return "t = " + duration(ms - start_ms) if ms != start_ms else "t = 0"
+
+
+def time_axis(span_ms: int) -> tuple[float, str]:
+    """How charts scale simulated time: (ms per axis unit, the unit's name), chosen so a span
+    shows as a few to a few hundred units."""
+    if span_ms >= 3 * MS_PER_H:
+        return float(MS_PER_H), "h"
+    if span_ms >= 3 * MS_PER_MIN:
+        return float(MS_PER_MIN), "min"
+    return float(MS_PER_S), "s"
+
+
+def memory_axis(largest_mb: float) -> tuple[float, str]:
+    """How charts scale memory: (MB per axis unit, unit name)."""
+    if largest_mb >= 100 * 1024 * 1024:
+        return 1024.0 * 1024.0, "TB"
+    if largest_mb >= GB_FROM_MB:
+        return 1024.0, "GB"
+    return 1.0, "MB"
