@@ -1,4 +1,4 @@
-# make run  — set up .venv if needed, then simulate the bundled example (the seed's three tenants)
+# make run  — set up .venv if needed, then simulate the bundled example (the seed's three tenants) and write its report
 # make test — set up .venv if needed, then run every test
 # make fuzz — the fuzz suite (docs/reliability.md); FUZZ_ARGS="--smoke" or "--mutants 500 --seed 2"
 # make test-browser — the report in Debian's chromium (apt-get install chromium chromium-driver)
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/fairshare run examples/seed-three-tenants/simulation.yaml -o out/seed-three-tenants
+	$(VENV)/bin/fairshare simulate examples/seed-three-tenants/simulation.yaml -o out/seed-three-tenants --report
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest
