@@ -8,17 +8,14 @@ through drawing a chart.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fairshare.config.errors import ConfigError
-from fairshare.config.files import decode_utf8, memory_guard, read_input
+from fairshare.sim.outputs import SUMMARY, read_summary
 
-SUMMARY = "summary.json"
-MAX_SUMMARY_BYTES = 2 << 30  # 20,000 apps and 1,000 queues take ~20 MB
 WAITS = ("am-wait-ms", "first-task-wait-ms", "turnaround-ms")
 
 
@@ -102,14 +99,8 @@ class RunSummary:
 
 def load_summary(outdir: Path) -> RunSummary:
     """The run's summary; a missing, unreadable or malformed file is a ConfigError."""
-    path = outdir / SUMMARY
-    display = str(path)
-    data = read_input(path, display, MAX_SUMMARY_BYTES)
-    try:
-        with memory_guard(display):
-            doc = json.loads(decode_utf8(data, display))
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"not JSON: {e.msg}", display, e.lineno) from None
+    display = str(outdir / SUMMARY)
+    doc = read_summary(outdir)
     try:
         return _run(doc)
     except (KeyError, TypeError, ValueError, AttributeError) as e:

@@ -33,6 +33,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from fairshare.config.errors import ConfigError
+from fairshare.config.files import decode_utf8, memory_guard, read_input
 from fairshare.core.events import Event, event_record
 from fairshare.resources.vector import ResourceTypes
 from fairshare.sim.recorder import TIMELINE_COLUMNS, VALUES, Matrix
@@ -42,6 +44,21 @@ TIMELINE_CSV, TIMELINE_PARQUET, SUMMARY = "timeline.csv", "timeline.parquet", "s
 
 
 OUTPUT_FILES = (EVENTS, SNAPSHOTS, TIMELINE_CSV, TIMELINE_PARQUET, SUMMARY)
+MAX_SUMMARY_BYTES = 1 << 30  # a day of 20,000 apps and 1,000 queues writes ~20 MB
+
+
+def read_summary(outdir: Path) -> Any:
+    """A run's ``summary.json`` parsed, for the tools that read runs (compare, explain, the
+    report); unreadable, too large, not UTF-8 or not JSON is a located :class:`ConfigError`.
+    What the document must hold is each reader's business."""
+    path = outdir / SUMMARY
+    display = str(path)
+    text = decode_utf8(read_input(path, display, MAX_SUMMARY_BYTES), display)
+    try:
+        with memory_guard(display):
+            return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"not JSON: {e.msg}", display, e.lineno) from None
 
 
 def json_text(doc: object, indent: int | None = None) -> str:
@@ -236,5 +253,6 @@ class TimelineWriter:
 
 
 __all__ = ["EVENTS", "OUTPUT_FILES", "SNAPSHOTS", "SUMMARY", "TIMELINE_COLUMNS", "TIMELINE_CSV",
-           "TIMELINE_PARQUET", "EventWriter", "TimelineWriter", "json_text", "staged_outputs",
+           "TIMELINE_PARQUET", "EventWriter", "TimelineWriter", "json_text", "read_summary",
+           "staged_outputs",
            "write_events", "write_outputs", "write_snapshots", "write_summary"]

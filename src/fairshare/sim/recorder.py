@@ -551,12 +551,13 @@ def _app_waits(engine: Engine, apps: Mapping[str, dict[str, Any]], end_ms: int |
         queue, submit = entry["queue"], entry["submit-ms"]
         if queue is None or submit is None or end_ms is None:
             continue
+        queues = engine.s.ancestry(queue) if queue in engine.s.tree else (queue,)
         for key in _WAITS:
             if key == "am-wait-ms" and not entry["managed"]:
                 continue
             value = entry[key]
             sample = (value, True) if value is not None else (end_ms - submit, False)
-            for name in engine.s.ancestry(queue) if queue in engine.s.tree else (queue,):
+            for name in queues:
                 out.setdefault(name, {}).setdefault(key, []).append(sample)
     return out
 

@@ -10,7 +10,6 @@ a fixed order, so the same two runs always compare the same way.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -18,12 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from fairshare.config.errors import ConfigError
-from fairshare.config.files import read_input
+from fairshare.sim.outputs import SUMMARY, read_summary
 
 __all__ = ["Change", "Comparison", "compare", "load_summary"]
 
-SUMMARY = "summary.json"
-MAX_SUMMARY_BYTES = 1 << 30  # a day of 20,000 apps writes ~15 MB
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +59,7 @@ def load_summary(outdir: Path) -> dict[str, Any]:
     if not path.exists():
         raise ConfigError("no summary.json here: only a simulation (a scenario with a "
                           "workload) writes one", str(outdir))
-    try:
-        doc = json.loads(read_input(path, str(path), MAX_SUMMARY_BYTES))
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"not JSON: {e.msg}", str(path), e.lineno) from None
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"not UTF-8 text: {e.reason}", str(path)) from None
+    doc = read_summary(outdir)
     if not isinstance(doc, dict) or not {"queues", "apps", "cluster", "counts"} <= doc.keys():
         raise ConfigError("not a fairshare summary (queues, apps, cluster, counts)", str(path))
     return doc
