@@ -282,6 +282,7 @@ class NodeSnap:
     reserved: Resource
     earmarked: Resource
     containers: tuple[CSnap, ...]
+    rack: str
 
 
 @dataclass(frozen=True)
@@ -314,6 +315,7 @@ def take_snapshot(engine: Engine, marked: dict[str, tuple[str, Resource]],
             n.reservation.resource if n.reservation else none_like(n.capacity),
             n.earmarked_total,
             tuple(CSnap(c.id, c.app_id, c.resource, c.is_am) for c in n.containers.values()),
+            n.rack,
         )
         for n in state.nodes.values()
     }
@@ -437,6 +439,16 @@ class RoundChecker:
                                  f"do not make room ({sel.freed()!r} free after)")
         if any(v.am for v in sel.victims):
             self._check_am_selection(sel, where)
+        # what each event says of its selection, for explain's "why this node"
+        said = {(v.node_free, v.node_victims, v.node_am_victims, v.request_resource_name)
+                for v in sel.victims}
+        names = ("*", self.snap.nodes[sel.node].rack, sel.node)
+        if len(said) != 1 or said.pop()[:3] != (sel.potential, len(sel.victims),
+                                                 sum(v.am for v in sel.victims)):
+            self.problems.append(f"{where}: node-free/node-victims/node-am-victims do not "
+                                 f"describe the selection")
+        if any(v.request_resource_name not in names for v in sel.victims):
+            self.problems.append(f"{where}: a request for elsewhere placed here")
         for v in sel.victims:
             self.marked[v.container] = (v.app, v.resource)
             self.earmarked[sel.node] = self.earmarked[sel.node] + v.resource

@@ -88,3 +88,16 @@ def test_a_directory_without_a_summary_is_exit_2(tmp_path: Path) -> None:
     result = runner.invoke(app, ["compare", str(a), str(tmp_path / "bad")])
     assert result.exit_code == 2
     assert result.output.startswith(f"{tmp_path / 'bad/summary.json'}:2: not JSON: ")
+
+
+def test_a_summary_with_the_wrong_shape_is_exit_2(tmp_path: Path) -> None:
+    a = write(tmp_path, "a", A)
+    for name, damage, said in [
+        ("apps", {"apps": 5}, "apps is not an object"),
+        ("queue", {"queues": {"root": [1]}}, "queues.root is not an object"),
+        ("counts", {"counts": "x"}, "counts is not an object"),
+    ]:
+        b = write(tmp_path, name, {**B, **damage})
+        result = runner.invoke(app, ["compare", str(a), str(b)])
+        assert result.exit_code == 2, result.output
+        assert result.output.strip() == f"{b / 'summary.json'}: not a fairshare summary: {said}"

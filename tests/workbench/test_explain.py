@@ -153,3 +153,59 @@ def test_bad_requests_are_exit_2(seed: Path, tmp_path: Path) -> None:
     empty.mkdir()
     missing = runner.invoke(app, ["explain", str(empty), "--app", "adhoc"])
     assert missing.exit_code == 2 and str(empty) in missing.output
+
+
+def test_why_this_node_gives_the_search_rule_and_the_numbers(seed: Path) -> None:
+    """At 65 s every node is full (etl and reports hold 24 GB in 2 GB containers) and adhoc's
+    AM asks for 1 GB on any node: one 2 GB task container, no AM, is enough on the first node."""
+    first = min((e for e in events_of(seed).values() if e["type"] == "preemption-warned"),
+                key=lambda e: e["seq"])
+    assert (first["t"], first["node"], first["am"]) == (65_000, "node1", False)
+    statements = explain(seed, "--container", first["container"])["statements"]
+    victim = next(s for s in statements if s["text"].startswith("Chosen as a victim"))
+    assert ("on node1: the request could go to any node, and YARN takes the first node, in its "
+            "node order, where the containers to take include no AM container. Here 1 "
+            "container(s) had to be taken, the node having 0 MB, 0 vcores free.") in victim["text"]
+
+
+RESERVING = """\
+version: 1
+allocations: |
+  <allocations><queue name="a"/><queue name="b"/><queue name="c"/></allocations>
+cluster:
+  nodes: [{name: n1, memory-mb: 4096, vcores: 4}]
+workload:
+  apps:
+    - {id: f, at-ms: 0, queue: root.a, user: u, am: {memory-mb: 1024, vcores: 1},
+       tasks: [{count: 1, memory-mb: 1024, vcores: 1, duration-ms: 60000},
+               {count: 1, memory-mb: 1024, vcores: 1, duration-ms: 120000}]}
+    - {id: big, at-ms: 1000, queue: root.b, user: v, am: {memory-mb: 1024, vcores: 1},
+       tasks: [{count: 1, memory-mb: 3072, vcores: 1, duration-ms: 60000}]}
+    - {id: small, at-ms: 64000, queue: root.c, user: w, am: {memory-mb: 1024, vcores: 1},
+       tasks: [{count: 1, memory-mb: 1024, vcores: 1, duration-ms: 1000}]}
+run: {until-ms: 600000}
+"""
+
+
+def test_a_node_reserved_by_another_app_is_named(tmp_path: Path) -> None:
+    """One 4 GB node: f's AM and first task and big's AM take 3 GB; big's 3 GB task does not
+    fit the 1 GB left, so big reserves n1. Nothing else is placed there from then on (f's
+    second task neither), so f never ends, big's task never fits, and small, arriving at
+    64 s, never gets its AM: all because of big's reservation."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(RESERVING)
+    out = simulate(tmp_path / "out", scenario)
+    [reserved] = [e for e in events_of(out).values() if e["type"] == "container-reserved"]
+    assert (reserved["app"], reserved["node"]) == ("big", "n1")
+    small = explain(out, "--app", "small")["statements"]
+    held = next(s for s in small if s["text"].startswith("While it waited, other apps held"))
+    assert held["t"] == 64_000 and held["seq"] == [reserved["seq"]]
+    assert "reservations on 1 node(s) (reservations by app, most first: big 1)" in held["text"]
+    assert small[-2]["text"] == ("Its AM container was never placed: it waited 8 m 56 s, to "
+                                 "the end of the run.")
+    big = explain(out, "--app", "big")["statements"]
+    own = next(s for s in big if s["text"].startswith("It reserved n1"))
+    assert own["t"] == reserved["t"] and own["seq"] == [reserved["seq"]]
+    assert "3,072 MB, 1 vcores" in own["text"]
+    assert own["text"].endswith("It still held it when the run ended.")
+    assert not any("other apps held" in s["text"] for s in big)

@@ -13,9 +13,7 @@ from fairshare.sim.outputs import json_text
 from fairshare.sim.units import duration
 from fairshare.workbench.explain import (
     Explanation,
-    explain_app,
-    explain_container,
-    explain_queue,
+    explain,
     load_run,
 )
 
@@ -39,8 +37,7 @@ def explain_command(outdir: RunDir, app: App = None, container: Container = None
         raise fail(["explain: give exactly one of --app, --container, --queue"])
     kind, name = chosen[0]
     run = guarded(lambda: load_run(outdir, name))
-    explain = {"app": explain_app, "container": explain_container, "queue": explain_queue}[kind]
-    result = guarded(lambda: explain(run, name))
+    result = guarded(lambda: explain(run, kind, name))
     if as_json:
         out.print(json_text(result.as_json(), indent=2), soft_wrap=True)
         return

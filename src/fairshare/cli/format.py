@@ -10,6 +10,7 @@ from fairshare.config.model import (
 from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.vector import LONG_MAX, Resource, ResourceTypes
 from fairshare.sim.units import duration as duration  # the same everywhere: re-exported
+from fairshare.sim.units import memory, vcores_number
 
 
 def amount(value: int) -> str:
@@ -86,10 +87,7 @@ def rule(r: PlacementRule) -> str:
 def mb_vc(memory_mb: float, vcores: float) -> str:
     """A time-averaged resource for a table: ``6,144 MB, 2.5 vc``; whole vcores from 10 on,
     GB from 100,000 MB on (``81,920 GB, 40,000 vc``)."""
-    memory = (f"{round(memory_mb):,} MB" if memory_mb < 100_000
-              else f"{round(memory_mb / 1024):,} GB")
-    cores = f"{vcores:.1f}".removesuffix(".0") if vcores < 10 else f"{round(vcores):,}"
-    return f"{memory}, {cores} vc"
+    return f"{memory(memory_mb)}, {vcores_number(vcores)} vc"
 
 
 def ratio(value: float | None) -> str:

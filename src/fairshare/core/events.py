@@ -14,6 +14,8 @@ since when) from the stream alone.
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -35,6 +37,8 @@ class Completion(StrEnum):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
     type: ClassVar[str] = "event"
+    # record keys added after outputs were first written: a record may lack them
+    added: ClassVar[frozenset[str]] = frozenset()
     seq: int
     time: int
     cause: int | None = None
@@ -195,6 +199,8 @@ class PreemptionWarned(Event):
     """A container was chosen as a victim; it is killed at ``kill_at_ms`` (spec §5.6)."""
 
     type: ClassVar[str] = "preemption-warned"
+    added: ClassVar[frozenset[str]] = frozenset(
+        {"request-resource-name", "node-victims", "node-am-victims", "node-free"})
     container: str
     app: str  # the victim app
     queue: str
@@ -207,6 +213,13 @@ class PreemptionWarned(Event):
     fairshare_starvation: Resource
     minshare_starvation: Resource
     request: Resource  # the starved container request these victims make room for
+    # why this node (FSPreemptionThread.identifyContainersToPreemptForOneContainer): the
+    # request's resource name (ANY "*", a rack or a host) limits the nodes searched; the first
+    # node whose victims hold the fewest AM containers wins
+    request_resource_name: str
+    node_victims: int  # victims chosen on this node for this container
+    node_am_victims: int  # ... of which AM containers
+    node_free: Resource  # the node's room before them: unallocated − (reserved + earmarked)
     victim_usage: Resource  # the victim app's usage at selection time
     victim_fair_share: Resource  # ... and its instantaneous app fair share
     victim_usage_after: Resource  # usage minus everything announced for preemption so far
@@ -218,6 +231,7 @@ class NoPreemption(Event):
     """A starved app was processed but nothing could be preempted for (part of) it."""
 
     type: ClassVar[str] = "no-preemption"
+    added: ClassVar[frozenset[str]] = frozenset({"blocked"})
     app: str
     queue: str
     reason: str
@@ -312,3 +326,83 @@ def event_record(event: Event, types: ResourceTypes) -> dict[str, Any]:
             continue
         record[f.name.replace("_", "-")] = _plain(getattr(event, f.name), types)
     return record
+
+
+# -- reading records back -------------------------------------------------------------------------
+
+class _Amounts(dict[str, int]):
+    """Stands for a Resource written as ``{"memory-mb": n, "vcores": n, …}`` (never built)."""
+
+
+_JSON_KINDS: dict[object, tuple[type, ...]] = {
+    str: (str,), int: (int,), float: (int, float), bool: (bool,), Resource: (_Amounts,),
+}
+
+
+def _json_kinds(annotation: object) -> tuple[type, ...]:
+    """The JSON values (as Python decodes them) a field of this annotation is written as."""
+    if annotation in _JSON_KINDS:
+        return _JSON_KINDS[annotation]
+    if isinstance(annotation, type) and issubclass(annotation, StrEnum):
+        return (str,)
+    options = typing.get_args(annotation)
+    if isinstance(annotation, types.UnionType):
+        return tuple(k for option in options for k in _json_kinds(option))
+    origin = typing.get_origin(annotation)
+    if origin is tuple:
+        return (list,)
+    if origin in (dict, Mapping) or annotation is type(None):
+        return (dict,) if annotation is not type(None) else (type(None),)
+    raise TypeError(f"no JSON kind for {annotation!r}")
+
+
+def _event_classes() -> list[type[Event]]:
+    found: list[type[Event]] = []
+    pending = Event.__subclasses__()
+    while pending:
+        cls = pending.pop()
+        pending += cls.__subclasses__()
+        found.append(cls)
+    return found
+
+
+def _record_fields(cls: type[Event]) -> dict[str, tuple[type, ...]]:
+    hints = typing.get_type_hints(cls)
+    return {f.name.replace("_", "-"): _json_kinds(hints[f.name]) for f in dataclasses.fields(cls)
+            if f.name not in ("seq", "time", "cause")}
+
+
+EVENT_CLASSES = {cls.type: cls for cls in _event_classes()}
+RECORD_FIELDS = {name: _record_fields(cls) for name, cls in EVENT_CLASSES.items()}
+
+
+def record_problem(record: object) -> str | None:
+    """What makes ``record`` (one decoded line of ``events.jsonl``) not an event this version
+    writes, or None. A type it does not know is checked for ``t``, ``type`` and ``seq`` only
+    (a newer version's event); keys a type gained later (``added``) may be missing."""
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    for key, kind in (("t", int), ("seq", int), ("type", str)):
+        value = record.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            return f"{key!r} missing or not {'text' if kind is str else 'a whole number'}"
+    fields = RECORD_FIELDS.get(record["type"])
+    if fields is None:
+        return None
+    added = EVENT_CLASSES[record["type"]].added
+    for key, kinds in fields.items():
+        if key not in record:
+            if key in added:
+                continue
+            return f"{record['type']} without {key!r}"
+        value = record[key]
+        if _Amounts in kinds and (value is not None or type(None) not in kinds):
+            if not isinstance(value, dict) or not all(
+                    isinstance(v, int | float) and not isinstance(v, bool)
+                    for v in value.values()):
+                return f"{record['type']} {key!r} is not resource amounts"
+            continue
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            return f"{record['type']} {key!r} is {type(value).__name__}, not " + \
+                " or ".join(k.__name__ for k in kinds)
+    return None

@@ -18,13 +18,14 @@ from fairshare.report.app_charts import app_chart
 from fairshare.report.charts import Chart
 from fairshare.report.choose import choose_queues
 from fairshare.report.cluster_charts import usage_bars_chart, utilization_chart
-from fairshare.report.events import EVENTS, Preemption, RunEvents, load_events
+from fairshare.report.events import Preemption, RunEvents, load_events
 from fairshare.report.page import RunReport, run_page
 from fairshare.report.queue_charts import QueueView, queue_chart
 from fairshare.report.series import episodes, kill_times, kills_by_queue
 from fairshare.report.summary import RunSummary, load_summary
 from fairshare.report.timeline import load_timeline
 from fairshare.report.write import check_target, files_dir, write_page
+from fairshare.sim.outputs import EVENTS
 
 Progress = Callable[[str, int, int], None]  # (what is being done, steps done, steps in all)
 

@@ -20,8 +20,8 @@ from typing import Any
 from fairshare.config.errors import ConfigError
 from fairshare.config.files import check_input_file
 from fairshare.report.scan import scan
+from fairshare.sim.outputs import EVENTS
 
-EVENTS = "events.jsonl"
 _NEEDLES = (b'"type":"container-preempted"', b'"type":"node-')
 
 

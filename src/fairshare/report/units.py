@@ -8,9 +8,10 @@ attributes beside the rounded text.
 
 from __future__ import annotations
 
+from fairshare.sim.units import GB_FROM_MB, vcores_number
 from fairshare.sim.units import duration as sim_duration
+from fairshare.sim.units import memory as sim_memory
 
-GB_FROM_MB = 100_000  # at and above this many MB, tables show GB
 MS_PER_S, MS_PER_MIN, MS_PER_H = 1000, 60_000, 3_600_000
 DASH = "–"  # a value that does not exist (a share that was 0 throughout, no contention)
 
@@ -24,19 +25,12 @@ def duration(ms: float | None) -> str:
 
 def memory(mb: float | None) -> str:
     """``6,144 MB``; ``81,920 GB`` from 100,000 MB on; ``–`` for None."""
-    if mb is None:
-        return DASH
-    if abs(mb) < GB_FROM_MB:
-        return f"{round(mb):,} MB"
-    return f"{round(mb / 1024):,} GB"
+    return DASH if mb is None else sim_memory(mb)
 
 
 def vcores(count: float | None) -> str:
     """``2.5 vcores``; whole vcores from 10 on; ``–`` for None."""
-    if count is None:
-        return DASH
-    shown = f"{count:.1f}".removesuffix(".0") if abs(count) < 10 else f"{round(count):,}"
-    return f"{shown} vcores"
+    return DASH if count is None else f"{vcores_number(count)} vcores"
 
 
 def percent(fraction: float | None, digits: int = 0) -> str:

@@ -62,6 +62,14 @@ def load_summary(outdir: Path) -> dict[str, Any]:
     doc = read_summary(outdir)
     if not isinstance(doc, dict) or not {"queues", "apps", "cluster", "counts"} <= doc.keys():
         raise ConfigError("not a fairshare summary (queues, apps, cluster, counts)", str(path))
+    for key in ("queues", "apps", "cluster", "counts"):
+        if not isinstance(doc[key], dict):
+            raise ConfigError(f"not a fairshare summary: {key} is not an object", str(path))
+    for key in ("queues", "apps"):
+        for name, entry in doc[key].items():
+            if not isinstance(entry, dict):
+                raise ConfigError(f"not a fairshare summary: {key}.{name} is not an object",
+                                  str(path))
     return doc
 
 

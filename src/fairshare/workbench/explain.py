@@ -27,13 +27,15 @@ from pathlib import Path
 from typing import Any
 
 from fairshare.config.errors import ConfigError
+from fairshare.core.events import record_problem
+from fairshare.sim.outputs import EVENTS, SUMMARY
 from fairshare.sim.units import duration
 from fairshare.workbench.compare import load_summary
 
 __all__ = ["Explanation", "Statement", "explain_app", "explain_container", "explain_queue",
            "load_run"]
 
-EVENTS = "events.jsonl"
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,15 +74,51 @@ def load_run(outdir: Path, mentions: str) -> Run:
         raise ConfigError("no events.jsonl here (give a run's output directory, its -o)",
                           str(outdir))
     needle = json.dumps(mentions)  # as it appears in the file: quoted, escaped
-    events = []
-    with path.open(encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            if needle in line or '"starvation-gate"' in line:
-                try:
-                    events.append(json.loads(line))
-                except json.JSONDecodeError as e:
-                    raise ConfigError(f"not JSON: {e.msg}", str(path), number) from None
+    events = list(_events(path, (needle, '"starvation-gate"')))
     return Run(outdir, summary, events)
+
+
+def reservation_events(outdir: Path, before_ms: int) -> list[dict[str, Any]]:
+    """Every ``container-reserved`` and ``container-unreserved`` event before ``before_ms``:
+    a second pass over the events, for what other apps held while one waited."""
+    wanted = ('"container-reserved"', '"container-unreserved"')
+    return [e for e in _events(outdir / EVENTS, wanted) if e["t"] < before_ms
+            and e["type"] in ("container-reserved", "container-unreserved")]
+
+
+def _events(path: Path, needles: Sequence[str]) -> Iterator[dict[str, Any]]:
+    """The events whose line holds one of ``needles`` (filtered as text, then parsed), each
+    checked to be what fairshare writes: a damaged file is an error at its line."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            for number, line in enumerate(f, start=1):
+                if any(needle in line for needle in needles):
+                    try:
+                        record = json.loads(line)
+                    except json.JSONDecodeError as e:
+                        raise ConfigError(f"not JSON: {e.msg}", str(path), number) from None
+                    problem = record_problem(record)
+                    if problem is not None:
+                        raise ConfigError(f"not a fairshare event: {problem}", str(path),
+                                          number)
+                    yield record
+    except UnicodeDecodeError:
+        raise ConfigError("not UTF-8 text", str(path)) from None
+
+
+def explain(run: Run, kind: str, name: str) -> Explanation:
+    """The chain for ``--app``, ``--container`` or ``--queue`` (``kind``) ``name``.
+
+    The events were checked as they were read; what the chains read from ``summary.json`` is
+    not checked beforehand, so a summary that lacks it or holds the wrong kind of value is
+    reported here, as the file's error, rather than as a traceback."""
+    chain = {"app": explain_app, "container": explain_container, "queue": explain_queue}[kind]
+    try:
+        return chain(run, name)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        why = f"no key {e.args[0]!r}" if isinstance(e, KeyError) else str(e)
+        raise ConfigError(f"not a fairshare summary (docs/outputs.md): {why}",
+                          str(run.outdir / SUMMARY)) from None
 
 
 def _unknown(kind: str, name: str, known: Sequence[str]) -> ConfigError:
@@ -121,12 +159,14 @@ def explain_app(run: Run, app: str) -> Explanation:
     served = am if submitted.get("am") is not None else first_task
     end = served["t"] if served is not None else run.summary["span"]["end-ms"]
     said += _why_it_waited(run, mine, app, queue, t0, end)
+    last = run.summary["span"]["end-ms"]
+    said += _reservations(run, mine, app, t0, end, first_task["t"] if first_task else last)
     if am is not None:
         said.append(Statement(am["t"], f"Its AM container was placed on {am['node']} "
                               f"({_via(am)}), {_t(am['t'] - t0)} after submission.",
                               (am["seq"],)))
     elif submitted.get("am") is not None:
-        said.append(Statement(None, f"Its AM container was never placed: it waited "
+        said.append(Statement(end, f"Its AM container was never placed: it waited "
                               f"{_t(end - t0)}, to the end of the run."))
     if first_task is not None:
         said.append(Statement(first_task["t"], f"Its first task container was placed on "
@@ -140,7 +180,7 @@ def explain_app(run: Run, app: str) -> Explanation:
         said.append(Statement(finished["t"], f"It {finished['state']} at {_t(finished['t'])}: "
                               f"turnaround {_t(finished['t'] - t0)}.", (finished["seq"],)))
     elif entry is not None:
-        said.append(Statement(None, f"It had not finished when the run ended "
+        said.append(Statement(last, f"It had not finished when the run ended "
                                     f"({entry['tasks-done']} of {entry['tasks-total']} tasks "
                                     f"done)."))
     # in the order things happened (a statement without a time stays after its predecessor)
@@ -206,6 +246,56 @@ def _why_it_waited(run: Run, mine: list[dict[str, Any]], app: str, queue: str, s
                         f"{_pct(open_gate['utilization'])}, above the threshold of "
                         f"{_pct(open_gate['threshold'])}), so starvation was evaluated.",
                         (open_gate["seq"],))
+
+
+def _reservations(run: Run, mine: list[dict[str, Any]], app: str, start: int, served: int,
+                  until: int) -> Iterator[Statement]:
+    """Reserved nodes: its own until its first task (it was too big for a node's free space),
+    and other apps' while it waited to be served (a reserved node serves that app alone:
+    ``FairScheduler.attemptScheduling`` offers it to no other app)."""
+    made = [e for e in mine if e["type"] == "container-reserved" and e["app"] == app
+            and start <= e["t"] <= until]
+    for e in made[:3]:
+        ended = next((u for u in mine if u["type"] == "container-unreserved"
+                      and u["app"] == app and u["node"] == e["node"] and u["seq"] > e["seq"]),
+                     None)
+        after = (f" It was unreserved at {_t(ended['t'])} ({ended['reason']})." if ended
+                 else " It still held it when the run ended.")
+        yield Statement(e["t"], f"It reserved {e['node']} for a container of "
+                        f"{_res(e['resource'])}: the node's free space was too small, and a "
+                        f"reserved node is offered to the reserving app alone until the "
+                        f"container fits.{after}",
+                        (e["seq"],) + ((ended["seq"],) if ended else ()))
+    if len(made) > 3:
+        yield Statement(made[3]["t"], f"It made {len(made) - 3} more reservation(s).",
+                        tuple(e["seq"] for e in made[3:9]))
+    held = _others_reservations(reservation_events(run.outdir, served), app, start, served)
+    if held:
+        nodes = {e["node"] for e in held}
+        by_app = Counter(e["app"] for e in held).most_common(3)
+        who = ", ".join(f"{name} {n}" for name, n in by_app)
+        yield Statement(start, f"While it waited, other apps held reservations on "
+                        f"{len(nodes)} node(s) (reservations by app, most first: {who}); a "
+                        f"reserved node is offered to no other app.",
+                        tuple(e["seq"] for e in held[:6]))
+
+
+def _others_reservations(events: Sequence[dict[str, Any]], app: str, start: int, end: int
+                         ) -> list[dict[str, Any]]:
+    """The ``container-reserved`` events of other apps whose reservation overlapped
+    [start, end): made before ``end`` and not unreserved by ``start``."""
+    held: dict[str, dict[str, Any]] = {}  # node -> the event of its reservation before start
+    for e in events:
+        if e["t"] >= start:
+            continue
+        if e["type"] == "container-reserved":
+            held[e["node"]] = e
+        elif e["type"] == "container-unreserved":
+            held.pop(e["node"], None)
+    overlapping = [e for e in held.values() if e["app"] != app]
+    overlapping += [e for e in events if start <= e["t"] < end
+                    and e["type"] == "container-reserved" and e["app"] != app]
+    return sorted(overlapping, key=lambda e: e["seq"])
 
 
 def _starvation_text(run: Run, queue: str, e: dict[str, Any]) -> str:
@@ -301,8 +391,8 @@ def explain_container(run: Run, container: str) -> Explanation:
             f"{warned['starvation-kind']} starved (fair-share starvation "
             f"{_res(warned['fairshare-starvation'])}, min-share "
             f"{_res(warned['minshare-starvation'])}), to make room for a container of "
-            f"{_res(warned['request'])} on {warned['node']}: the first node where preempting "
-            f"frees enough with the fewest AM containers. Its app {warned['app']} held "
+            f"{_res(warned['request'])} on {warned['node']}: {_why_this_node(warned)} "
+            f"Its app {warned['app']} held "
             f"{_res(warned['victim-usage'])} against a fair share of "
             f"{_res(warned['victim-fair-share'])}, and keeps "
             f"{_res(warned['victim-usage-after'])} after everything chosen so far: not below it."
@@ -317,6 +407,22 @@ def explain_container(run: Run, container: str) -> Explanation:
         said.append(Statement(completed["t"], f"Completed ({completed['status']}); never "
                               f"preempted.", (completed["seq"],)))
     return Explanation(f"container {container}", tuple(said))
+
+
+def _why_this_node(warned: Mapping[str, Any]) -> str:
+    """``identifyContainersToPreemptForOneContainer`` in words, with the numbers the event
+    carries (runs written before they were added lack them)."""
+    name = warned.get("request-resource-name")
+    if name is None:
+        return ("the first node where preempting frees enough with the fewest AM containers.")
+    where = ("any node" if name == "*" else f"rack {name}" if name.startswith("/")
+             else f"node {name}")
+    am, victims = warned["node-am-victims"], warned["node-victims"]
+    rule = ("the first node, in its node order, where the containers to take include no AM "
+            "container" if am == 0 else
+            f"the node needing the fewest AM containers ({am}): none could do without")
+    return (f"the request could go to {where}, and YARN takes {rule}. Here {victims} "
+            f"container(s) had to be taken, the node having {_res(warned['node-free'])} free.")
 
 
 # -- queues ----------------------------------------------------------------------------------------

@@ -25,9 +25,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from fairshare.core.preemption.overlay import Overlay, node_view, owner_view
-from fairshare.core.preemption.victims import ContainerView, NodeView, OwnerView, StarvedRequest
+from fairshare.core.preemption.victims import (
+    ContainerView,
+    NodeView,
+    OwnerView,
+    StarvedRequest,
+    room_before_victims,
+)
 from fairshare.core.scheduler import Scheduler
-from fairshare.resources.vector import Resource, add, fits_in, subtract_non_negative
+from fairshare.resources.vector import Resource, add, fits_in
 
 __all__ = ["BLOCKED_CAUSES", "ROOM_FREE", "BlockedCauses", "blocked_by", "node_blocked_by"]
 
@@ -35,23 +41,23 @@ BLOCKED_CAUSES = ("no-node-fits", "non-preemptable-queue", "am-preemption-off",
                   "already-chosen", "victims-at-fair-share")
 ROOM_FREE = "room-free-already"
 
-_Keep = Callable[[ContainerView, OwnerView], bool]
+_Keep = Callable[[ContainerView, OwnerView, NodeView], bool]  # the container stays a candidate
 _RULES: tuple[_Keep, ...] = (
-    lambda c, o: True,
-    lambda c, o: o.preemptable,
-    lambda c, o: not (c.is_am and not o.am_preemption),
-    lambda c, o: c.container_id not in o.containers_to_be_preempted,
+    lambda c, o, n: True,
+    lambda c, o, n: o.preemptable,
+    lambda c, o, n: not (c.is_am and not o.am_preemption),
+    lambda c, o, n: (c.container_id not in o.containers_to_be_preempted
+                     and c.container_id not in n.marked_for_preemption),
 )
 
 
 def node_blocked_by(request: Resource, node: NodeView, owners: Mapping[str, OwnerView]) -> int:
     """The index in :data:`BLOCKED_CAUSES` of the rule that blocks ``node`` for ``request``
     (assuming the victim search found nothing on it)."""
-    potential = subtract_non_negative(node.unallocated, add(node.reserved, node.earmarked))
+    potential = room_before_victims(node.unallocated, node.reserved, node.earmarked)
     kept = [(c, owners[c.app_id]) for c in node.containers if c.app_id in owners]
     for index, rule in enumerate(_RULES):
-        kept = [(c, o) for c, o in kept if rule(c, o)
-                and not (index == 3 and c.container_id in node.marked_for_preemption)]
+        kept = [(c, o) for c, o in kept if rule(c, o, node)]
         total = potential
         for container, _ in kept:
             total = add(total, container.resource)

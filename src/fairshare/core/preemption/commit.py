@@ -22,6 +22,7 @@ from fairshare.core.preemption.plan import (
     plan_preemption_straightforward,
 )
 from fairshare.core.preemption.search import VictimSearch
+from fairshare.core.preemption.victims import room_before_victims
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.starvation import take_starved_app
 from fairshare.core.state import App
@@ -117,6 +118,9 @@ def commit(s: Scheduler, app: App, plan: PreemptionPlan,
     warned: list[int] = []
     for selection in plan.selections:
         node = s.state.nodes[selection.node]
+        reserved = node.reservation.resource if node.reservation is not None else s.none
+        # the room before this selection's earmarks, as the plan saw it
+        free = room_before_victims(node.unallocated, reserved, node.earmarked_total)
         for victim in selection.victims:
             if victim.container_id in node.marked_for_preemption:
                 continue
@@ -135,7 +139,11 @@ def commit(s: Scheduler, app: App, plan: PreemptionPlan,
                 starvation_kind=starvation_kind(app),
                 fairshare_starvation=app.fairshare_starvation,
                 minshare_starvation=app.minshare_starvation,
-                request=selection.request.capability, victim_usage=owner.usage,
+                request=selection.request.capability,
+                request_resource_name=selection.request.resource_name,
+                node_victims=len(selection.victims), node_am_victims=selection.num_am,
+                node_free=free,
+                victim_usage=owner.usage,
                 victim_fair_share=owner.fair_share,
                 victim_usage_after=owner.usage - owner.resources_to_be_preempted,
                 kill_at_ms=kill_at,

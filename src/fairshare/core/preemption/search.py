@@ -63,6 +63,7 @@ from fairshare.core.preemption.victims import (
     can_container_be_preempted,
     chosen_from_owner,
     containers_on_node,
+    room_before_victims,
 )
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.state import App, Container, Node
@@ -73,7 +74,6 @@ from fairshare.resources.vector import (
     add,
     fits_in,
     none_like,
-    subtract_non_negative,
 )
 
 
@@ -257,7 +257,7 @@ class VictimSearch:
         running = [c for c in containers_newest_first(node.containers) if c.id not in marked]
         candidates = tuple([c for c in running if not c.is_am] + [c for c in running if c.is_am])
         reserved = node.reservation.resource if node.reservation is not None else self.none
-        free = subtract_non_negative(node.unallocated, add(reserved, node.earmarked_total))
+        free = room_before_victims(node.unallocated, reserved, node.earmarked_total)
         sizes = {c.resource.values for c in candidates}
         regular = self.shortcuts and all(min(size) >= 0 for size in sizes)
         owners = frozenset(c.app_id for c in candidates)
@@ -399,8 +399,8 @@ class PlanSearch:
         free = self._free_room.get(entry.name)
         if free is None:
             node = self.search.s.state.nodes[entry.name]
-            free = self._free_room[entry.name] = subtract_non_negative(
-                node.unallocated, add(entry.reserved, add(node.earmarked_total, extra)))
+            free = self._free_room[entry.name] = room_before_victims(
+                node.unallocated, entry.reserved, add(node.earmarked_total, extra))
         return free
 
     def best(self, request: StarvedRequest) -> VictimSet | None:

@@ -140,6 +140,13 @@ def preemption_candidates(node: NodeView) -> list[ContainerView]:
     return [c for c in unmarked if not c.is_am] + [c for c in unmarked if c.is_am]
 
 
+def room_before_victims(unallocated: Resource, reserved: Resource, earmarked: Resource
+                        ) -> Resource:
+    """The room a victim set starts from on a node (``identifyContainersToPreemptOnNode``'s
+    first ``potential``): what is unallocated, less its reservation and what is earmarked."""
+    return subtract_non_negative(unallocated, add(reserved, earmarked))
+
+
 def chosen_from_owner(chosen: Sequence[ContainerView], app_id: str, like: Resource) -> Resource:
     """``getResourcesToPreemptForApp``: the owner's containers already in the set."""
     return sum_resources([c.resource for c in chosen if c.app_id == app_id], none_like(like))
@@ -162,7 +169,7 @@ def containers_on_node(
     """
     chosen: list[ContainerView] = []
     num_am = 0
-    potential = subtract_non_negative(node.unallocated, add(node.reserved, node.earmarked))
+    potential = room_before_victims(node.unallocated, node.reserved, node.earmarked)
     for container in preemption_candidates(node):
         owner = owners.get(container.app_id)
         if owner is None:
