@@ -96,6 +96,10 @@ def test_a_summary_with_the_wrong_shape_is_exit_2(tmp_path: Path) -> None:
         ("apps", {"apps": 5}, "apps is not an object"),
         ("queue", {"queues": {"root": [1]}}, "queues.root is not an object"),
         ("counts", {"counts": "x"}, "counts is not an object"),
+        ("scenario", {"scenario": None},
+         "scenario is not an object with a name and a list of overrides"),
+        ("overrides", {"scenario": {"name": "s", "overrides": [3]}},
+         "scenario is not an object with a name and a list of overrides"),
     ]:
         b = write(tmp_path, name, {**B, **damage})
         result = runner.invoke(app, ["compare", str(a), str(b)])

@@ -65,6 +65,12 @@ def load_summary(outdir: Path) -> dict[str, Any]:
     for key in ("queues", "apps", "cluster", "counts"):
         if not isinstance(doc[key], dict):
             raise ConfigError(f"not a fairshare summary: {key} is not an object", str(path))
+    scenario = doc.get("scenario", {})
+    if not isinstance(scenario, dict) or not isinstance(scenario.get("name", ""), str) or not (
+            isinstance(scenario.get("overrides", []), list)
+            and all(isinstance(o, str) for o in scenario.get("overrides", []))):
+        raise ConfigError("not a fairshare summary: scenario is not an object with a name and "
+                          "a list of overrides", str(path))
     for key in ("queues", "apps"):
         for name, entry in doc[key].items():
             if not isinstance(entry, dict):
