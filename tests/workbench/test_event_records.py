@@ -70,24 +70,25 @@ def test_an_event_of_a_newer_version_needs_only_its_frame() -> None:
     assert record_problem({"t": 1, "seq": 2}) == "'type' missing or not text"
 
 
+def explain_refusal(out: Path) -> str:
+    result = runner.invoke(app, ["explain", str(out), "--app", "adhoc"])
+    assert result.exit_code == 2, result.output
+    return result.output.strip()
+
+
 def test_explain_refuses_a_damaged_run_with_its_file_and_line(tmp_path: Path) -> None:
     out = simulate(tmp_path / "seed", SEED)
-    events = out / "events.jsonl"
-    lines = events.read_text().splitlines()
+    events, summary = out / "events.jsonl", out / "summary.json"
+    written = events.read_text()
+    lines = written.splitlines()
     number = next(i for i, x in enumerate(lines, 1) if '"preemption-warned"' in x)
     lines[number - 1] = lines[number - 1].replace('"kill-at-ms":', '"kill-at":')
     events.write_text("\n".join(lines) + "\n")
-    result = runner.invoke(app, ["explain", str(out), "--app", "adhoc"])
-    assert result.exit_code == 2
-    assert result.output.strip() == (f"{events}:{number}: not a fairshare event: "
-                                     f"preemption-warned without 'kill-at-ms'")
-    summary = out / "summary.json"
+    assert explain_refusal(out) == (f"{events}:{number}: not a fairshare event: "
+                                    f"preemption-warned without 'kill-at-ms'")
+    events.write_text(written)
     doc = json.loads(summary.read_text())
     del doc["span"]["end-ms"]
     summary.write_text(json.dumps(doc))
-    lines[number - 1] = lines[number - 1].replace('"kill-at":', '"kill-at-ms":')
-    events.write_text("\n".join(lines) + "\n")
-    result = runner.invoke(app, ["explain", str(out), "--app", "adhoc"])
-    assert result.exit_code == 2
-    assert result.output.strip() == (f"{summary}: not a fairshare summary (docs/outputs.md): "
-                                     f"no key 'end-ms'")
+    assert explain_refusal(out) == (f"{summary}: not a fairshare summary (docs/outputs.md): "
+                                    f"no key 'end-ms'")
