@@ -343,16 +343,17 @@ def _json_kinds(annotation: object) -> tuple[type, ...]:
     """The JSON values (as Python decodes them) a field of this annotation is written as."""
     if annotation in _JSON_KINDS:
         return _JSON_KINDS[annotation]
+    if annotation is type(None):
+        return (type(None),)
     if isinstance(annotation, type) and issubclass(annotation, StrEnum):
         return (str,)
-    options = typing.get_args(annotation)
     if isinstance(annotation, types.UnionType):
-        return tuple(k for option in options for k in _json_kinds(option))
+        return tuple(k for option in typing.get_args(annotation) for k in _json_kinds(option))
     origin = typing.get_origin(annotation)
     if origin is tuple:
         return (list,)
-    if origin in (dict, Mapping) or annotation is type(None):
-        return (dict,) if annotation is not type(None) else (type(None),)
+    if origin in (dict, Mapping):
+        return (dict,)
     raise TypeError(f"no JSON kind for {annotation!r}")
 
 
