@@ -51,6 +51,12 @@ def summary_of_another_kind(outdir: Path) -> None:
     (outdir / "summary.json").write_text(json.dumps({"queues": {}, "apps": {}}))
 
 
+def summary_without_root(outdir: Path) -> None:
+    doc = json.loads((outdir / "summary.json").read_text())
+    del doc["queues"]["root"]
+    (outdir / "summary.json").write_text(json.dumps(doc))
+
+
 def truncated_events(outdir: Path) -> None:
     text = (outdir / "events.jsonl").read_text()
     (outdir / "events.jsonl").write_text(text[: len(text) // 2] + "\n" + text[-50:])
@@ -91,6 +97,8 @@ def csv_with_a_word(outdir: Path) -> None:
 @pytest.mark.parametrize(("spoil", "named", "message"), [
     (corrupt_summary, "summary.json:2", "not JSON"),
     (summary_of_another_kind, "summary.json", "not a fairshare summary"),
+    (summary_without_root, "summary.json", "not a fairshare summary (docs/outputs.md): queues "
+                                           "has no root"),
     (truncated_events, "events.jsonl:", "not a fairshare event"),
     (events_of_another_run, "events.jsonl", "not from the same run"),
     (garbage_parquet, "timeline.parquet", "not a readable timeline"),

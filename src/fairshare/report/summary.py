@@ -120,6 +120,8 @@ def _run(doc: Any) -> RunSummary:
     if end < start:
         raise ValueError("span.end-ms is before span.start-ms")
     names = list(_object(doc["queues"], "queues"))
+    if "root" not in names:
+        raise ValueError("queues has no root")  # the page's totals are root's
     parents = {n.rsplit(".", 1)[0] for n in names if "." in n}
     scenario = doc.get("scenario") or {}
     return RunSummary(
