@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from fairshare.core.apps import restart_attempt
 from fairshare.core.events import ContainerPreempted, NoPreemption, PreemptionWarned
 from fairshare.core.preemption.blocked import BLOCKED_CAUSES, ROOM_FREE, BlockedCauses
+from fairshare.core.preemption.overlay import reserved_on
 from fairshare.core.preemption.plan import (
     PreemptionPlan,
     nodes_for,
@@ -118,9 +119,9 @@ def commit(s: Scheduler, app: App, plan: PreemptionPlan,
     warned: list[int] = []
     for selection in plan.selections:
         node = s.state.nodes[selection.node]
-        reserved = node.reservation.resource if node.reservation is not None else s.none
         # the room before this selection's earmarks, as the plan saw it
-        free = room_before_victims(node.unallocated, reserved, node.earmarked_total)
+        free = room_before_victims(node.unallocated, reserved_on(node, s.none),
+                                   node.earmarked_total)
         for victim in selection.victims:
             if victim.container_id in node.marked_for_preemption:
                 continue

@@ -57,8 +57,13 @@ def marked_owner_view(
     )
 
 
+def reserved_on(node: Node, none: Resource) -> Resource:
+    """What the node's reservation holds (``none`` without one)."""
+    return node.reservation.resource if node.reservation is not None else none
+
+
 def node_view(s: Scheduler, node: Node, overlay: Overlay) -> NodeView:
-    reserved = node.reservation.resource if node.reservation is not None else s.none
+    reserved = reserved_on(node, s.none)
     marked = frozenset(node.marked_for_preemption) | frozenset(overlay.marked.get(node.name, ()))
     return NodeView(
         name=node.name, unallocated=node.unallocated, reserved=reserved,

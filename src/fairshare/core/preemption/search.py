@@ -53,7 +53,13 @@ from fairshare.core.preemption.bounds import (
     fits,
     node_bounds,
 )
-from fairshare.core.preemption.overlay import Overlay, marked_owner_view, node_view, owner_view
+from fairshare.core.preemption.overlay import (
+    Overlay,
+    marked_owner_view,
+    node_view,
+    owner_view,
+    reserved_on,
+)
 from fairshare.core.preemption.victims import (
     ANY,
     ContainerView,
@@ -256,7 +262,7 @@ class VictimSearch:
         # the engine's own records: they do not change while the round runs
         running = [c for c in containers_newest_first(node.containers) if c.id not in marked]
         candidates = tuple([c for c in running if not c.is_am] + [c for c in running if c.is_am])
-        reserved = node.reservation.resource if node.reservation is not None else self.none
+        reserved = reserved_on(node, self.none)
         free = room_before_victims(node.unallocated, reserved, node.earmarked_total)
         sizes = {c.resource.values for c in candidates}
         regular = self.shortcuts and all(min(size) >= 0 for size in sizes)
