@@ -11,6 +11,7 @@ from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.vector import LONG_MAX, Resource, ResourceTypes
 from fairshare.sim.units import duration as duration  # the same everywhere: re-exported
 from fairshare.sim.units import memory, vcores_number
+from fairshare.sim.units import percent as whole_percent
 
 
 def amount(value: int) -> str:
@@ -91,5 +92,5 @@ def mb_vc(memory_mb: float, vcores: float) -> str:
 
 
 def ratio(value: float | None) -> str:
-    """A fraction as a percentage; ``–`` when undefined (nothing to divide by)."""
-    return "–" if value is None else f"{100.0 * value:.0f}%"
+    """A fraction as a whole percentage; ``–`` when undefined (nothing to divide by)."""
+    return whole_percent(value)

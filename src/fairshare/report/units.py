@@ -11,6 +11,7 @@ from __future__ import annotations
 from fairshare.sim.units import GB_FROM_MB, vcores_number
 from fairshare.sim.units import duration as sim_duration
 from fairshare.sim.units import memory as sim_memory
+from fairshare.sim.units import percent as percent  # the same everywhere: re-exported
 
 MS_PER_S, MS_PER_MIN, MS_PER_H = 1000, 60_000, 3_600_000
 DASH = "–"  # a value that does not exist (a share that was 0 throughout, no contention)
@@ -31,11 +32,6 @@ def memory(mb: float | None) -> str:
 def vcores(count: float | None) -> str:
     """``2.5 vcores``; whole vcores from 10 on; ``–`` for None."""
     return DASH if count is None else f"{vcores_number(count)} vcores"
-
-
-def percent(fraction: float | None, digits: int = 0) -> str:
-    """A fraction as a percentage (``83%``); ``–`` when undefined (nothing to divide by)."""
-    return DASH if fraction is None else f"{100.0 * fraction:.{digits}f}%"
 
 
 def count(n: int, noun: str) -> str:

@@ -3,7 +3,7 @@ tables, ``fairshare explain``, the report."""
 
 from __future__ import annotations
 
-__all__ = ["GB_FROM_MB", "duration", "memory", "vcores_number"]
+__all__ = ["GB_FROM_MB", "duration", "memory", "percent", "vcores_number"]
 
 GB_FROM_MB = 100_000  # at and above this many MB, memory is written in GB
 
@@ -32,3 +32,8 @@ def memory(mb: float) -> str:
 def vcores_number(count: float) -> str:
     """``2.5``; whole vcores from 10 on (``40,000``)."""
     return f"{count:.1f}".removesuffix(".0") if abs(count) < 10 else f"{round(count):,}"
+
+
+def percent(fraction: float | None, digits: int = 0) -> str:
+    """A fraction as a percentage (``83%``); ``–`` when undefined (nothing to divide by)."""
+    return "–" if fraction is None else f"{100.0 * fraction:.{digits}f}%"

@@ -29,7 +29,7 @@ from typing import Any
 from fairshare.config.errors import ConfigError
 from fairshare.core.events import record_problem
 from fairshare.sim.outputs import EVENTS, SUMMARY
-from fairshare.sim.units import duration
+from fairshare.sim.units import duration, percent
 from fairshare.workbench.compare import load_summary
 
 __all__ = ["Explanation", "Statement", "explain_app", "explain_container", "explain_queue",
@@ -550,4 +550,4 @@ def _pair(r: Mapping[str, Any]) -> str:
 
 
 def _pct(x: float | None) -> str:
-    return "?" if x is None else f"{x * 100:.0f}%"
+    return "?" if x is None else percent(x)
