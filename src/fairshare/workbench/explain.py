@@ -78,14 +78,6 @@ def load_run(outdir: Path, mentions: str) -> Run:
     return Run(outdir, summary, events)
 
 
-def reservation_events(outdir: Path, before_ms: int) -> list[dict[str, Any]]:
-    """Every ``container-reserved`` and ``container-unreserved`` event before ``before_ms``:
-    a second pass over the events, for what other apps held while one waited."""
-    wanted = ('"container-reserved"', '"container-unreserved"')
-    return [e for e in _events(outdir / EVENTS, wanted) if e["t"] < before_ms
-            and e["type"] in ("container-reserved", "container-unreserved")]
-
-
 def _events(path: Path, needles: Sequence[str]) -> Iterator[dict[str, Any]]:
     """The events whose line holds one of ``needles`` (filtered as text, then parsed), each
     checked to be what fairshare writes: a damaged file is an error at its line."""
@@ -269,7 +261,7 @@ def _reservations(run: Run, mine: list[dict[str, Any]], app: str, start: int, se
     if len(made) > 3:
         yield Statement(made[3]["t"], f"It made {len(made) - 3} more reservation(s).",
                         tuple(e["seq"] for e in made[3:9]))
-    held = _others_reservations(reservation_events(run.outdir, served), app, start, served)
+    held = _others_reservations(run.outdir, app, start, served)
     if held:
         nodes = {e["node"] for e in held}
         by_app = Counter(e["app"] for e in held).most_common(3)
@@ -280,21 +272,21 @@ def _reservations(run: Run, mine: list[dict[str, Any]], app: str, start: int, se
                         tuple(e["seq"] for e in held[:6]))
 
 
-def _others_reservations(events: Sequence[dict[str, Any]], app: str, start: int, end: int
-                         ) -> list[dict[str, Any]]:
+def _others_reservations(outdir: Path, app: str, start: int, end: int) -> list[dict[str, Any]]:
     """The ``container-reserved`` events of other apps whose reservation overlapped
-    [start, end): made before ``end`` and not unreserved by ``start``."""
+    [start, end): made before ``end`` and not unreserved by ``start``. A second pass over the
+    events, streamed: only the reservations open at ``start`` and those made after are kept."""
+    wanted = ('"container-reserved"', '"container-unreserved"')
     held: dict[str, dict[str, Any]] = {}  # node -> the event of its reservation before start
-    for e in events:
-        if e["t"] >= start:
-            continue
-        if e["type"] == "container-reserved":
+    made: list[dict[str, Any]] = []
+    for e in _events(outdir / EVENTS, wanted):
+        if e["type"] == "container-reserved" and e["t"] < start:
             held[e["node"]] = e
-        elif e["type"] == "container-unreserved":
+        elif e["type"] == "container-unreserved" and e["t"] < start:
             held.pop(e["node"], None)
-    overlapping = [e for e in held.values() if e["app"] != app]
-    overlapping += [e for e in events if start <= e["t"] < end
-                    and e["type"] == "container-reserved" and e["app"] != app]
+        elif e["type"] == "container-reserved" and e["t"] < end and e["app"] != app:
+            made.append(e)
+    overlapping = [e for e in held.values() if e["app"] != app] + made
     return sorted(overlapping, key=lambda e: e["seq"])
 
 
