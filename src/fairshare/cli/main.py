@@ -194,9 +194,10 @@ def _parse_active(text: str | None, tree: QueueTree, policy: PlacementPolicy) ->
             problems.append(f"--active: {name} is not a leaf queue of this configuration "
                             f"and YARN would not create it: {problem}")
             continue
-        err.print(one_line(f"note: --active: {name} is not in the allocation file; counted as the dynamic "
-                  f"leaf YARN creates when a placement rule puts an app there "
-                  f"(rules that create queues: {'; '.join(creators)})"), soft_wrap=True)
+        note = (f"note: --active: {name} is not in the allocation file; counted as the dynamic "
+                f"leaf YARN creates when a placement rule puts an app there "
+                f"(rules that create queues: {'; '.join(creators)})")
+        err.print(one_line(note), soft_wrap=True)
     if problems:
         raise fail(problems)
     return full
