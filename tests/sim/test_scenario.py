@@ -1,4 +1,4 @@
-"""Scenario files (/work/shared/spec/scenario-format.md): what parses into what, and every
+"""Scenario files (docs/scenario-format.md): what parses into what, and every
 mistake reported at its line.
 
 Documents are written inline; the expected line numbers and messages are counted and written by

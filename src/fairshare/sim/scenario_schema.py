@@ -276,7 +276,7 @@ class RequestModel(ResourceModel):
 
 
 class TaskModel(ResourceModel):
-    """A group of tasks of a workload app (scenario-format.md, "Workload")."""
+    """A group of tasks of a workload app (docs/scenario-format.md, "Workload")."""
 
     count: TaskCount = 1
     duration_ms: Millis
