@@ -85,12 +85,16 @@ def test_a_bad_sls_value_is_located_in_the_site_file_or_in_the_scenario(tmp_path
     path = write(tmp_path, "s.yaml", SITE_SCENARIO)
     with pytest.raises(ConfigError) as info:
         load_scenario(path)
-    assert problems(info.value) == [
+    expected = [
         f"{path}:3: site.yarn.sls.container.memory.mb: must be an integer (SLS reads it with "
         "getInt), got 'lots'",
         f"{tmp_path / 'sls-runner.xml'}:16: yarn.sls.nm.vcores: must be an integer (SLS reads "
         "it with getInt), got 'sixteen'",
     ]
+    assert problems(info.value) == expected
+    done = CliRunner().invoke(cli, ["simulate", str(path), "-o", str(tmp_path / "out")])
+    assert (done.exit_code, done.output.splitlines()) == (2, expected)
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_site_file_that_is_not_xml_is_an_error_of_that_file(tmp_path: Path) -> None:
@@ -284,9 +288,13 @@ def test_a_bad_time_unit_is_located_in_the_scenario(tmp_path: Path) -> None:
     path = write(tmp_path, "s.yaml", text)
     with pytest.raises(ConfigError) as info:
         load_scenario(path)
-    assert problems(info.value) == [
+    expected = [
         f"{path}:5: workload.synth-time-unit: must be s (task times in seconds, as SLS documents "
         "them) or ms (as SLS reads them), got 'sec'"]
+    assert problems(info.value) == expected
+    done = CliRunner().invoke(cli, ["simulate", str(path), "-o", str(tmp_path / "out")])
+    assert (done.exit_code, done.output.splitlines()) == (2, expected)
+    assert not (tmp_path / "out").exists()
 
 
 def test_stream_runs_as_in_sls_with_milliseconds() -> None:
