@@ -420,6 +420,15 @@ def test_a_rumen_job_in_an_array_is_recognised_too(tmp_path: Path) -> None:
     assert message.startswith("jobs.json:2: this looks like a Rumen job trace")
 
 
+def test_a_synth_file_is_one_object_not_an_array_of_them(tmp_path: Path) -> None:
+    text = "[\n" + (FIXTURES / "stream-synth.json").read_text() + "]"
+    with pytest.raises(ConfigError) as info:
+        load_synth(write(tmp_path, "synth.json", text), 1, SlsSettings(), "synth.json")
+    assert problems(info.value) == [
+        "synth.json:1: a SYNTH description is one JSON object (SynthTraceJobProducer's Trace), "
+        "got a list"]
+
+
 def test_errors_and_warnings_of_a_failed_load_are_shown_together(tmp_path: Path) -> None:
     """The topology's warning is shown with the trace's error: each file's in line order."""
     copy(tmp_path, "racks.json", "stream-synth.json")

@@ -70,7 +70,7 @@ from fairshare.sim.sources.synth_schema import (
 from fairshare.sim.sources.values import Bad, FileErrors, add_problems
 from fairshare.sim.specs import NodeSpec, TaskSpec, WorkloadApp
 from fairshare.sim.units import duration
-from fairshare.sim.yaml_lines import Loc, YamlDoc, render_path
+from fairshare.sim.yaml_lines import Loc, YamlDoc, render_path, show
 
 __all__ = ["MAX_TASKS", "SynthWorkload", "TimeUnit", "load_synth"]
 
@@ -116,6 +116,10 @@ def _load(text: str, seed: int, settings: SlsSettings, name: str,
         errors.add(wrong, first.line)
         errors.fail()
     item = json_single(text, name)
+    if not isinstance(item.value, dict):
+        errors.add(f"a SYNTH description is one JSON object (SynthTraceJobProducer's Trace), "
+                   f"got {show(item.value)}", item.line)
+        errors.fail()
     doc = json_doc(item.value, text, item.start, item.line)
     value, ignored = without_unknown_keys(doc.value)
     for loc, key, message in ignored:
