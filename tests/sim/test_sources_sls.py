@@ -239,9 +239,10 @@ TOPOLOGY = """\
 def test_a_topology_file_becomes_these_nodes(tmp_path: Path) -> None:
     """Rack "default-rack" is /default-rack; a node's own sizes win over yarn.sls.nm.*, which
     give what it leaves out; labels are read and ignored; a leading "/" of a rack is kept once."""
-    nodes = load_sls_topology(write(tmp_path, "topology.json", TOPOLOGY), SlsSettings(),
-                              "topology.json")
-    assert nodes == (
+    topology = load_sls_topology(write(tmp_path, "topology.json", TOPOLOGY), SlsSettings(),
+                                 "topology.json")
+    assert topology.warnings == ()
+    assert topology.nodes == (
         NodeSpec("a", "/default-rack", NODE, 3, "topology.json"),
         NodeSpec("b", "/default-rack", {"memory-mb": 4096, "vcores": 4}, 4, "topology.json"),
         NodeSpec("c", "/r2", {**NODE, "yarn.io/gpu": 2}, 6, "topology.json"),
@@ -255,8 +256,9 @@ def test_a_topology_file_becomes_these_nodes(tmp_path: Path) -> None:
      "topology.json:4: rack #1: nodes[1].vcores: must not be negative, got -4"),
     (('{"node": "c", ', '{"node": "a", '),
      "topology.json:6: rack #2: nodes[0]: duplicate node name 'a' (first at line 3)"),
-    (('"rack": "/r2", ', ''), "topology.json:6: rack #2: missing required key 'rack'"),
-], ids=["misspelt key", "negative size", "a node twice", "no rack"])
+    (('"rack": "/r2", "nodes"', '"rack": "/r2", "nodez"'),
+     "topology.json:6: rack #2: missing required key 'nodes'"),
+], ids=["misspelt key", "negative size", "a node twice", "no nodes"])
 def test_topology_mistakes_are_located(tmp_path: Path, change: tuple[str, str],
                                        message: str) -> None:
     path = write(tmp_path, "topology.json", TOPOLOGY.replace(*change))

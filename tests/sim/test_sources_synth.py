@@ -67,9 +67,10 @@ def generate(tmp_path: Path, text: str, seed: int = 1):
 
 
 def errors_of(tmp_path: Path, text: str, seed: int = 1) -> list[str]:
+    """The errors of a file, then its warnings."""
     with pytest.raises(ConfigError) as info:
         generate(tmp_path, text, seed)
-    return [str(e) for e in all_errors(info.value)]
+    return [str(e) for e in (*all_errors(info.value), *info.value.warnings)]
 
 
 def workload(*classes: dict[str, Any],
@@ -242,15 +243,17 @@ BAD = """\
     (('{"time": 0, "weight": 1}', '{"time": -1, "weight": 1}'),
      "synth.json:14: workloads[0].time_distribution[0].time: must be an integer from 0 to "
      "2147483647, got -1"),
-    (('"num_jobs": 1', '"num_jobs": 1, "nodes_per_racks": 2'),
-     "synth.json:2: unknown key 'nodes_per_racks' (did you mean 'nodes_per_rack'?)"),
     (('"num_jobs": 1', '"num_jobs": 2000000'),
      "synth.json:2: num_jobs: must be an integer from 0 to 200000, got 2000000"),
     (('"max_vcores": {"val": 1}', '"max_vcores": {"val": 1}, "execution_type": "OPPORTUNISTIC"'),
      "synth.json:11: workloads[0].job_classes[0].tasks[0].execution_type: OPPORTUNISTIC "
      "containers are not scheduled by the Fair Scheduler; only GUARANTEED is supported"),
     (('"tasks": [{', '"taskz": [{'),
-     "synth.json:7: workloads[0].job_classes[0]: unknown key 'taskz' (did you mean 'tasks'?)"),
+     "synth.json:7: warning: workloads[0].job_classes[0]: unknown key 'taskz' ignored, as SLS "
+     "ignores unknown keys (did you mean 'tasks'?)"),
+    (('"tasks": [{', '"taskz": [{'),
+     "synth.json:5: workloads[0].job_classes[0]: missing required key 'tasks' (or the old "
+     "format's mtasks_avg, rtasks_avg, …)"),
     (('"count": {"val": 1},', ''),
      "synth.json:7: workloads[0].job_classes[0].tasks[0]: missing required key 'count'"),
     (('"time_distribution": [{"time": 0, "weight": 1}]', '"time_distribution": []'),
@@ -260,8 +263,9 @@ BAD = """\
      "synth.json:2: invalid JSON: expecting property name enclosed in double quotes "
      "(column 17)"),
 ], ids=["unknown distribution", "mean of 0", "std without val", "constant with discrete",
-        "a number for a sample", "no class weight", "negative time", "misspelt key",
-        "too many jobs", "opportunistic", "misspelt tasks", "no count", "no time buckets",
+        "a number for a sample", "no class weight", "negative time",
+        "too many jobs", "opportunistic", "misspelt tasks: warned", "misspelt tasks: then missing",
+        "no count", "no time buckets",
         "invalid JSON"])
 def test_a_bad_synth_file_is_located(tmp_path: Path, change: tuple[str, str],
                                      message: str) -> None:

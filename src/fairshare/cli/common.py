@@ -10,7 +10,7 @@ problem stays one ``file:line: message`` line.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import typer
@@ -68,6 +68,12 @@ def fail(lines: Sequence[str]) -> typer.Exit:
     for line in lines:
         err.print(one_line(line), soft_wrap=True)
     return typer.Exit(EXIT_INVALID)
+
+
+def warn(warnings: Iterable[object]) -> None:
+    """Print each warning (``file:line: warning: …``) on stderr, in yellow."""
+    for warning in warnings:
+        err.print(one_line(str(warning)), soft_wrap=True, style="yellow")
 
 
 def guarded(load: Callable[[], _T]) -> _T:

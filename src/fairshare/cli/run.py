@@ -26,7 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fairshare.cli import format as fmt
-from fairshare.cli.common import err, fail, guarded, one_line, out, printable
+from fairshare.cli.common import err, fail, guarded, one_line, out, printable, warn
 from fairshare.cli.progress import progress
 from fairshare.cli.report import write_run_report
 from fairshare.config.overrides import parse_override
@@ -90,6 +90,7 @@ def _execute(scenario: Path, outdir: Path | None, quiet: bool, fixed_interval: b
         raise fail([f"-o {outdir}: not a directory"])
     overrides = tuple(guarded(lambda: [parse_override(text) for text in settings]))
     spec = guarded(lambda: replace(load_scenario(scenario), overrides=overrides))
+    warn(spec.warnings)
     if simulation_only and spec.workload is None:
         raise fail([f"{spec.source}: nothing to simulate: the scenario has no 'workload' "
                     "(use 'fairshare run' for scripted steps)"])

@@ -19,7 +19,7 @@ from rich import box
 from rich.table import Table
 
 from fairshare.cli import format as fmt
-from fairshare.cli.common import err, fail, guarded, one_line, out
+from fairshare.cli.common import err, fail, guarded, one_line, out, warn
 from fairshare.cli.progress import count_progress
 from fairshare.cli.report import write_sweep_report
 from fairshare.cli.run import FixedInterval, Quiet, ScenarioPath
@@ -70,6 +70,7 @@ def sweep(scenario: ScenarioPath, outdir: SweepOutdir, settings: SweepSet = None
     axes = guarded(lambda: [parse_axis(text) for text in settings or []])
     variants = guarded(lambda: grid(axes))
     spec = guarded(lambda: load_scenario(scenario))
+    warn(spec.warnings)
     if spec.workload is None:
         raise fail([f"{spec.source}: nothing to simulate: the scenario has no 'workload'"])
     invalid = _invalid_variants(spec, variants)

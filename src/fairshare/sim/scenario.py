@@ -39,7 +39,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
-from fairshare.config.errors import ConfigError, ConfigErrors, all_errors
+from fairshare.config.errors import ConfigError, ConfigErrors, LocatedWarning, all_errors
 from fairshare.config.files import memory_guard
 from fairshare.config.overrides import Override
 from fairshare.sim.expect import SubjectKind, validate_expectation
@@ -239,6 +239,8 @@ class Scenario:
     site_lines: dict[str, int] = field(default_factory=dict)  # site property → its line
     # ``--set`` options of the command line, applied over site and every allocation file
     overrides: tuple[Override, ...] = ()
+    # what the workload's trace files hold that SLS accepts but deserves a word (file:line)
+    warnings: tuple[LocatedWarning, ...] = ()
 
 
 
@@ -272,7 +274,8 @@ def parse_scenario_text(text: str, source: str, base_dir: Path) -> Scenario:
         parser = _Parser(doc, base_dir, source)
         scenario = parser.parse()
     if scenario is None or parser.problems or parser.elsewhere:
-        raise ConfigErrors(locate(parser.problems, doc, source) + parser.elsewhere)
+        raise ConfigErrors(locate(parser.problems, doc, source) + parser.elsewhere,
+                           parser.warnings)
     return scenario
 
 
@@ -329,6 +332,7 @@ class _Parser:
         self.context = {"base_dir": base_dir}
         self.problems: list[Problem] = list(doc.problems)
         self.elsewhere: list[ConfigError] = []  # errors in other files (workload traces)
+        self.warnings: list[LocatedWarning] = []  # warnings of the workload's trace files
 
     def validate(self, model: type[M], data: Any, loc: Loc) -> M | None:
         try:
@@ -387,10 +391,12 @@ class _Parser:
                  "csv": model.csv}
         if not any(paths.values()):
             return native, ()
-        settings, bad = sls_settings(self.site_texts(top))
+        settings, bad, in_file = sls_settings(self.site_texts(top), top.site_file,
+                                              self.display(("site-file",)))
         for key, message in bad:
             self.problems.append(Problem(("site", key), message))
-        if bad:
+        self.elsewhere.extend(in_file)
+        if bad or in_file:
             return native, ()
         files = {key: SourceFile(path, self.display(("workload", key)))
                  for key, path in paths.items() if path is not None}
@@ -400,10 +406,13 @@ class _Parser:
                 native=native, cluster=nodes, scenario=self.source, seed=top.seed,
                 settings=settings, derive_nodes=no_nodes and model.sls_nodes is None,
                 max_nodes=MAX_NODES, sls=files.get("sls"), sls_nodes=files.get("sls-nodes"),
-                synth=files.get("synth"), csv=files.get("csv"))
+                synth=files.get("synth"), csv=files.get("csv"),
+                synth_time_unit=model.synth_time_unit)
         except ConfigError as error:
             self.elsewhere.extend(all_errors(error))
+            self.warnings.extend(error.warnings)
             return native, ()
+        self.warnings.extend(loaded.warnings)
         return loaded.apps, loaded.nodes
 
     def display(self, loc: Loc) -> str:
@@ -501,4 +510,5 @@ class _Parser:
                         self.doc.lines.get(("run",), 0)),
             source=self.source,
             site_lines={key: self.doc.line(("site", key)) for key in site},
+            warnings=tuple(self.warnings),
         )

@@ -292,12 +292,23 @@ class WorkloadAppModel(SchemaModel):
     tasks: tuple[TaskModel, ...] = ()
 
 
+def _synth_time_unit(value: Any) -> Literal["s", "ms"]:
+    if value == "s":
+        return "s"
+    if value == "ms":
+        return "ms"
+    _fail(f"must be s (task times in seconds, as SLS documents them) or ms (as SLS reads them), "
+          f"got {show(value)}")
+
+
 class WorkloadModel(SchemaModel):
     apps: list[Any] | None = None  # each entry is validated on its own as a WorkloadAppModel
     sls: ExistingFile | None = None
     sls_nodes: ExistingFile | None = None
     synth: ExistingFile | None = None
     csv: ExistingFile | None = None
+    # the unit of SYNTH task times (docs/workloads.md, "SLS SYNTH descriptions")
+    synth_time_unit: Annotated[Literal["s", "ms"], PlainValidator(_synth_time_unit)] = "s"
 
 
 class NodeResourceModel(ResourceModel):

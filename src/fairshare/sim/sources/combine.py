@@ -10,7 +10,8 @@ in both is an error. When the scenario names no node at all — no ``cluster.nod
 ``num_nodes`` (a name seen twice is one node, with the rack it was first seen on).
 
 Every file is read even when an earlier one fails, so one run reports the errors of all; nothing
-is returned unless everything is valid.
+is returned unless everything is valid. Warnings (what SLS accepts, read as SLS reads it, but
+worth a word) are returned with the workload, or raised with the errors.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from fairshare.config.errors import ConfigError, ConfigErrors, all_errors
+from fairshare.config.errors import ConfigError, ConfigErrors, LocatedWarning, all_errors
 from fairshare.sim.sources.csv_source import load_csv
 from fairshare.sim.sources.sls import load_sls_jobs
 from fairshare.sim.sources.sls_settings import SlsSettings
 from fairshare.sim.sources.sls_topology import load_sls_topology
-from fairshare.sim.sources.synth import load_synth
+from fairshare.sim.sources.synth import TimeUnit, load_synth
 from fairshare.sim.sources.values import MAX_ERRORS
 from fairshare.sim.specs import NodeSpec, WorkloadApp
 
@@ -46,20 +47,23 @@ class SourceFile:
 class LoadedWorkload:
     apps: tuple[WorkloadApp, ...]  # the scenario's own apps first, then sls, synth, csv
     nodes: tuple[NodeSpec, ...]  # to add after the scenario's cluster.nodes
+    warnings: tuple[LocatedWarning, ...] = ()  # of every file, each at its file:line
 
 
 def load_workload(
     *, native: Sequence[WorkloadApp], cluster: Sequence[NodeSpec], scenario: str, seed: int,
     settings: SlsSettings, derive_nodes: bool, max_nodes: int, sls: SourceFile | None = None,
     sls_nodes: SourceFile | None = None, synth: SourceFile | None = None,
-    csv: SourceFile | None = None,
+    csv: SourceFile | None = None, synth_time_unit: TimeUnit = "s",
 ) -> LoadedWorkload:
     """Read every trace named and combine them with the scenario's ``native`` apps and
     ``cluster`` nodes (``scenario`` names the scenario file in messages).
 
-    Raises :class:`ConfigErrors` with the errors of every file, each at its own ``file:line``.
+    Raises :class:`ConfigErrors` with the errors of every file, each at its own ``file:line``,
+    and the warnings found.
     """
     errors: list[ConfigError] = []
+    warnings: list[LocatedWarning] = []
 
     def read(load: Callable[[SourceFile], T], source: SourceFile | None) -> T | None:
         if source is None:
@@ -68,23 +72,30 @@ def load_workload(
             return load(source)
         except ConfigError as error:
             errors.extend(all_errors(error))
+            warnings.extend(error.warnings)
             return None
 
     trace = read(lambda f: load_sls_jobs(f.path, settings, f.display), sls)
     topology = read(lambda f: load_sls_topology(f.path, settings, f.display), sls_nodes)
-    synthetic = read(lambda f: load_synth(f.path, seed, settings, f.display), synth)
+    synthetic = read(lambda f: load_synth(f.path, seed, settings, f.display, synth_time_unit),
+                     synth)
     rows = read(lambda f: load_csv(f.path, f.display), csv)
-    if errors:
-        raise ConfigErrors(errors)
-    apps = (*native, *(trace.apps if trace else ()), *(synthetic.apps if synthetic else ()),
-            *(rows or ()))
-    _check_unique_ids(apps, scenario)
-    nodes = topology or ()
-    if derive_nodes:
-        nodes = _first_of_each_name((*(trace.nodes if trace else ()),
-                                     *(synthetic.nodes if synthetic else ())))
-    _check_nodes(cluster, nodes, scenario, max_nodes)
-    return LoadedWorkload(apps, nodes)
+    warnings.extend((*(topology.warnings if topology else ()),
+                     *(synthetic.warnings if synthetic else ())))
+    try:
+        if errors:
+            raise ConfigErrors(errors)
+        apps = (*native, *(trace.apps if trace else ()), *(synthetic.apps if synthetic else ()),
+                *(rows or ()))
+        _check_unique_ids(apps, scenario)
+        nodes = topology.nodes if topology else ()
+        if derive_nodes:
+            nodes = _first_of_each_name((*(trace.nodes if trace else ()),
+                                         *(synthetic.nodes if synthetic else ())))
+        _check_nodes(cluster, nodes, scenario, max_nodes)
+    except ConfigErrors as failed:
+        raise ConfigErrors(failed.errors, warnings) from None
+    return LoadedWorkload(apps, nodes, tuple(warnings))
 
 
 def _where(source: str, line: int, scenario: str) -> str:

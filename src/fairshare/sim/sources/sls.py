@@ -16,6 +16,9 @@ What each key becomes (docs/workloads.md has the full table and every deviation)
 * ``job.start.ms`` (default 0) is the app's ``at_ms``; ``job.end.ms`` is only checked.
 * ``job.queue.name`` (default ``default``) is the *requested* queue: placement rules make
   ``sls_queue_1`` ``root.sls_queue_1`` as YARN does; ``job.user`` defaults to ``default``.
+* ``yarn.sls.am.type`` (the key SLS 3.4 reads, as in Hadoop's ``sls_dag.json``) or
+  ``am.type`` (SLS 3.1–3.3, and the SLS documentation) names the AM simulator: accepted, not
+  used (every app follows the one app model of ``sim/loop.py``).
 * ``job.id`` is the app id; without one, or when ``job.count`` > 1 copies the job, an id is the
   AM's number in the trace (0, 1, …) as in SLS.
 * The AM is ``yarn.sls.am.container.*`` (1024 MB, 1 vcore) with ``am.<type>`` overrides; a task
@@ -28,6 +31,9 @@ What each key becomes (docs/workloads.md has the full table and every deviation)
   group with a count: identical asks at one priority are one request in YARN anyway.
 * ``container.host`` (``/rack/host``) and ``num.nodes``/``num.racks`` entries name nodes, which
   the scenario uses when it names none itself.
+
+A file whose first value is not an SLS job — a Rumen job history, a SYNTH description, a
+topology file — is named as what it looks like (:mod:`~fairshare.sim.sources.kinds`).
 
 Unlike SLS, which logs a bad job and skips it, any bad job fails the load, with the file, the
 job's number and id, and the line of the offending key.
@@ -43,6 +49,7 @@ from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.files import gc_paused, memory_guard
 from fairshare.sim.scenario_schema import MAX_NODES
 from fairshare.sim.sources.jsontext import JsonValue, json_line, json_values, read_trace_text
+from fairshare.sim.sources.kinds import wrong_kind
 from fairshare.sim.sources.sls_settings import SlsSettings
 from fairshare.sim.sources.values import (
     Bad,
@@ -68,8 +75,9 @@ NUM_NODES, NUM_RACKS = "num.nodes", "num.racks"
 MAX_COPIES = 100_000  # job.count: a typo must not create billions of apps
 MAX_APPS = 1_000_000  # apps of one trace, copies included (as SYNTH's num_jobs)
 
+AM_TYPES = ("yarn.sls.am.type", "am.type")  # SLS 3.4 (SLSConfiguration.AM_TYPE), 3.1–3.3
 JOB_KEYS = frozenset({
-    "am.type", "job.start.ms", "job.end.ms", "job.queue.name", "job.id", "job.user",
+    *AM_TYPES, "job.start.ms", "job.end.ms", "job.queue.name", "job.id", "job.user",
     "job.count", TASKS, "job.label.expression", NUM_NODES, NUM_RACKS,
 })
 TASK_KEYS = frozenset({
@@ -101,6 +109,10 @@ def load_sls_jobs(path: Path, settings: SlsSettings, display: str | None = None)
         reader = _Reader(read_trace_text(path, name), settings, name)
         try:
             for item in json_values(reader.text, name):
+                wrong = wrong_kind(item.value, "sls") if item.index == 0 else None
+                if wrong is not None:
+                    reader.errors.add(wrong, item.line)
+                    break
                 reader.entry(item)
                 if reader.errors.full:
                     break
@@ -189,8 +201,9 @@ class _Reader:
         if "job.queue.name" in job:
             queue = java_text(job["job.queue.name"], ("job.queue.name",))
         # read with a (String) cast: null means "not given" (every AM type runs one app model)
-        user, job_id, _am_type = (None if job.get(key) is None else java_string(job[key], (key,))
-                                  for key in ("job.user", "job.id", "am.type"))
+        user, job_id, *_am_types = (None if job.get(key) is None
+                                    else java_string(job[key], (key,))
+                                    for key in ("job.user", "job.id", *AM_TYPES))
         count = max(java_int(job["job.count"], ("job.count",)), 1) if "job.count" in job else 1
         if count > MAX_COPIES:
             raise Bad(("job.count",), f"at most {MAX_COPIES} copies of a job, got {count}")

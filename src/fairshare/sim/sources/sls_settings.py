@@ -1,8 +1,10 @@
-"""SLS's own sizes, read from the scenario's ``site`` properties under SLS's names.
+"""SLS's own sizes, read from the scenario's ``site-file`` and ``site`` under SLS's names.
 
 SLS reads them from ``sls-runner.xml`` (``SLSConfiguration``, ``NMRunner``, ``SLSRunner``); a
-scenario gives them in its ``site`` map, read with Hadoop ``Configuration`` rules (trimmed,
-``0x`` hex, ``getInt`` / ``getLong`` ranges):
+scenario gives them in the file named by ``site-file`` (an ``sls-runner.xml`` or a
+``yarn-site.xml``: its ``yarn.sls.*`` properties, ``${var}`` expanded) and in its ``site`` map,
+which wins over the file as ``Configuration.set`` wins over a resource. Both are read with Hadoop
+``Configuration`` rules (trimmed, ``0x`` hex, ``getInt`` / ``getLong`` ranges):
 
 =====================================  =======  ==============================================
 property                               default  what
@@ -27,15 +29,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from fairshare.config.hadoopconf import conf_int
+from fairshare.config.errors import ConfigError, all_errors
+from fairshare.config.hadoopconf import SubstitutionTooDeep, conf_int, read_entries, substitute
 from fairshare.resources.javalang import java_trim
 from fairshare.sim.sources.values import RESOURCE_NAME
 from fairshare.sim.specs import Resources
 
 __all__ = ["SlsSettings", "sls_settings"]
 
-NM = "yarn.sls.nm."
+PREFIX = "yarn.sls."  # SLSConfiguration.PREFIX
+NM = PREFIX + "nm."
 # yarn.sls.nm.* properties that are not a resource type ("memory-mb" is memory.mb's type)
 _NM_SETTINGS = frozenset({"memory.mb", "memory-mb", "vcores", "heartbeat.interval.ms",
                           "resource.utilization.ratio"})
@@ -50,9 +55,38 @@ class SlsSettings:
     am: Resources = field(default_factory=lambda: {"memory-mb": 1024, "vcores": 1})
 
 
-def sls_settings(site: Mapping[str, str]) -> tuple[SlsSettings, list[tuple[str, str]]]:
-    """The settings of a scenario's ``site`` texts, and ``(property, message)`` for each bad one
-    (its default is used in its place)."""
+def sls_settings(site: Mapping[str, str], site_file: Path | None = None,
+                 display: str = "") -> tuple[SlsSettings, list[tuple[str, str]],
+                                             list[ConfigError]]:
+    """The settings of a scenario's ``site`` texts over the ``yarn.sls.*`` properties of its
+    ``site_file`` (named ``display`` in errors); ``(property, message)`` for each bad ``site``
+    value and an error at its line for each bad value of the file, or the file's own errors
+    (its default is used in place of a bad value)."""
+    try:
+        in_file = _sls_properties(site_file, display) if site_file is not None else {}
+    except ConfigError as error:
+        return SlsSettings(), [], all_errors(error)
+    merged = {**{key: value for key, (value, _) in in_file.items()}, **site}
+    settings, problems = _settings(merged)
+    errors = [ConfigError(f"{key}: {message}", display, in_file[key][1])
+              for key, message in problems if key not in site]
+    return settings, [(key, message) for key, message in problems if key in site], errors
+
+
+def _sls_properties(path: Path, display: str) -> dict[str, tuple[str, int | None]]:
+    """``yarn.sls.*`` property → (value, line) of a site file, as ``Configuration`` holds it."""
+    entries, _ = read_entries(path, display)  # the file's warnings are the site reader's
+    found = {}
+    for name, entry in entries.items():
+        if name.startswith(PREFIX):
+            try:
+                found[name] = (substitute(entry.value, entries), entry.line)
+            except SubstitutionTooDeep as exc:
+                raise ConfigError(f"{name}: {exc}", display, entry.line) from None
+    return found
+
+
+def _settings(site: Mapping[str, str]) -> tuple[SlsSettings, list[tuple[str, str]]]:
     problems: list[tuple[str, str]] = []
 
     def number(key: str, default: int, bits: int = 32) -> int:

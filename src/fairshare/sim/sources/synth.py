@@ -12,13 +12,19 @@ and ``SynthJob`` do, from our own deterministic random stream:
    ``<class_name>_<NNNNNN>``, numbered from 0 in that order, as ``SynthJob`` names them.
 3. For each task kind of the class: a count, a memory size (at least 1024 MB) and vcores (at
    least 1) drawn once for the job, then a time per task. Every draw is rounded half up to a
-   whole number (``Math.round``); a task time is in seconds. (``SynthJob``.)
+   whole number (``Math.round``); a task time is in seconds as SLS documents it, or in
+   milliseconds as SLS reads it (``workload.synth-time-unit: ms``). (``SynthJob``.)
 
 An app is the job: at its start time, in ``queue_name`` (default ``default``) as user
 ``user_name`` (default ``default``), with an AM of ``yarn.sls.am.container.*`` and its tasks
 grouped by (priority, size, duration). ``num_nodes`` and ``nodes_per_rack`` give nodes
 (``/rack<i % racks>/node<i>``, ``racks = num_nodes / nodes_per_rack``) that the scenario uses
 when it names none itself.
+
+Warnings: unknown keys are ignored as SLS ignores them; a job class whose tasks last longer on
+average than its jobs' ``duration`` (in seconds) gets a warning that SLS reads task times as
+milliseconds (:func:`_long_tasks`). A file that looks like another kind of input is named as
+such (:mod:`~fairshare.sim.sources.kinds`).
 
 Randomness: ``random.Random`` seeded with the scenario's ``seed`` (as an unsigned 64-bit
 number); normal draws are Box–Muller on its uniform draws, so a seed gives the same apps on every
@@ -34,18 +40,22 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from pydantic import ValidationError
 
 from fairshare.config.files import memory_guard
+from fairshare.config.model import ConfigWarning
 from fairshare.resources.vector import INT_MAX, LONG_MAX, LONG_MIN
 from fairshare.sim.scenario_schema import problems_of
 from fairshare.sim.sources.jsontext import (
     MAX_SYNTH_BYTES,
     json_doc,
     json_single,
+    json_values,
     read_trace_text,
 )
+from fairshare.sim.sources.kinds import wrong_kind
 from fairshare.sim.sources.sls import generated_node_names
 from fairshare.sim.sources.sls_settings import SlsSettings
 from fairshare.sim.sources.synth_schema import (
@@ -54,12 +64,15 @@ from fairshare.sim.sources.synth_schema import (
     SampleModel,
     TraceModel,
     WorkloadModel,
+    typical,
+    without_unknown_keys,
 )
 from fairshare.sim.sources.values import Bad, FileErrors, add_problems
 from fairshare.sim.specs import NodeSpec, TaskSpec, WorkloadApp
-from fairshare.sim.yaml_lines import Loc, YamlDoc, render_path
+from fairshare.sim.units import duration
+from fairshare.sim.yaml_lines import Loc, YamlDoc, render_path, show
 
-__all__ = ["MAX_TASKS", "SynthWorkload", "load_synth"]
+__all__ = ["MAX_TASKS", "SynthWorkload", "TimeUnit", "load_synth"]
 
 MIN_MEMORY_MB = 1024  # SynthJob.MIN_MEMORY
 MIN_VCORES = 1  # SynthJob.MIN_VCORES
@@ -67,43 +80,96 @@ DEFAULT_QUEUE = "default"
 DEFAULT_USER = "default"
 MAX_TASKS = 2_000_000  # per file: a heavy-tailed count must not run for minutes
 _OLD_PRIORITY = {"map": 20, "reduce": 10}  # SynthTraceJobProducer.DEFAULT_*_PRIORITY
+TimeUnit = Literal["s", "ms"]
+MS_PER_UNIT: dict[TimeUnit, int] = {"s": 1000, "ms": 1}
 
 
 @dataclass(frozen=True)
 class SynthWorkload:
-    """The generated apps in start-time order, and the nodes the file describes."""
+    """The generated apps in start-time order, the nodes the file describes, its warnings."""
 
     apps: tuple[WorkloadApp, ...]
     nodes: tuple[NodeSpec, ...]
+    warnings: tuple[ConfigWarning, ...] = ()
 
 
-def load_synth(path: Path, seed: int, settings: SlsSettings,
-               display: str | None = None) -> SynthWorkload:
-    """Read a SYNTH file and generate its jobs from ``seed``; ``display`` names the file.
+def load_synth(path: Path, seed: int, settings: SlsSettings, display: str | None = None,
+               time_unit: TimeUnit = "s") -> SynthWorkload:
+    """Read a SYNTH file and generate its jobs from ``seed``; ``display`` names the file;
+    ``time_unit`` is the unit of task times (``workload.synth-time-unit``).
 
     Raises :class:`ConfigError` (:class:`ConfigErrors`) for a malformed file, and for a draw
-    SLS would fail on (a task time that rounds to 0 s or less), located at the sample.
+    SLS would fail on (a task time that rounds to 0 or less), located at the sample.
     """
     name = display or str(path)
     with memory_guard(name):
-        return _load(read_trace_text(path, name, MAX_SYNTH_BYTES), seed, settings, name)
+        return _load(read_trace_text(path, name, MAX_SYNTH_BYTES), seed, settings, name,
+                     time_unit)
 
 
-def _load(text: str, seed: int, settings: SlsSettings, name: str) -> SynthWorkload:
-    item = json_single(text, name)
-    doc = json_doc(item.value, text, item.start, item.line)
+def _load(text: str, seed: int, settings: SlsSettings, name: str,
+          time_unit: TimeUnit) -> SynthWorkload:
     errors = FileErrors(name)
+    first = next(json_values(text, name), None)  # a file of several values: its first
+    wrong = None if first is None else wrong_kind(first.value, "synth")
+    if first is not None and wrong is not None:
+        errors.add(wrong, first.line)
+        errors.fail()
+    item = json_single(text, name)
+    if not isinstance(item.value, dict):
+        errors.add(f"a SYNTH description is one JSON object (SynthTraceJobProducer's Trace), "
+                   f"got {show(item.value)}", item.line)
+        errors.fail()
+    doc = json_doc(item.value, text, item.start, item.line)
+    value, ignored = without_unknown_keys(doc.value)
+    for loc, key, message in ignored:
+        errors.warn(f"{render_path(loc)}: {message}" if loc else message,
+                    doc.line((*loc, key)))
     try:
-        trace = TraceModel.model_validate(doc.value)
+        trace = TraceModel.model_validate(value)
     except ValidationError as error:
         add_problems(errors, problems_of(error, ()), doc)
         errors.fail()
+    if time_unit == "s":
+        _long_tasks(trace, doc, errors)
     try:
-        apps = _Generator(trace, seed, settings, name, doc).jobs()
+        apps = _Generator(trace, seed, settings, name, doc, time_unit).jobs()
     except Bad as bad:
         errors.add(f"{render_path(bad.loc)}: {bad.message}", doc.line(bad.loc))
         errors.fail()
-    return SynthWorkload(apps, _nodes(trace, settings, name, doc.line(("num_nodes",))))
+    return SynthWorkload(apps, _nodes(trace, settings, name, doc.line(("num_nodes",))),
+                         errors.all_warnings())
+
+
+def _long_tasks(trace: TraceModel, doc: YamlDoc, errors: FileErrors) -> None:
+    """Warn where a job class's tasks last longer on average than its jobs: the sign of a file
+    written for SLS, which reads a task's ``time`` as milliseconds (``AMDefinitionSynth`` passes
+    it to the container as is) but a job's ``duration`` and start times as seconds
+    (``SynthJob`` converts them)."""
+    for w, workload in enumerate(trace.workloads):
+        for c, job_class in enumerate(workload.job_classes):
+            loc: Loc = ("workloads", w, "job_classes", c)
+            for time_loc, task_s, job_s in _times(job_class, loc):
+                if job_s > 0 and task_s > job_s:
+                    errors.warn(f"{render_path(time_loc)}: {_long_task_message(task_s, job_s)}",
+                                doc.line(time_loc))
+
+
+def _times(job_class: JobClassModel, loc: Loc) -> list[tuple[Loc, float, float]]:
+    """(where, mean task time, mean job duration) of each task kind of a job class."""
+    if job_class.tasks is None:  # the old format: dur_avg, mtime_avg, rtime_avg
+        return [((*loc, key), getattr(job_class, key), job_class.dur_avg)
+                for key in ("mtime_avg", "rtime_avg")]
+    job_s = 0.0 if job_class.duration is None else typical(job_class.duration)
+    return [((*loc, "tasks", i, "time"), typical(task.time), job_s)
+            for i, task in enumerate(job_class.tasks)]
+
+
+def _long_task_message(task_s: float, job_s: float) -> str:
+    return (f"tasks last {task_s:g} s ({duration(task_s * 1000)}) on average, longer than "
+            f"their job's duration of {job_s:g} s: SLS reads a task's time as milliseconds "
+            f"({duration(task_s)}) but a job's duration and start times as seconds; "
+            "'synth-time-unit: ms' in the scenario's 'workload' reads task times as SLS does")
 
 
 def _nodes(trace: TraceModel, settings: SlsSettings, display: str,
@@ -177,8 +243,9 @@ class _Kind:
 
 class _Generator:
     def __init__(self, trace: TraceModel, seed: int, settings: SlsSettings, display: str,
-                 doc: YamlDoc) -> None:
+                 doc: YamlDoc, time_unit: TimeUnit) -> None:
         self.trace, self.settings, self.display, self.doc = trace, settings, display, doc
+        self.unit, self.ms_per_unit = time_unit, MS_PER_UNIT[time_unit]
         self.rng = random.Random(seed % 2**64)
         self.tasks = 0
         self.kinds = {(w, c): self.kinds_of(job_class, ("workloads", w, "job_classes", c))
@@ -261,12 +328,13 @@ class _Generator:
                                          f"(at job {job})")
         durations: dict[int, int] = {}
         for _ in range(count):
-            seconds = java_round(kind.time())
-            if seconds <= 0:
-                raise Bad(kind.loc["time"], f"job {job}: a drawn task time rounds to {seconds} s; "
-                                            "SLS refuses tasks that do not last (\"Duration of a "
-                                            "task shouldn't be less or equal to 0\")")
-            durations[seconds] = durations.get(seconds, 0) + 1
+            time = java_round(kind.time())
+            if time <= 0:
+                raise Bad(kind.loc["time"], f"job {job}: a drawn task time rounds to {time} "
+                                            f"{self.unit}; SLS refuses tasks that do not last "
+                                            "(\"Duration of a task shouldn't be less or equal "
+                                            "to 0\")")
+            durations[time] = durations.get(time, 0) + 1
         size = {"memory-mb": memory, "vcores": vcores}
-        return [TaskSpec(n, size, seconds * 1000, kind.priority)
-                for seconds, n in durations.items()]
+        return [TaskSpec(n, size, time * self.ms_per_unit, kind.priority)
+                for time, n in durations.items()]

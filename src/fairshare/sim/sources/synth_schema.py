@@ -5,8 +5,9 @@ It follows the Jackson-mapped classes of Hadoop 3.4's ``SynthTraceJobProducer`` 
 old flat job-class format (``mtasks_avg``, ``mtime_stddev``, …) that ``validateJobDef``
 converts. Where Jackson would accept a value that makes SLS fail later (a distribution with a
 mean of 0, all weights 0, an empty list to choose from) the schema refuses it here, with its
-line. Unlike Jackson (``FAIL_ON_UNKNOWN_PROPERTIES`` off) unknown keys are errors with a "did you
-mean"; ``description`` is accepted everywhere.
+line. Unknown keys are ignored as Jackson ignores them (``FAIL_ON_UNKNOWN_PROPERTIES`` off),
+each with a warning and a "did you mean" (:func:`without_unknown_keys`): the SLS documentation's
+own example has one (``{"time": 120, "jobs": 0}``). ``description`` is accepted everywhere.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from fairshare.resources.javalang import java_trim, parse_double
 from fairshare.resources.vector import INT_MAX
 from fairshare.sim.scenario_schema import MAX_NODES, Long, Name, Text, fail
 from fairshare.sim.sources.values import JsonModel
-from fairshare.sim.yaml_lines import show
+from fairshare.sim.yaml_lines import Loc, show, suggest
 
 __all__ = ["OLD_FORMAT", "JobClassModel", "SampleModel", "TaskModel", "TraceModel",
-           "WorkloadModel"]
+           "WorkloadModel", "typical", "without_unknown_keys"]
 
 MAX_JOBS = 200_000  # num_jobs: each job costs ~60 µs and ~2 KB to generate
 DISTRIBUTIONS = ("LOGNORM", "NORM")
@@ -144,7 +145,7 @@ class TaskModel(JsonModel):
 
     type: Text | None = None
     count: SampleModel
-    time: SampleModel  # seconds (docs/workloads.md)
+    time: SampleModel  # seconds, or ms with synth-time-unit (docs/workloads.md)
     max_memory: SampleModel
     max_vcores: SampleModel
     priority: Priority = 0
@@ -168,7 +169,7 @@ class JobClassModel(JsonModel):
     class_weight: Weight = 0.0
     type: Text | None = None
     deadline_factor: SampleModel | None = None  # reservations are not modelled
-    duration: SampleModel | None = None  # the job's nominal duration: only SLS's metrics
+    duration: SampleModel | None = None  # seconds: compared with task times (a warning)
     reservation: SampleModel | None = None
     tasks: tuple[TaskModel, ...] | None = None
     params: dict[str, Any] | None = None
@@ -257,3 +258,57 @@ class TraceModel(JsonModel):
         if sum(w.workload_weight for w in self.workloads) <= 0:
             fail("no workload can be chosen: give one a positive 'workload_weight'")
         return self
+
+
+def typical(sample: SampleModel) -> float:
+    """A sample's mean: its ``val`` (a constant or a distribution's mean), or the weighted mean
+    of its ``discrete`` values."""
+    if sample.val is not None:
+        return sample.val
+    values = sample.discrete or ()
+    weights = sample.weights or (1.0,) * len(values)
+    return sum(v * w for v, w in zip(values, weights, strict=True)) / sum(weights)
+
+
+# the nested objects of each object of the file, by key (a list of them, or one)
+_SAMPLES = ("count", "time", "max_memory", "max_vcores")
+_NESTED: dict[type[JsonModel], dict[str, type[JsonModel]]] = {
+    TraceModel: {"workloads": WorkloadModel},
+    WorkloadModel: {"job_classes": JobClassModel, "time_distribution": TimeSampleModel},
+    JobClassModel: {"tasks": TaskModel, "deadline_factor": SampleModel,
+                    "duration": SampleModel, "reservation": SampleModel},
+    TaskModel: dict.fromkeys(_SAMPLES, SampleModel),
+}
+Ignored = tuple[Loc, str, str]  # where, the key, the message
+
+
+def without_unknown_keys(value: Any, model: type[JsonModel] = TraceModel,
+                         loc: Loc = ()) -> tuple[Any, list[Ignored]]:
+    """``value`` without the keys that ``model`` and the objects nested in it do not have, and
+    each key left out, as SLS's Jackson mapper skips them (FAIL_ON_UNKNOWN_PROPERTIES off)."""
+    if not isinstance(value, dict):
+        return value, []
+    known = list(model.model_fields)
+    ignored: list[Ignored] = []
+    kept: dict[str, Any] = {}
+    for key, item in value.items():
+        if key not in known:
+            ignored.append((loc, key, _ignored(model, key, known, value)))
+            continue
+        nested = _NESTED.get(model, {}).get(key)
+        if nested is not None and isinstance(item, list):
+            pairs = [without_unknown_keys(x, nested, (*loc, key, i)) for i, x in enumerate(item)]
+            item = [x for x, _ in pairs]
+            ignored.extend(found for _, more in pairs for found in more)
+        elif nested is not None:
+            item, more = without_unknown_keys(item, nested, (*loc, key))
+            ignored.extend(more)
+        kept[key] = item
+    return kept, ignored
+
+
+def _ignored(model: type[JsonModel], key: str, known: list[str], value: dict[str, Any]) -> str:
+    message = f"unknown key '{key}' ignored, as SLS ignores unknown keys{suggest(key, known)}"
+    if model is TimeSampleModel and "weight" not in value:
+        message += "; without a 'weight' no job starts in this bucket (SLS: weight 0)"
+    return message

@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 from pydantic import ConfigDict
 
 from fairshare.config.errors import ConfigError, ConfigErrors
+from fairshare.config.model import ConfigWarning
 from fairshare.config.yarnsite import RESOURCE_NAME
 from fairshare.resources.javalang import parse_int
 from fairshare.sim.scenario_schema import SchemaModel
@@ -129,12 +130,28 @@ def unknown_key(key: str, known: Iterable[str]) -> str:
 
 
 class FileErrors:
-    """The errors found in one file, each ``file:line: message``; at most :data:`MAX_ERRORS`."""
+    """The errors found in one file, each ``file:line: message``, at most :data:`MAX_ERRORS`;
+    and its warnings (what SLS accepts and fairshare reads as SLS would, or doubts), at most
+    as many, raised along with the errors or returned with what was loaded."""
 
     def __init__(self, display: str) -> None:
         self.display = display
         self.errors: list[ConfigError] = []
         self.more = 0
+        self.warnings: list[ConfigWarning] = []
+        self.more_warnings = 0
+
+    def warn(self, message: str, line: int | None) -> None:
+        if len(self.warnings) < MAX_ERRORS:
+            self.warnings.append(ConfigWarning(message, self.display, line))
+        else:
+            self.more_warnings += 1
+
+    def all_warnings(self) -> tuple[ConfigWarning, ...]:
+        """The warnings, and a last one counting those left out."""
+        more = ((ConfigWarning(f"{self.more_warnings} more warnings like these", self.display),)
+                if self.more_warnings else ())
+        return (*self.warnings, *more)
 
     @property
     def full(self) -> bool:
@@ -157,7 +174,7 @@ class FileErrors:
         errors = list(self.errors)
         if self.full:
             errors.append(ConfigError(f"stopped after {len(self.errors)} errors", self.display))
-        raise ConfigErrors(errors)
+        raise ConfigErrors(errors, self.all_warnings())
 
 
 
