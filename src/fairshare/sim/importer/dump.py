@@ -18,6 +18,8 @@ from fairshare.sim.importer.jsonfile import JsonFile
 from fairshare.sim.yaml_lines import Loc, show
 
 SCHEDULER, NODES, APPS = "scheduler.json", "nodes.json", "apps.json"
+ENDPOINTS = {SCHEDULER: "/ws/v1/cluster/scheduler", NODES: "/ws/v1/cluster/nodes",
+             APPS: "/ws/v1/cluster/apps"}
 LEAF_TYPE = "fairSchedulerLeafQueueInfo"
 JAVA_INT_MAX = 2**31 - 1  # maxApps when no maxRunningApps is set
 # nodes the scheduler holds (the others were removed from it: lost, unhealthy, decommissioned)
@@ -98,6 +100,11 @@ def read_dump(folder: Path) -> Dump:
     if not folder.is_dir():
         raise ConfigError("not a directory (give the folder holding scheduler.json, "
                           "nodes.json and apps.json)", str(folder))
+    for name, endpoint in ENDPOINTS.items():
+        if not (folder / name).exists():
+            raise ConfigError("file not found: save it from the ResourceManager with curl "
+                              f"-s http://RM-HOST:8088{endpoint} -o {name} (docs/import.md)",
+                              str(folder / name))
     root, cluster = read_scheduler(JsonFile(folder / SCHEDULER, str(folder / SCHEDULER)))
     nodes, skipped = read_nodes(JsonFile(folder / NODES, str(folder / NODES)))
     apps = read_apps(JsonFile(folder / APPS, str(folder / APPS)))

@@ -11,8 +11,8 @@ individual containers are not in it, so each app becomes one task group (docs/im
 * there are as many as give the app the memory·seconds the RM accounted to it, its AM's
   share taken out (at least one).
 
-Apps are submitted at their start time, relative to the first one's. Apps that never started
-or ran no time are left out (and named).
+Apps are submitted at their start time, relative to the first one's. Apps that never started,
+ran no time or held nothing yet (waiting for their AM) are left out, and named.
 """
 
 from __future__ import annotations
@@ -46,8 +46,10 @@ def history_of(path: Path, container: Amounts = DEFAULT_CONTAINER,
     first = started[0].started_ms if started else 0
     for app in dumped:
         duration = _duration(app)
-        if app.started_ms <= 0 or duration <= 0:
-            why = "never started" if app.started_ms <= 0 else "ran no time"
+        why = ("never started" if app.started_ms <= 0 else "ran no time" if duration <= 0
+               else "held nothing" if not app.memory_seconds and not any(app.allocated)
+               else None)
+        if why is not None:
             history.left_out.append(f"{app.id} ({why})")
             continue
         size = _container_size(app, container)
