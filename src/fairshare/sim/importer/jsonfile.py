@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 from fairshare.config.errors import ConfigError
 from fairshare.sim.sources.jsontext import (
     MAX_TOPOLOGY_BYTES,
-    json_line,
+    json_doc,
     json_single,
     read_trace_text,
 )
@@ -30,10 +30,11 @@ class JsonFile:
         self.text = read_trace_text(path, display, MAX_DUMP_BYTES)
         single = json_single(self.text, display)
         self.value: Any = single.value
-        self._start, self._line = single.start, single.line
+        # one index of the text for every line asked for: a dump has thousands of records
+        self._doc = json_doc(single.value, self.text, single.start, single.line)
 
     def line(self, loc: Loc) -> int:
-        return json_line(self.text, self._start, self._line, loc)
+        return self._doc.lines[loc]
 
     def fail(self, loc: Loc, message: str) -> NoReturn:
         where = render_path(loc)

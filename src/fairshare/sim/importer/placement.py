@@ -8,20 +8,27 @@ Neither lists the containers, so they are rebuilt, deterministically:
   asks for most and the AM holds the rest (if that leaves the AM something); otherwise the
   allocation is split evenly, the remainder going to the AM. The sizes add up to the app's
   ``allocatedMB`` / ``allocatedVCores`` exactly, so every queue's usage is the dump's;
-* places: the AM on its host (``amHostHttpAddress``); each task on a node whose used resources
-  not yet explained by the containers placed there (and ``numContainers`` not yet placed) hold
-  it, the one whose unexplained containers are on average nearest its size; else on the node
-  with the most unexplained memory among those it fits on.
+* places: the AM on its host (``amHostHttpAddress``); then the tasks, largest first, each on a
+  node whose used resources not yet explained by the containers placed there (and
+  ``numContainers`` not yet placed) hold it, trying first the node whose unexplained
+  containers are on average nearest its size, and going back on earlier choices when a task
+  finds no such node (a bounded search): on a dump taken at one moment this finds a placement
+  that explains every node's usage. When the search gives up, each task goes where it fits
+  best, on any node with room.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from dataclasses import dataclass
 
 from fairshare.config.errors import ConfigError
 from fairshare.sim.importer.dump import APPS, Amounts, DumpApp, DumpNode, PendingAsk
 
+SEARCH_STEPS_PER_TASK = 4  # the placement search's budget, plus a constant
+SEARCH_STEPS = 2_000
+SEARCH_WIDTH = 6  # nodes tried for one task
 AM_PRIORITY = 0  # the RM asks for the AM container at priority 0
 DEFAULT_AM: Amounts = (1024, 1)  # YARN's minimum allocation, when nothing tells the AM's size
 
@@ -62,9 +69,15 @@ def plan_apps(apps: tuple[DumpApp, ...], nodes: tuple[DumpNode, ...], folder: st
     for app in running:
         am = not app.unmanaged
         placed[app.id] = [_place(app, sizes[app.id][0], am, room, unexplained, hosts, folder)]
-    for app in running:
-        placed[app.id] += [_place(app, size, False, room, unexplained, hosts, folder)
-                           for size in sizes[app.id][1:]]
+    tasks = sorted(((app, size) for app in running for size in sizes[app.id][1:]),
+                   key=lambda task: (-task[1][0], -task[1][1]))  # largest first
+    exact = _exact([size for _, size in tasks], unexplained)
+    for i, (app, size) in enumerate(tasks):
+        if exact is None:
+            placed[app.id].append(_place(app, size, False, room, unexplained, hosts, folder))
+        else:
+            room[exact[i]] = (room[exact[i]][0] - size[0], room[exact[i]][1] - size[1])
+            placed[app.id].append(Placed(exact[i], size, False))
     plans = []
     for app in live:
         asks = app.asks or ()
@@ -120,3 +133,48 @@ def _misfit(left: Unexplained, size: Amounts) -> tuple[bool, int, int]:
     holds = memory >= size[0] and vcores >= size[1] and count != 0
     average = memory // count if count > 0 else size[0]
     return not holds, abs(average - size[0]) if holds else 0, -memory
+
+
+def _exact(sizes: list[Amounts], unexplained: dict[str, Unexplained]) -> list[str] | None:
+    """A node for each of ``sizes`` within the nodes' unexplained usage (depth-first, best
+    node first, nodes left in the same state tried once), or None when the budget runs out."""
+    left = {name: list(values) for name, values in unexplained.items()}
+    chosen: list[str] = []
+    options = [_candidates(left, sizes[0])] if sizes else []
+    budget = SEARCH_STEPS + SEARCH_STEPS_PER_TASK * len(sizes)
+    while options:
+        if not options[-1]:  # nothing left at this depth: undo the choice before it
+            options.pop()
+            if chosen:
+                _take(left, chosen.pop(), sizes[len(chosen)], -1)
+            continue
+        budget -= 1
+        if budget < 0:
+            return None
+        node = options[-1].pop(0)
+        _take(left, node, sizes[len(chosen)], 1)
+        chosen.append(node)
+        if len(chosen) == len(sizes):
+            return chosen
+        options.append(_candidates(left, sizes[len(chosen)]))
+    return [] if not sizes else None
+
+
+def _candidates(left: dict[str, list[int]], size: Amounts) -> list[str]:
+    """The few best nodes to try for ``size`` (one per distinct state): a search that needs
+    more than these is not worth its time on a large cluster."""
+    found: dict[tuple[int, ...], str] = {}
+    for name, entry in left.items():
+        if entry[0] >= size[0] and entry[1] >= size[1] and entry[2] != 0:
+            found.setdefault(tuple(entry), name)
+    best = heapq.nsmallest(SEARCH_WIDTH, found.items(),
+                           key=lambda item: _misfit((item[0][0], item[0][1], item[0][2]), size))
+    return [name for _, name in best]
+
+
+def _take(left: dict[str, list[int]], node: str, size: Amounts, sign: int) -> None:
+    entry = left[node]
+    entry[0] -= sign * size[0]
+    entry[1] -= sign * size[1]
+    if entry[2] >= 0:  # -1: numContainers not known
+        entry[2] -= sign
