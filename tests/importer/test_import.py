@@ -49,7 +49,8 @@ def queues_of(scheduler: dict[str, Any]) -> dict[str, tuple[int, int]]:
 
 def test_the_simulation_starts_with_the_dumped_queue_usage(tmp_path: Path) -> None:
     out = tmp_path / "scenario"
-    import_dump(DUMP, out, Choices(remaining_ms=60_000, task_ms=30_000))
+    result = import_dump(DUMP, out, Choices(remaining_ms=60_000, task_ms=30_000))
+    assert not any("nodes hold other containers" in note for note in result.notes)
     run_scenario(load_scenario(out / "scenario.yaml"), tmp_path / "run")
     with (tmp_path / "run" / "timeline.csv").open() as f:
         at_start = {row["queue"]: (int(row["usage_mb"]), int(row["usage_vcores"]))

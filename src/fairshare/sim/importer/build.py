@@ -90,12 +90,27 @@ def _notes(dump: Dump, plans: Sequence[AppPlan], no_site: bool) -> list[str]:
                          f"{queue.used[1]} vcores used, its apps in apps.json hold "
                          f"{got[0]:,} MB and {got[1]} vcores (files saved at different "
                          "moments?): the scenario starts from the apps'")
+    off = _nodes_off(dump, plans)
+    if off:
+        notes.append(f"{len(off)} of {len(dump.nodes)} nodes hold other containers than their "
+                     "used resources say (the containers' places are rebuilt, and the search "
+                     f"gave up or the files disagree), e.g. {off[0]}; the queues' usage is the "
+                     "apps' either way")
     known = {q.name for q in _queues(dump.root)}
     for plan in plans:
         if plan.app.queue not in known:
             notes.append(f"app {plan.app.id}: its queue {plan.app.queue} is not in "
                          "scheduler.json; placement decides where it goes")
     return notes
+
+
+def _nodes_off(dump: Dump, plans: Sequence[AppPlan]) -> list[str]:
+    placed = {node.name: (0, 0) for node in dump.nodes}
+    for plan in plans:
+        for c in plan.running:
+            memory, vcores = placed[c.node]
+            placed[c.node] = (memory + c.size[0], vcores + c.size[1])
+    return [node.name for node in dump.nodes if placed[node.name] != node.used]
 
 
 def _queues(queue: DumpQueue) -> list[DumpQueue]:
