@@ -25,6 +25,7 @@ from fairshare.sim.importer.build import import_dump
 from fairshare.sim.importer.scenario_text import Choices
 from fairshare.sim.scenario import load_scenario
 from fairshare.sim.scripted import run_scenario
+from fairshare.workbench.explain import explain, load_run
 
 DUMP = Path(__file__).parent / "dumps" / "basic"
 APP1, APP2, APP3 = (f"application_1700000000000_000{i}" for i in (1, 2, 3))
@@ -242,3 +243,17 @@ def test_the_event_driven_loop_runs_an_imported_cluster_as_the_plain_loop(
         outputs.append([(run / name).read_bytes() for name in ("events.jsonl", "summary.json",
                                                                 "timeline.csv")])
     assert outputs[0] == outputs[1]
+
+
+def test_explain_says_an_imported_app_was_running_not_waiting(tmp_path: Path) -> None:
+    out = tmp_path / "scenario"
+    import_dump(DUMP, out, Choices(remaining_ms=60_000, task_ms=30_000))
+    run_scenario(load_scenario(out / "scenario.yaml"), tmp_path / "run")
+    texts = [s.text for s in explain(load_run(tmp_path / "run", APP1), "app", APP1).statements]
+    assert any(t.startswith("It was running when the run started: 5 containers taken over "
+                            "where they ran, its AM on node1.example.com") for t in texts)
+    assert not any("never placed" in t for t in texts)
+    am = "container_1700000000000_0001_01_000001"
+    texts = [s.text for s in explain(load_run(tmp_path / "run", am), "container", am).statements]
+    assert texts[0].startswith("Running on node1.example.com for " + APP1 + " (root.etl) as "
+                               "its AM when the run started")

@@ -33,7 +33,7 @@ def test_steps_recover_containers_and_expectations_see_them(tmp_path: Path) -> N
 steps:
   - submit: {app: a1, queue: a, user: u, am: {memory-mb: 1024, vcores: 1}, recovering: true,
              requests: [{count: 2, memory-mb: 2048, vcores: 1}]}
-  - recover-container: {app: a1, node: n1, memory-mb: 1024, vcores: 1, am: true, priority: 0}
+  - recover-container: {app: a1, node: n1, memory-mb: 1024, vcores: 1, am: true}
   - recover-container: {app: a1, node: n2, memory-mb: 2048, vcores: 1}
   - expect: {queue: root.a, usage: {memory-mb: 3072, vcores: 2}}
   - expect: {node: n1, containers: 1, unallocated: {memory-mb: 7168}}
@@ -44,6 +44,8 @@ steps:
     types = [r["type"] for r in result.records]
     assert types.count("container-recovered") == 2
     assert [r["priority"] for r in result.records if r["type"] == "containers-requested"] == [1]
+    assert [r["priority"] for r in result.records if r["type"] == "container-recovered"] == [
+        0, 20]  # the AM's priority, a task's default
 
 
 def test_a_recovery_onto_an_unknown_node_stops_at_its_line(tmp_path: Path) -> None:

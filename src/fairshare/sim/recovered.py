@@ -48,11 +48,12 @@ def _group_of(tasks: list[TaskGroup], resource: Resource, entry: RunningSpec) ->
 def running_specs(models: Sequence[RunningModel]) -> tuple[RunningSpec, ...]:
     """``running`` entries as parsed; a priority not given is the RM's AM priority (0) for the
     AM, a task's default priority otherwise."""
-    return tuple(RunningSpec(m.node, m.resources(), m.am, _priority(m.am, m.priority),
+    return tuple(RunningSpec(m.node, m.resources(), m.am, running_priority(m.am, m.priority),
                              m.remaining_ms, m.container) for m in models)
 
 
-def _priority(am: bool, given: int | None) -> int:
+def running_priority(am: bool, given: int | None) -> int:
+    """A running container's priority as given, else the AM's (0) or a task's default."""
     if given is not None:
         return given
     return AM_PRIORITY if am else DEFAULT_TASK_PRIORITY

@@ -43,7 +43,7 @@ from fairshare.config.errors import ConfigError, ConfigErrors, all_errors
 from fairshare.config.files import memory_guard
 from fairshare.config.overrides import Override
 from fairshare.sim.expect import SubjectKind, validate_expectation
-from fairshare.sim.recovered import running_specs
+from fairshare.sim.recovered import running_priority, running_specs
 from fairshare.sim.scenario_schema import (
     DEFAULT_QUEUE,
     DEFAULT_USER,
@@ -318,7 +318,7 @@ _STEPS: dict[str, tuple[type[SchemaModel], _Build]] = {
         requests=tuple(_request(r) for r in m.requests), recovering=m.recovering)),
     "recover-container": (RecoverContainerModel, lambda m, line: RecoverContainerStep(
         line=line, app=m.app, node=m.node, resources=m.resources(), am=m.am,
-        priority=m.priority, container=m.container)),
+        priority=running_priority(m.am, m.priority), container=m.container)),
     "request": (RequestStepModel, lambda m, line: RequestStep(
         line=line, app=m.app, requests=tuple(_request(r) for r in m.requests))),
     "update": (NoArgsModel, lambda m, line: UpdateStep(line=line)),

@@ -388,7 +388,7 @@ class RecoverContainerModel(ResourceModel):
     app: Name
     node: Name
     am: Flag = False
-    priority: JavaInt = DEFAULT_TASK_PRIORITY
+    priority: JavaInt | None = None  # default: 0 for the AM, a task's default priority else
     container: Name | None = None
 
 
