@@ -135,10 +135,11 @@ steps:
 def test_an_option_value_with_a_newline_gives_one_located_line(tmp_path):
     xml = write(tmp_path / "fs.xml", "<allocations><queue name='a'/></allocations>")
     result = runner.invoke(app, ["shares", str(xml), "--cluster", "memory-mb=1024,vcores=1",
-                                 "--active", "a\nb"])
+                                 "--active", "a.x\ny"])
     assert result.exit_code == 2
-    assert result.output == ("--active: not a leaf queue of this configuration: "
-                             "root.a\\nb\n")
+    assert result.output == ("--active: root.a.x\\ny is not a leaf queue of this configuration "
+                             "and YARN would not create it: root.a.x\\ny is not a leaf queue: "
+                             "root.a.x\\ny cannot be created: its parent root.a is a leaf queue\n")
 
 
 def test_a_libxml2_message_with_a_newline_stays_on_its_line(tmp_path):

@@ -163,16 +163,23 @@ def test_shares_custom_resource_types(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        pytest.param(["--cluster", "lots"], "--cluster: Cannot parse resource values from input: "
-                     "lots", id="bad cluster"),
-        pytest.param(["--cluster", "50%"], "--cluster: give absolute amounts, e.g. "
-                     "memory-mb=24576,vcores=12", id="percent cluster"),
-        pytest.param(["--cluster", "memory-mb=1,vcores=1", "--active", "root.nope"],
-                     "--active: not a leaf queue of this configuration: root.nope",
-                     id="unknown active queue"),
+        pytest.param(["--cluster", "lots"], "--cluster: 'lots': give memory/vcores, e.g. "
+                     "10x64g/16, 640g/160 or memory-mb=655360,vcores=160", id="bad cluster"),
+        pytest.param(["--cluster", "50%"], "--cluster: '50%': give memory/vcores, e.g. "
+                     "10x64g/16, 640g/160 or memory-mb=655360,vcores=160", id="percent cluster"),
+        pytest.param(["--cluster", "memory-mb=8192"], "--cluster: 'memory-mb=8192' gives no "
+                     "vcores: every resource type must be given (a missing one would be 0, and "
+                     "YARN could place nothing that asks for it); e.g. 10x64g/16, 640g/160 or "
+                     "memory-mb=655360,vcores=160", id="missing vcores is not 0"),
+        pytest.param(["--cluster", "8q/4"], "--cluster: memory '8q': give a number with an "
+                     "optional unit m, g or t (binary: 1g = 1024 MB), e.g. 64g", id="bad unit"),
+        pytest.param(["--cluster", "0x8g/4"], "--cluster: '0x8g/4': a cluster of 0 nodes has "
+                     "nothing to share", id="no nodes"),
+        pytest.param(["--cluster", "8g/4,gpu=1"], "--cluster: unknown resource type 'gpu' (this "
+                     "configuration has memory-mb, vcores)", id="unknown type"),
         pytest.param(["--cluster", "memory-mb=1,vcores=1", "--active", "root"],
-                     "--active: not a leaf queue of this configuration: root",
-                     id="parent is not a leaf"),
+                     "--active: root is not a leaf queue of this configuration and YARN would "
+                     "not create it: root is not a leaf queue", id="parent is not a leaf"),
     ],
 )
 def test_shares_bad_arguments(args: list[str], message: str) -> None:
@@ -258,6 +265,54 @@ def test_shares_json_stays_valid_with_a_nan_weight(tmp_path: Path) -> None:
     assert queues["queues"]["root.odd"]["fair-share"]["memory-mb"] == 0
     assert queues["queues"]["root.b"]["fair-share"]["memory-mb"] == 500
     assert "NaN" in result.stderr  # the warning still reaches the user, on stderr
+
+
+@pytest.mark.parametrize(
+    "cluster",
+    ["3x8g/4", "24g/12", "24576/12", "24GB/12", "0.0234375t/12", "memory-mb=24g,vcores=12",
+     "3 x memory-mb=8192, vcores=4", "3×8Gi/4"],
+)
+def test_cluster_sizes_in_every_form_give_the_same_shares(cluster: str) -> None:
+    # 3 nodes of 8 GB / 4 vcores is the seed's 24,576 MB / 12 vcores cluster in any notation
+    result = runner.invoke(app, ["shares", SEED, "--cluster", cluster, "--json"])
+    assert result.exit_code == 0, result.output
+    root = json.loads(result.stdout)["queues"]["root"]
+    assert root["fair-share"] == {"memory-mb": 24576, "vcores": 12}
+
+
+def test_active_queue_that_placement_creates_counts_and_is_named(tmp_path: Path) -> None:
+    # The seed file has no placement rules: YARN generates specified and user, both creating
+    # queues, so an app for root.adhoc gets a dynamic leaf with weight 1 beside the three tenants
+    # (weights 1, 2, 1; default 0). Two active leaves of weight 1: half the cluster each.
+    result = runner.invoke(app, ["shares", SEED, "--cluster", "24g/12", "--json",
+                                 "--active", "tenant1,adhoc"])
+    assert result.exit_code == 0, result.output
+    queues = json.loads(result.stdout)["queues"]
+    assert queues["root.adhoc"]["fair-share"] == {"memory-mb": 12288, "vcores": 6}
+    assert queues["root.tenant1"]["fair-share"] == {"memory-mb": 12288, "vcores": 6}
+    # steady shares now count the new queue: weights 1 + 2 + 1 + 1 = 5 over 24,576 MB (to
+    # within the 1 MB that the bisection of ComputeFairShares leaves)
+    assert abs(queues["root.tenant2"]["steady-fair-share"]["memory-mb"] - 24576 * 2 / 5) < 1
+    assert "root.adhoc is not in the allocation file" in result.stderr
+    assert "specified (create=true)" in result.stderr
+
+
+def test_active_queue_refused_when_no_rule_creates_queues(tmp_path: Path) -> None:
+    xml = write(tmp_path, "fs.xml", """<allocations><queue name="a"/>
+<queuePlacementPolicy><rule name="specified" create="false"/><rule name="default"/>
+</queuePlacementPolicy></allocations>""")
+    result = runner.invoke(app, ["shares", xml, "--cluster", "8g/4", "--active", "a,b"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "--active: root.b is not a leaf queue of this configuration and YARN would not create "
+        'it: no placement rule creates queues (each has create="false")'
+    ]
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("fairshare 0.1.0 ")
 
 
 def test_shares_counts_a_repeated_active_queue_once() -> None:

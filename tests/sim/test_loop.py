@@ -145,7 +145,7 @@ def test_a_workload_app_with_the_id_of_a_step_app_is_a_located_error(tmp_path: P
 
 
 def test_the_workload_starts_where_the_steps_left_the_clock(tmp_path: Path) -> None:
-    """scenario-format.md: steps first, then the workload runs from the time the steps left the
+    """docs/scenario-format.md: steps first, then the workload runs from the time the steps left the
     clock at. After ``advance 5000`` every time of the first test moves by 5000 ms: the app
     arrives at 5000 (at-ms 0), its AM runs at 6000, its tasks at 7000 and 8000, and it
     finishes at 18000."""

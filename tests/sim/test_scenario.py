@@ -1,4 +1,4 @@
-"""Scenario files (/work/shared/spec/scenario-format.md): what parses into what, and every
+"""Scenario files (docs/scenario-format.md): what parses into what, and every
 mistake reported at its line.
 
 Documents are written inline; the expected line numbers and messages are counted and written by
@@ -321,6 +321,10 @@ BAD: list[Any] = [
                  ["s.yaml:5: cluster.nodes[0].memory-mb: must be a non-negative integer, "
                   "got 'lots'"],
                  id="text where a node needs an integer"),
+    pytest.param(V + "name: off\n",
+                 ["s.yaml:2: name: must be a string, got false: YAML reads an unquoted no, off, "
+                  "false as a boolean; quote the text if that is what you meant, e.g. 'off'"],
+                 id="a name YAML reads as a boolean gets a hint to quote it"),
     pytest.param(V + "seed: 1.5\n", ["s.yaml:2: seed: must be an integer, got 1.5"],
                  id="a float is not an integer"),
     pytest.param(STEPS + "  - advance: {ms: true}\n",

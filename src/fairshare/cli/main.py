@@ -10,6 +10,7 @@ import io
 import signal
 import sys
 from collections.abc import Mapping, Sequence
+from importlib.metadata import version as package_version
 from pathlib import Path
 from typing import Annotated
 
@@ -18,6 +19,7 @@ from rich import box
 from rich.table import Table
 
 from fairshare.cli import format as fmt
+from fairshare.cli.cluster import ClusterSizeError, parse_cluster
 from fairshare.cli.common import err, fail, guarded, one_line, out
 from fairshare.cli.compare import compare_command
 from fairshare.cli.explain import explain_command
@@ -27,12 +29,11 @@ from fairshare.cli.run import run as run_command
 from fairshare.cli.run import simulate as simulate_command
 from fairshare.cli.sweep import sweep as sweep_command
 from fairshare.config.allocation import load_allocations
-from fairshare.config.model import AllocationConfig, PlacementPolicy
+from fairshare.config.model import AllocationConfig, PlacementPolicy, RuleName
 from fairshare.config.placement.policy import generated_policy
 from fairshare.config.yarnsite import SiteConfig, load_site
 from fairshare.core.fairshare import active_queues, placeholder_apps, shares_with_active_leaves
-from fairshare.core.tree import QueueNode, QueueTree, build_queue_tree
-from fairshare.resources.parse import ResourceStringError, parse_resource_config
+from fairshare.core.tree import QueueNode, QueueTree, build_queue_tree, get_or_create_leaf
 from fairshare.resources.vector import Resource, ResourceTypes, float32_decimal
 from fairshare.sim.outputs import json_text
 
@@ -40,9 +41,27 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     no_args_is_help=True,
-    help="The YARN Fair Scheduler, rebuilt in Python: check configurations, compute shares, "
-    "run scenarios.",
 )
+HADOOP_VERSION = "3.4"  # the release whose FairScheduler the engine reproduces
+def _print_version(value: bool) -> None:
+    if value:
+        out.print(f"fairshare {package_version('fairshare')} (YARN Fair Scheduler semantics of "
+                  f"Hadoop {HADOOP_VERSION})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", is_eager=True,
+                     callback=_print_version),
+    ] = False,
+) -> None:
+    """The YARN Fair Scheduler, rebuilt in Python: check configurations, compute shares, run
+    scenarios, simulate workloads, tune preemption."""
+
+
 def _load(allocations: Path, site: Path | None) -> tuple[SiteConfig, AllocationConfig, QueueTree]:
     site_config = guarded(lambda: load_site(site) if site else SiteConfig.default())
     config = guarded(lambda: load_allocations(allocations, site_config.resource_types))
@@ -152,24 +171,36 @@ def _print_placement(config: AllocationConfig, site: SiteConfig) -> None:
 
 def _parse_cluster(text: str, types: ResourceTypes) -> Resource:
     try:
-        value = parse_resource_config(text, types, missing="zero")
-    except ResourceStringError as exc:
+        return parse_cluster(text, types)
+    except ClusterSizeError as exc:
         raise fail([f"--cluster: {exc}"]) from None
-    if value.absolute is None:
-        raise fail(["--cluster: give absolute amounts, e.g. memory-mb=24576,vcores=12"])
-    return value.absolute
 
 
-def _parse_active(text: str | None, tree: QueueTree) -> list[str]:
+def _parse_active(text: str | None, tree: QueueTree, policy: PlacementPolicy) -> list[str]:
+    """The active leaves named by ``--active``; a queue the file does not configure counts when
+    YARN would create it at submission (a dynamic leaf), which is said on stderr."""
     leaves = [leaf.name for leaf in tree.leaves()]
     if text is None:
         return leaves
     names = [n.strip() for n in text.split(",") if n.strip()]
     full = [n if n == "root" or n.startswith("root.") else f"root.{n}" for n in names]
     full = list(dict.fromkeys(full))  # a repeated name counts once
-    unknown = [n for n in full if n not in leaves]
-    if unknown:
-        raise fail([f"--active: not a leaf queue of this configuration: {n}" for n in unknown])
+    creators = [fmt.rule(r) for r in policy.rules if r.create and r.name is not RuleName.DEFAULT]
+    problems = []
+    for name in (n for n in full if n not in leaves):
+        problem = get_or_create_leaf(tree, name)[1]
+        if problem is None and not creators:
+            problem = "no placement rule creates queues (each has create=\"false\")"
+        if problem is not None:
+            problems.append(f"--active: {name} is not a leaf queue of this configuration "
+                            f"and YARN would not create it: {problem}")
+            continue
+        note = (f"note: --active: {name} is not in the allocation file; counted as the dynamic "
+                f"leaf YARN creates when a placement rule puts an app there "
+                f"(rules that create queues: {'; '.join(creators)})")
+        err.print(one_line(note), soft_wrap=True)
+    if problems:
+        raise fail(problems)
     return full
 
 
@@ -177,7 +208,11 @@ def _parse_active(text: str | None, tree: QueueTree) -> list[str]:
 def shares(
     allocations: AllocationsArg,
     cluster: Annotated[
-        str, typer.Option("--cluster", help="Cluster resources, e.g. memory-mb=24576,vcores=12.")
+        str, typer.Option(
+            "--cluster",
+            help="Cluster resources: 10x64g/16 (nodes × memory/vcores), 640g/160, or "
+            "memory-mb=655360,vcores=160; every resource type must be given.",
+        )
     ],
     active: Annotated[
         str | None,
@@ -190,7 +225,12 @@ def shares(
     site_config, config, tree = _load(allocations, site)
     types = site_config.resource_types
     capacity = _parse_cluster(cluster, types)
-    active_leaves = _parse_active(active, tree)
+    policy = config.placement_policy or generated_policy(
+        site_config.user_as_default_queue, site_config.allow_undeclared_pools
+    )
+    active_leaves = _parse_active(active, tree, policy)
+    for name in active_leaves:
+        tree = get_or_create_leaf(tree, name)[0]
     steady, instantaneous = shares_with_active_leaves(tree, capacity, active_leaves)
     _warnings(site_config, config)
     if as_json:

@@ -1,6 +1,6 @@
 """``fairshare run SCENARIO [-o OUTDIR]``: run a scenario's scripted steps, then its workload.
 
-Exit codes (scenario-format.md): 0 when every ``expect`` held, 1 when one failed (the run
+Exit codes (docs/scenario-format.md): 0 when every ``expect`` held, 1 when one failed (the run
 still finishes and writes its outputs), 2 for a scenario or configuration that is wrong.
 
 A scripted-only run ends with the queues as the steps left them. A simulation ends with its

@@ -127,7 +127,7 @@ class QueueParser:
                 f'queue "{short}" is not "root": YARN keeps its settings under the name '
                 f'"{short}" but creates the queue as root.{short}, so all its settings and ACLs, '
                 f"and those of the queues inside it, are ignored; it inherits root's ACLs "
-                f"(spec §1.3.2)",
+                f"(AllocationFileQueueParser)",
                 element,
             )
             return f"{ROOT}.{short}", True
@@ -195,7 +195,8 @@ class QueueParser:
         return self._absolute_only(
             queue, text, child, "zero",
             f"{queue}: a percentage <minResources> is silently ignored by YARN: the queue "
-            f"has no minimum share (spec §1.3.2); write an absolute value",
+            f"has no minimum share (AllocationFileQueueParser reads only its absolute value); "
+            f"write an absolute value",
         )
 
     def max_resources(self, queue: str, text: str, child: Element) -> ConfigurableResource:
@@ -205,7 +206,8 @@ class QueueParser:
         return self._absolute_only(
             queue, text, child, "unbounded",
             f"{queue}: a percentage <maxContainerAllocation> is ignored by YARN: the queue "
-            f"inherits its parent's cap (spec §1.3.2); write an absolute value",
+            f"inherits its parent's cap (AllocationFileQueueParser reads only its absolute value); "
+            f"write an absolute value",
         )
 
     def _absolute_only(

@@ -3,7 +3,7 @@
 Every event carries ``seq`` (its position in the stream), ``time`` (scheduler clock, ms) and
 ``cause`` (the ``seq`` of the event that led to it, if any). Numbers are kept as
 :class:`Resource` vectors; :func:`event_record` turns an event into the JSON-ready record of
-``events.jsonl`` (scenario-format.md): ``{"seq", "t", "type", ...fields in kebab-case}``.
+``events.jsonl`` (docs/scenario-format.md): ``{"seq", "t", "type", ...fields in kebab-case}``.
 
 Enough is recorded to answer "why was my container preempted?" (``preemption-warned`` names the
 victim, the beneficiary, the starvation that caused it and the victim app's usage against its

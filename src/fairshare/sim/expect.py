@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal
 
-from fairshare.sim.yaml_lines import Loc, Problem, scalar_text, show, suggest
+from fairshare.sim.yaml_lines import Loc, Problem, not_a_string, scalar_text, show, suggest
 
 __all__ = [
     "MATCHER_KEYS",
@@ -209,7 +209,7 @@ def _text_value(name: str, value: Any, loc: Loc, problems: list[Problem]) -> Any
     text = scalar_text(value)
     allowed = _TEXT_VALUES.get(name)
     if text is None:
-        problems.append(Problem(loc, f"must be a string, got {show(value)}"))
+        problems.append(Problem(loc, not_a_string(value)))
     elif allowed is not None and text not in allowed:
         hint = suggest(text, allowed) or f" (one of {', '.join(allowed)})"
         problems.append(Problem(loc, f"unknown {name} {show(text)}{hint}"))

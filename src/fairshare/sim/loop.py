@@ -6,7 +6,7 @@ checked. Items due at the same millisecond run in this order (YARN runs them on 
 threads; we pick one and keep it): kill timers of preemption, task completions, app arrivals,
 the update pass (with preemption), then every node's heartbeat in registration order.
 
-App model (scenario-format.md, "Workload"): a managed app asks for its AM at submission and,
+App model (docs/scenario-format.md, "Workload"): a managed app asks for its AM at submission and,
 once the AM runs, for all its tasks; an unmanaged app asks for its tasks at submission. A task
 container runs its group's ``duration_ms`` and completes; when every task has completed, the app
 finishes. A preempted task (or one lost with its node) is asked for again and runs its full

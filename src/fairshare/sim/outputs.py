@@ -1,4 +1,4 @@
-"""Writing a run's outputs (scenario-format.md "Outputs", docs/outputs.md).
+"""Writing a run's outputs (docs/scenario-format.md "Outputs", docs/outputs.md).
 
 ``events.jsonl`` holds one compact JSON object per line, in event order, keys in a fixed order,
 so the same scenario and seed give the same bytes. A simulation streams its events to it as the

@@ -1,6 +1,6 @@
 """Scenario files: parse and validate them into plain frozen data for the runner.
 
-The format is the contract ``/work/shared/spec/scenario-format.md``; this module only reads it.
+The format is documented in docs/scenario-format.md; this module only reads it.
 YAML (so also JSON) is loaded with line numbers (:mod:`fairshare.sim.yaml_lines`), checked with
 private pydantic models (:mod:`fairshare.sim.scenario_schema`: unknown keys rejected with a
 did-you-mean, ints must be ints, bools must be bools), ``expect`` steps by

@@ -28,7 +28,7 @@ from fairshare.config.files import file_problem
 from fairshare.config.yarnsite import RESOURCE_NAME
 from fairshare.core.engine import MAX_TIME_MS
 from fairshare.resources.vector import INT_MAX, LONG_MAX, LONG_MIN
-from fairshare.sim.yaml_lines import Loc, Problem, scalar_text, show, suggest
+from fairshare.sim.yaml_lines import Loc, Problem, not_a_string, scalar_text, show, suggest
 
 DEFAULT_RACK = "/default-rack"
 DEFAULT_QUEUE = "default"
@@ -109,7 +109,7 @@ def _version(value: Any) -> int:
 def _text(value: Any) -> str:
     text = scalar_text(value)
     if text is None:
-        _fail(f"must be a string, got {show(value)}")
+        _fail(not_a_string(value))
     return text
 
 
@@ -276,7 +276,7 @@ class RequestModel(ResourceModel):
 
 
 class TaskModel(ResourceModel):
-    """A group of tasks of a workload app (scenario-format.md, "Workload")."""
+    """A group of tasks of a workload app (docs/scenario-format.md, "Workload")."""
 
     count: TaskCount = 1
     duration_ms: Millis

@@ -1,4 +1,4 @@
-"""Running a scenario: its scripted ``steps``, then its workload (scenario-format.md).
+"""Running a scenario: its scripted ``steps``, then its workload (docs/scenario-format.md).
 
 In scripted mode nothing happens on its own: each step is one engine call, and only the kill
 timers of preemption fire as ``advance`` moves the clock. ``expect`` steps compare the current
@@ -231,7 +231,7 @@ class ScriptRunner:
         return result
 
     def _simulate(self, workload: tuple[WorkloadApp, ...], outdir: Path | None) -> None:
-        """The workload runs from where the steps left the clock (scenario-format.md)."""
+        """The workload runs from where the steps left the clock (docs/scenario-format.md)."""
         run, engine = self.scenario.run, self.engine  # until-ms None: until the apps are done
         self._check_span(workload)
         apps = [self._app_spec(a) for a in workload]

@@ -1,4 +1,4 @@
-"""The full state of an engine as the scenario contract's *snapshot* (scenario-format.md).
+"""The full state of an engine as the scenario contract's *snapshot* (docs/scenario-format.md).
 
 A snapshot is plain JSON-ready data with kebab-case keys; ``expect`` steps assert on it and
 ``snapshot`` steps record it in ``snapshots.json``. Queue entries also carry ``metrics``: the

@@ -218,6 +218,19 @@ def show(value: Any, limit: int = 60) -> str:
     return type(value).__name__
 
 
+def not_a_string(value: Any) -> str:
+    """``must be a string, got …``, with how to write it as one when YAML read plain text as a
+    boolean or null (``name: off`` is false)."""
+    message = f"must be a string, got {show(value)}"
+    if isinstance(value, bool):
+        words = "yes, on, true" if value else "no, off, false"
+        return (f"{message}: YAML reads an unquoted {words} as a boolean; "
+                f"quote the text if that is what you meant, e.g. 'off'")
+    if value is None:
+        return f"{message}: YAML reads an empty value, ~ or null as null; quote it, e.g. 'null'"
+    return message
+
+
 def scalar_text(value: Any) -> str | None:
     """A string, or a number as text (``app: 7`` names app "7"); None for anything else."""
     if isinstance(value, str):

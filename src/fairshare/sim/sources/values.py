@@ -18,7 +18,16 @@ from fairshare.config.errors import ConfigError, ConfigErrors
 from fairshare.config.yarnsite import RESOURCE_NAME
 from fairshare.resources.javalang import parse_int
 from fairshare.sim.scenario_schema import SchemaModel
-from fairshare.sim.yaml_lines import Loc, Problem, YamlDoc, render_path, scalar_text, show, suggest
+from fairshare.sim.yaml_lines import (
+    Loc,
+    Problem,
+    YamlDoc,
+    not_a_string,
+    render_path,
+    scalar_text,
+    show,
+    suggest,
+)
 
 __all__ = [
     "RESOURCE_NAME",
@@ -83,7 +92,7 @@ def non_negative(value: Any, loc: Loc) -> int:
 def java_string(value: Any, loc: Loc) -> str:
     """A value SLS casts to ``String``: a non-empty JSON string."""
     if not isinstance(value, str):
-        raise Bad(loc, f"must be a string, got {show(value)}")
+        raise Bad(loc, not_a_string(value))
     if not value.strip():
         raise Bad(loc, f"must be a non-empty name, got {show(value)}")
     return value
@@ -93,7 +102,7 @@ def java_text(value: Any, loc: Loc) -> str:
     """A value SLS reads with ``toString()``: a non-empty string, or a number as text."""
     text = scalar_text(value)
     if text is None:
-        raise Bad(loc, f"must be a string, got {show(value)}")
+        raise Bad(loc, not_a_string(value))
     if not text.strip():
         raise Bad(loc, f"must be a non-empty name, got {show(text)}")
     return text
