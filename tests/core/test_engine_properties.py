@@ -227,7 +227,21 @@ def _submit(e: Engine, app: str, queue: str, user: str, am: int | None,
     e.submit(app, queue, user, None if am is None else r(am, 1), _asks(specs))
 
 
+RecoveredSpec = tuple[str, int, int, bool]  # node, memory, vcores, the attempt's AM
+
+
+def _recover(e: Engine, app: str, queue: str, user: str, am: int | None,
+             containers: Sequence[RecoveredSpec], specs: Sequence[AskSpec]) -> None:
+    """An app that ran before an RM restart: re-added, then its containers recovered."""
+    e.submit(app, queue, user, None if am is None else r(am, 1), _asks(specs), recovering=True)
+    if e.app(app).stopped:
+        return  # rejected on recovery (the placement refused it): nothing to recover
+    for node, memory, vcores, is_am in containers:
+        e.recover_container(app, node, r(memory, vcores), am=is_am, priority=0 if is_am else 1)
+
+
 STEPS: dict[str, Callable[..., object]] = {
+    "recover": _recover,
     "add_node": lambda e, n, m, v, rack: e.add_node(n, r(m, v), rack),
     "remove_node": lambda e, n: e.remove_node(n),
     "resize_node": lambda e, n, m, v: e.resize_node(n, r(m, v)),
@@ -668,6 +682,27 @@ class EngineMachine(RuleBasedStateMachine):
         app = f"app_{self.next_app:04d}"
         self.next_app += 1
         self.do("submit", app, queue, user, am, self.draw_asks(data, 3))
+
+    @precondition(lambda self: len(self.engine.state.nodes) > 0)
+    @rule(data=st.data(), queue=st.sampled_from(LEAVES), user=st.sampled_from(USERS),
+          am=st.sampled_from([None, 1024]), tasks=st.integers(0, 4))
+    def recover(self, data: st.DataObject, queue: str, user: str, am: int | None,
+                tasks: int) -> None:
+        """An app found running: its AM first (if managed), then tasks, each on a node with
+        room for it now (as nodes report only what they hold)."""
+        app = f"app_{self.next_app:04d}"
+        self.next_app += 1
+        free = {n.name: n.unallocated for n in self.engine.state.nodes.values()}
+        containers: list[RecoveredSpec] = []
+        for i in range(tasks + (am is not None)):
+            memory = am if am is not None and i == 0 else data.draw(st.sampled_from(MEMORY))
+            fits = sorted(n for n, f in free.items() if f.memory >= memory and f.vcores >= 1)
+            if not fits:
+                break
+            node = data.draw(st.sampled_from(fits))
+            free[node] = free[node] - r(memory, 1)
+            containers.append((node, memory, 1, am is not None and i == 0))
+        self.do("recover", app, queue, user, am, tuple(containers), self.draw_asks(data, 2))
 
     @precondition(lambda self: bool(_live(self.engine)))
     @rule(data=st.data())

@@ -23,6 +23,7 @@ from fairshare.cli.cluster import ClusterSizeError, parse_cluster
 from fairshare.cli.common import err, fail, guarded, one_line, out
 from fairshare.cli.compare import compare_command
 from fairshare.cli.explain import explain_command
+from fairshare.cli.importer import import_command, workload_app
 from fairshare.cli.report import report_command
 from fairshare.cli.run import run as run_command
 from fairshare.cli.run import simulate as simulate_command
@@ -308,6 +309,8 @@ app.command("sweep")(sweep_command)
 app.command("compare")(compare_command)
 app.command("explain")(explain_command)
 app.command("report")(report_command)
+app.command("import")(import_command)
+app.add_typer(workload_app, name="workload")
 
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it

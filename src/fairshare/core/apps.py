@@ -53,9 +53,13 @@ class EngineError(ValueError):
 
 def submit(
     s: Scheduler, app_id: str, requested_queue: str, user: str, groups: Sequence[str],
-    am: Resource | None, requests: Sequence[ContainerRequest] = (),
+    am: Resource | None, requests: Sequence[ContainerRequest] = (), recovering: bool = False,
 ) -> App:
-    """Submit an app; a rejected app is reported (``app-rejected``), never raised."""
+    """Submit an app; a rejected app is reported (``app-rejected``), never raised.
+
+    ``recovering``: the app is re-added after an RM restart with its attempt already running
+    (``addApplicationAttempt`` with ``isAttemptRecovering``): its AM container runs somewhere
+    and is recovered with its node (:mod:`fairshare.core.recovery`), so nothing asks for it."""
     if app_id in s.state.apps:
         raise EngineError(f"application {app_id} already exists")
     app = App(app_id, "", user, s.now, am, True, s.none, seq=len(s.state.apps))
@@ -74,7 +78,8 @@ def submit(
                     requested_queue=requested_queue, placed_by=reason or "",
                     am=None if am is None else _normalized(s, queue, am))
     _admit(s, app, placed.seq)
-    _request_am(s, app, placed.seq)
+    if not recovering:
+        _request_am(s, app, placed.seq)
     add_requests(s, app, requests, placed.seq)
     return app
 

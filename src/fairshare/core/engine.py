@@ -31,8 +31,9 @@ from fairshare.core.events import (
     NodeResized,
 )
 from fairshare.core.preemption.commit import fire_due_timers, preempt_for_starved_apps
+from fairshare.core.recovery import recover_container
 from fairshare.core.scheduler import Scheduler
-from fairshare.core.state import App, AppState, ClusterState, Node
+from fairshare.core.state import App, AppState, ClusterState, Container, Node
 from fairshare.core.tree import ROOT, QueueTree, build_queue_tree, parent_of
 from fairshare.core.update import update
 from fairshare.resources.vector import Resource, ResourceTypes, add, subtract
@@ -188,12 +189,25 @@ class Engine:
     def submit(
         self, app_id: str, queue: str = "default", user: str = "nobody",
         am: Resource | None = None, requests: Sequence[ContainerRequest] = (),
+        recovering: bool = False,
     ) -> App:
-        """Submit an app; ``am`` is its AM container size (None: an unmanaged AM)."""
+        """Submit an app; ``am`` is its AM container size (None: an unmanaged AM).
+
+        ``recovering``: the app was running before an RM restart; its attempt does not ask for
+        its AM, whose container (like its others) is recovered by :meth:`recover_container`."""
         app = lifecycle.submit(self.s, app_id, queue, user, self.groups.get(user, ()), am,
-                               requests)
+                               requests, recovering)
         self.s.touch_membership(app)
         return app
+
+    def recover_container(
+        self, app_id: str, node: str, resource: Resource, *, am: bool = False,
+        priority: int = 0, container_id: str | None = None,
+    ) -> Container:
+        """A container that ran before an RM restart is reported by its registering node and
+        taken over as it is: YARN's work-preserving recovery (:mod:`fairshare.core.recovery`)."""
+        return recover_container(self.s, self.app(app_id), self.node(node), resource, am,
+                                 priority, container_id)
 
     def request(self, app_id: str, requests: Sequence[ContainerRequest]) -> None:
         lifecycle.add_requests(self.s, self.app(app_id), requests)

@@ -156,6 +156,22 @@ class ContainerUnreserved(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ContainerRecovered(Event):
+    """A running container taken over on node registration after an RM restart (YARN's
+    work-preserving recovery, ``AbstractYarnScheduler.recoverContainersOnNode``): not scheduled,
+    just accounted for where it runs."""
+
+    type: ClassVar[str] = "container-recovered"
+    app: str
+    queue: str
+    container: str
+    node: str
+    resource: Resource
+    am: bool  # the attempt's master container (RMAppAttemptImpl's AM container)
+    priority: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ContainerCompleted(Event):
     type: ClassVar[str] = "container-completed"
     app: str

@@ -28,6 +28,7 @@ from fairshare.core.events import (
     ContainerAllocated,
     ContainerCompleted,
     ContainerPreempted,
+    ContainerRecovered,
     Event,
     NodeAdded,
     NodeRemoved,
@@ -339,7 +340,7 @@ class NodeLedger:
             self.capacity[event.node] = event.capacity
         elif isinstance(event, NodeRemoved):
             self.removed.add(event.node)
-        elif isinstance(event, ContainerAllocated):
+        elif isinstance(event, ContainerAllocated | ContainerRecovered):
             return self._allocated(event)
         elif isinstance(event, ContainerCompleted | ContainerPreempted):
             return self._ended(event.seq, event.container, event.node)
@@ -358,7 +359,7 @@ class NodeLedger:
         self.removed.discard(e.node)
         return out
 
-    def _allocated(self, e: ContainerAllocated) -> list[str]:
+    def _allocated(self, e: ContainerAllocated | ContainerRecovered) -> list[str]:
         if e.node not in self.capacity or e.node in self.removed:
             return [f"event {e.seq}: container {e.container} allocated on unknown node {e.node}"]
         out = []

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -261,6 +262,9 @@ class Simulation:
     def _arrive(self, app: AppProgress) -> None:
         spec = app.spec
         app.submitted_ms = self.engine.now
+        if spec.running:
+            self._recover(app)
+            return
         groups: range = range(0)
         if spec.am is None:
             groups, app.asked_tasks = range(len(spec.tasks)), True
@@ -269,6 +273,39 @@ class Simulation:
         self._react()
         if spec.am is None and app.total_tasks == 0:
             self._finish(app)  # nothing to run
+
+    def _recover(self, app: AppProgress) -> None:
+        """An app found running (an imported cluster): re-added with its attempt running, its
+        containers recovered where they run (:mod:`fairshare.core.recovery`), and only its
+        tasks not running yet asked for. A recovered task completes after its remaining time;
+        an app without tasks finishes when its AM's time is up."""
+        spec, engine, now = app.spec, self.engine, self.engine.now
+        held = Counter(c.group for c in spec.running)
+        groups = [g for g, task in enumerate(spec.tasks) if task.count > held[g]]
+        requests = [ContainerRequest(spec.tasks[g].count - held[g], spec.tasks[g].resource,
+                                     spec.tasks[g].priority) for g in groups]
+        app.asked_tasks = True
+        self._ask(app, groups, engine.submit, spec.id, spec.queue, spec.user, spec.am, requests,
+                  True)
+        if engine.app(spec.id).stopped:
+            return  # rejected on arrival: nothing runs
+        app.started_ms = now
+        for c in spec.running:
+            try:
+                container = engine.recover_container(spec.id, c.node, c.resource, am=c.am,
+                                                     priority=c.priority,
+                                                     container_id=c.container_id)
+            except EngineError as e:
+                raise AppRefused(spec.id, str(e)) from None
+            if c.group >= 0:
+                app.first_task_ms = now
+                app.running[container.id] = _RunningTask(c.group, (c.priority,
+                                                                   c.resource.values), now)
+                self._running_tasks += 1
+                self._push(now + (c.remaining_ms or 0), COMPLETION, spec.id, container.id)
+            elif app.total_tasks == 0:
+                self._push(now + (c.remaining_ms or 0), COMPLETION, spec.id, "")
+        self._react()
 
     @staticmethod
     def _requests(app: AppProgress, groups: Sequence[int], count: int | None = None
@@ -310,6 +347,9 @@ class Simulation:
 
     def _complete(self, app_id: str, container_id: str) -> None:
         app = self.apps[app_id]
+        if not container_id:  # a recovered app without tasks: its AM's time is up
+            self._finish(app)
+            return
         if app.running.pop(container_id, None) is None:
             return  # preempted or killed meanwhile
         self._running_tasks -= 1

@@ -34,6 +34,7 @@ from fairshare.core.events import (
     ContainerAllocated,
     ContainerCompleted,
     ContainerPreempted,
+    ContainerRecovered,
     ContainersRequested,
     Event,
 )
@@ -240,6 +241,8 @@ class SimRecorder:
             if isinstance(event, ContainerAllocated):
                 self.allocated[event.queue] += 1
                 apps.allocated(event)
+            elif isinstance(event, ContainerRecovered):  # running since before the start
+                apps.held_since[event.container] = event.time
             elif isinstance(event, ContainerCompleted):
                 self.completed[event.queue] += 1
                 apps.held_since.pop(event.container, None)

@@ -43,6 +43,7 @@ from fairshare.config.errors import ConfigError, ConfigErrors, LocatedWarning, a
 from fairshare.config.files import memory_guard
 from fairshare.config.overrides import Override
 from fairshare.sim.expect import SubjectKind, validate_expectation
+from fairshare.sim.recovered import running_priority, running_specs
 from fairshare.sim.scenario_schema import (
     DEFAULT_QUEUE,
     DEFAULT_USER,
@@ -56,6 +57,7 @@ from fairshare.sim.scenario_schema import (
     NoArgsModel,
     NodeModel,
     NodeNameModel,
+    RecoverContainerModel,
     ReleaseModel,
     ReloadModel,
     RequestModel,
@@ -84,8 +86,9 @@ from fairshare.sim.yaml_lines import (
 
 __all__ = [
     "AddNodeStep", "AdvanceStep", "ExpectStep", "FinishStep", "HeartbeatStep", "KillStep",
-    "MoveStep", "NodeSpec", "ReleaseStep", "ReloadStep", "RemoveNodeStep", "RequestSpec",
-    "RequestStep", "ResizeNodeStep", "RunSpec", "Scenario", "SnapshotStep", "Step", "StepBase",
+    "MoveStep", "NodeSpec", "RecoverContainerStep", "ReleaseStep", "ReloadStep",
+    "RemoveNodeStep", "RequestSpec", "RequestStep", "ResizeNodeStep", "RunSpec", "Scenario",
+    "SnapshotStep", "Step", "StepBase",
     "SubmitStep", "TaskSpec", "UpdateStep", "WorkloadApp", "load_scenario",
     "parse_scenario_text",
 ]
@@ -142,6 +145,19 @@ class SubmitStep(StepBase):
     user: str = DEFAULT_USER
     am: Resources | None = None  # None: unmanaged AM
     requests: tuple[RequestSpec, ...] = ()
+    recovering: bool = False  # re-added after an RM restart: its AM is not asked for
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecoverContainerStep(StepBase):
+    """A running container taken over where it runs (YARN's work-preserving recovery)."""
+
+    app: str
+    node: str
+    resources: Resources
+    am: bool = False
+    priority: int = 20
+    container: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -212,7 +228,8 @@ class ExpectStep(StepBase):
 
 
 Step = (
-    AddNodeStep | RemoveNodeStep | ResizeNodeStep | SubmitStep | RequestStep | UpdateStep
+    AddNodeStep | RemoveNodeStep | ResizeNodeStep | SubmitStep | RecoverContainerStep
+    | RequestStep | UpdateStep
     | HeartbeatStep | AdvanceStep | ReleaseStep | FinishStep | KillStep | ReloadStep | MoveStep
     | SnapshotStep | ExpectStep
 )
@@ -301,7 +318,10 @@ _STEPS: dict[str, tuple[type[SchemaModel], _Build]] = {
     "submit": (SubmitModel, lambda m, line: SubmitStep(
         line=line, app=m.app, queue=m.queue, user=m.user,
         am=None if m.am is None else m.am.resources(),
-        requests=tuple(_request(r) for r in m.requests))),
+        requests=tuple(_request(r) for r in m.requests), recovering=m.recovering)),
+    "recover-container": (RecoverContainerModel, lambda m, line: RecoverContainerStep(
+        line=line, app=m.app, node=m.node, resources=m.resources(), am=m.am,
+        priority=running_priority(m.am, m.priority), container=m.container)),
     "request": (RequestStepModel, lambda m, line: RequestStep(
         line=line, app=m.app, requests=tuple(_request(r) for r in m.requests))),
     "update": (NoArgsModel, lambda m, line: UpdateStep(line=line)),
@@ -377,7 +397,7 @@ class _Parser:
                           for t in model.tasks)
             am = None if model.am is None else model.am.resources()
             apps.append(WorkloadApp(model.id, model.at_ms, model.queue, model.user, am, tasks,
-                                    line))
+                                    line, running=running_specs(model.running)))
         return tuple(apps)
 
     def sources(self, top: ScenarioModel, native: tuple[WorkloadApp, ...],

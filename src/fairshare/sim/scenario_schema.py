@@ -283,6 +283,23 @@ class TaskModel(ResourceModel):
     priority: JavaInt = DEFAULT_TASK_PRIORITY
 
 
+class RunningModel(ResourceModel):
+    """A container running when the scenario starts (an imported cluster): recovered on
+    ``node`` as YARN's work-preserving recovery does (docs/import.md)."""
+
+    node: Name
+    am: Flag = False
+    priority: JavaInt | None = None  # default: 0 for the AM, a task's default priority else
+    remaining_ms: Millis | None = None
+    container: Name | None = None
+
+    @model_validator(mode="after")
+    def _task_needs_time(self) -> Self:
+        if not self.am and self.remaining_ms is None:
+            _fail("a running task needs 'remaining-ms' (how much longer it runs)")
+        return self
+
+
 class WorkloadAppModel(SchemaModel):
     id: Name
     at_ms: Millis = 0
@@ -290,6 +307,16 @@ class WorkloadAppModel(SchemaModel):
     user: Name = DEFAULT_USER
     am: ResourceModel | None = None
     tasks: tuple[TaskModel, ...] = ()
+    running: tuple[RunningModel, ...] = ()
+
+    @model_validator(mode="after")
+    def _one_am_of_a_managed_app(self) -> Self:
+        ams = sum(c.am for c in self.running)
+        if ams > 1:
+            _fail(f"'running' has {ams} AM containers; an attempt has one")
+        if ams and self.am is None:
+            _fail("'running' has an AM container but the app has no 'am' (unmanaged)")
+        return self
 
 
 def _synth_time_unit(value: Any) -> Literal["s", "ms"]:
@@ -363,6 +390,17 @@ class SubmitModel(SchemaModel):
     user: Name = DEFAULT_USER
     am: ResourceModel | None = None
     requests: tuple[RequestModel, ...] = ()
+    recovering: Flag = False  # re-added after an RM restart: its AM is not asked for
+
+
+class RecoverContainerModel(ResourceModel):
+    """The ``recover-container`` step: a running container reported by its node."""
+
+    app: Name
+    node: Name
+    am: Flag = False
+    priority: JavaInt | None = None  # default: 0 for the AM, a task's default priority else
+    container: Name | None = None
 
 
 class RequestStepModel(SchemaModel):

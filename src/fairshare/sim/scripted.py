@@ -44,6 +44,7 @@ from fairshare.sim.outputs import (
     write_summary,
 )
 from fairshare.sim.recorder import SimRecorder, build_summary
+from fairshare.sim.recovered import with_running
 from fairshare.sim.scenario import (
     AddNodeStep,
     AdvanceStep,
@@ -52,6 +53,7 @@ from fairshare.sim.scenario import (
     HeartbeatStep,
     KillStep,
     MoveStep,
+    RecoverContainerStep,
     ReleaseStep,
     ReloadStep,
     RemoveNodeStep,
@@ -168,6 +170,7 @@ class ScriptRunner:
         self._handlers: dict[type, Callable[[Any], object]] = {
             AddNodeStep: self._add_node, RemoveNodeStep: self._remove_node,
             ResizeNodeStep: self._resize_node, SubmitStep: self._submit,
+            RecoverContainerStep: self._recover_container,
             RequestStep: self._request, UpdateStep: lambda step: self.engine.update(),
             HeartbeatStep: self._heartbeat, AdvanceStep: self._advance,
             ReleaseStep: self._release, FinishStep: lambda st: self.engine.finish(st.app),
@@ -282,7 +285,11 @@ class ScriptRunner:
         am = None if a.am is None else _resource(types, a.am, source, a.line)
         tasks = tuple(TaskGroup(t.count, _resource(types, t.resources, source, a.line),
                                 t.duration_ms, t.priority) for t in a.tasks)
-        return AppSpec(a.id, a.at_ms, a.queue, a.user, am, tasks)
+        spec = AppSpec(a.id, a.at_ms, a.queue, a.user, am, tasks)
+        if not a.running:
+            return spec
+        return with_running(spec, [(c, _resource(types, c.resources, source, a.line))
+                                   for c in a.running])
 
     def _flush(self) -> None:
         types = self.engine.types
@@ -309,7 +316,12 @@ class ScriptRunner:
     def _submit(self, step: SubmitStep) -> None:
         am = None if step.am is None else self._res(step.am, step.line)
         self.engine.submit(step.app, step.queue, step.user, am,
-                           self._requests(step.requests, step.line))
+                           self._requests(step.requests, step.line), step.recovering)
+
+    def _recover_container(self, step: RecoverContainerStep) -> None:
+        self.engine.recover_container(step.app, step.node, self._res(step.resources, step.line),
+                                      am=step.am, priority=step.priority,
+                                      container_id=step.container)
 
     def _request(self, step: RequestStep) -> None:
         self.engine.request(step.app, self._requests(step.requests, step.line))

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["MinimumSpan", "NodeSpec", "Resources", "TaskSpec", "WorkloadApp", "minimum_span"]
+__all__ = ["MinimumSpan", "NodeSpec", "Resources", "RunningSpec", "TaskSpec", "WorkloadApp",
+           "minimum_span"]
 
 Resources = dict[str, int]  # YARN resource name ("memory-mb", "vcores", "yarn.io/gpu") → amount
 
@@ -42,6 +43,21 @@ class TaskSpec:
 
 
 @dataclass(frozen=True)
+class RunningSpec:
+    """A container of an app already running when the scenario starts (``workload.apps[].
+    running``, written by ``fairshare import``): recovered on its node as YARN's
+    work-preserving recovery does, then it runs ``remaining_ms`` more (None: the AM, which
+    runs as long as its app)."""
+
+    node: str
+    resources: Resources
+    am: bool = False
+    priority: int = 20
+    remaining_ms: int | None = None
+    container: str | None = None
+
+
+@dataclass(frozen=True)
 class WorkloadApp:
     """One app of the workload; ``am`` None is an unmanaged AM."""
 
@@ -53,6 +69,7 @@ class WorkloadApp:
     tasks: tuple[TaskSpec, ...]
     line: int = 0
     source: str = ""
+    running: tuple[RunningSpec, ...] = ()  # recovered at its arrival (an imported cluster)
 
 
 @dataclass(frozen=True)

@@ -145,22 +145,25 @@ def explain_app(run: Run, app: str) -> Explanation:
                           f"{submitted['requested-queue']}; placed in {queue} "
                           f"({submitted['placed-by']}).", (submitted["seq"],)))
     said += _admission(mine)
-    allocated = [e for e in mine if e["type"] == "container-allocated" and e["app"] == app]
+    # containers it ran when the run started come first (taken over: container-recovered)
+    allocated = [e for e in mine if e["type"] in ("container-recovered", "container-allocated")
+                 and e["app"] == app]
     am = next((e for e in allocated if e["am"]), None)
     first_task = next((e for e in allocated if not e["am"]), None)
+    said += _recovered(allocated)
     served = am if submitted.get("am") is not None else first_task
     end = served["t"] if served is not None else run.summary["span"]["end-ms"]
     said += _why_it_waited(run, mine, app, queue, t0, end)
     last = run.summary["span"]["end-ms"]
     said += _reservations(run, mine, app, t0, end, first_task["t"] if first_task else last)
-    if am is not None:
+    if am is not None and am["type"] == "container-allocated":
         said.append(Statement(am["t"], f"Its AM container was placed on {am['node']} "
                               f"({_via(am)}), {_t(am['t'] - t0)} after submission.",
                               (am["seq"],)))
-    elif submitted.get("am") is not None:
+    elif am is None and submitted.get("am") is not None:
         said.append(Statement(end, f"Its AM container was never placed: it waited "
                               f"{_t(end - t0)}, to the end of the run."))
-    if first_task is not None:
+    if first_task is not None and first_task["type"] == "container-allocated":
         said.append(Statement(first_task["t"], f"Its first task container was placed on "
                               f"{first_task['node']} ({_via(first_task)}), "
                               f"{_t(first_task['t'] - t0)} after submission.",
@@ -178,6 +181,19 @@ def explain_app(run: Run, app: str) -> Explanation:
     # in the order things happened (a statement without a time stays after its predecessor)
     timed = sorted(enumerate(said), key=lambda item: (_when(said, item[0]), item[0]))
     return Explanation(f"app {app}", tuple(statement for _, statement in timed))
+
+
+def _recovered(placed: list[dict[str, Any]]) -> Iterator[Statement]:
+    """An app that was running when the run started (an imported cluster, docs/import.md)."""
+    taken = [e for e in placed if e["type"] == "container-recovered"]
+    if not taken:
+        return
+    am = next((e for e in taken if e["am"]), None)
+    where = f", its AM on {am['node']}" if am is not None else ""
+    yield Statement(taken[0]["t"], f"It was running when the run started: {len(taken)} "
+                    f"container{'' if len(taken) == 1 else 's'} taken over where they ran"
+                    f"{where} (YARN's work-preserving recovery), not scheduled.",
+                    tuple(e["seq"] for e in taken))
 
 
 def _when(said: list[Statement], index: int) -> int:
@@ -372,7 +388,15 @@ def explain_container(run: Run, container: str) -> Explanation:
                           f"--container {container}")
     said: list[Statement] = []
     placed = _first(mine, "container-allocated")
-    if placed is not None:
+    recovered = _first(mine, "container-recovered")
+    if recovered is not None:
+        placed = recovered
+        said.append(Statement(recovered["t"], f"Running on {recovered['node']} for "
+                              f"{recovered['app']} ({recovered['queue']})"
+                              f"{' as its AM' if recovered['am'] else ''} when the run started, "
+                              f"{_res(recovered['resource'])}: taken over where it ran (YARN's "
+                              "work-preserving recovery).", (recovered["seq"],)))
+    elif placed is not None:
         said.append(Statement(placed["t"], f"Placed on {placed['node']} for {placed['app']} "
                               f"({placed['queue']}){' as its AM' if placed['am'] else ''}, "
                               f"{_res(placed['resource'])} ({_via(placed)}).", (placed["seq"],)))

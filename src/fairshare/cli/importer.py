@@ -1,0 +1,88 @@
+"""``fairshare import DUMP_DIR -o SCENARIO_DIR`` and ``fairshare workload from-apps``: start
+from a running cluster (docs/import.md).
+
+Errors (a missing or malformed dump file, a CapacityScheduler dump, a bad --site or
+--allocations) are printed as ``file:line: field: message`` and exit 2 with nothing written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fairshare.cli.common import err, fail, guarded, one_line, out
+from fairshare.sim.importer.build import import_dump
+from fairshare.sim.importer.history import DEFAULT_CONTAINER, history_of, write_csv
+from fairshare.sim.importer.scenario_text import DEFAULT_REMAINING_MS, DEFAULT_TASK_MS, Choices
+
+workload_app = typer.Typer(no_args_is_help=True, help="Make workloads from what a cluster ran.")
+
+
+def import_command(
+    dump: Annotated[Path, typer.Argument(
+        help="The folder holding scheduler.json, nodes.json and apps.json (saved with curl "
+        "from the ResourceManager's /ws/v1/cluster/scheduler, nodes and apps).",
+        show_default=False)],
+    outdir: Annotated[Path, typer.Option(
+        "-o", "--outdir", help="Where to write scenario.yaml and its configuration files.",
+        show_default=False)],
+    allocations: Annotated[Path | None, typer.Option(
+        "--allocations", help="The cluster's fair-scheduler.xml (default: one rebuilt from "
+        "scheduler.json, its guesses commented).")] = None,
+    site: Annotated[Path | None, typer.Option(
+        "--site", help="The cluster's yarn-site.xml (default: YARN's defaults, "
+        "preemption off).")] = None,
+    remaining_ms: Annotated[int, typer.Option(
+        "--remaining-ms", min=0, help="How much longer each running task runs.")]
+    = DEFAULT_REMAINING_MS,
+    task_ms: Annotated[int, typer.Option(
+        "--task-ms", min=0, help="How long each task asked for but not placed yet runs.")]
+    = DEFAULT_TASK_MS,
+) -> None:
+    """Write a scenario that starts from a running ResourceManager's state."""
+    choices = Choices(remaining_ms=remaining_ms, task_ms=task_ms)
+    result = guarded(lambda: import_dump(dump, outdir, choices, allocations=allocations,
+                                         site=site))
+    for note in result.notes:
+        err.print(one_line(f"note: {note}"), soft_wrap=True, style="yellow")
+    out.print(f"Imported {_n(result.nodes, 'node')}, {_n(result.running_apps, 'running app')} "
+              f"({_n(result.containers, 'container')}) and "
+              f"{_n(result.waiting_apps, 'app')} waiting for its AM.", soft_wrap=True)
+    for path in result.written:
+        out.print(f"  wrote {path}", soft_wrap=True)
+    out.print(f"Run it with: fairshare simulate {outdir / 'scenario.yaml'}", soft_wrap=True)
+
+
+@workload_app.command("from-apps")
+def from_apps(
+    apps: Annotated[Path, typer.Argument(
+        help="An apps.json saved from the ResourceManager's /ws/v1/cluster/apps.",
+        show_default=False)],
+    output: Annotated[Path, typer.Option(
+        "-o", "--output", help="The CSV workload to write.", show_default=False)],
+    container: Annotated[str, typer.Option(
+        "--container", metavar="MB/VCORES",
+        help="Task size when the app's containers are not known.")]
+    = f"{DEFAULT_CONTAINER[0]}/{DEFAULT_CONTAINER[1]}",
+) -> None:
+    """Turn the apps history into a CSV workload (docs/workloads.md) to replay."""
+    size = _size(container)
+    history = guarded(lambda: history_of(apps, size))
+    guarded(lambda: write_csv(history, output))
+    if history.left_out:
+        err.print(one_line("note: left out: " + ", ".join(history.left_out)), soft_wrap=True,
+                  style="yellow")
+    out.print(f"Wrote {len(history.apps)} apps to {output}", soft_wrap=True)
+
+
+def _n(count: int, what: str) -> str:
+    return f"{count} {what}{'' if count == 1 else 's'}"
+
+
+def _size(text: str) -> tuple[int, int]:
+    memory, _, vcores = text.partition("/")
+    if not (memory.isdigit() and vcores.isdigit()) or int(memory) == 0:
+        raise fail([f"--container: give MB/VCORES, like 2048/1, not {text!r}"])
+    return int(memory), int(vcores)

@@ -1,0 +1,77 @@
+"""Work-preserving recovery: a running container taken over when its node registers.
+
+After a ResourceManager restart with work-preserving recovery on, the apps are re-added first
+(their attempts already running: :func:`fairshare.core.apps.submit` with ``recovering``), then
+each NodeManager registers and reports the containers it runs.
+``AbstractYarnScheduler.recoverContainersOnNode`` accounts for each one where it runs, without
+scheduling anything:
+
+* the node holds it (``SchedulerNode.recoverContainer``);
+* the attempt holds it as a live container and its usage grows
+  (``SchedulerApplicationAttempt.recoverContainer``), and so do its queues' usage and
+  QueueMetrics (``FSAppAttempt.recoverContainer``, ``AppSchedulingInfo.recoverContainer``);
+* the first container recovered for a managed attempt whose AM is not yet running is taken as
+  its AM for the AM share: it sets the attempt's AM resource and adds to the leaf's AM usage
+  (``FSAppAttempt.recoverContainer`` says "the first container we recover is always the AM").
+  Whether the container *is* the AM (spared by preemption, its loss ends the attempt) is what
+  the RM's attempt recorded as its master container (``RMAppAttemptImpl``): ``am`` here. The two
+  agree when the AM container is recovered first, as the importer arranges.
+
+Nothing is asked for or taken from the app's outstanding asks: the recovered AM re-sends them
+when it resyncs (``AMRMClient`` on ``ApplicationMasterNotRegisteredException``).
+"""
+
+from __future__ import annotations
+
+from fairshare.core.apps import EngineError
+from fairshare.core.events import ContainerRecovered
+from fairshare.core.locality import Locality
+from fairshare.core.scheduler import Scheduler
+from fairshare.core.state import App, AppState, Container, Node
+from fairshare.resources.vector import Resource, add, fits_in
+
+
+def recover_container(
+    s: Scheduler, app: App, node: Node, resource: Resource, is_am: bool, priority: int,
+    container_id: str | None = None,
+) -> Container:
+    """Account for one running container of ``app`` on ``node``; returns it."""
+    _check(app, node, resource, container_id)
+    if container_id is None:
+        container_id = app.new_container_id()
+    # a recovered container was placed by the scheduler before the restart: its locality then
+    # is not known, and QueueMetrics count no locality for it
+    container = Container(container_id, app.id, node.name, resource, is_am, (priority, 0),
+                          Locality.OFF_SWITCH, s.now)
+    node.allocated = add(node.allocated, resource)
+    node.containers[container_id] = container
+    app.containers[container_id] = container
+    app.usage = add(app.usage, resource)
+    if not app.am_running and not app.unmanaged:  # FSAppAttempt: the first one is the AM
+        app.am_resource, app.am_running = resource, True
+        leaf = s.state.queues[app.queue]
+        leaf.am_resource_usage = add(leaf.am_resource_usage, resource)
+        s.touch_am_usage(app.queue)
+    app.state = AppState.RUNNING
+    s.touch_app(app)
+    s.add_usage(app.queue, resource)
+    for name in s.ancestry(app.queue):
+        s.state.queues[name].containers_allocated += 1  # QueueMetrics.allocateResources
+    s.state.allocated = add(s.state.allocated, resource)
+    s.emit(ContainerRecovered, app=app.id, queue=app.queue, container=container_id,
+           node=node.name, resource=resource, am=is_am, priority=priority)
+    return container
+
+
+def _check(app: App, node: Node, resource: Resource, container_id: str | None) -> None:
+    """What YARN would skip (a stopped attempt: the container is killed) or what cannot be
+    a true report (a container that does not fit, an id in use) is refused."""
+    if app.stopped:
+        raise EngineError(f"application {app.id} is {app.state}; its containers cannot be "
+                          "recovered")
+    if container_id is not None and (container_id in app.containers
+                                     or container_id in node.containers):
+        raise EngineError(f"container {container_id} is already running")
+    if not fits_in(resource, node.unallocated):
+        raise EngineError(f"container of {resource!r} for {app.id} does not fit on node "
+                          f"{node.name}: {node.unallocated!r} unallocated")

@@ -1,0 +1,157 @@
+"""``fairshare import``: a dump folder in, a scenario folder out, all of it or nothing.
+
+The files are written into a hidden staging folder, the scenario is loaded back from there
+with its configuration (so what is written is known to run), and only then are they moved into
+the output folder; any error leaves the output folder as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from fairshare.config.allocation import load_allocations
+from fairshare.config.errors import ConfigError
+from fairshare.config.files import read_input
+from fairshare.config.yarnsite import load_site
+from fairshare.core.tree import build_queue_tree
+from fairshare.sim.importer.allocations import rebuild_allocations
+from fairshare.sim.importer.dump import Amounts, Dump, DumpQueue, read_dump
+from fairshare.sim.importer.placement import AppPlan, plan_apps
+from fairshare.sim.importer.scenario_text import Choices, scenario_text, site_unknown_note
+from fairshare.sim.scenario import load_scenario
+from fairshare.sim.scripted import configuration
+
+SCENARIO, ALLOCATIONS, SITE = "scenario.yaml", "fair-scheduler.xml", "yarn-site.xml"
+MAX_CONFIG_BYTES = 16 * 1024**2
+
+
+@dataclass
+class Imported:
+    """What an import wrote, and what the admin should know about it."""
+
+    written: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    nodes: int = 0
+    running_apps: int = 0
+    waiting_apps: int = 0
+    containers: int = 0
+
+
+def import_dump(folder: Path, outdir: Path, choices: Choices, *,
+                allocations: Path | None = None, site: Path | None = None) -> Imported:
+    """Read the dump in ``folder``, write the scenario into ``outdir`` (ConfigError: nothing
+    is written)."""
+    dump = read_dump(folder)
+    files: dict[str, bytes] = {}
+    site_config = load_site(site) if site is not None else None
+    if site is not None:
+        files[SITE] = read_input(site, str(site), MAX_CONFIG_BYTES)
+        choices = replace(choices, site_file=SITE)
+    if allocations is not None:
+        types = site_config.resource_types if site_config else load_site(None).resource_types
+        load_allocations(allocations, types)  # refused here, not when the scenario runs
+        files[ALLOCATIONS] = read_input(allocations, str(allocations), MAX_CONFIG_BYTES)
+        choices = replace(choices, allocations_rebuilt=False)
+    else:
+        files[ALLOCATIONS] = rebuild_allocations(dump.root, dump.cluster,
+                                                 str(folder)).encode("utf-8")
+    plans = plan_apps(dump.apps, dump.nodes, str(folder))
+    files[SCENARIO] = scenario_text(dump, plans, choices).encode("utf-8")
+    result = _summary(dump, plans)
+    result.notes = _notes(dump, plans, site is None)
+    result.written, problems = write_all(outdir, files)
+    result.notes += [f"{problem}: its apps will be rejected" for problem in problems]
+    return result
+
+
+def _summary(dump: Dump, plans: Sequence[AppPlan]) -> Imported:
+    running = [p for p in plans if p.running]
+    return Imported(nodes=len(dump.nodes), running_apps=len(running),
+                    waiting_apps=len(plans) - len(running),
+                    containers=sum(len(p.running) for p in running))
+
+
+def _notes(dump: Dump, plans: Sequence[AppPlan], no_site: bool) -> list[str]:
+    notes = []
+    if no_site:
+        notes.append(" ".join(site_unknown_note()))
+    if any(p.app.asks is None for p in plans):
+        notes.append("apps.json has no resourceRequests (Hadoop 2's REST API): the running "
+                     "apps' outstanding asks are unknown, so they ask for nothing more")
+    used = _usage_by_queue(plans)
+    for queue in _queues(dump.root):
+        if queue.used != used.get(queue.name, (0, 0)):
+            got = used.get(queue.name, (0, 0))
+            notes.append(f"queue {queue.name}: scheduler.json says {queue.used[0]:,} MB and "
+                         f"{queue.used[1]} vcores used, its apps in apps.json hold "
+                         f"{got[0]:,} MB and {got[1]} vcores (files saved at different "
+                         "moments?): the scenario starts from the apps'")
+    off = _nodes_off(dump, plans)
+    if off:
+        notes.append(f"{len(off)} of {len(dump.nodes)} nodes hold other containers than their "
+                     "used resources say (the containers' places are rebuilt, and the search "
+                     f"gave up or the files disagree), e.g. {off[0]}; the queues' usage is the "
+                     "apps' either way")
+    known = {q.name for q in _queues(dump.root)}
+    for plan in plans:
+        if plan.app.queue not in known:
+            notes.append(f"app {plan.app.id}: its queue {plan.app.queue} is not in "
+                         "scheduler.json; placement decides where it goes")
+    return notes
+
+
+def _nodes_off(dump: Dump, plans: Sequence[AppPlan]) -> list[str]:
+    placed = {node.name: (0, 0) for node in dump.nodes}
+    for plan in plans:
+        for c in plan.running:
+            memory, vcores = placed[c.node]
+            placed[c.node] = (memory + c.size[0], vcores + c.size[1])
+    return [node.name for node in dump.nodes if placed[node.name] != node.used]
+
+
+def _queues(queue: DumpQueue) -> list[DumpQueue]:
+    return [queue, *(q for child in queue.children for q in _queues(child))]
+
+
+def _usage_by_queue(plans: Sequence[AppPlan]) -> dict[str, Amounts]:
+    used: dict[str, Amounts] = {}
+    for plan in plans:
+        parts = plan.app.queue.split(".")
+        for i in range(1, len(parts) + 1):
+            name = ".".join(parts[:i])
+            old = used.get(name, (0, 0))
+            add = plan.app.allocated if plan.running else (0, 0)
+            used[name] = (old[0] + add[0], old[1] + add[1])
+    return used
+
+
+def write_all(outdir: Path, files: dict[str, bytes]) -> tuple[list[Path], list[str]]:
+    """Write ``files`` into ``outdir`` only if all of them can be written and the scenario
+    loads from them; other files already in ``outdir`` stay. Also returns the configured
+    queues YARN could not create (their apps will be rejected)."""
+    target = Path(os.path.abspath(outdir))
+    if target.exists() and not target.is_dir():
+        raise ConfigError("-o: exists and is not a directory", str(outdir))
+    anchor = target if target.is_dir() else target.parent
+    while not anchor.is_dir():
+        anchor = anchor.parent
+    stage = anchor / f".{target.name}.{os.getpid()}.import.partial"
+    try:
+        stage.mkdir()
+        for name, data in files.items():
+            (stage / name).write_bytes(data)
+        site, allocations = configuration(load_scenario(stage / SCENARIO))  # it loads
+        tree = build_queue_tree(allocations, site.resource_types)
+        problems = [f"queue {name} cannot be created: {why}" for name, why in tree.not_created]
+        target.mkdir(parents=True, exist_ok=True)
+        for name in files:
+            os.replace(stage / name, target / name)
+    except OSError as e:
+        raise ConfigError(f"cannot write the scenario: {e.strerror or e}", str(outdir)) from None
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return [outdir / name for name in files], problems

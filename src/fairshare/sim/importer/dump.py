@@ -1,0 +1,267 @@
+"""What a ResourceManager dump says: its queues, nodes and apps (docs/import.md).
+
+A dump is the JSON an admin saves from the RM's REST API with curl: ``scheduler.json``
+(``/ws/v1/cluster/scheduler``, the Fair Scheduler's queue tree), ``nodes.json``
+(``/ws/v1/cluster/nodes``) and ``apps.json`` (``/ws/v1/cluster/apps``). The shapes are those of
+Hadoop's ResourceManager REST documentation (its ``FairSchedulerQueueInfo``, ``NodeInfo``,
+``AppInfo`` and ``ResourceRequestInfo`` DAOs); fields this reader does not use are ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fairshare.config.errors import ConfigError
+from fairshare.sim.importer.jsonfile import JsonFile
+from fairshare.sim.yaml_lines import Loc, show
+
+SCHEDULER, NODES, APPS = "scheduler.json", "nodes.json", "apps.json"
+ENDPOINTS = {SCHEDULER: "/ws/v1/cluster/scheduler", NODES: "/ws/v1/cluster/nodes",
+             APPS: "/ws/v1/cluster/apps"}
+LEAF_TYPE = "fairSchedulerLeafQueueInfo"
+JAVA_INT_MAX = 2**31 - 1  # maxApps when no maxRunningApps is set
+# nodes the scheduler holds (the others were removed from it: lost, unhealthy, decommissioned)
+SCHEDULED_NODE_STATES = ("RUNNING", "DECOMMISSIONING", "NEW")
+
+Amounts = tuple[int, int]  # memory-mb, vcores
+
+
+@dataclass(frozen=True)
+class DumpQueue:
+    name: str  # full name, root.…
+    leaf: bool
+    policy: str | None
+    min_resources: Amounts | None
+    max_resources: Amounts | None  # YARN reports min(max share, cluster)
+    used: Amounts
+    steady_fair: Amounts | None
+    fair: Amounts | None
+    am_max: Amounts | None
+    max_apps: int | None
+    preemptable: bool | None
+    children: tuple[DumpQueue, ...]
+    line: int
+
+
+@dataclass(frozen=True)
+class DumpNode:
+    name: str  # nodeHostName
+    http: str  # nodeHTTPAddress
+    rack: str
+    capacity: Amounts
+    used: Amounts
+    line: int
+    containers: int | None = None  # numContainers
+
+
+@dataclass(frozen=True)
+class PendingAsk:
+    """An outstanding request of an app at ANY (``resourceName: *``): the whole count."""
+
+    priority: int
+    count: int
+    size: Amounts
+
+
+@dataclass(frozen=True)
+class DumpApp:
+    id: str
+    user: str
+    queue: str
+    state: str
+    started_ms: int
+    finished_ms: int
+    allocated: Amounts
+    running_containers: int
+    am_host: str | None  # the host of amHostHttpAddress
+    am_container: str | None  # the AM's container id, from amContainerLogs
+    unmanaged: bool
+    asks: tuple[PendingAsk, ...] | None  # None: the dump has no resourceRequests (Hadoop 2)
+    line: int
+    elapsed_ms: int = 0
+    memory_seconds: int = 0  # MB·s the RM accounted to the app (memorySeconds)
+    vcore_seconds: int = 0
+
+
+@dataclass(frozen=True)
+class Dump:
+    root: DumpQueue
+    cluster: Amounts | None  # clusterResources of the root queue
+    nodes: tuple[DumpNode, ...]
+    skipped_nodes: tuple[str, ...]  # in a state the scheduler does not hold
+    apps: tuple[DumpApp, ...]
+    source: Path
+
+
+def read_dump(folder: Path) -> Dump:
+    """The three files of ``folder``; a missing or malformed one is a located ConfigError."""
+    if not folder.is_dir():
+        raise ConfigError("not a directory (give the folder holding scheduler.json, "
+                          "nodes.json and apps.json)", str(folder))
+    for name, endpoint in ENDPOINTS.items():
+        if not (folder / name).exists():
+            raise ConfigError("file not found: save it from the ResourceManager with curl "
+                              f"-s http://RM-HOST:8088{endpoint} -o {name} (docs/import.md)",
+                              str(folder / name))
+    root, cluster = read_scheduler(JsonFile(folder / SCHEDULER, str(folder / SCHEDULER)))
+    nodes, skipped = read_nodes(JsonFile(folder / NODES, str(folder / NODES)))
+    apps = read_apps(JsonFile(folder / APPS, str(folder / APPS)))
+    return Dump(root, cluster, nodes, skipped, apps, folder)
+
+
+# -- /ws/v1/cluster/scheduler ---------------------------------------------------------------------
+
+
+def read_scheduler(f: JsonFile) -> tuple[DumpQueue, Amounts | None]:
+    scheduler = f.obj(f.value, (), "scheduler")
+    info = f.obj(scheduler, ("scheduler",), "schedulerInfo")
+    where: Loc = ("scheduler", "schedulerInfo")
+    kind = f.text_of(info, where, "type")
+    if kind != "fairScheduler":
+        name = {"capacityScheduler": "a CapacityScheduler", "fifoScheduler": "a FIFO scheduler"}
+        f.fail((*where, "type"), f"this is {name.get(kind or '', show(kind))} dump, not the "
+               "Fair Scheduler's ('fairScheduler'): fairshare models the Fair Scheduler only")
+    root = f.obj(info, where, "rootQueue")
+    loc: Loc = (*where, "rootQueue")
+    return _queue(f, root, loc, "root"), f.amounts(root, loc, "clusterResources", required=False)
+
+
+def _queue(f: JsonFile, q: Any, loc: Loc, expected: str | None) -> DumpQueue:
+    name = f.text_of(q, loc, "queueName")
+    assert name is not None
+    if expected is not None and name != expected:
+        f.fail((*loc, "queueName"), f"the root queue must be 'root', got {show(name)}")
+    children = tuple(_queue(f, child, child_loc, None)
+                     for child_loc, child in f.items(q, loc, "childQueues", "queue"))
+    for child in children:
+        if child.name.rsplit(".", 1)[0] != name:
+            f.fail(loc, f"queue {child.name} is listed under {name}, not its parent")
+    used = f.amounts(q, loc, "usedResources")
+    assert used is not None
+    max_apps = f.count(q, loc, "maxApps", required=False)
+    return DumpQueue(
+        name=name, leaf=not children and (q.get("type") == LEAF_TYPE or "childQueues" not in q),
+        policy=f.text_of(q, loc, "schedulingPolicy", required=False),
+        min_resources=f.amounts(q, loc, "minResources", required=False),
+        max_resources=f.amounts(q, loc, "maxResources", required=False), used=used,
+        steady_fair=f.amounts(q, loc, "steadyFairResources", required=False),
+        fair=f.amounts(q, loc, "fairResources", required=False),
+        am_max=f.amounts(q, loc, "amMaxResources", required=False),
+        max_apps=max_apps, preemptable=f.flag(q, loc, "preemptable"),
+        children=children, line=f.line(loc))
+
+
+# -- /ws/v1/cluster/nodes -------------------------------------------------------------------------
+
+
+def read_nodes(f: JsonFile) -> tuple[tuple[DumpNode, ...], tuple[str, ...]]:
+    nodes: list[DumpNode] = []
+    skipped: list[str] = []
+    seen: dict[str, int] = {}
+    f.obj(f.value, (), "nodes", required="nodes" not in (f.value or {}))
+    for loc, n in f.items(f.value, (), "nodes", "node"):
+        name = f.text_of(n, loc, "nodeHostName")
+        state = f.text_of(n, loc, "state", required=False) or "RUNNING"
+        assert name is not None
+        if state not in SCHEDULED_NODE_STATES:
+            skipped.append(f"{name} ({state})")
+            continue
+        if name in seen:
+            f.fail(loc, f"node {name} is listed twice (first at line {seen[name]})")
+        seen[name] = f.line(loc)
+        used = _pair(f, n, loc, "usedMemoryMB", "usedVirtualCores")
+        free = _pair(f, n, loc, "availMemoryMB", "availableVirtualCores")
+        total = f.amounts(n, loc, "totalResource", required=False)
+        capacity = total or (used[0] + free[0], used[1] + free[1])
+        rack = f.text_of(n, loc, "rack", required=False) or "/default-rack"
+        if not rack.startswith("/"):
+            f.fail((*loc, "rack"), f"a rack starts with '/', got {show(rack)}")
+        nodes.append(DumpNode(name, f.text_of(n, loc, "nodeHTTPAddress", required=False) or "",
+                              rack, capacity, used, seen[name],
+                              f.count(n, loc, "numContainers", required=False)))
+    return tuple(nodes), tuple(skipped)
+
+
+def _pair(f: JsonFile, parent: Any, loc: Loc, memory: str, vcores: str) -> Amounts:
+    m, v = f.count(parent, loc, memory), f.count(parent, loc, vcores)
+    assert m is not None and v is not None
+    return m, v
+
+
+# -- /ws/v1/cluster/apps --------------------------------------------------------------------------
+
+
+def read_apps(f: JsonFile) -> tuple[DumpApp, ...]:
+    f.obj(f.value, (), "apps", required="apps" not in (f.value or {}))
+    apps: list[DumpApp] = []
+    seen: dict[str, int] = {}
+    for loc, a in f.items(f.value, (), "apps", "app"):
+        app = _app(f, a, loc)
+        if app.id in seen:
+            f.fail(loc, f"app {app.id} is listed twice (first at line {seen[app.id]})")
+        seen[app.id] = app.line
+        apps.append(app)
+    return tuple(apps)
+
+
+def _app(f: JsonFile, a: Any, loc: Loc) -> DumpApp:
+    def text(key: str, required: bool = True) -> str | None:
+        return f.text_of(a, loc, key, required=required)
+
+    def number(key: str, required: bool = True) -> int:
+        return f.count(a, loc, key, required=required, unknown=not required) or 0
+
+    queue = text("queue") or ""
+    return DumpApp(
+        id=text("id") or "", user=text("user") or "", state=text("state") or "",
+        queue=queue if queue == "root" or queue.startswith("root.") else f"root.{queue}",
+        started_ms=number("startedTime"), finished_ms=number("finishedTime", False),
+        allocated=(number("allocatedMB", False), number("allocatedVCores", False)),
+        running_containers=number("runningContainers", False),
+        am_host=_host(text("amHostHttpAddress", False)),
+        am_container=_container_id(text("amContainerLogs", False)),
+        unmanaged=bool(f.flag(a, loc, "unmanagedApplication")),
+        asks=_asks(f, a, loc), line=f.line(loc), elapsed_ms=number("elapsedTime", False),
+        memory_seconds=number("memorySeconds", False),
+        vcore_seconds=number("vcoreSeconds", False))
+
+
+def _host(address: str | None) -> str | None:
+    return address.rsplit(":", 1)[0] if address else None
+
+
+def _container_id(logs: str | None) -> str | None:
+    """``http://host:8042/node/containerlogs/container_…/user`` → ``container_…``."""
+    for part in (logs or "").split("/"):
+        if part.startswith("container_"):
+            return part
+    return None
+
+
+def _asks(f: JsonFile, a: Any, loc: Loc) -> tuple[PendingAsk, ...] | None:
+    """The ANY requests of ``resourceRequests`` (host and rack ones repeat them by place)."""
+    if "resourceRequests" not in a:
+        return None
+    requests = a["resourceRequests"]
+    if requests is None:
+        return ()
+    if not isinstance(requests, list):
+        f.fail((*loc, "resourceRequests"), f"must be a list, got {show(requests)}")
+    asks = []
+    for i, r in enumerate(requests):
+        where: Loc = (*loc, "resourceRequests", i)
+        if f.text_of(r, where, "resourceName") != "*":
+            continue
+        priority = f.member(r, where, "priority")
+        if isinstance(priority, dict):  # some versions write {"priority": n}
+            priority = priority.get("priority")
+        if isinstance(priority, bool) or not isinstance(priority, int):
+            f.fail((*where, "priority"), f"must be a whole number, got {show(priority)}")
+        count = f.count(r, where, "numContainers")
+        size = f.amounts(r, where, "capability")
+        assert count is not None and size is not None
+        if count:
+            asks.append(PendingAsk(priority, count, size))
+    return tuple(asks)
