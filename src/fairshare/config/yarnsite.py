@@ -116,6 +116,9 @@ class SiteConfig:
     nm_heartbeat_interval_ms: int = 1000
     scheduling_wait_ms: int = 10000
     raw: Mapping[str, str] = field(default_factory=_empty, hash=False)
+    # where each property in ``raw`` was set: (file, line), for findings about it
+    origins: Mapping[str, tuple[str | None, int | None]] = field(default_factory=_empty,
+                                                                 hash=False)
     warnings: tuple[ConfigWarning, ...] = ()
 
     @classmethod
@@ -246,6 +249,7 @@ def _build(r: ConfReader) -> SiteConfig:
             "yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms", 10000, bits=64
         ),
         raw=MappingProxyType({key: _raw_value(r, entry) for key, entry in r.entries.items()}),
+        origins=MappingProxyType({key: (e.file, e.line) for key, e in r.entries.items()}),
         warnings=tuple(r.warnings),
     )
 
@@ -257,24 +261,49 @@ def _raw_value(r: ConfReader, entry: ConfEntry) -> str:
         return entry.value
 
 
+# The yarn.resourcemanager.scheduler.* properties of YarnConfiguration (RM_SCHEDULER_*): the
+# RM reads them, the Fair Scheduler model needs only the class; HA setups suffix the address
+# with the RM id (yarn.resourcemanager.scheduler.address.rm1).
+RM_SCHEDULER = "yarn.resourcemanager.scheduler."
+_KNOWN_RM_SCHEDULER = frozenset(
+    {"address", "class", "client.thread-count", "monitor.enable", "monitor.policies"}
+)
+
+
 def _warn_unknown_keys(r: ConfReader) -> None:
-    """A ``yarn.scheduler.fair.*`` key the scheduler never reads is dead: say so."""
+    """A ``yarn.scheduler.fair.*`` or ``yarn.resourcemanager.scheduler.*`` key YARN never
+    reads is dead (a misspelling, most often): say so, with the closest real key."""
     for key in r.entries:
-        suffix = key[len(FAIR) :]
-        if (
-            not key.startswith(FAIR)
-            or suffix in _KNOWN_FAIR
-            or key.startswith(_AM_PREEMPTION_PREFIX)
-        ):
-            continue
-        if suffix == "preemptionInterval":
-            r.warn(key, f"{key} was removed by YARN-6163 with the old preemption code; no effect")
-        elif suffix.startswith("event-log-"):
-            r.warn(key, f"{key} was removed by YARN-7524 with the event log; no effect")
-        else:
-            close = difflib.get_close_matches(suffix, sorted(_KNOWN_FAIR), n=1)
-            hint = f"; did you mean {FAIR}{close[0]}?" if close else ""
-            r.warn(key, f"{key} is not a Fair Scheduler property and has no effect{hint}")
+        if key.startswith(FAIR) and not key.startswith(_AM_PREEMPTION_PREFIX):
+            _check_fair_key(r, key, key[len(FAIR):])
+        elif key.startswith(RM_SCHEDULER):
+            suffix = key[len(RM_SCHEDULER):]
+            if suffix not in _KNOWN_RM_SCHEDULER and not suffix.startswith("address."):
+                _unknown_key(r, key, RM_SCHEDULER, suffix, _KNOWN_RM_SCHEDULER)
+
+
+def _check_fair_key(r: ConfReader, key: str, suffix: str) -> None:
+    if suffix in _KNOWN_FAIR:
+        return
+    gone = "no effect: remove it"
+    if suffix == "preemptionInterval":
+        r.warn(key, f"{key} was removed by YARN-6163 with the old preemption code",
+               code="removed-site-key", consequence=gone)
+    elif suffix.startswith("event-log-"):
+        r.warn(key, f"{key} was removed by YARN-7524 with the event log",
+               code="removed-site-key", consequence=gone)
+    else:
+        _unknown_key(r, key, FAIR, suffix, _KNOWN_FAIR)
+
+
+def _unknown_key(r: ConfReader, key: str, prefix: str, suffix: str,
+                 known: frozenset[str]) -> None:
+    close = difflib.get_close_matches(suffix, sorted(known), n=1)
+    hint = f"; did you mean {prefix}{close[0]}?" if close else ""
+    r.warn(key, f"{key} is not a property YARN reads{hint}", code="unknown-site-key",
+           consequence="it has no effect" + (f", so {prefix}{close[0]} keeps its value or "
+                                              "default" if close else ""),
+           fix=f"spell it {prefix}{close[0]}" if close else "remove it")
 
 
 def _at_most_one(threshold: float) -> float:
