@@ -323,8 +323,8 @@ def test_placement_errors_are_located_in_the_file() -> None:
     assert errors_of(xml) == [
         (4, "Rules after rule 1 in queue placement policy can never be reached"
             ": rule 'user' always places the application (create is true), so move the rules "
-            "after it before it, or remove them, or give it create=\"false\" so that it places only "
-            "into existing queues")
+            "after it before it, or remove them, or give it create=\"false\" so that it "
+            "places only into existing queues")
     ]
 
 
@@ -652,7 +652,7 @@ def test_min_above_max_warns_and_keeps_both() -> None:
     assert config.queues[0].min_resources == res(2048, 1)
     [(line, message)] = [(w.line, str(w)) for w in config.warnings]
     assert line == 2
-    assert "the min wins and the max share is <2048, 4>" in message
+    assert "the min wins and the max share is 2048 MB, 4 vcores" in message
 
 
 def test_min_against_percentage_max_is_not_checked() -> None:

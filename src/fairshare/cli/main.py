@@ -21,18 +21,22 @@ from fairshare.cli import format as fmt
 from fairshare.cli.common import err, fail, guarded, one_line, out
 from fairshare.cli.compare import compare_command
 from fairshare.cli.explain import explain_command
+from fairshare.cli.lint import EXIT_ERRORS, print_findings
+from fairshare.cli.lint import lint as lint_command
 from fairshare.cli.report import report_command
 from fairshare.cli.run import run as run_command
 from fairshare.cli.run import simulate as simulate_command
 from fairshare.cli.sweep import sweep as sweep_command
 from fairshare.config.allocation import load_allocations
+from fairshare.config.lint.checks import configuration_findings
 from fairshare.config.model import AllocationConfig, PlacementPolicy
 from fairshare.config.placement.policy import generated_policy
 from fairshare.config.yarnsite import SiteConfig, load_site
 from fairshare.core.fairshare import active_queues, placeholder_apps, shares_with_active_leaves
-from fairshare.core.tree import QueueNode, QueueTree, build_queue_tree
+from fairshare.core.tree import QueueNode, QueueSettings, QueueTree, build_queue_tree
+from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.parse import ResourceStringError, parse_resource_config
-from fairshare.resources.vector import Resource, ResourceTypes, float32_decimal
+from fairshare.resources.vector import Resource, ResourceTypes, componentwise_max, float32_decimal
 from fairshare.sim.outputs import json_text
 
 app = typer.Typer(
@@ -66,7 +70,6 @@ SiteOpt = Annotated[
 def validate(allocations: AllocationsArg, site: SiteOpt = None) -> None:
     """Check an allocation file as the ResourceManager would, and summarise it."""
     site_config, config, tree = _load(allocations, site)
-    _warnings(site_config, config)
     types = site_config.resource_types
     nodes = list(tree.depth_first())
     table = Table(
@@ -89,7 +92,7 @@ def validate(allocations: AllocationsArg, site: SiteOpt = None) -> None:
         has_min = any(s.min_share.values)
         cells = {
             "Min share": fmt.short(s.min_share, types) if has_min else "–",
-            "Max share": fmt.configurable(s.max_share, types),
+            "Max share": fmt.configurable(_max_share(s), types),
         }
         table.add_row(
             _tree_label(node),
@@ -109,7 +112,23 @@ def validate(allocations: AllocationsArg, site: SiteOpt = None) -> None:
         for name, why in tree.not_created:
             out.print(f"  {name}: {why}")
     _print_placement(config, site_config)
+    findings = configuration_findings(site_config, config)
+    print_findings(findings, out)
+    errors = sum(1 for f in findings if f.severity == "error")
+    if errors:
+        noun = "finding above is an error" if errors == 1 else "findings above are errors"
+        out.print(f"The ResourceManager would accept this configuration, but {errors} {noun}: "
+                  "applications would not run as intended.", style="red")
+        raise typer.Exit(EXIT_ERRORS)
     out.print("OK: the ResourceManager would accept this configuration.")
+
+
+def _max_share(s: QueueSettings) -> ConfigurableResource | None:
+    """An absolute max share as YARN applies it: raised to the min share where below it (the
+    min-above-max finding says why); a percentage is shown as written."""
+    if s.max_share is None or s.max_share.absolute is None:
+        return s.max_share
+    return ConfigurableResource(componentwise_max(s.max_share.absolute, s.min_share))
 
 
 def _limit_columns(tree: QueueTree) -> list[str]:
@@ -268,6 +287,7 @@ app.command("sweep")(sweep_command)
 app.command("compare")(compare_command)
 app.command("explain")(explain_command)
 app.command("report")(report_command)
+app.command("lint")(lint_command)
 
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it

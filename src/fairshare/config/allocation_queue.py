@@ -184,7 +184,7 @@ class QueueParser:
         low, high = queue.min_resources, queue.max_resources
         if low is None or high is None or high.absolute is None or fits_in(low, high.absolute):
             return
-        self.problems.report(min_above_max(queue.name, low, high.absolute), element)
+        self.problems.report(min_above_max(queue.name, low, high.absolute, self.types), element)
 
     # --- value readers (text is trimmed unless the setting is an ACL) --------------------------
 

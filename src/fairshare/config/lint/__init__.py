@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 from fairshare.config.lint.values import value_finding
 from fairshare.config.model import ConfigWarning
-from fairshare.resources.vector import Resource, componentwise_max
+from fairshare.resources.vector import LONG_MAX, Resource, ResourceTypes, componentwise_max
 
 __all__ = ["did_you_mean", "min_above_max", "value_finding"]
 
@@ -37,15 +37,23 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
     return f"; did you mean <{by_lower[close[0]]}>?" if close else ""
 
 
-def min_above_max(queue: str, low: Resource, high: Resource) -> ConfigWarning:
+def min_above_max(queue: str, low: Resource, high: Resource, types: ResourceTypes
+                  ) -> ConfigWarning:
     """The one statement of what YARN does with a max share below the min share, used by every
     command that reads the allocation file (validate, shares, lint)."""
-    raised = componentwise_max(low, high)
+    raised = _amounts(componentwise_max(low, high), types)
     return ConfigWarning(
-        f"{queue}: minResources {low!r} do not fit in maxResources {high!r}",
+        f"{queue}: minResources {_amounts(low, types)} do not fit in maxResources "
+        f"{_amounts(high, types)}",
         code="min-above-max",
         consequence=f"YARN only logs this; its max share is, per resource, the larger of the "
         f"two (FSQueue.getMaxShare: componentwiseMax(max, min)), so the min wins and the max "
-        f"share is {raised!r}",
+        f"share is {raised}",
         fix="raise maxResources to at least minResources, or lower minResources",
     )
+
+
+def _amounts(r: Resource, types: ResourceTypes) -> str:
+    units = ("MB", "vcores", *types.names[2:])
+    return ", ".join("unbounded " + u if v == LONG_MAX else f"{v} {u}"
+                     for v, u in zip(r.values, units, strict=True))

@@ -99,9 +99,7 @@ def _threshold(tag: str, text: str, value: object) -> ConfigWarning | None:
 
 
 def _fraction_fix(written: float) -> str:
-    if written <= 100.0:
-        return f"write a fraction: {written / 100:g} for {written:g} %"
-    return "write a fraction between 0 and 1"
+    return "write a fraction between 0 and 1 (0.8 for 80 %)"
 
 
 def _max_am_share(tag: str, text: str, value: object) -> ConfigWarning | None:
@@ -138,8 +136,8 @@ def _timeout(tag: str, text: str, value: object) -> ConfigWarning | None:
     fix = "a timeout in seconds, e.g. 30"
     if ms != seconds * 1000:
         consequence = _NO_WAITING if ms < 0 else "not the timeout that was written"
-        return _finding("timeout-overflow", "warning", tag, text,
-                        f"seconds × 1000 overflows a Java long and wraps to {ms} ms", consequence, fix)
+        wraps = f"seconds × 1000 overflows a Java long and wraps to {ms} ms"
+        return _finding("timeout-overflow", "warning", tag, text, wraps, consequence, fix)
     if seconds < 0:
         return _finding("timeout-negative", "warning", tag, text, "is negative", _NO_WAITING, fix)
     if "MinShare" in tag or tag.startswith("minShare"):
@@ -167,8 +165,8 @@ def _zero_max(tag: str, text: str, value: object) -> ConfigWarning | None:
     }.get(tag, "")
     return _finding(
         "zero-max-share", "error", tag, text, f"gives a max share of 0 {' and 0 '.join(zero)}",
-        f"{whose}YARN rejects every application submitted to a leaf queue whose max share has "
-        f"none of a resource its AM asks for (FairScheduler.addApplication), and every AM asks "
+        f"{whose}FairScheduler.addApplication rejects every application submitted to a leaf "
+        f"queue whose max share has none of a resource its AM asks for, and every AM asks "
         f"for at least yarn.scheduler.minimum-allocation-mb / -vcores (1024 MB, 1 vcore by "
         f"default); below a parent queue with such a max share no container fits "
         f"(fitsInMaxShare checks every ancestor), so its applications wait for ever",
