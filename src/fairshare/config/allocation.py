@@ -238,7 +238,8 @@ def _default_policy(element: Element, problems: Problems) -> PolicyName | None:
             f"<{tag}> is FifoPolicy's class name: YARN rejects only the word fifo here, so it "
             "accepts this, but fifo is for leaf queues only, so root and every parent queue "
             "without its own <schedulingPolicy> cannot take it: YARN logs an error and they "
-            "keep their previous policy, and parent queues created later fail (spec §2.6.4)",
+            "keep their previous policy, and parent queues created later fail "
+            "(FSQueue.verifyAndSetPolicyFromConf)",
             element,
         )
     return policy
@@ -337,7 +338,7 @@ def _check_policies(
             problems.warn_at(
                 f"{queue.name}: queues created under it by placement rules get the default "
                 f"policy drf, which its fair policy does not allow, so creating them fails "
-                f"(spec §2.6.4, §1.6)",
+                f"(FSQueue.verifyAndSetPolicyFromConf)",
                 queue.line,
             )
 
@@ -346,7 +347,8 @@ def _policy_warning(problems: Problems, queue: QueueConfig, what: str) -> None:
     # YARN does not reject this when it reads the file: on reload it logs an error and leaves
     # the queue and its ancestors on their previous policy; creating the queue fails (§1.2, §1.6).
     problems.warn_at(
-        f"{queue.name}: scheduling policy {what} (spec §2.6.4). YARN accepts the file but "
+        f"{queue.name}: scheduling policy {what} (FSQueue.verifyAndSetPolicyFromConf). "
+        f"YARN accepts the file but "
         f"cannot apply it: on reload it logs an error and keeps the previous policies, and "
         f"creating {queue.name} fails, so applications cannot run in it",
         queue.line,

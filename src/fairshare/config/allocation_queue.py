@@ -126,8 +126,7 @@ class QueueParser:
             self.problems.warn(
                 f'queue "{short}" is not "root": YARN keeps its settings under the name '
                 f'"{short}" but creates the queue as root.{short}, so all its settings and ACLs, '
-                f"and those of the queues inside it, are ignored; it inherits root's ACLs "
-                f"(spec §1.3.2)",
+                f"and those of the queues inside it, are ignored; it inherits root's ACLs",
                 element,
             )
             return f"{ROOT}.{short}", True

@@ -85,7 +85,7 @@ def parse_placement_policy(
     if not rule_elements:
         problems.warn(
             "<queuePlacementPolicy> has no <rule> elements: YARN ignores it and keeps the "
-            "previous placement rules (spec §1.5.3)",
+            "previous placement rules (QueuePlacementPolicy)",
             element,
         )
         return _result(None, True, problems)
