@@ -68,7 +68,8 @@ SiteOpt = Annotated[
 
 @app.command()
 def validate(allocations: AllocationsArg, site: SiteOpt = None) -> None:
-    """Check an allocation file as the ResourceManager would, and summarise it."""
+    """Check an allocation file as the ResourceManager would, summarise it, and list the
+    findings of `fairshare lint` (exit 1 when one is an error)."""
     site_config, config, tree = _load(allocations, site)
     types = site_config.resource_types
     nodes = list(tree.depth_first())
