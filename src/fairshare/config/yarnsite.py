@@ -10,7 +10,6 @@ located at the property's file and line; odd-but-legal settings become warnings.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from collections.abc import Mapping
@@ -30,6 +29,12 @@ from fairshare.config.hadoopconf import (
     read_site_xml,
     substitute,
 )
+from fairshare.config.lint.site_keys import (
+    AM_PREEMPTION_PREFIX,
+    FAIR,
+    KNOWN_FAIR,
+    warn_unknown_keys,
+)
 from fairshare.config.model import ConfigWarning
 from fairshare.resources.javalang import shorten, trimmed_strings, wrap_int
 from fairshare.resources.units import value_in_unit
@@ -47,20 +52,7 @@ from fairshare.resources.vector import (
 __all__ = ["FAIR_SCHEDULER_CLASS", "SITE_KEY_PREFIXES", "SiteConfig", "known_site_keys",
            "load_site", "read_site_xml"]
 
-FAIR = "yarn.scheduler.fair."
 FAIR_SCHEDULER_CLASS = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
-_KNOWN_FAIR = frozenset(
-    {
-        "allocation.file", "user-as-default-queue", "allow-undeclared-pools", "preemption",
-        "preemption.cluster-utilization-threshold", "am.preemption", "waitTimeBeforeKill",
-        "waitTimeBeforeNextStarvationCheck", "assignmultiple", "dynamic.max.assign", "max.assign",
-        "sizebasedweight", "locality.threshold.node", "locality.threshold.rack",
-        "update-interval-ms", "reservable-nodes", "continuous-scheduling-enabled",
-        "continuous-scheduling-sleep-ms", "locality-delay-node-ms", "locality-delay-rack-ms",
-        "migration.mode", "no-terminal-rule.check",
-    }
-)  # fmt: skip
-_AM_PREEMPTION_PREFIX = FAIR + "am.preemption."
 _SCHEMES = frozenset({"hdfs", "file", "s3a", "viewfs"})  # spec §1.1, case-insensitive
 _ALNUM_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 # YARN's resource type names: an optional DNS-like prefix ending in "/", then a letter first
@@ -176,7 +168,7 @@ def load_site(
     return config
 
 
-SITE_KEY_PREFIXES = (_AM_PREEMPTION_PREFIX, "yarn.resource-types")  # families of properties
+SITE_KEY_PREFIXES = (AM_PREEMPTION_PREFIX, "yarn.resource-types")  # families of properties
 
 
 @functools.cache
@@ -192,12 +184,12 @@ def known_site_keys() -> frozenset[str]:
             return super().get(key)
 
     _build(_Recording({}, []))
-    return frozenset(seen | {FAIR + suffix for suffix in _KNOWN_FAIR})
+    return frozenset(seen | {FAIR + suffix for suffix in KNOWN_FAIR})
 
 
 def _build(r: ConfReader) -> SiteConfig:
     """Read every setting the way ``FairScheduler.initScheduler`` does (spec §1.1)."""
-    _warn_unknown_keys(r)
+    warn_unknown_keys(r)
     types = _resource_types(r)
     preemption = r.boolean(FAIR + "preemption", False)
     migration = r.boolean(FAIR + "migration.mode", False)
@@ -261,51 +253,6 @@ def _raw_value(r: ConfReader, entry: ConfEntry) -> str:
         return entry.value
 
 
-# The yarn.resourcemanager.scheduler.* properties of YarnConfiguration (RM_SCHEDULER_*): the
-# RM reads them, the Fair Scheduler model needs only the class; HA setups suffix the address
-# with the RM id (yarn.resourcemanager.scheduler.address.rm1).
-RM_SCHEDULER = "yarn.resourcemanager.scheduler."
-_KNOWN_RM_SCHEDULER = frozenset(
-    {"address", "class", "client.thread-count", "monitor.enable", "monitor.policies"}
-)
-
-
-def _warn_unknown_keys(r: ConfReader) -> None:
-    """A ``yarn.scheduler.fair.*`` or ``yarn.resourcemanager.scheduler.*`` key YARN never
-    reads is dead (a misspelling, most often): say so, with the closest real key."""
-    for key in r.entries:
-        if key.startswith(FAIR) and not key.startswith(_AM_PREEMPTION_PREFIX):
-            _check_fair_key(r, key, key[len(FAIR):])
-        elif key.startswith(RM_SCHEDULER):
-            suffix = key[len(RM_SCHEDULER):]
-            if suffix not in _KNOWN_RM_SCHEDULER and not suffix.startswith("address."):
-                _unknown_key(r, key, RM_SCHEDULER, suffix, _KNOWN_RM_SCHEDULER)
-
-
-def _check_fair_key(r: ConfReader, key: str, suffix: str) -> None:
-    if suffix in _KNOWN_FAIR:
-        return
-    gone = "no effect: remove it"
-    if suffix == "preemptionInterval":
-        r.warn(key, f"{key} was removed by YARN-6163 with the old preemption code",
-               code="removed-site-key", consequence=gone)
-    elif suffix.startswith("event-log-"):
-        r.warn(key, f"{key} was removed by YARN-7524 with the event log",
-               code="removed-site-key", consequence=gone)
-    else:
-        _unknown_key(r, key, FAIR, suffix, _KNOWN_FAIR)
-
-
-def _unknown_key(r: ConfReader, key: str, prefix: str, suffix: str,
-                 known: frozenset[str]) -> None:
-    close = difflib.get_close_matches(suffix, sorted(known), n=1)
-    hint = f"; did you mean {prefix}{close[0]}?" if close else ""
-    r.warn(key, f"{key} is not a property YARN reads{hint}", code="unknown-site-key",
-           consequence="it has no effect" + (f", so {prefix}{close[0]} keeps its value or "
-                                              "default" if close else ""),
-           fix=f"spell it {prefix}{close[0]}" if close else "remove it")
-
-
 def _at_most_one(threshold: float) -> float:
     return 1.0 if threshold > 1.0 else threshold  # spec §1.1; NaN passes through, as in Java
 
@@ -353,9 +300,9 @@ def _am_preemption_per_queue(r: ConfReader) -> Mapping[str, bool]:
     # An unparsable per-queue value falls back to true, not to the global switch (YARN-10625).
     return MappingProxyType(
         {
-            key[len(_AM_PREEMPTION_PREFIX) :]: r.boolean(key, True)
+            key[len(AM_PREEMPTION_PREFIX) :]: r.boolean(key, True)
             for key in r.entries
-            if key.startswith(_AM_PREEMPTION_PREFIX)
+            if key.startswith(AM_PREEMPTION_PREFIX)
         }
     )
 
