@@ -163,3 +163,24 @@ def test_findings_are_ordered_allocation_file_first_then_by_line(tmp_path: Path)
         site(tmp_path, ("yarn.scheduler.fair.zzz", "1"), (UTILIZATION, "-1")), config)
     assert [(Path(f.file or "").name, f.line) for f in found] == [
         ("fs.xml", 3), ("fs.xml", 6), ("fs.xml", 8), ("yarn-site.xml", 2), ("yarn-site.xml", 3)]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<maxResources>4096 mb, 0 vcores</maxResources>\n<minResources>1024 mb, 1 vcores"
+        "</minResources>",
+        "<minResources>1024 mb, 1 vcores</minResources>\n<maxResources>4096 mb, 0 vcores"
+        "</maxResources>",
+    ],
+)
+def test_a_min_share_lifts_a_zero_in_the_max_share(body: str) -> None:
+    # FSQueue.getMaxShare: componentwiseMax(max, min), so the AM's vcore fits; what remains
+    # is the max below the min
+    assert queue_findings(body) == [(2, "warning", "min-above-max")]
+
+
+def test_a_zero_max_share_the_min_share_does_not_lift() -> None:
+    body = ("<minResources>1024 mb, 0 vcores</minResources>\n"
+            "<maxResources>4096 mb, 0 vcores</maxResources>")
+    assert queue_findings(body) == [(4, "error", "zero-max-share")]

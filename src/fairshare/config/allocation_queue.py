@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from fairshare.config.allocation_values import (
@@ -26,6 +26,7 @@ from fairshare.config.allocation_values import (
 )
 from fairshare.config.dom import Problems, child_elements, dom_attribute, dom_tag, line_of
 from fairshare.config.lint import did_you_mean, min_above_max, value_finding
+from fairshare.config.lint.values import zero_max_finding
 from fairshare.config.model import ConfigWarning, QueueConfig
 from fairshare.config.placement.names import ROOT, trim_queue_name
 from fairshare.config.xml import Element
@@ -98,6 +99,7 @@ class QueueParser:
                     f"it{did_you_mean(tag, _KNOWN_CHILDREN)}",
                     child,
                 )
+        self._check_zero_max(name, found)
         xml_parent = found.has_children or dom_attribute(element, "type") == "parent"
         if xml_parent:
             self._check_parent_only(name, found)
@@ -154,6 +156,18 @@ class QueueParser:
                                                             queue)
         if finding is not None:
             self.problems.report(finding, child)
+
+    def _check_zero_max(self, queue: str, found: _Found) -> None:
+        """Checked once the queue's min share is known too: it can lift a 0 in the max."""
+        element = found.elements.get("max_resources")
+        value = found.values.get("max_resources")
+        if found.ignored or element is None or value is None:
+            return
+        finding = zero_max_finding("maxResources", java_trim(element.text or ""), value,
+                                   found.values.get("min_resources"))
+        if finding is not None:
+            self.problems.report(replace(finding, message=f"{queue}: {finding.message}"),
+                                 element)
 
     def _check_parent_only(self, queue: str, found: _Found) -> None:
         """``reservation`` and ``maxAMShare`` are leaf-only (spec §1.3.2, YARN-10528)."""

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from fairshare.config.model import ConfigWarning
 from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.javalang import parse_double, parse_int, shorten, wrap_long
+from fairshare.resources.vector import Resource
 
-__all__ = ["value_finding"]
+__all__ = ["value_finding", "zero_max_finding"]
 
 Check = Callable[[str, str, object], ConfigWarning | None]
 
@@ -149,12 +150,21 @@ def _timeout(tag: str, text: str, value: object) -> ConfigWarning | None:
 
 
 def _zero_max(tag: str, text: str, value: object) -> ConfigWarning | None:
+    return zero_max_finding(tag, text, value, None)
+
+
+def zero_max_finding(tag: str, text: str, value: object, minimum: Resource | None
+                     ) -> ConfigWarning | None:
+    """A max share with 0 memory or vcores, unless the queue's own ``minimum`` lifts it
+    (FSQueue.getMaxShare takes the larger of max and min per resource)."""
     if not isinstance(value, ConfigurableResource):
         return None
     amounts = value.absolute.values if value.absolute is not None else value.percentages
     assert amounts is not None
-    zero = [name for name, amount in zip(("memory", "vcores"), amounts, strict=False)
-            if amount == 0]
+    floor = minimum.values if minimum is not None else (0, 0)
+    zero = [name for name, amount, low in zip(("memory", "vcores"), amounts, floor,
+                                              strict=False)
+            if amount == 0 and low == 0]
     if not zero:
         return None
     whose = {
@@ -197,7 +207,6 @@ _CHECKS: dict[str, Check] = {
     "fairSharePreemptionTimeout": _timeout,
     "defaultMinSharePreemptionTimeout": _timeout,
     "defaultFairSharePreemptionTimeout": _timeout,
-    "maxResources": _zero_max,
     "maxChildResources": _zero_max,
     "queueMaxResourcesDefault": _zero_max,
 }
