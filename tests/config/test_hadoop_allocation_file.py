@@ -387,7 +387,10 @@ def test_reload_3_2_second_file() -> None:
     </rule>
     <rule name='default' />
   </queuePlacementPolicy>
-</allocations>""") == ["Rules after rule 2 in queue placement policy can never be reached"]
+</allocations>""") == ["Rules after rule 2 in queue placement policy can never be reached"
+            ": rule 'nestedUserQueue' always places the application (create is true), so move "
+            "the rules after it before it, or remove them, or give it create=\"false\" so that "
+            "it places only into existing queues"]
 
 
 def test_simple_placement_policy_from_conf() -> None:

@@ -382,6 +382,9 @@ def test_nested_user_queue_parsing_2x_input() -> None:
     )
     assert [e.message for e in parsed.errors] == [
         "Rules after rule 2 in queue placement policy can never be reached"
+            ": rule 'nestedUserQueue' always places the application (create is true), so move "
+            "the rules after it before it, or remove them, or give it create=\"false\" so that "
+            "it places only into existing queues"
     ]
 
 

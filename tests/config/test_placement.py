@@ -539,7 +539,10 @@ TERMINAL_FIRST = """<queuePlacementPolicy>
 
 def test_terminal_rule_before_the_last_is_an_error() -> None:
     assert errors(parse(TERMINAL_FIRST)) == [
-        (3, "Rules after rule 2 in queue placement policy can never be reached")
+        (3, "Rules after rule 2 in queue placement policy can never be reached"
+            ": rule 'user' always places the application (create is true), so move the rules "
+            "after it before it, or remove them, or give it create=\"false\" so that it "
+            "places only into existing queues")
     ]
 
 

@@ -235,16 +235,23 @@ def test_the_new_increment_key_overrides_the_legacy_one(tmp_path: Path) -> None:
 WARNINGS = {
     "a removed key": (
         (F + "preemptionInterval", "5000"),
-        f"{F}preemptionInterval was removed by YARN-6163 with the old preemption code; no effect"),
+        f"{F}preemptionInterval was removed by YARN-6163 with the old preemption code: no "
+        "effect: remove it"),
     "the removed event log": (
         (F + "event-log-enabled", "true"),
-        f"{F}event-log-enabled was removed by YARN-7524 with the event log; no effect"),
+        f"{F}event-log-enabled was removed by YARN-7524 with the event log: no effect: remove "
+        "it"),
     "a misspelt key": (
         (F + "assignmultple", "true"),
-        f"{F}assignmultple is not a Fair Scheduler property and has no effect; did you mean "
-        f"{F}assignmultiple?"),
+        f"{F}assignmultple is not a property YARN reads; did you mean {F}assignmultiple?: it "
+        f"has no effect, so {F}assignmultiple keeps its value or default"),
     "an unknown key": (
-        (F + "zzz", "1"), f"{F}zzz is not a Fair Scheduler property and has no effect"),
+        (F + "zzz", "1"), f"{F}zzz is not a property YARN reads: it has no effect"),
+    "a misspelt scheduler key": (
+        ("yarn.resourcemanager.scheduler.clas", "x"),
+        "yarn.resourcemanager.scheduler.clas is not a property YARN reads; did you mean "
+        "yarn.resourcemanager.scheduler.class?: it has no effect, so "
+        "yarn.resourcemanager.scheduler.class keeps its value or default"),
     "a boolean that is neither true nor false": (
         (F + "preemption", "yes"),
         f"{F}preemption='yes' is neither true nor false; YARN uses the default, false"),
@@ -264,7 +271,9 @@ WARNINGS = {
 @pytest.mark.parametrize(("prop", "message"), WARNINGS.values(), ids=WARNINGS.keys())
 def test_warnings(tmp_path: Path, prop: tuple[str, str], message: str) -> None:
     warnings = load(tmp_path, prop).warnings
-    assert [(w.file, w.line, w.message) for w in warnings] == [("yarn-site.xml", 2, message)]
+    shown = [(w.file, w.line, f"{w.message}: {w.consequence}" if w.consequence else w.message)
+             for w in warnings]
+    assert shown == [("yarn-site.xml", 2, message)]
 
 
 def test_negative_update_interval_falls_back_to_500(tmp_path: Path) -> None:

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 
+from fairshare.cli.common import fail
 from fairshare.resources.vector import MEMORY, VCORES, Resource, ResourceTypes
 
-__all__ = ["ClusterSizeError", "parse_cluster"]
+__all__ = ["CLUSTER_HELP", "ClusterSizeError", "cluster_option", "parse_cluster"]
 
 EXAMPLES = "e.g. 10x64g/16, 640g/160 or memory-mb=655360,vcores=160"
 _MB_PER_UNIT = {"": 1, "m": 1, "mb": 1, "mi": 1, "g": 1024, "gb": 1024, "gi": 1024,
@@ -26,6 +27,10 @@ _MB_PER_UNIT = {"": 1, "m": 1, "mb": 1, "mi": 1, "g": 1024, "gb": 1024, "gi": 10
 _COUNT = re.compile(r"\s*(\d+)\s*[x×*]\s*(.+)", re.ASCII | re.IGNORECASE | re.DOTALL)
 _MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]*)", re.ASCII | re.IGNORECASE)
 _WHOLE = re.compile(r"\d+", re.ASCII)
+
+
+CLUSTER_HELP = ("Cluster resources: 10x64g/16 (nodes × memory/vcores), 640g/160, or "
+                "memory-mb=655360,vcores=160; every resource type must be given.")
 
 
 class ClusterSizeError(ValueError):
@@ -48,6 +53,14 @@ def parse_cluster(text: str, types: ResourceTypes) -> Resource:
             f"{EXAMPLES}"
         )
     return types.of({name: value * nodes for name, value in values.items()})
+
+
+def cluster_option(text: str, types: ResourceTypes) -> Resource:
+    """``--cluster``'s value, or exit 2 with ``--cluster: what is wrong``."""
+    try:
+        return parse_cluster(text, types)
+    except ClusterSizeError as exc:
+        raise fail([f"--cluster: {exc}"]) from None
 
 
 def _per_node(text: str, types: ResourceTypes) -> dict[str, int]:

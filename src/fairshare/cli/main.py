@@ -19,22 +19,32 @@ from rich import box
 from rich.table import Table
 
 from fairshare.cli import format as fmt
-from fairshare.cli.cluster import ClusterSizeError, parse_cluster
+from fairshare.cli.cluster import CLUSTER_HELP, cluster_option
 from fairshare.cli.common import err, fail, guarded, one_line, out
 from fairshare.cli.compare import compare_command
 from fairshare.cli.explain import explain_command
 from fairshare.cli.importer import import_command, workload_app
+from fairshare.cli.lint import EXIT_ERRORS, print_findings
+from fairshare.cli.lint import lint as lint_command
 from fairshare.cli.report import report_command
 from fairshare.cli.run import run as run_command
 from fairshare.cli.run import simulate as simulate_command
 from fairshare.cli.sweep import sweep as sweep_command
 from fairshare.config.allocation import load_allocations
+from fairshare.config.lint.checks import configuration_findings
 from fairshare.config.model import AllocationConfig, PlacementPolicy, RuleName
 from fairshare.config.placement.policy import generated_policy
 from fairshare.config.yarnsite import SiteConfig, load_site
 from fairshare.core.fairshare import active_queues, placeholder_apps, shares_with_active_leaves
-from fairshare.core.tree import QueueNode, QueueTree, build_queue_tree, get_or_create_leaf
-from fairshare.resources.vector import Resource, ResourceTypes, float32_decimal
+from fairshare.core.tree import (
+    QueueNode,
+    QueueSettings,
+    QueueTree,
+    build_queue_tree,
+    get_or_create_leaf,
+)
+from fairshare.resources.configurable import ConfigurableResource
+from fairshare.resources.vector import Resource, componentwise_max, float32_decimal
 from fairshare.sim.outputs import json_text
 
 app = typer.Typer(
@@ -84,9 +94,9 @@ SiteOpt = Annotated[
 
 @app.command()
 def validate(allocations: AllocationsArg, site: SiteOpt = None) -> None:
-    """Check an allocation file as the ResourceManager would, and summarise it."""
+    """Check an allocation file as the ResourceManager would, summarise it, and list the
+    findings of `fairshare lint` (exit 1 when one is an error)."""
     site_config, config, tree = _load(allocations, site)
-    _warnings(site_config, config)
     types = site_config.resource_types
     nodes = list(tree.depth_first())
     table = Table(
@@ -109,7 +119,7 @@ def validate(allocations: AllocationsArg, site: SiteOpt = None) -> None:
         has_min = any(s.min_share.values)
         cells = {
             "Min share": fmt.short(s.min_share, types) if has_min else "–",
-            "Max share": fmt.configurable(s.max_share, types),
+            "Max share": fmt.configurable(_max_share(s), types),
         }
         table.add_row(
             _tree_label(node),
@@ -129,7 +139,23 @@ def validate(allocations: AllocationsArg, site: SiteOpt = None) -> None:
         for name, why in tree.not_created:
             out.print(f"  {name}: {why}")
     _print_placement(config, site_config)
+    findings = configuration_findings(site_config, config)
+    print_findings(findings, out)
+    errors = sum(1 for f in findings if f.severity == "error")
+    if errors:
+        noun = "finding above is an error" if errors == 1 else "findings above are errors"
+        out.print(f"The ResourceManager would accept this configuration, but {errors} {noun}: "
+                  "applications would not run as intended.", style="red")
+        raise typer.Exit(EXIT_ERRORS)
     out.print("OK: the ResourceManager would accept this configuration.")
+
+
+def _max_share(s: QueueSettings) -> ConfigurableResource | None:
+    """An absolute max share as YARN applies it: raised to the min share where below it (the
+    min-above-max finding says why); a percentage is shown as written."""
+    if s.max_share is None or s.max_share.absolute is None:
+        return s.max_share
+    return ConfigurableResource(componentwise_max(s.max_share.absolute, s.min_share))
 
 
 def _limit_columns(tree: QueueTree) -> list[str]:
@@ -169,13 +195,6 @@ def _print_placement(config: AllocationConfig, site: SiteConfig) -> None:
         out.print(f"  {i}. {fmt.rule(rule)}")
 
 
-def _parse_cluster(text: str, types: ResourceTypes) -> Resource:
-    try:
-        return parse_cluster(text, types)
-    except ClusterSizeError as exc:
-        raise fail([f"--cluster: {exc}"]) from None
-
-
 def _parse_active(text: str | None, tree: QueueTree, policy: PlacementPolicy) -> list[str]:
     """The active leaves named by ``--active``; a queue the file does not configure counts when
     YARN would create it at submission (a dynamic leaf), which is said on stderr."""
@@ -210,8 +229,7 @@ def shares(
     cluster: Annotated[
         str, typer.Option(
             "--cluster",
-            help="Cluster resources: 10x64g/16 (nodes × memory/vcores), 640g/160, or "
-            "memory-mb=655360,vcores=160; every resource type must be given.",
+            help=CLUSTER_HELP,
         )
     ],
     active: Annotated[
@@ -224,7 +242,7 @@ def shares(
     """Steady and instantaneous fair share of every queue for a cluster size."""
     site_config, config, tree = _load(allocations, site)
     types = site_config.resource_types
-    capacity = _parse_cluster(cluster, types)
+    capacity = cluster_option(cluster, types)
     policy = config.placement_policy or generated_policy(
         site_config.user_as_default_queue, site_config.allow_undeclared_pools
     )
@@ -309,6 +327,7 @@ app.command("sweep")(sweep_command)
 app.command("compare")(compare_command)
 app.command("explain")(explain_command)
 app.command("report")(report_command)
+app.command("lint")(lint_command)
 app.command("import")(import_command)
 app.add_typer(workload_app, name="workload")
 

@@ -26,7 +26,7 @@ from fairshare.config.allocation_values import (
 )
 from fairshare.config.dom import Problems, child_elements, dom_attribute, dom_tag, line_of
 from fairshare.config.errors import ConfigError, ConfigErrors
-from fairshare.config.lint import did_you_mean, value_warning
+from fairshare.config.lint import did_you_mean, value_finding
 from fairshare.config.model import AllocationConfig, PolicyName, QueueConfig
 from fairshare.config.overrides import Override, apply_allocation_overrides
 from fairshare.config.placement.policy import parse_placement_policy
@@ -120,11 +120,7 @@ class _TopLevel:
 def _build(root: Element, source: str, types: ResourceTypes, flags: _Flags,
            overrides: Sequence[Override] = ()) -> AllocationConfig:
     if dom_tag(root) != "allocations":
-        raise ConfigError(
-            "Bad fair scheduler config file: top-level element not <allocations>",
-            source,
-            line_of(root),
-        )
+        raise ConfigError(_not_allocations(dom_tag(root)), source, line_of(root))
     problems = Problems(source, origins=apply_allocation_overrides(root, overrides))
     top = _scan(root, problems)
     queues = QueueParser(problems, types).parse_top_level(top.queues)
@@ -143,6 +139,17 @@ def _build(root: Element, source: str, types: ResourceTypes, flags: _Flags,
         source=source,
         has_file=True,
         warnings=tuple(problems.warnings),
+    )
+
+
+def _not_allocations(tag: str) -> str:
+    message = "Bad fair scheduler config file: top-level element not <allocations>"
+    if tag.rpartition(":")[2] != "configuration":
+        return message
+    return (
+        f"{message}. This is a Hadoop site file (top-level <configuration>, like "
+        "yarn-site.xml), not an allocation file (fair-scheduler.xml): give it as the site "
+        "file (--site, or a scenario's site-file) and the allocation file in its place"
     )
 
 
@@ -203,9 +210,9 @@ def _read_user(element: Element, users: dict[str, int], problems: Problems) -> N
         except BadValue as exc:
             problems.error(f"{who}: <maxRunningApps> {exc}", field_element)
             continue
-        warning = value_warning(tag, text, users[name])
-        if warning is not None:
-            problems.warn(f"{who}: {warning}", field_element)
+        finding = value_finding(tag, text, users[name], who)
+        if finding is not None:
+            problems.report(finding, field_element)
 
 
 def _default_policy(element: Element, problems: Problems) -> PolicyName | None:
@@ -232,7 +239,7 @@ def _default_policy(element: Element, problems: Problems) -> PolicyName | None:
             "accepts this, but fifo is for leaf queues only, so root and every parent queue "
             "without its own <schedulingPolicy> cannot take it: YARN logs an error and they "
             "keep their previous policy, and parent queues created later fail "
-            "(FifoPolicy.isChildPolicyAllowed)",
+            "(FSQueue.verifyAndSetPolicyFromConf)",
             element,
         )
     return policy
@@ -286,9 +293,9 @@ class _ScalarReader:
         except (ResourceStringError, ValueError, OverflowError) as exc:
             self.problems.error(f"<{tag}>: {exc}", element)
             return None
-        warning = value_warning(tag, text, value)
-        if warning is not None:
-            self.problems.warn(warning, element)
+        finding = value_finding(tag, text, value)
+        if finding is not None:
+            self.problems.report(finding, element)
         return value
 
     def _max(self, text: str) -> ConfigurableResource:
@@ -331,7 +338,7 @@ def _check_policies(
             problems.warn_at(
                 f"{queue.name}: queues created under it by placement rules get the default "
                 f"policy drf, which its fair policy does not allow, so creating them fails "
-                f"(SchedulingPolicy.isChildPolicyAllowed, checked by QueueManager.createQueue)",
+                f"(FSQueue.verifyAndSetPolicyFromConf)",
                 queue.line,
             )
 
@@ -340,8 +347,8 @@ def _policy_warning(problems: Problems, queue: QueueConfig, what: str) -> None:
     # YARN does not reject this when it reads the file: on reload it logs an error and leaves
     # the queue and its ancestors on their previous policy; creating the queue fails (§1.2, §1.6).
     problems.warn_at(
-        f"{queue.name}: scheduling policy {what} (SchedulingPolicy.isChildPolicyAllowed). YARN "
-        f"accepts the file but "
+        f"{queue.name}: scheduling policy {what} (FSQueue.verifyAndSetPolicyFromConf). "
+        f"YARN accepts the file but "
         f"cannot apply it: on reload it logs an error and keeps the previous policies, and "
         f"creating {queue.name} fails, so applications cannot run in it",
         queue.line,

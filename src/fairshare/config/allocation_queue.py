@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from fairshare.config.allocation_values import (
@@ -25,8 +25,9 @@ from fairshare.config.allocation_values import (
     seconds_to_ms,
 )
 from fairshare.config.dom import Problems, child_elements, dom_attribute, dom_tag, line_of
-from fairshare.config.lint import did_you_mean, value_warning
-from fairshare.config.model import QueueConfig
+from fairshare.config.lint import did_you_mean, min_above_max, value_finding
+from fairshare.config.lint.values import zero_max_finding
+from fairshare.config.model import ConfigWarning, QueueConfig
 from fairshare.config.placement.names import ROOT, trim_queue_name
 from fairshare.config.xml import Element
 from fairshare.resources.configurable import ConfigurableResource
@@ -98,6 +99,7 @@ class QueueParser:
                     f"it{did_you_mean(tag, _KNOWN_CHILDREN)}",
                     child,
                 )
+        self._check_zero_max(name, found)
         xml_parent = found.has_children or dom_attribute(element, "type") == "parent"
         if xml_parent:
             self._check_parent_only(name, found)
@@ -126,8 +128,7 @@ class QueueParser:
             self.problems.warn(
                 f'queue "{short}" is not "root": YARN keeps its settings under the name '
                 f'"{short}" but creates the queue as root.{short}, so all its settings and ACLs, '
-                f"and those of the queues inside it, are ignored; it inherits root's ACLs "
-                f"(AllocationFileQueueParser)",
+                f"and those of the queues inside it, are ignored; it inherits root's ACLs",
                 element,
             )
             return f"{ROOT}.{short}", True
@@ -151,9 +152,22 @@ class QueueParser:
         except (ResourceStringError, ValueError, OverflowError) as exc:
             self.problems.error(f"{queue}: <{tag}>: {exc}", child)
             return
-        warning = None if found.ignored else value_warning(tag, text, found.values[attribute])
-        if warning is not None:
-            self.problems.warn(f"{queue}: {warning}", child)
+        finding = None if found.ignored else value_finding(tag, text, found.values[attribute],
+                                                            queue)
+        if finding is not None:
+            self.problems.report(finding, child)
+
+    def _check_zero_max(self, queue: str, found: _Found) -> None:
+        """Checked once the queue's min share is known too: it can lift a 0 in the max."""
+        element = found.elements.get("max_resources")
+        value = found.values.get("max_resources")
+        if found.ignored or element is None or value is None:
+            return
+        finding = zero_max_finding("maxResources", java_trim(element.text or ""), value,
+                                   found.values.get("min_resources"))
+        if finding is not None:
+            self.problems.report(replace(finding, message=f"{queue}: {finding.message}"),
+                                 element)
 
     def _check_parent_only(self, queue: str, found: _Found) -> None:
         """``reservation`` and ``maxAMShare`` are leaf-only (spec §1.3.2, YARN-10528)."""
@@ -179,24 +193,23 @@ class QueueParser:
         self._check_min_max(self.configs[name], element)
 
     def _check_min_max(self, queue: QueueConfig, element: Element) -> None:
-        """min > absolute max is only logged by YARN; the min wins at run time (spec §2.8)."""
+        """min > absolute max is only logged by YARN; the min wins at run time."""
         low, high = queue.min_resources, queue.max_resources
         if low is None or high is None or high.absolute is None or fits_in(low, high.absolute):
             return
-        self.problems.warn(
-            f"{queue.name}: minResources {low!r} do not fit in maxResources {high.absolute!r}; "
-            f"the larger value of each resource type is used as the max share (min wins)",
-            element,
-        )
+        self.problems.report(min_above_max(queue.name, low, high.absolute, self.types), element)
 
     # --- value readers (text is trimmed unless the setting is an ACL) --------------------------
 
     def min_resources(self, queue: str, text: str, child: Element) -> Resource | None:
         return self._absolute_only(
             queue, text, child, "zero",
-            f"{queue}: a percentage <minResources> is silently ignored by YARN: the queue "
-            f"has no minimum share (AllocationFileQueueParser reads only its absolute value); "
-            f"write an absolute value",
+            ConfigWarning(
+                f"{queue}: <minResources> is a percentage", code="min-share-percentage",
+                consequence="YARN parses it but keeps only an absolute min share "
+                "(ConfigurableResource.getResource gives none for a percentage), so the queue "
+                "silently has no min share",
+                fix='write absolute amounts, e.g. "memory-mb=8192, vcores=4"'),
         )
 
     def max_resources(self, queue: str, text: str, child: Element) -> ConfigurableResource:
@@ -205,19 +218,22 @@ class QueueParser:
     def max_container_allocation(self, queue: str, text: str, child: Element) -> Resource | None:
         return self._absolute_only(
             queue, text, child, "unbounded",
-            f"{queue}: a percentage <maxContainerAllocation> is ignored by YARN: the queue "
-            f"inherits its parent's cap (AllocationFileQueueParser reads only its absolute value); "
-            f"write an absolute value",
+            ConfigWarning(
+                f"{queue}: <maxContainerAllocation> is a percentage",
+                code="container-cap-percentage",
+                consequence="YARN keeps only an absolute cap, so the queue inherits its "
+                "parent's cap (or none) as if the element were absent",
+                fix='write absolute amounts, e.g. "memory-mb=8192, vcores=4"'),
         )
 
     def _absolute_only(
         self, queue: str, text: str, child: Element, missing: Literal["zero", "unbounded"],
-        if_percentage: str,
+        if_percentage: ConfigWarning,
     ) -> Resource | None:
         """Settings YARN reads only as absolute values; a percentage becomes "unset"."""
         resource = parse_resource_config(text, self.types, missing=missing)
         if resource.absolute is None:
-            self.problems.warn(if_percentage, child)
+            self.problems.report(if_percentage, child)
         return resource.absolute
 
 

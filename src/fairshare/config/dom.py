@@ -10,7 +10,7 @@ objects so that every problem in a file can be reported at once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lxml import etree
@@ -86,3 +86,8 @@ class Problems:
 
     def warn_at(self, message: str, line: int | None) -> None:
         self.warnings.append(ConfigWarning(message, self.source, line))
+
+    def report(self, finding: ConfigWarning, element: Element | None) -> None:
+        """A finding made without a location (``config.lint``), placed at ``element``."""
+        file, line = self._where(element)
+        self.warnings.append(replace(finding, file=file, line=line))

@@ -76,6 +76,15 @@ def read_entries(path: str | Path, label: str) -> tuple[dict[str, ConfEntry], li
     except ConfigError as exc:
         raise ConfigError(exc.message, label, exc.line) from None
     warnings = []
+    if _local_name(root) == "allocations":
+        raise ConfigError(
+            "this is a Fair Scheduler allocation file (top-level <allocations>, like "
+            "fair-scheduler.xml), not a Hadoop site file (yarn-site.xml, top-level "
+            "<configuration>): give it as the allocation file, and the site file as the site "
+            "file (--site, or a scenario's site-file)",
+            label,
+            line_of(root),
+        )
     if _local_name(root) != "configuration":
         message = f"top-level element is <{_local_name(root)}>, not <configuration>"
         warnings.append(ConfigWarning(f"{message}; its <property> elements are read anyway", label))
@@ -215,8 +224,10 @@ class ConfReader:
     def error(self, key: str, message: str) -> None:
         self.errors.append(ConfigError(message, *self._where(key)))
 
-    def warn(self, key: str, message: str) -> None:
-        self.warnings.append(ConfigWarning(message, *self._where(key)))
+    def warn(self, key: str, message: str, *, code: str = "config", consequence: str = "",
+             fix: str = "") -> None:
+        self.warnings.append(ConfigWarning(message, *self._where(key), code=code,
+                                           consequence=consequence, fix=fix))
 
     def get(self, key: str) -> str | None:
         """``Configuration.get``: substituted, untrimmed; a too-deep expansion is an error."""

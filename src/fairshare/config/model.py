@@ -108,13 +108,26 @@ class PlacementPolicy:
 
 @dataclass(frozen=True, slots=True)
 class ConfigWarning:
+    """A finding about a configuration that loads: a warning YARN would only log, or one of
+    fairshare's checks (``fairshare lint``). ``message`` says what is configured;
+    ``consequence`` what YARN will do with it and ``fix`` what to write instead, when known.
+    ``severity`` is ``error`` (YARN will not run applications as intended), ``warning`` or
+    ``info``; ``code`` names the check, stable for CI (docs/lint.md)."""
+
     message: str
     file: str | None = None
     line: int | None = None
+    code: str = "config"
+    severity: str = "warning"
+    consequence: str = ""
+    fix: str = ""
 
     def __str__(self) -> str:
         where = ":".join(str(p) for p in (self.file, self.line) if p)
-        return f"{where}: warning: {self.message}" if where else f"warning: {self.message}"
+        head = f"{self.severity}: {self.message}"
+        if self.consequence:
+            head += f": {self.consequence}"
+        return f"{where}: {head}" if where else head
 
 
 def _frozen_map(m: Mapping[str, int] | None = None) -> Mapping[str, int]:

@@ -10,7 +10,6 @@ located at the property's file and line; odd-but-legal settings become warnings.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from collections.abc import Mapping
@@ -30,6 +29,12 @@ from fairshare.config.hadoopconf import (
     read_site_xml,
     substitute,
 )
+from fairshare.config.lint.site_keys import (
+    AM_PREEMPTION_PREFIX,
+    FAIR,
+    KNOWN_FAIR,
+    warn_unknown_keys,
+)
 from fairshare.config.model import ConfigWarning
 from fairshare.resources.javalang import shorten, trimmed_strings, wrap_int
 from fairshare.resources.units import value_in_unit
@@ -47,20 +52,7 @@ from fairshare.resources.vector import (
 __all__ = ["FAIR_SCHEDULER_CLASS", "SITE_KEY_PREFIXES", "SiteConfig", "known_site_keys",
            "load_site", "read_site_xml"]
 
-FAIR = "yarn.scheduler.fair."
 FAIR_SCHEDULER_CLASS = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
-_KNOWN_FAIR = frozenset(
-    {
-        "allocation.file", "user-as-default-queue", "allow-undeclared-pools", "preemption",
-        "preemption.cluster-utilization-threshold", "am.preemption", "waitTimeBeforeKill",
-        "waitTimeBeforeNextStarvationCheck", "assignmultiple", "dynamic.max.assign", "max.assign",
-        "sizebasedweight", "locality.threshold.node", "locality.threshold.rack",
-        "update-interval-ms", "reservable-nodes", "continuous-scheduling-enabled",
-        "continuous-scheduling-sleep-ms", "locality-delay-node-ms", "locality-delay-rack-ms",
-        "migration.mode", "no-terminal-rule.check",
-    }
-)  # fmt: skip
-_AM_PREEMPTION_PREFIX = FAIR + "am.preemption."
 _SCHEMES = frozenset({"hdfs", "file", "s3a", "viewfs"})  # spec §1.1, case-insensitive
 _ALNUM_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 # YARN's resource type names: an optional DNS-like prefix ending in "/", then a letter first
@@ -116,6 +108,9 @@ class SiteConfig:
     nm_heartbeat_interval_ms: int = 1000
     scheduling_wait_ms: int = 10000
     raw: Mapping[str, str] = field(default_factory=_empty, hash=False)
+    # where each property in ``raw`` was set: (file, line), for findings about it
+    origins: Mapping[str, tuple[str | None, int | None]] = field(default_factory=_empty,
+                                                                 hash=False)
     warnings: tuple[ConfigWarning, ...] = ()
 
     @classmethod
@@ -173,7 +168,7 @@ def load_site(
     return config
 
 
-SITE_KEY_PREFIXES = (_AM_PREEMPTION_PREFIX, "yarn.resource-types")  # families of properties
+SITE_KEY_PREFIXES = (AM_PREEMPTION_PREFIX, "yarn.resource-types")  # families of properties
 
 
 @functools.cache
@@ -189,12 +184,12 @@ def known_site_keys() -> frozenset[str]:
             return super().get(key)
 
     _build(_Recording({}, []))
-    return frozenset(seen | {FAIR + suffix for suffix in _KNOWN_FAIR})
+    return frozenset(seen | {FAIR + suffix for suffix in KNOWN_FAIR})
 
 
 def _build(r: ConfReader) -> SiteConfig:
     """Read every setting the way ``FairScheduler.initScheduler`` does (spec §1.1)."""
-    _warn_unknown_keys(r)
+    warn_unknown_keys(r)
     types = _resource_types(r)
     preemption = r.boolean(FAIR + "preemption", False)
     migration = r.boolean(FAIR + "migration.mode", False)
@@ -246,6 +241,7 @@ def _build(r: ConfReader) -> SiteConfig:
             "yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms", 10000, bits=64
         ),
         raw=MappingProxyType({key: _raw_value(r, entry) for key, entry in r.entries.items()}),
+        origins=MappingProxyType({key: (e.file, e.line) for key, e in r.entries.items()}),
         warnings=tuple(r.warnings),
     )
 
@@ -255,26 +251,6 @@ def _raw_value(r: ConfReader, entry: ConfEntry) -> str:
         return substitute(entry.value, r.entries)
     except SubstitutionTooDeep:  # only an error where YARN reads the key; elsewhere keep the text
         return entry.value
-
-
-def _warn_unknown_keys(r: ConfReader) -> None:
-    """A ``yarn.scheduler.fair.*`` key the scheduler never reads is dead: say so."""
-    for key in r.entries:
-        suffix = key[len(FAIR) :]
-        if (
-            not key.startswith(FAIR)
-            or suffix in _KNOWN_FAIR
-            or key.startswith(_AM_PREEMPTION_PREFIX)
-        ):
-            continue
-        if suffix == "preemptionInterval":
-            r.warn(key, f"{key} was removed by YARN-6163 with the old preemption code; no effect")
-        elif suffix.startswith("event-log-"):
-            r.warn(key, f"{key} was removed by YARN-7524 with the event log; no effect")
-        else:
-            close = difflib.get_close_matches(suffix, sorted(_KNOWN_FAIR), n=1)
-            hint = f"; did you mean {FAIR}{close[0]}?" if close else ""
-            r.warn(key, f"{key} is not a Fair Scheduler property and has no effect{hint}")
 
 
 def _at_most_one(threshold: float) -> float:
@@ -324,9 +300,9 @@ def _am_preemption_per_queue(r: ConfReader) -> Mapping[str, bool]:
     # An unparsable per-queue value falls back to true, not to the global switch (YARN-10625).
     return MappingProxyType(
         {
-            key[len(_AM_PREEMPTION_PREFIX) :]: r.boolean(key, True)
+            key[len(AM_PREEMPTION_PREFIX) :]: r.boolean(key, True)
             for key in r.entries
-            if key.startswith(_AM_PREEMPTION_PREFIX)
+            if key.startswith(AM_PREEMPTION_PREFIX)
         }
     )
 

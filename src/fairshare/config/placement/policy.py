@@ -85,7 +85,7 @@ def parse_placement_policy(
     if not rule_elements:
         problems.warn(
             "<queuePlacementPolicy> has no <rule> elements: YARN ignores it and keeps the "
-            "previous placement rules (AllocationFileLoaderService)",
+            "previous placement rules (QueuePlacementPolicy)",
             element,
         )
         return _result(None, True, problems)
@@ -236,7 +236,8 @@ def _check_terminal(
     """Only the last rule may be terminal, and it must be (spec §1.5.3)."""
     for number, (rule, element) in enumerate(zip(rules[:-1], elements, strict=False), start=1):
         if rule.terminal:
-            message = f"Rules after rule {number} in queue placement policy can never be reached"
+            message = (f"Rules after rule {number} in queue placement policy can never be "
+                       f"reached{_how_to_reach(rule)}")
             if warn_only:
                 problems.warn(message + " (not checked: migration mode)", element)
             else:
@@ -247,6 +248,17 @@ def _check_terminal(
             f"'{rules[-1].name}', {_why_not_terminal(rules[-1])}",
             elements[-1],
         )
+
+
+def _how_to_reach(rule: PlacementRule) -> str:
+    """Why the rule ends the policy (QueuePlacementPolicy's terminal check) and the fix."""
+    what = f": rule '{rule.name}' always "
+    if rule.name is RuleName.REJECT:
+        return what + "rejects, so remove the rules after it or move them before it"
+    fix = "move the rules after it before it, or remove them"
+    if rule.name is not RuleName.DEFAULT:
+        fix += ', or give it create="false" so that it places only into existing queues'
+    return what + f"places the application (create is true), so {fix}"
 
 
 def _why_not_terminal(rule: PlacementRule) -> str:

@@ -1,0 +1,99 @@
+"""``fairshare lint``: what YARN will do with a configuration that it accepts.
+
+Every finding (``config.lint``, and with ``--cluster`` ``workbench.lint``) is printed with its
+severity, ``file:line``, what YARN will do and what to do. The exit code is 1 when a finding is
+an error, 0 otherwise; a file YARN would refuse (or that cannot be read) exits 2 as everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from fairshare.cli.cluster import CLUSTER_HELP, cluster_option
+from fairshare.cli.common import guarded, out
+from fairshare.config.allocation import load_allocations
+from fairshare.config.lint.checks import configuration_findings, ordered
+from fairshare.config.model import ConfigWarning
+from fairshare.config.yarnsite import SiteConfig, load_site
+from fairshare.core.tree import build_queue_tree
+from fairshare.workbench.lint import cluster_findings
+
+EXIT_ERRORS = 1
+_SEVERITIES = ("error", "warning", "info")
+
+
+class Format(StrEnum):
+    TEXT = "text"
+    JSON = "json"
+
+
+def lint(
+    allocations: Annotated[
+        Path, typer.Argument(help="The allocation file (fair-scheduler.xml).", show_default=False)
+    ],
+    site: Annotated[
+        Path | None, typer.Option("--site", help="A yarn-site.xml (default: YARN's defaults).")
+    ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option("--cluster", help=CLUSTER_HELP + " Adds the findings about min shares "
+                     "against fair shares."),
+    ] = None,
+    output: Annotated[Format, typer.Option("--format", help="text, or json for CI.")] = Format.TEXT,
+) -> None:
+    """Findings about a configuration YARN accepts: what will happen and what to do.
+
+    Exit code 1 when a finding is an error, 2 when a file is unreadable or YARN would refuse it.
+    """
+    site_config = guarded(lambda: load_site(site) if site else SiteConfig.default())
+    config = guarded(lambda: load_allocations(allocations, site_config.resource_types))
+    findings = configuration_findings(site_config, config)
+    if cluster is not None:
+        capacity = cluster_option(cluster, site_config.resource_types)
+        tree = build_queue_tree(config, site_config.resource_types)
+        findings = ordered([*findings, *cluster_findings(tree, site_config, capacity)],
+                           config.source)
+    if output is Format.JSON:
+        sys.stdout.write(json.dumps([as_json(f) for f in findings], indent=2) + "\n")
+    else:
+        print_findings(findings, out)
+        out.print(summary(findings))
+    if any(f.severity == "error" for f in findings):
+        raise typer.Exit(EXIT_ERRORS)
+
+
+def as_json(finding: ConfigWarning) -> dict[str, object]:
+    return {"severity": finding.severity, "file": finding.file, "line": finding.line,
+            "code": finding.code, "message": finding.message,
+            "consequence": finding.consequence, "fix": finding.fix}
+
+
+def print_findings(findings: Sequence[ConfigWarning], console: Console) -> None:
+    """Each finding as ``file:line: severity: message [code]``, then what YARN will do and the
+    fix, indented below it."""
+    for finding in findings:
+        where = ":".join(str(p) for p in (finding.file, finding.line) if p)
+        head = f"{finding.severity}: {finding.message} [{finding.code}]"
+        console.print(f"{where}: {head}" if where else head, soft_wrap=True,
+                      style={"error": "red", "warning": "yellow"}.get(finding.severity))
+        if finding.consequence:
+            console.print(f"    in YARN: {finding.consequence}", soft_wrap=True)
+        if finding.fix:
+            console.print(f"    fix: {finding.fix}", soft_wrap=True)
+
+
+def summary(findings: Sequence[ConfigWarning]) -> str:
+    """``1 error, 2 warnings, 0 info`` or ``No findings.``"""
+    if not findings:
+        return "No findings."
+    counts = {s: sum(1 for f in findings if f.severity == s) for s in _SEVERITIES}
+    plural = {"error": "errors", "warning": "warnings", "info": "info"}
+    return ", ".join(f"{n} {s if n == 1 else plural[s]}" for s, n in counts.items()) + "."
