@@ -428,3 +428,33 @@ def test_a_rejected_apps_reason_is_in_the_summary_and_the_apps_table(tmp_path: P
     row = cells(result.output, "lost")
     assert row[2] == "rejected" and row[-1] == rejected["reason"]
     assert "reason" in result.output
+
+
+def test_run_prints_the_configurations_warnings_and_errors_but_not_its_notes(tmp_path: Path):
+    # A max share of 0 vcores rejects every app (an error finding), a misspelt element is
+    # ignored by YARN (a warning), a min-share timeout is only a note: the run prints the first
+    # two before its output, and still runs (YARN accepts the file). Lines count within the
+    # inline allocations text.
+    path = write(tmp_path, """\
+version: 1
+allocations: |
+  <allocations>
+    <queue name="a">
+      <maxResources>4096 mb, 0 vcores</maxResources>
+      <weigth>2</weigth>
+      <minSharePreemptionTimeout>60</minSharePreemptionTimeout>
+    </queue>
+  </allocations>
+cluster:
+  nodes: [{name: n1, memory-mb: 8192, vcores: 4}]
+steps:
+  - submit: {app: x, queue: a, am: {memory-mb: 1024, vcores: 1}}
+  - expect: {app: x, state: rejected}
+""")
+    result = runner.invoke(app, ["run", str(path)])
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert [line.split(": ")[1] for line in lines] == ["error", "warning"]
+    assert lines[0].startswith(f"{path} (allocations):3: error: root.a: <maxResources>")
+    assert lines[1].startswith(f"{path} (allocations):4: warning: root.a: <weigth>")
+    assert "minSharePreemptionTimeout" not in result.stderr

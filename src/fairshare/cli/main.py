@@ -20,7 +20,7 @@ from rich.table import Table
 
 from fairshare.cli import format as fmt
 from fairshare.cli.cluster import CLUSTER_HELP, cluster_option
-from fairshare.cli.common import err, fail, guarded, one_line, out
+from fairshare.cli.common import err, fail, guarded, one_line, out, warn
 from fairshare.cli.compare import compare_command
 from fairshare.cli.explain import explain_command
 from fairshare.cli.importer import import_command, workload_app
@@ -77,11 +77,6 @@ def _load(allocations: Path, site: Path | None) -> tuple[SiteConfig, AllocationC
     config = guarded(lambda: load_allocations(allocations, site_config.resource_types))
     tree = build_queue_tree(config, site_config.resource_types)
     return site_config, config, tree
-
-
-def _warnings(site: SiteConfig, config: AllocationConfig) -> None:
-    for warning in (*site.warnings, *config.warnings):
-        err.print(one_line(str(warning)), soft_wrap=True, style="yellow")
 
 
 AllocationsArg = Annotated[
@@ -250,7 +245,7 @@ def shares(
     for name in active_leaves:
         tree = get_or_create_leaf(tree, name)[0]
     steady, instantaneous = shares_with_active_leaves(tree, capacity, active_leaves)
-    _warnings(site_config, config)
+    warn(configuration_findings(site_config, config))
     if as_json:
         busy = active_queues(tree, placeholder_apps(active_leaves))
         rows = {

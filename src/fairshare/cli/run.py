@@ -29,10 +29,11 @@ from fairshare.cli import format as fmt
 from fairshare.cli.common import err, fail, guarded, one_line, out, printable, warn
 from fairshare.cli.progress import progress
 from fairshare.cli.report import write_run_report
+from fairshare.config.lint.checks import configuration_findings
 from fairshare.config.overrides import parse_override
 from fairshare.core.engine import Engine
 from fairshare.sim.scenario import load_scenario
-from fairshare.sim.scripted import RunResult, run_scenario
+from fairshare.sim.scripted import RunResult, configuration, run_scenario
 
 EXIT_EXPECT_FAILED = 1
 MAX_QUEUE_ROWS = 40  # a bigger tree shows its most starved and preempted queues
@@ -90,7 +91,11 @@ def _execute(scenario: Path, outdir: Path | None, quiet: bool, fixed_interval: b
         raise fail([f"-o {outdir}: not a directory"])
     overrides = tuple(guarded(lambda: [parse_override(text) for text in settings]))
     spec = guarded(lambda: replace(load_scenario(scenario), overrides=overrides))
-    warn(spec.warnings)
+    site, allocations = guarded(lambda: configuration(spec))
+    # what `fairshare lint` finds in the scenario's configuration, but its notes: a run is not
+    # the place to recommend settings
+    config_warnings = [f for f in configuration_findings(site, allocations) if f.severity != "info"]
+    warn([*config_warnings, *spec.warnings])
     if simulation_only and spec.workload is None:
         raise fail([f"{spec.source}: nothing to simulate: the scenario has no 'workload' "
                     "(use 'fairshare run' for scripted steps)"])
