@@ -229,3 +229,18 @@ def test_missing_allocation_file() -> None:
     result = runner.invoke(app, ["lint", fixture("nothing-here.xml")])
     assert result.exit_code == 2
     assert result.stderr.startswith(f"{fixture('nothing-here.xml')}: ")
+
+
+def test_validate_with_a_cluster_lists_the_cluster_findings_before_its_verdict() -> None:
+    # 3 × 16 GB of min shares on a 40 GB cluster: 120 % (48 / 40), the same finding as lint's
+    result = runner.invoke(app, ["validate", fixture("overcommitted.xml"), *CLUSTER])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    finding = next(i for i, line in enumerate(lines) if "[min-shares-above-parent]" in line)
+    assert lines[finding].endswith("the min shares of root's children add up to 49,152 MB "
+                                   "(120 %), more than the cluster, 40,960 MB "
+                                   "[min-shares-above-parent]")
+    assert lines[-1] == "OK: the ResourceManager would accept this configuration."
+    assert finding < len(lines) - 1
+    without = runner.invoke(app, ["validate", fixture("overcommitted.xml")])
+    assert "[min-shares-above-parent]" not in without.stdout

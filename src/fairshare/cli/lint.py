@@ -21,7 +21,7 @@ from fairshare.cli.cluster import CLUSTER_HELP, cluster_option
 from fairshare.cli.common import guarded, out
 from fairshare.config.allocation import load_allocations
 from fairshare.config.lint.checks import configuration_findings, ordered
-from fairshare.config.model import ConfigWarning
+from fairshare.config.model import AllocationConfig, ConfigWarning
 from fairshare.config.yarnsite import SiteConfig, load_site
 from fairshare.core.tree import build_queue_tree
 from fairshare.workbench.lint import cluster_findings
@@ -55,12 +55,7 @@ def lint(
     """
     site_config = guarded(lambda: load_site(site) if site else SiteConfig.default())
     config = guarded(lambda: load_allocations(allocations, site_config.resource_types))
-    findings = configuration_findings(site_config, config)
-    if cluster is not None:
-        capacity = cluster_option(cluster, site_config.resource_types)
-        tree = build_queue_tree(config, site_config.resource_types)
-        findings = ordered([*findings, *cluster_findings(tree, site_config, capacity)],
-                           config.source)
+    findings = all_findings(site_config, config, cluster)
     if output is Format.JSON:
         sys.stdout.write(json.dumps([as_json(f) for f in findings], indent=2) + "\n")
     else:
@@ -68,6 +63,18 @@ def lint(
         out.print(summary(findings))
     if any(f.severity == "error" for f in findings):
         raise typer.Exit(EXIT_ERRORS)
+
+
+def all_findings(site: SiteConfig, config: AllocationConfig,
+                 cluster: str | None) -> list[ConfigWarning]:
+    """The configuration's findings, and with a ``--cluster`` value those about its min shares
+    on that cluster, in file and line order."""
+    findings = configuration_findings(site, config)
+    if cluster is None:
+        return findings
+    capacity = cluster_option(cluster, site.resource_types)
+    tree = build_queue_tree(config, site.resource_types)
+    return ordered([*findings, *cluster_findings(tree, site, capacity)], config.source)
 
 
 def as_json(finding: ConfigWarning) -> dict[str, object]:

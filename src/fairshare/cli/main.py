@@ -24,7 +24,7 @@ from fairshare.cli.common import err, fail, guarded, one_line, out, warn
 from fairshare.cli.compare import compare_command
 from fairshare.cli.explain import explain_command
 from fairshare.cli.importer import import_command, workload_app
-from fairshare.cli.lint import EXIT_ERRORS, print_findings
+from fairshare.cli.lint import EXIT_ERRORS, all_findings, print_findings
 from fairshare.cli.lint import lint as lint_command
 from fairshare.cli.report import report_command
 from fairshare.cli.run import run as run_command
@@ -88,10 +88,19 @@ SiteOpt = Annotated[
 
 
 @app.command()
-def validate(allocations: AllocationsArg, site: SiteOpt = None) -> None:
+def validate(
+    allocations: AllocationsArg,
+    site: SiteOpt = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option("--cluster", help=CLUSTER_HELP + " Adds lint's findings about min shares "
+                     "against fair shares."),
+    ] = None,
+) -> None:
     """Check an allocation file as the ResourceManager would, summarise it, and list the
     findings of `fairshare lint` (exit 1 when one is an error)."""
     site_config, config, tree = _load(allocations, site)
+    findings = all_findings(site_config, config, cluster)
     types = site_config.resource_types
     nodes = list(tree.depth_first())
     table = Table(
@@ -134,7 +143,6 @@ def validate(allocations: AllocationsArg, site: SiteOpt = None) -> None:
         for name, why in tree.not_created:
             out.print(f"  {name}: {why}")
     _print_placement(config, site_config)
-    findings = configuration_findings(site_config, config)
     print_findings(findings, out)
     errors = sum(1 for f in findings if f.severity == "error")
     if errors:
