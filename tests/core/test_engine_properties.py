@@ -231,6 +231,7 @@ STEPS: dict[str, Callable[..., object]] = {
     "add_node": lambda e, n, m, v, rack: e.add_node(n, r(m, v), rack),
     "remove_node": lambda e, n: e.remove_node(n),
     "resize_node": lambda e, n, m, v: e.resize_node(n, r(m, v)),
+    "decommission_node": lambda e, n, timeout: e.decommission_node(n, timeout),
     "submit": _submit,
     "request": lambda e, app, specs: e.request(app, _asks(specs)),
     "heartbeat": lambda e, n: e.heartbeat(n),
@@ -642,6 +643,12 @@ class EngineMachine(RuleBasedStateMachine):
         name = data.draw(st.sampled_from(sorted(self.engine.state.nodes)))
         self.do("resize_node", name, memory * GB, vcores)
         self.watch.resized(name)
+
+    @precondition(lambda self: len(self.engine.state.nodes) > 1)
+    @rule(data=st.data(), timeout=st.sampled_from([None, 0, 1000, 16000]))
+    def decommission_node(self, data: st.DataObject, timeout: int | None) -> None:
+        name = data.draw(st.sampled_from(sorted(self.engine.state.nodes)))
+        self.do("decommission_node", name, timeout)
 
     @precondition(lambda self: len(self.engine.state.nodes) > 0)
     @rule(data=st.data())
