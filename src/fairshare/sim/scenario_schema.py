@@ -298,6 +298,7 @@ class WorkloadModel(SchemaModel):
     sls_nodes: ExistingFile | None = None
     synth: ExistingFile | None = None
     csv: ExistingFile | None = None
+    changes: list[Any] | None = None  # each entry is validated on its own (sim/timed_spec.py)
 
 
 class NodeResourceModel(ResourceModel):

@@ -68,6 +68,7 @@ from fairshare.sim.scenario import (
 from fairshare.sim.scenario_schema import MAX_HEARTBEATS_PER_STEP
 from fairshare.sim.snapshot import snapshot
 from fairshare.sim.specs import minimum_span
+from fairshare.sim.timed import timed_changes
 from fairshare.sim.workload import AppSpec, TaskGroup
 
 SECTIONS = {"app": "apps", "node": "nodes", "queue": "queues"}
@@ -164,6 +165,10 @@ class ScriptRunner:
         self.observers = tuple(observers)
         self._events: list[Event] = []
         self.engine = build_engine(scenario, self._events.append)
+        self.timed = timed_changes(  # every reload's configuration, parsed now
+            scenario.changes, scenario.source,
+            (scenario.allocations_text, scenario.allocations_file), scenario.overrides,
+            self.engine.types)
         self.result = RunResult(self.engine)
         self._handlers: dict[type, Callable[[Any], object]] = {
             AddNodeStep: self._add_node, RemoveNodeStep: self._remove_node,
@@ -244,7 +249,8 @@ class ScriptRunner:
             simulation = Simulation(engine, apps, heartbeat_interval_ms=heartbeat,
                                     events=self._events, snapshot_every_ms=run.snapshot_every_ms,
                                     observers=[*observers, recorder, *self.observers],
-                                    event_driven=self.event_driven)
+                                    event_driven=self.event_driven,
+                                    changes=self.timed.changes)
             try:
                 simulation.run(run.until_ms)
             except AppRefused as e:  # nothing the workload's own checks let through is expected
@@ -257,6 +263,7 @@ class ScriptRunner:
         result.summary = build_summary(engine, recorder, simulation.apps, {
             "name": s.name, "description": s.description, "seed": s.seed,
             "overrides": [o.text for o in s.overrides]})
+        result.summary["changes"] = [change.record() for change in self.timed.applied]
         if outdir is not None and timeline is not None:
             write_snapshots(outdir / SNAPSHOTS, result.snapshots)
             write_summary(outdir / SUMMARY, result.summary)
