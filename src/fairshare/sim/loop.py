@@ -46,6 +46,7 @@ from fairshare.core.events import (
     Event,
 )
 from fairshare.sim.quiet import QuietHeartbeats
+from fairshare.sim.timed import TimedChange
 from fairshare.sim.workload import AppSpec, TaskGroup
 
 # order of items due at the same time
@@ -83,16 +84,6 @@ class AppRefused(EngineError):
     def __init__(self, app: str, message: str) -> None:
         super().__init__(message)
         self.app = app
-
-
-class TimedChange(Protocol):
-    """Something the workload does to the cluster or its configuration at ``at_ms`` after the
-    simulation starts (:mod:`fairshare.sim.timed`)."""
-
-    at_ms: int
-
-    def apply(self, engine: Engine) -> None:
-        """Carry the change out at the engine's present time."""
 
 
 class SimObserver(Protocol):

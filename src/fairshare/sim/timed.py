@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from fairshare.config.allocation import load_allocations, parse_allocations_text
 from fairshare.config.errors import ConfigError, all_errors
@@ -44,9 +44,19 @@ from fairshare.sim.timed_spec import (
     RemoveNodeChange,
 )
 
-__all__ = ["Applied", "TimedRun", "timed_changes"]
+__all__ = ["Applied", "TimedChange", "TimedRun", "timed_changes"]
 
 EMPTY_ALLOCATIONS = "<allocations/>"
+
+
+class TimedChange(Protocol):
+    """What the loop (:mod:`fairshare.sim.loop`) runs at ``at_ms`` after the simulation
+    starts."""
+
+    at_ms: int
+
+    def apply(self, engine: Engine) -> None:
+        """Carry the change out at the engine's present time."""
 
 
 @dataclass(frozen=True, slots=True)
