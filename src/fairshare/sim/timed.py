@@ -61,16 +61,18 @@ class TimedChange(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Applied:
-    """A change as it happened: when, what kind, a one-line label, and per queue what a
-    reload changed in its effective settings (``root.a`` → ``["weight 1 → 3"]``)."""
+    """A change as it happened: when, what kind, a one-line label, a few words for a chart's
+    mark, and per queue what a reload changed in its effective settings (``root.a`` →
+    ``["weight 1 → 3"]``)."""
 
     time_ms: int
     kind: str  # reload, config-error, add-node, remove-node, decommission-node, skipped
     label: str
+    mark: str
     queues: dict[str, list[str]] = field(default_factory=dict)
 
     def record(self) -> dict[str, Any]:
-        return {"t": self.time_ms, "kind": self.kind, "label": self.label,
+        return {"t": self.time_ms, "kind": self.kind, "label": self.label, "mark": self.mark,
                 "queues": self.queues}
 
 
@@ -156,21 +158,22 @@ def _apply(change: _Change, engine: Engine) -> Applied:
     if isinstance(spec, AddNodeChange):
         node = spec.node
         engine.add_node(node.name, change.types.of(dict(node.resources)), node.rack)
-        return Applied(now, "add-node", f"node {node.name} added")
+        return Applied(now, "add-node", f"node {node.name} added", f"{node.name} added")
     assert isinstance(spec, RemoveNodeChange | DecommissionChange)
     present = engine.state.nodes.get(spec.name)
     if present is None:
-        return Applied(now, "skipped", f"node {spec.name} had already left")
+        return Applied(now, "skipped", f"node {spec.name} had already left", "")
     running = len(present.containers)
     if isinstance(spec, RemoveNodeChange):
         engine.remove_node(spec.name)
         return Applied(now, "remove-node",
-                       f"node {spec.name} lost, killing {running} of its containers")
+                       f"node {spec.name} lost, killing {running} of its containers",
+                       f"{spec.name} lost")
     engine.decommission_node(spec.name, spec.timeout_ms)
     limit = ("no timeout" if spec.timeout_ms is None
              else f"timeout {units.duration(spec.timeout_ms)}")
     return Applied(now, "decommission-node", f"node {spec.name} decommissioning "
-                   f"({running} containers running, {limit})")
+                   f"({running} containers running, {limit})", f"{spec.name} decommissioning")
 
 
 def _reload(change: _Change, engine: Engine) -> Applied:
@@ -180,16 +183,17 @@ def _reload(change: _Change, engine: Engine) -> Applied:
     if parsed.config is None:
         engine.reload_failed(parsed.source, parsed.error)
         return Applied(now, "config-error", "reload failed, the configuration stays: "
-                       + parsed.error.splitlines()[0])
+                       + parsed.error.splitlines()[0], "reload failed")
     before = engine.tree
     if not engine.reload(parsed.config, parsed.source):
-        return Applied(now, "config-error", "reload refused, the configuration stays")
+        return Applied(now, "config-error", "reload refused, the configuration stays",
+                       "reload refused")
     spec = change.spec
     assert isinstance(spec, ReloadChange)
     what = [o.text for o in spec.overrides]
     if spec.allocations_text is not None or spec.allocations_file is not None:
         what.insert(0, "new allocation file")
-    return Applied(now, "reload", "configuration reloaded: " + ", ".join(what),
+    return Applied(now, "reload", "configuration reloaded: " + ", ".join(what), "reload",
                    settings_changed(before, engine.tree, engine.types))
 
 
