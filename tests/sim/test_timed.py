@@ -77,7 +77,7 @@ def test_a_lost_node_shrinks_the_cluster_and_the_steady_shares(tmp_path: Path) -
     summary = json.loads((out / SUMMARY).read_text())
     assert summary["cluster"]["capacity"] == {"memory-mb": 8192, "vcores": 8}
     assert summary["changes"] == [{"t": 10000, "kind": "remove-node", "queues": {},
-                                   "mark": "n2 lost",
+                                   "mark": "n2 lost", "node": "n2",
                                    "label": "node n2 lost, killing 8 of its containers"}]
 
 

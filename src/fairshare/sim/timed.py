@@ -70,10 +70,11 @@ class Applied:
     label: str
     mark: str
     queues: dict[str, list[str]] = field(default_factory=dict)
+    node: str | None = None  # the node a node change names
 
     def record(self) -> dict[str, Any]:
         return {"t": self.time_ms, "kind": self.kind, "label": self.label, "mark": self.mark,
-                "queues": self.queues}
+                "node": self.node, "queues": self.queues}
 
 
 @dataclass(slots=True)
@@ -158,22 +159,26 @@ def _apply(change: _Change, engine: Engine) -> Applied:
     if isinstance(spec, AddNodeChange):
         node = spec.node
         engine.add_node(node.name, change.types.of(dict(node.resources)), node.rack)
-        return Applied(now, "add-node", f"node {node.name} added", f"{node.name} added")
+        return Applied(now, "add-node", f"node {node.name} added", f"{node.name} added",
+                       node=node.name)
     assert isinstance(spec, RemoveNodeChange | DecommissionChange)
     present = engine.state.nodes.get(spec.name)
     if present is None:
-        return Applied(now, "skipped", f"node {spec.name} had already left", "")
+        return Applied(now, "skipped", f"node {spec.name} had already left", "",
+                       node=spec.name)
     running = len(present.containers)
     if isinstance(spec, RemoveNodeChange):
         engine.remove_node(spec.name)
         return Applied(now, "remove-node",
                        f"node {spec.name} lost, killing {running} of its containers",
-                       f"{spec.name} lost")
+                       f"{spec.name} lost", node=spec.name)
     engine.decommission_node(spec.name, spec.timeout_ms)
     limit = ("no timeout" if spec.timeout_ms is None
              else f"timeout {units.duration(spec.timeout_ms)}")
     return Applied(now, "decommission-node", f"node {spec.name} decommissioning "
-                   f"({running} containers running, {limit})", f"{spec.name} decommissioning")
+                   f"({running} container{'' if running == 1 else 's'} running, {limit})",
+                   f"{spec.name} decommissioning",
+                   node=spec.name)
 
 
 def _reload(change: _Change, engine: Engine) -> Applied:
