@@ -200,6 +200,16 @@ def test_changes_with_no_apps_still_run(tmp_path: Path) -> None:
     assert result.summary["cluster"]["capacity"]["memory-mb"] == 8192
 
 
+def test_a_change_weeks_in_needs_an_explicit_end(tmp_path: Path) -> None:
+    text = HEAD.format(a=1, until=0, apps=BUSY, changes=(
+        "    - {at-ms: 900000000, remove-node: {name: n1}}")).replace("run: {until-ms: 0}\n", "")
+    scenario = parse_scenario_text(text, str(tmp_path / "s.yaml"), tmp_path)
+    with pytest.raises(ConfigError, match=r"s.yaml:13: workload: runs for at least "
+                       r"900,000,000 ms \(10.4 days\) \(its last timed change\)"):
+        run_scenario(scenario, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
 def test_the_same_scenario_gives_the_same_bytes(tmp_path: Path) -> None:
     changes = """\
     - {at-ms: 2000, decommission-node: {name: n1, timeout-ms: 9000}}
