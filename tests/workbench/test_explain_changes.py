@@ -53,3 +53,12 @@ def test_a_decommission_timeout_is_told_as_such(tmp_path: Path) -> None:
             "killing 1 of its containers there.") in said
     assert any(s.startswith("At 2.0 s: node n1 decommissioning (1 container running, "
                             "timeout 5.0 s)") for s in texts(explain(out, "--queue", "root.a")))
+
+
+def test_a_lost_containers_chain_says_how_its_node_left(tmp_path: Path) -> None:
+    out = simulate(tmp_path, RELOAD_AND_LOSS, apps=BUSY, until=20_000)
+    lost = next(e for e in events(out, "container-completed") if e["status"] == "lost")
+    said = texts(explain(out, "--container", lost["container"]))
+    assert said[-2:] == ["Completed (lost); never preempted.",
+                         "Node n2 was lost at 10.0 s (a timed change of the workload), killing "
+                         "1 of its containers there."]

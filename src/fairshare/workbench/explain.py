@@ -411,6 +411,9 @@ def explain_container(run: Run, container: str) -> Explanation:
     if completed is not None and killed is None:
         said.append(Statement(completed["t"], f"Completed ({completed['status']}); never "
                               f"preempted.", (completed["seq"],)))
+        if completed["status"] == "lost":
+            said += [Statement(t, text, seqs) for t, text, seqs
+                     in explain_changes.node_losses(run.summary, [completed])]
     return Explanation(f"container {container}", tuple(said))
 
 
