@@ -264,3 +264,26 @@ def test_an_override_naming_no_queue_exits_2_and_writes_nothing(tmp_path: Path) 
     assert (f"{path}:14: workload.changes: reload at 5 ms: --set alloc:root.c.weight=3: "
             "queue root.c is not in the allocation file") in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_an_override_whose_value_the_file_refuses_is_located_at_its_change(
+        tmp_path: Path) -> None:
+    text = HEAD.format(a=1, until=1000, apps=BUSY, changes=(
+        "    - {at-ms: 5, reload: {set: ['alloc:root.a.weight=heavy']}}"))
+    scenario = parse_scenario_text(text, str(tmp_path / "s.yaml"), tmp_path)
+    with pytest.raises(ConfigError, match=r"s.yaml:14: workload.changes: reload at 5 ms: "
+                       r"--set alloc:root.a.weight=heavy: .*weight"):
+        run_scenario(scenario, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_node_change_after_the_node_left_does_nothing(tmp_path: Path) -> None:
+    """A zero timeout: n1 leaves at 2000 (its containers lost); the loss at 3000 finds no node."""
+    out = simulate(tmp_path, """\
+    - {at-ms: 2000, decommission-node: {name: n1, timeout-ms: 0}}
+    - {at-ms: 3000, remove-node: {name: n1}}""", until=5000)
+    assert [(e["t"], e["reason"]) for e in events(out, "node-decommissioned")] == [
+        (2000, "timeout")]
+    assert [e["t"] for e in events(out, "node-removed")] == [2000]
+    kinds = [(c["t"], c["kind"]) for c in json.loads((out / SUMMARY).read_text())["changes"]]
+    assert kinds == [(2000, "decommission-node"), (3000, "skipped")]
