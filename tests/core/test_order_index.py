@@ -314,6 +314,7 @@ def test_lockstep_runs_reach_the_interesting_cases(monkeypatch: pytest.MonkeyPat
         for event in run.engines[0].events:
             kinds[event.type] = kinds.get(event.type, 0) + 1
     assert kinds.get("container-allocated", 0) > 300
+    assert kinds.get("node-decommissioned", 0) > 0  # drained or timed out
     assert kinds.get("container-reserved", 0) > 0
     assert kinds.get("preemption-warned", 0) > 0
     assert kinds.get("app-not-runnable", 0) > 0
