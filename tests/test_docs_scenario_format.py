@@ -26,7 +26,7 @@ import yaml
 from typer.testing import CliRunner
 
 from fairshare.cli.main import app
-from fairshare.sim import scenario_schema
+from fairshare.sim import scenario_schema, timed_spec
 from fairshare.sim.expect import MATCHER_KEYS, SNAPSHOT_FIELDS, SUBJECT_SECTIONS
 from fairshare.sim.scenario import STEP_KINDS, parse_scenario_text
 from fairshare.sim.scenario_schema import RequestModel, ScenarioModel, SchemaModel
@@ -148,8 +148,10 @@ def test_the_same_example_twice_gives_the_same_files(folder: Path) -> None:
 
 
 def schema_models() -> list[type[SchemaModel]]:
-    return [cls for _, cls in inspect.getmembers(scenario_schema, inspect.isclass)
-            if issubclass(cls, SchemaModel) and cls.__module__ == scenario_schema.__name__]
+    """Every model of the scenario's keys: the schema's, and the timed changes' own."""
+    return [cls for module in (scenario_schema, timed_spec)
+            for _, cls in inspect.getmembers(module, inspect.isclass)
+            if issubclass(cls, SchemaModel) and cls.__module__ == module.__name__]
 
 
 def documented_names() -> set[str]:
@@ -167,7 +169,8 @@ def test_the_names_checked_include_every_kind_of_key() -> None:
     """The walk above finds the schema's models (not just a few): spot checks of each kind."""
     names = documented_names()
     assert {"site-file", "snapshot-every-ms", "relax-locality", "which", "sls-nodes", "prefix",
-            "resize-node", "earmarked", "approx", "tol", "start-ms"} <= names
+            "resize-node", "earmarked", "approx", "tol", "start-ms", "decommission-node",
+            "set"} <= names
     assert len(schema_models()) >= 20
 
 

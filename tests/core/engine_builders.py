@@ -68,9 +68,12 @@ def usage(engine: Engine, app_id: str) -> tuple[int, int]:
 
 
 def random_node_change(rng: random.Random, nodes: list[str], do: Callable[..., None]) -> None:
-    """Add, remove or resize a node at random (lockstep workloads): ``do(op, *args)``."""
-    choice = rng.choice(["add", "remove", "resize"]) if nodes else "add"
-    if choice == "add" or len(nodes) < 2:
+    """Add, remove, resize or gracefully decommission a node at random (lockstep workloads):
+    ``do(op, *args)``."""
+    choice = rng.choice(["add", "remove", "resize", "decommission"]) if nodes else "add"
+    if choice == "decommission":  # a replacement comes, as when an admin retires a node
+        do("decommission_node", rng.choice(nodes), rng.choice([None, 0, 1000, 5000]))
+    if choice in ("add", "decommission") or len(nodes) < 2:
         name = f"n{len(nodes) + rng.randint(10, 99)}"
         if name not in nodes:
             do("add_node", name, r(rng.choice([4, 8]) * GB, rng.choice([4, 8])),
@@ -79,6 +82,11 @@ def random_node_change(rng: random.Random, nodes: list[str], do: Callable[..., N
         do("remove_node", rng.choice(nodes))
     else:
         do("resize_node", rng.choice(nodes), r(rng.choice([2, 6, 8]) * GB, 4))
+
+
+def same(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> bool:
+    """Equal event-record streams, NaN equal to NaN (utilization with no capacity left)."""
+    return a == b or repr(a) == repr(b)
 
 
 def first_difference(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> str:

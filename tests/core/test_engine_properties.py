@@ -1,18 +1,19 @@
 """Engine properties over random step sequences (a hypothesis state machine).
 
-Steps: add / remove / resize a node (2–4 racks), submit an app (managed or unmanaged; asks at
-ANY, a host, a rack or an unknown host, with or without relaxLocality), ask for more, heartbeat
-one node or all, update (with preemption), advance the clock, release containers, finish or
-kill an app, move it; plus "cycle" (heartbeat all, advance, update — a simulator's loop) and
-"burst" (a newcomer, then cycles) so that runs reach starvation and preemption often. yarn-site
-varies: utilization threshold, waitTimeBeforeKill, next-check delay, assignmultiple /
-max.assign, delay scheduling thresholds. The allocation file has three levels, ``fair`` and
-``drf`` leaves, queues that may not be preempted from (one of them only by inheritance),
-``maxRunningApps``, ``userMaxApps``, ``maxResources``, ``maxAMShare``, ``minResources``, and a
-queue whose AMs may not be preempted.
+Steps: add / remove / resize / gracefully decommission a node (2–4 racks), submit an app
+(managed or unmanaged; asks at ANY, a host, a rack or an unknown host, with or without
+relaxLocality), ask for more, heartbeat one node or all, update (with preemption), advance the
+clock, release containers, finish or kill an app, move it; plus "cycle" (heartbeat all, advance,
+update — a simulator's loop) and "burst" (a newcomer, then cycles) so that runs reach starvation
+and preemption often. yarn-site varies: utilization threshold, waitTimeBeforeKill, next-check
+delay, assignmultiple / max.assign, delay scheduling thresholds. The allocation file has three
+levels, ``fair`` and ``drf`` leaves, queues that may not be preempted from (one of them only by
+inheritance), ``maxRunningApps``, ``userMaxApps``, ``maxResources``, ``maxAMShare``,
+``minResources``, and a queue whose AMs may not be preempted.
 
 Checked after every step:
 
+* no container is ever placed on a node between its ``node-decommissioning`` and its removal;
 * every check of :mod:`fairshare.core.invariants` (no node over-allocated unless a resize shrank
   it, usage conservation per node / app / queue / cluster, runnable bookkeeping, limits,
   reservations, preemption marks), and a :class:`~fairshare.core.invariants.NodeLedger` rebuilt
@@ -83,9 +84,12 @@ from fairshare.core.engine import Engine
 from fairshare.core.events import (
     AppAttemptRestarted,
     AppSubmitted,
+    ContainerAllocated,
     ContainerCompleted,
     ContainerPreempted,
     Event,
+    NodeDecommissioning,
+    NodeRemoved,
     PreemptionWarned,
     event_record,
 )
@@ -245,6 +249,7 @@ STEPS: dict[str, Callable[..., object]] = {
     "add_node": lambda e, n, m, v, rack: e.add_node(n, r(m, v), rack),
     "remove_node": lambda e, n: e.remove_node(n),
     "resize_node": lambda e, n, m, v: e.resize_node(n, r(m, v)),
+    "decommission_node": lambda e, n, timeout: e.decommission_node(n, timeout),
     "submit": _submit,
     "request": lambda e, app, specs: e.request(app, _asks(specs)),
     "heartbeat": lambda e, n: e.heartbeat(n),
@@ -538,6 +543,7 @@ class Watcher:
         self.warned_by: dict[str, PreemptionWarned] = {}
         self.attempt_queue: dict[str, str] = {}  # app → queue its current attempt began in
         self.exempt: set[str] = set()  # nodes a resize left over-allocated
+        self.decommissioning: set[str] = set()  # from their event until they are removed
 
     def consume_events(self) -> list[str]:
         new = self.engine.events[self.seen:]
@@ -548,6 +554,12 @@ class Watcher:
         return problems
 
     def _track(self, e: Event) -> list[str]:
+        if isinstance(e, NodeDecommissioning):
+            self.decommissioning.add(e.node)
+        elif isinstance(e, NodeRemoved):
+            self.decommissioning.discard(e.node)
+        elif isinstance(e, ContainerAllocated) and e.node in self.decommissioning:
+            return [f"event {e.seq}: {e.container} placed on decommissioning node {e.node}"]
         if isinstance(e, AppSubmitted | AppAttemptRestarted):
             self.attempt_queue[e.app] = e.queue
         elif isinstance(e, PreemptionWarned):
@@ -656,6 +668,12 @@ class EngineMachine(RuleBasedStateMachine):
         name = data.draw(st.sampled_from(sorted(self.engine.state.nodes)))
         self.do("resize_node", name, memory * GB, vcores)
         self.watch.resized(name)
+
+    @precondition(lambda self: len(self.engine.state.nodes) > 1)
+    @rule(data=st.data(), timeout=st.sampled_from([None, 0, 1000, 16000]))
+    def decommission_node(self, data: st.DataObject, timeout: int | None) -> None:
+        name = data.draw(st.sampled_from(sorted(self.engine.state.nodes)))
+        self.do("decommission_node", name, timeout)
 
     @precondition(lambda self: len(self.engine.state.nodes) > 0)
     @rule(data=st.data())

@@ -20,6 +20,7 @@ from fairshare.core.am_share import (
     refuses_every_am,
 )
 from fairshare.core.asks import decrement_asks, first_any_ask, outstanding
+from fairshare.core.decommission import note_app_ran
 from fairshare.core.events import ContainerAllocated, ContainerReserved
 from fairshare.core.locality import Locality, LocalityState, offer, on_allocation
 from fairshare.core.order_index import (
@@ -467,6 +468,8 @@ def allocate(
     decrement_asks(app, key, node.name, node.rack, kind)
     node.allocated = add(node.allocated, capability)
     node.containers[container_id] = container
+    if app.id not in node.apps_ran:
+        note_app_ran(s, node, app.id)
     _consume_earmark(node, app.id, capability)
     app.containers[container_id] = container
     app.usage = add(app.usage, capability)

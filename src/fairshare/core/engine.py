@@ -11,6 +11,7 @@ to the sink given at construction (default: the ``events`` list).
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Mapping, Sequence
 
 from fairshare.config.acl import queue_acls
@@ -21,12 +22,15 @@ from fairshare.core.admission import promote_on_reload
 from fairshare.core.apps import EngineError
 from fairshare.core.asks import ContainerRequest
 from fairshare.core.assignment import attempt_scheduling
+from fairshare.core.decommission import drained
 from fairshare.core.events import (
     Completion,
     ConfigErrorEvent,
     ConfigReloaded,
     Event,
     NodeAdded,
+    NodeDecommissioned,
+    NodeDecommissioning,
     NodeRemoved,
     NodeResized,
 )
@@ -74,6 +78,7 @@ class Engine:
         self.s = Scheduler(site, allocations, sink, start_ms, indexed_walk, fast_update)
         self.fast_preemption = fast_preemption
         self.groups: Mapping[str, Sequence[str]] = groups or {}
+        self._deadlines: list[tuple[int, str]] = []  # decommission timeouts: (due, node)
         self.s.recompute_steady_shares()
 
     # -- read access -----------------------------------------------------------------------------
@@ -120,6 +125,13 @@ class Engine:
         """Move the clock to ``time_ms``, killing preemption victims whose time has come."""
         if time_ms < self.s.now:
             raise EngineError(f"time cannot go back from {self.s.now} to {time_ms} ms")
+        due = self._next_deadline()
+        while due is not None and due <= time_ms:  # kill timers due by then go first
+            fire_due_timers(self.s, due)
+            self.s.now = max(self.s.now, due)
+            _, name = heapq.heappop(self._deadlines)
+            self._decommissioned(self.s.state.nodes[name], "timeout")
+            due = self._next_deadline()
         fire_due_timers(self.s, time_ms)
         self.s.now = time_ms
 
@@ -132,8 +144,22 @@ class Engine:
         self.advance_to(self.s.now + ms)
 
     def next_timer(self) -> int | None:
-        """When the next kill timer fires, if any."""
-        return self.s.timers[0][0] if self.s.timers else None
+        """When the next kill timer fires or decommission times out, if any."""
+        kill = self.s.timers[0][0] if self.s.timers else None
+        due = self._next_deadline()
+        return kill if due is None else due if kill is None else min(kill, due)
+
+    def _next_deadline(self) -> int | None:
+        """The next decommission timeout still in force (entries of nodes gone or given a new
+        timeout are dropped here)."""
+        deadlines, nodes = self._deadlines, self.s.state.nodes
+        while deadlines:
+            due, name = deadlines[0]
+            node = nodes.get(name)
+            if node is not None and node.decommission_deadline == due:
+                return due
+            heapq.heappop(deadlines)
+        return None
 
     # -- nodes -----------------------------------------------------------------------------------
 
@@ -148,10 +174,10 @@ class Engine:
         self.s.emit(NodeAdded, node=name, rack=rack, capacity=capacity)
         return node
 
-    def remove_node(self, name: str) -> None:
+    def remove_node(self, name: str, cause: int | None = None) -> None:
         """The node is lost: its containers end (AMs among them restart their attempt)."""
         node = self.node(name)
-        event = self.s.emit(NodeRemoved, node=name, lost_containers=len(node.containers))
+        event = self.s.emit(NodeRemoved, cause, node=name, lost_containers=len(node.containers))
         if node.reservation is not None:
             owner = self.s.state.apps[node.reservation.app_id]
             self.s.unreserve(owner, node, "node removed", event.seq)
@@ -167,22 +193,53 @@ class Engine:
         self.s.state.capacity = subtract(self.s.state.capacity, node.capacity)
         self.s.cluster_changed()
 
-    def resize_node(self, name: str, capacity: Resource) -> None:
+    def resize_node(self, name: str, capacity: Resource, cause: int | None = None) -> None:
         """The node's total changes; running containers stay even if they no longer fit."""
         node = self.node(name)
         self.s.state.capacity = add(subtract(self.s.state.capacity, node.capacity), capacity)
         node.capacity = capacity
         self.s.cluster_changed()
-        self.s.emit(NodeResized, node=name, capacity=capacity)
+        self.s.emit(NodeResized, cause, node=name, capacity=capacity)
+
+    def decommission_node(self, name: str, timeout_ms: int | None) -> None:
+        """Graceful decommission (``yarn rmadmin -refreshNodes -g``; core/decommission.py):
+        the node's total becomes what its containers use, so nothing new is placed there; it
+        leaves when drained or after ``timeout_ms`` (None: no timeout). Asked again, the new
+        timeout counts from now, as a second ``-refreshNodes -g`` does."""
+        node = self.node(name)
+        deadline = None if timeout_ms is None else min(self.s.now + timeout_ms, MAX_TIME_MS)
+        node.decommissioning, node.decommission_deadline = True, deadline
+        if deadline is not None:
+            heapq.heappush(self._deadlines, (deadline, name))
+        event = self.s.emit(NodeDecommissioning, node=name, deadline=deadline,
+                            running_containers=len(node.containers))
+        self._shrink_to_used(node, event.seq)
+
+    def _shrink_to_used(self, node: Node, cause: int | None) -> None:
+        """A decommissioning node's total follows its used resource (YARN-3223)."""
+        if node.capacity != node.allocated:
+            self.resize_node(node.name, node.allocated, cause)
+
+    def _decommissioned(self, node: Node, reason: str) -> None:
+        event = self.s.emit(NodeDecommissioned, node=node.name, reason=reason)
+        self.remove_node(node.name, event.seq)
 
     def heartbeat(self, name: str) -> None:
-        """One NodeManager heartbeat: ``attemptScheduling`` on that node (§3.1)."""
-        attempt_scheduling(self.s, self.node(name))
+        """One NodeManager heartbeat: ``attemptScheduling`` on that node (§3.1). A
+        decommissioning node first leaves if drained, else its total follows its usage."""
+        node = self.node(name)
+        if node.decommissioning:
+            if drained(self.s, node):
+                self._decommissioned(node, "drained")
+                return
+            self._shrink_to_used(node, None)
+        attempt_scheduling(self.s, node)
 
     def heartbeat_all(self) -> None:
         """Every node once, in registration order."""
-        for node in list(self.s.state.nodes.values()):
-            attempt_scheduling(self.s, node)
+        for name in list(self.s.state.nodes):
+            if name in self.s.state.nodes:  # a decommissioned node leaves on its heartbeat
+                self.heartbeat(name)
 
     # -- applications ----------------------------------------------------------------------------
 

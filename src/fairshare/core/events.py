@@ -67,6 +67,27 @@ class NodeResized(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class NodeDecommissioning(Event):
+    """Graceful decommission began (``rmadmin -refreshNodes -g``): nothing new is placed on
+    the node; it leaves once drained or at ``deadline`` (None: no timeout)."""
+
+    type: ClassVar[str] = "node-decommissioning"
+    node: str
+    deadline: int | None
+    running_containers: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NodeDecommissioned(Event):
+    """A decommissioning node leaves: ``drained`` (no container, no app that ran there still
+    running) or ``timeout`` (its containers are then lost); a ``node-removed`` follows."""
+
+    type: ClassVar[str] = "node-decommissioned"
+    node: str
+    reason: str  # "drained" | "timeout"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AppSubmitted(Event):
     type: ClassVar[str] = "app-submitted"
     app: str

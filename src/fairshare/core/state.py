@@ -156,6 +156,13 @@ class Node:
     earmarks: dict[str, Resource] = field(default_factory=dict)  # starved app → amount (§5.6)
     earmarked_total: Resource = _UNSET
     _free: tuple[Resource, Resource, Resource] | None = field(default=None, repr=False)
+    # graceful decommission (RMNodeImpl's DECOMMISSIONING state): when it must leave (None:
+    # no timeout), and the apps that ran a container here (RMNodeImpl.runningApplications;
+    # apps that ended are dropped now and then)
+    decommissioning: bool = False
+    decommission_deadline: int | None = None
+    apps_ran: dict[str, None] = field(default_factory=dict, repr=False)
+    apps_ran_limit: int = field(default=16, repr=False)
 
     def __post_init__(self) -> None:
         if self.earmarked_total is _UNSET:

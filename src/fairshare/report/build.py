@@ -65,7 +65,8 @@ def build_report(outdir: Path, html: Path, progress: Progress | None = None) -> 
     for i, view in enumerate(views, start=1):
         step(f"drawing {view.name}")
         charts.append(queue_chart(timeline, view, f"queue-{i:02d}-{_safe(view.name)}",
-                                  f"{view.name}: shares, demand and usage"))
+                                  f"{view.name}: shares, demand and usage",
+                                  run.marks))
     step("drawing apps")
     apps = app_chart(run.apps)
     report = RunReport(run, events, timeline.source, choice, views, utilization, bars, charts,

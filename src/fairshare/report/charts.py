@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +40,8 @@ STARVED = "#d62728"  # starvation bands, containers preempted from a queue
 BENEFIT = "#17becf"  # containers preempted for a queue
 RESTORED = "#2ca02c"
 VCORES = "#8c564b"
+CHANGE = "#7f7f7f"  # a timed change of the workload: a reload, a node added, lost, leaving
+MAX_CHANGE_LABELS = 12  # more: the lines only (the page's table of changes names them)
 
 _STYLE: dict[Any, Any] = {
     "svg.fonttype": "none",  # text as <text>, in the page's own fonts
@@ -133,6 +135,20 @@ def thousands(axis_unit: str = "") -> FuncFormatter:
         text = f"{value:,.0f}" if abs(value) >= 10 or value == int(value) else f"{value:.1f}"
         return text + axis_unit
     return FuncFormatter(label)
+
+
+def mark_changes(ax: Axes, changes: Sequence[tuple[int, str]], scale: TimeScale, *,
+                 named: bool) -> None:
+    """A dotted vertical line at each timed change (time, label) inside the axes' time span;
+    ``named``: each labelled at the top, when there are few enough to read."""
+    lo, hi = sorted(ax.get_xlim())
+    shown = [(scale.x(ms), label) for ms, label in changes if lo <= scale.x(ms) <= hi]
+    for x, label in shown:
+        ax.axvline(x, color=CHANGE, linestyle=":", linewidth=1.1, zorder=1)
+        if named and len(shown) <= MAX_CHANGE_LABELS:
+            text = label if len(label) <= 40 else label[:39] + "…"
+            ax.text(x, 0.98, text, transform=ax.get_xaxis_transform(), rotation=90,
+                    va="top", ha="right", fontsize=7, color=CHANGE, clip_on=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,6 +50,8 @@ def utilization_chart(run: RunSummary, timeline: Timeline, capacity: Sequence[Ca
         _kills_panel(axes[1], preemptions, scale, x[0], x[-1])
         if changing:
             _capacity_panel(axes[2], timeline, cap_mb, cap_vc, scale)
+        for i, ax in enumerate(axes):
+            charts.mark_changes(ax, run.marks, scale, named=i == 0)
         scale.label(axes[-1])
         fig.suptitle(title + ": root queue usage ÷ cluster capacity", fontsize=10, x=0.01,
                      ha="left")

@@ -99,7 +99,25 @@ def _utilization(r: RunReport) -> str:
                f"queue), per 1/200 of the run. Time-averaged (summary.json): "
                f"{units.percent(run.utilization.memory_mb)} of memory, "
                f"{units.percent(run.utilization.vcores)} of vcores.")
-    return _section("utilization", figure(r.utilization, caption, _png(r, r.utilization)))
+    if run.changes:
+        caption += (" Dotted grey: the workload's timed changes (<code>workload.changes</code>), "
+                    "marked on the queue charts too.")
+    return _section("utilization", figure(r.utilization, caption, _png(r, r.utilization)),
+                    _changes(run))
+
+
+def _changes(run: RunSummary) -> str:
+    """The timed changes in a list: when, what, and what a reload changed per queue."""
+    if not run.changes:
+        return ""
+    items = []
+    for c in run.changes:
+        touched = "; ".join(f"{esc(q)}: {esc(', '.join(what))}"
+                            for q, what in c.queues.items())
+        items.append(f"<li>{units.clock(c.time_ms, run.start_ms)}: {esc(c.label)}"
+                     + (f" — {touched}" if touched else "") + "</li>")
+    return ("<p>Timed changes of the workload (summary.json <code>changes</code>):</p>"
+            f"<ul>{''.join(items)}</ul>")
 
 
 def _tuning(r: RunReport) -> str:

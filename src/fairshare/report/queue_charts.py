@@ -35,9 +35,11 @@ class QueueView:
     episodes: Sequence[Episode]
 
 
-def queue_chart(timeline: Timeline, view: QueueView, file_name: str, title: str) -> Chart:
+def queue_chart(timeline: Timeline, view: QueueView, file_name: str, title: str,
+                changes: Sequence[tuple[int, str]] = ()) -> Chart:
     """The whole run, memory above vcores; when preemption for the queue was a short part of
-    a long run, a close-up of its first episode below, so the recovery can be seen."""
+    a long run, a close-up of its first episode below, so the recovery can be seen. The
+    workload's timed ``changes`` (time, label) are dotted lines, named on the memory panel."""
     origin = float(timeline.times[0])
     scale = charts.TimeScale.over(origin, timeline.end_ms - origin)
     largest = max(float(np.max(view.series[f"{m}_mb"], initial=0)) for m in
@@ -52,11 +54,15 @@ def queue_chart(timeline: Timeline, view: QueueView, file_name: str, title: str)
         axes = fig.subplot_mosaic(layout)
         axes["memory"].sharex(axes["vcores"])
         _panels(axes, "", timeline, view, scale, mb_per, mb_unit)
+        for name in ("memory", "vcores"):
+            charts.mark_changes(axes[name], changes, scale, named=name == "memory")
         if window:
             part, zoomed = _window(timeline, view, window)
             per, unit = units.time_axis(window[1] - window[0])
             zoom = charts.TimeScale(origin, per, unit, clock=window[0] - origin >= MS_PER_H)
             _panels(axes, "zoom-", part, zoomed, zoom, mb_per, mb_unit)
+            for name in ("zoom-memory", "zoom-vcores"):
+                charts.mark_changes(axes[name], changes, zoom, named=False)
         fig.legend(handles=_legend(view), loc="outside lower center", ncols=4, fontsize=8)
         fig.suptitle(title, fontsize=10, x=0.01, ha="left")
         return charts.render(fig, file_name, title)

@@ -72,6 +72,18 @@ class AppSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class Change:
+    """A timed change of the workload (``changes`` in summary.json): a reload, a node added,
+    lost or decommissioning; ``queues``: those whose settings a reload changed."""
+
+    time_ms: int
+    kind: str
+    label: str
+    mark: str  # a few words for the charts
+    queues: Mapping[str, tuple[str, ...]]  # queue → what the reload changed of it
+
+
+@dataclass(frozen=True, slots=True)
 class RunSummary:
     name: str
     description: str
@@ -88,6 +100,16 @@ class RunSummary:
     counts: Mapping[str, int]
     queues: tuple[QueueSummary, ...]  # depth-first tree order
     apps: tuple[AppSummary, ...]
+    changes: tuple[Change, ...] = ()  # in time order (a summary from before them: none)
+
+    @property
+    def marks(self) -> list[tuple[int, str]]:
+        """The changes as the charts mark them: one per time, their words joined."""
+        by_time: dict[int, list[str]] = {}
+        for c in self.changes:
+            if c.mark:
+                by_time.setdefault(c.time_ms, []).append(c.mark)
+        return [(t, " · ".join(words)) for t, words in by_time.items()]
 
     @property
     def span_ms(self) -> int:
@@ -137,7 +159,17 @@ def _run(doc: Any) -> RunSummary:
         threshold=_float(cluster["preemption"]["utilization-threshold"], "cluster.preemption"),
         counts={k: _int(v, f"counts.{k}") for k, v in _object(counts, "counts").items()},
         queues=tuple(_queue(n, doc["queues"][n], n not in parents) for n in names),
-        apps=tuple(_app(a, e) for a, e in _object(doc["apps"], "apps").items()))
+        apps=tuple(_app(a, e) for a, e in _object(doc["apps"], "apps").items()),
+        changes=tuple(_change(i, c) for i, c in enumerate(doc.get("changes") or ())))
+
+
+def _change(index: int, c: Any) -> Change:
+    where = f"changes[{index}]"
+    c = _object(c, where)
+    queues = {str(q): tuple(str(w) for w in what)
+              for q, what in _object(c["queues"], where).items()}
+    return Change(_int(c["t"], where), str(c["kind"]), str(c["label"]), str(c["mark"]),
+                  queues)
 
 
 def _queue(name: str, q: Any, leaf: bool) -> QueueSummary:

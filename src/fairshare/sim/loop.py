@@ -3,8 +3,10 @@
 This is the plain fixed-interval loop — every node heartbeats every ``heartbeat_interval_ms``
 and the update pass runs every ``update_interval_ms`` — against which faster variants will be
 checked. Items due at the same millisecond run in this order (YARN runs them on concurrent
-threads; we pick one and keep it): kill timers of preemption, task completions, app arrivals,
-the update pass (with preemption), then every node's heartbeat in registration order.
+threads; we pick one and keep it): kill timers of preemption and decommission timeouts, the
+workload's timed changes (reloads, node additions, losses and decommissions: sim/timed.py),
+task completions, app arrivals, the update pass (with preemption), then every node's heartbeat
+in registration order.
 
 App model (docs/scenario-format.md, "Workload"): a managed app asks for its AM at submission and,
 once the AM runs, for all its tasks; an unmanaged app asks for its tasks at submission. A task
@@ -45,10 +47,11 @@ from fairshare.core.events import (
     Event,
 )
 from fairshare.sim.quiet import QuietHeartbeats
+from fairshare.sim.timed import TimedChange
 from fairshare.sim.workload import AppSpec, TaskGroup
 
 # order of items due at the same time
-COMPLETION, ARRIVAL, UPDATE, HEARTBEATS, SNAPSHOT = range(5)
+CHANGE, COMPLETION, ARRIVAL, UPDATE, HEARTBEATS, SNAPSHOT = range(6)
 STALL_LIMIT_MS = 3_600_000
 PROGRESS = (ContainerAllocated, ContainerCompleted, ContainerPreempted, AppSubmitted,
             AppRejected, AppFinished)
@@ -138,7 +141,7 @@ class Simulation:
                  heartbeat_interval_ms: int = 1000, update_interval_ms: int | None = None,
                  events: list[Event] | None = None, observers: Sequence[SimObserver] = (),
                  snapshot_every_ms: int | None = None, event_driven: bool = True,
-                 verify_skips: bool = False) -> None:
+                 verify_skips: bool = False, changes: Sequence[TimedChange] = ()) -> None:
         self.engine = engine
         # the event-driven loop skips heartbeats that provably change nothing (sim/quiet.py)
         self.quiet = (QuietHeartbeats(engine, verify=verify_skips)
@@ -155,12 +158,16 @@ class Simulation:
         self._seen = self._delivered = len(self.events)  # what was there before is not ours
         self._open = len(self.apps)  # neither finished nor rejected
         self._arrivals_left = len(self.apps)
+        self.changes = tuple(changes)  # in time order; the run lasts at least until the last
+        self._changes_left = len(self.changes)
         self._running_tasks = 0  # task containers the app model knows to be running
         self._last_progress_ms = engine.now
         self.stalled = False
         start = engine.now
         for spec in apps:
             self._push(start + spec.at_ms, ARRIVAL, spec.id)  # the workload's clock starts now
+        for index, change in enumerate(self.changes):
+            self._push(start + change.at_ms, CHANGE, str(index))
         self._push(start + self.update_ms, UPDATE, "")
         self._push(start + self.heartbeat_ms, HEARTBEATS, "")
         self.snapshot_ms = snapshot_every_ms
@@ -187,7 +194,7 @@ class Simulation:
             timer = engine.next_timer()
             item = self._queue[0][0] if self._queue else None
             if until_ms is None and (item is None or item > engine.now) and (
-                    self._open == 0 or self._is_stalled()):
+                    (self._open == 0 and not self._changes_left) or self._is_stalled()):
                 break  # at the end of a millisecond: everything due at it has run
             if timer is not None and timer <= limit and (item is None or timer <= item):
                 engine.advance_to(timer)  # kill timers first (their victims' tasks re-ask)
@@ -198,7 +205,11 @@ class Simulation:
             time_ms, order, _, what, container = heapq.heappop(self._queue)
             engine.advance_to(time_ms)
             self._react()
-            if order == COMPLETION:
+            if order == CHANGE:
+                self._changes_left -= 1
+                self.changes[int(what)].apply(engine)
+                self._react()
+            elif order == COMPLETION:
                 self._complete(what, container)
             elif order == ARRIVAL:
                 self._arrivals_left -= 1
@@ -228,7 +239,7 @@ class Simulation:
             observer.on_end(engine.now)
 
     def _is_stalled(self) -> bool:
-        if self._arrivals_left or self.engine.next_timer() is not None:
+        if self._arrivals_left or self._changes_left or self.engine.next_timer() is not None:
             return False
         if self._running_tasks:
             return False

@@ -31,6 +31,9 @@ there asks for its tasks), and the update pass changed for no earmarked app whet
 The rest of its heartbeat is then judged as above. Earmarked apps without a running AM (their
 check writes the gauge), gone, or under a configured max share make the node run every time.
 
+A **decommissioning** node runs every time: its heartbeat is where it leaves once drained, which
+an app finishing elsewhere may allow without any event naming the node.
+
 Everything else runs: reservations of apps whose AM is not running yet (their check writes the
 gauge) or under a configured max share (any usage change may flip them), and every node that an
 event named since its last heartbeat.
@@ -54,6 +57,8 @@ from fairshare.core.events import (
     ContainerUnreserved,
     Event,
     NodeAdded,
+    NodeDecommissioned,
+    NodeDecommissioning,
     NodeRemoved,
     NodeResized,
     PreemptionWarned,
@@ -63,7 +68,8 @@ from fairshare.core.scheduler import ROOT
 from fairshare.core.state import ANY, App, Node, Reservation, SchedulerKey
 from fairshare.resources.vector import Resource
 
-RESHAPING = (NodeAdded, NodeRemoved, NodeResized, ConfigReloaded)
+RESHAPING = (NodeAdded, NodeRemoved, NodeResized, ConfigReloaded, NodeDecommissioning,
+             NodeDecommissioned)
 # What a reserved node's heartbeat reads of the reserving app is whether the reserved ask is
 # still wanted and whether its AM runs: more asks, starvation, warnings, and tasks ending or
 # being killed change neither.
@@ -185,7 +191,7 @@ class QuietHeartbeats:
                 self._active_lists = None  # a class never seen: ask about it
             insort(self.by_free[new], i)
         self.filed[i] = new
-        if (node.earmarks and self._earmarks_run(node)) or (
+        if node.decommissioning or (node.earmarks and self._earmarks_run(node)) or (
                 node.reservation is not None and self._reservation_runs(node)):
             self.always.add(i)
         else:

@@ -33,7 +33,7 @@ Choices where the contract is silent:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import Any, Literal, TypeVar
 
@@ -73,6 +73,7 @@ from fairshare.sim.scenario_schema import (
 )
 from fairshare.sim.sources import SourceFile, load_workload, sls_settings
 from fairshare.sim.specs import NodeSpec, Resources, TaskSpec, WorkloadApp
+from fairshare.sim.timed_spec import ChangeSpec, parse_changes
 from fairshare.sim.yaml_lines import (
     Loc,
     Problem,
@@ -258,6 +259,7 @@ class Scenario:
     overrides: tuple[Override, ...] = ()
     # what the workload's trace files hold that SLS accepts but deserves a word (file:line)
     warnings: tuple[LocatedWarning, ...] = ()
+    changes: tuple[ChangeSpec, ...] = ()  # workload.changes, in time order
 
 
 
@@ -373,9 +375,26 @@ class _Parser:
         more_nodes: tuple[NodeSpec, ...] = ()
         if top is not None and workload is not None and not self.problems:
             workload, more_nodes = self.sources(top, workload, nodes, steps)
+        changes = self.changes(top, (*nodes, *more_nodes), steps)
         if top is None or self.problems or self.elsewhere:
             return None
-        return self.assemble(top, (*nodes, *more_nodes), steps, workload)
+        return replace(self.assemble(top, (*nodes, *more_nodes), steps, workload),
+                       changes=changes)
+
+    def changes(self, top: ScenarioModel | None, nodes: tuple[NodeSpec, ...],
+                steps: tuple[Step, ...]) -> tuple[ChangeSpec, ...]:
+        """``workload.changes``, checked against the nodes registered when the workload
+        starts: the cluster's, then the steps' additions and removals."""
+        if top is None or top.workload is None or not top.workload.changes:
+            return ()
+        names = {node.name for node in nodes}
+        for step in steps:
+            if isinstance(step, AddNodeStep):
+                names.add(step.node.name)
+            elif isinstance(step, RemoveNodeStep):
+                names.discard(step.name)
+        return parse_changes(top.workload.changes, self.validate, self.doc.line, names,
+                             self.problems)
 
     def workload(self, top: ScenarioModel | None) -> tuple[WorkloadApp, ...] | None:
         if top is None or top.workload is None:

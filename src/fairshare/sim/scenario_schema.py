@@ -336,6 +336,7 @@ class WorkloadModel(SchemaModel):
     csv: ExistingFile | None = None
     # the unit of SYNTH task times (docs/workloads.md, "SLS SYNTH descriptions")
     synth_time_unit: Annotated[Literal["s", "ms"], PlainValidator(_synth_time_unit)] = "s"
+    changes: list[Any] | None = None  # each entry is validated on its own (sim/timed_spec.py)
 
 
 class NodeResourceModel(ResourceModel):

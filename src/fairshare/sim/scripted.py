@@ -69,7 +69,8 @@ from fairshare.sim.scenario import (
 )
 from fairshare.sim.scenario_schema import MAX_HEARTBEATS_PER_STEP
 from fairshare.sim.snapshot import snapshot
-from fairshare.sim.specs import minimum_span
+from fairshare.sim.specs import MinimumSpan, minimum_span
+from fairshare.sim.timed import TimedRun, timed_changes
 from fairshare.sim.workload import AppSpec, TaskGroup
 
 SECTIONS = {"app": "apps", "node": "nodes", "queue": "queues"}
@@ -109,11 +110,22 @@ EMPTY_ALLOCATIONS = "<allocations/>"
 
 def configuration(scenario: Scenario) -> tuple[SiteConfig, AllocationConfig]:
     """The scenario's site and allocations, its ``--set`` overrides applied; configuration
-    errors raise ConfigError. Cheap: nothing is built but the two configurations."""
+    errors raise ConfigError, those of its timed reloads' overrides too (:func:`timed_run`).
+    Cheap: nothing is built but the configurations."""
     options, where = site_overrides(scenario.overrides, known_site_keys(), SITE_KEY_PREFIXES)
     site = load_site(scenario.site_file, {**scenario.site, **options}, override_locations={
         **{key: (scenario.source, line) for key, line in scenario.site_lines.items()}, **where})
-    return site, _allocations(scenario, site.resource_types)
+    allocations = _allocations(scenario, site.resource_types)
+    if scenario.changes:
+        timed_run(scenario, site.resource_types)
+    return site, allocations
+
+
+def timed_run(scenario: Scenario, types: ResourceTypes) -> TimedRun:
+    """The workload's timed changes, every reload's configuration parsed now."""
+    return timed_changes(scenario.changes, scenario.source,
+                         (scenario.allocations_text, scenario.allocations_file),
+                         scenario.overrides, types)
 
 
 def build_engine(scenario: Scenario, sink: Callable[[Event], None] | None = None) -> Engine:
@@ -166,6 +178,7 @@ class ScriptRunner:
         self.observers = tuple(observers)
         self._events: list[Event] = []
         self.engine = build_engine(scenario, self._events.append)
+        self.timed = timed_run(scenario, self.engine.types)
         self.result = RunResult(self.engine)
         self._handlers: dict[type, Callable[[Any], object]] = {
             AddNodeStep: self._add_node, RemoveNodeStep: self._remove_node,
@@ -196,7 +209,10 @@ class ScriptRunner:
         ``until-ms``, pass the clock's limit, or sample its timeline too often."""
         run, start = self.scenario.run, self.engine.now
         capacity = self.engine.types.as_dict(self.engine.state.capacity)
-        span = minimum_span(workload, capacity)
+        span, line = minimum_span(workload, capacity), None
+        last = self.scenario.changes[-1] if self.scenario.changes else None
+        if last is not None and last.at_ms > span.ms:  # the run lasts until its last change
+            span, line = MinimumSpan(last.at_ms, "its last timed change", None), last.line
         if run.until_ms is None and (span.ms > MAX_IMPLICIT_SPAN_MS
                                      or start + span.ms > MAX_TIME_MS):
             app = span.app
@@ -204,7 +220,7 @@ class ScriptRunner:
                 f"workload: runs for at least {_days(span.ms)} ({span.why}); a simulation "
                 f"longer than {_days(MAX_IMPLICIT_SPAN_MS)} needs an explicit run.until-ms",
                 self.scenario.source if app is None else self._source(app),
-                None if app is None else app.line)
+                line if app is None else app.line)
         end = start + span.ms if run.until_ms is None else run.until_ms
         samples = (end - start) // run.snapshot_every_ms
         if samples > MAX_TIMELINE_SAMPLES:
@@ -247,7 +263,8 @@ class ScriptRunner:
             simulation = Simulation(engine, apps, heartbeat_interval_ms=heartbeat,
                                     events=self._events, snapshot_every_ms=run.snapshot_every_ms,
                                     observers=[*observers, recorder, *self.observers],
-                                    event_driven=self.event_driven)
+                                    event_driven=self.event_driven,
+                                    changes=self.timed.changes)
             try:
                 simulation.run(run.until_ms)
             except AppRefused as e:  # nothing the workload's own checks let through is expected
@@ -260,6 +277,7 @@ class ScriptRunner:
         result.summary = build_summary(engine, recorder, simulation.apps, {
             "name": s.name, "description": s.description, "seed": s.seed,
             "overrides": [o.text for o in s.overrides]})
+        result.summary["changes"] = [change.record() for change in self.timed.applied]
         if outdir is not None and timeline is not None:
             write_snapshots(outdir / SNAPSHOTS, result.snapshots)
             write_summary(outdir / SUMMARY, result.summary)

@@ -30,6 +30,7 @@ from fairshare.config.errors import ConfigError
 from fairshare.core.events import record_problem
 from fairshare.sim.outputs import EVENTS, SUMMARY
 from fairshare.sim.units import duration, percent
+from fairshare.workbench import explain_changes
 from fairshare.workbench.compare import load_summary
 
 __all__ = ["Explanation", "Statement", "explain_app", "explain_container", "explain_queue",
@@ -171,6 +172,7 @@ def explain_app(run: Run, app: str) -> Explanation:
     said += _preemption_for(mine, app, after=end)
     said += _preempted_from(mine, app)
     finished = _first(mine, "app-finished")
+    said += _timed_changes(run, mine, app, queue, t0, finished["t"] if finished else last)
     if finished is not None:
         said.append(Statement(finished["t"], f"It {finished['state']} at {_t(finished['t'])}: "
                               f"turnaround {_t(finished['t'] - t0)}.", (finished["seq"],)))
@@ -194,6 +196,17 @@ def _recovered(placed: list[dict[str, Any]]) -> Iterator[Statement]:
                     f"container{'' if len(taken) == 1 else 's'} taken over where they ran"
                     f"{where} (YARN's work-preserving recovery), not scheduled.",
                     tuple(e["seq"] for e in taken))
+
+
+def _timed_changes(run: Run, mine: list[dict[str, Any]], app: str, queue: str, start: int,
+                   end: int) -> Iterator[Statement]:
+    """Reloads that changed its queue's settings while it ran; nodes lost under it."""
+    lost = [e for e in mine if e["type"] == "container-completed" and e["app"] == app
+            and e["status"] == "lost"]
+    for t, text, seqs in explain_changes.node_losses(run.summary, lost):
+        yield Statement(t, text, seqs)
+    for t, text in explain_changes.reloads_touching(run.summary, queue, start, end):
+        yield Statement(t, text)
 
 
 def _when(said: list[Statement], index: int) -> int:
@@ -422,6 +435,9 @@ def explain_container(run: Run, container: str) -> Explanation:
     if completed is not None and killed is None:
         said.append(Statement(completed["t"], f"Completed ({completed['status']}); never "
                               f"preempted.", (completed["seq"],)))
+        if completed["status"] == "lost":
+            said += [Statement(t, text, seqs) for t, text, seqs
+                     in explain_changes.node_losses(run.summary, [completed])]
     return Explanation(f"container {container}", tuple(said))
 
 
@@ -470,6 +486,11 @@ def explain_queue(run: Run, queue: str) -> Explanation:
     else:
         said += _why_never_starved(run, q, settings)
     said += _queue_preemptions(run, queue)
+    said += [Statement(t, text) for t, text in sorted(
+        [*explain_changes.reloads_touching(run.summary, queue),
+         *explain_changes.node_changes(run.summary, [
+             e for e in run.events if e["type"] == "container-completed"
+             and e["queue"] == queue and e["status"] == "lost"])], key=lambda item: item[0])]
     return Explanation(f"queue {queue}", tuple(said))
 
 

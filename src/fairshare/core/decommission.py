@@ -1,0 +1,44 @@
+"""Graceful decommission of a node: what YARN's ``DECOMMISSIONING`` state reads and keeps.
+
+``yarn rmadmin -refreshNodes -g TIMEOUT`` puts a node in ``DECOMMISSIONING`` (RMNodeImpl,
+YARN-914). On each of the node's heartbeats the scheduler sets the node's total resource to
+what its containers use (``AbstractYarnScheduler.nodeUpdate``, YARN-3223), so nothing new is
+placed there and the cluster shrinks as its containers finish. The node leaves — becomes
+``DECOMMISSIONED`` and is removed from the scheduler — at the first heartbeat at which no
+container runs on it and every application that ran a container there has finished
+(``RMNodeImpl.runningApplications``: an app's shuffle data stays served until it ends), or
+when its timeout passes (``DecommissioningNodesWatcher``), its remaining containers then being
+lost as with any removed node. The engine's calls are in :mod:`fairshare.core.engine`.
+"""
+
+from __future__ import annotations
+
+from fairshare.core.scheduler import Scheduler
+from fairshare.core.state import Node
+
+# yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs, YARN's default
+DEFAULT_TIMEOUT_MS = 3_600_000
+
+
+def note_app_ran(s: Scheduler, node: Node, app_id: str) -> None:
+    """``app_id`` has a container on ``node``: remember it until it ends. Apps that ended are
+    dropped whenever the record doubles, so it stays about as long as the node's live apps."""
+    ran = node.apps_ran
+    ran[app_id] = None
+    if len(ran) > node.apps_ran_limit:
+        apps = s.state.apps
+        for gone in [a for a in ran if a not in apps or apps[a].stopped]:
+            del ran[gone]
+        node.apps_ran_limit = max(16, 2 * len(ran))
+
+
+def drained(s: Scheduler, node: Node) -> bool:
+    """Can the decommissioning ``node`` leave: no container on it, and no app that ran one
+    there still running (``StatusUpdateWhenHealthyTransition``)?"""
+    if node.containers:
+        return False
+    apps = s.state.apps
+    return all(a not in apps or apps[a].stopped for a in node.apps_ran)
+
+
+__all__ = ["DEFAULT_TIMEOUT_MS", "drained", "note_app_ran"]

@@ -1,0 +1,249 @@
+"""What ``workload.changes`` do when their time comes (parsed by :mod:`.timed_spec`).
+
+* **reload** — YARN's allocation-file reload (``AllocationFileLoaderService``). The
+  configuration in force is an allocation file plus overrides: the command line's ``--set``
+  (applied to every file, as for the ``reload`` step) and the timed ``set`` overrides, which
+  **accumulate** — each reload's are written after those of the earlier reloads, so a later
+  value of the same setting wins — until a reload brings a new file, which replaces the file
+  and drops them (its own ``set`` then applies on top of it). Every configuration is parsed
+  before the simulation starts: an override that names a queue or element the file does not
+  have, or gives a value the file's own checks refuse, is an error in the scenario (its line,
+  exit 2). A new file that does not parse is YARN's failed reload instead: a ``config-error``
+  event at that time, and the previous configuration stays in force (later overrides apply
+  on top of it).
+* **add-node**, **remove-node** — a NodeManager registers; a node is lost (its containers end,
+  AMs restart their attempt). A node already gone after a graceful decommission is left alone.
+* **decommission-node** — graceful decommission (:mod:`fairshare.core.decommission`).
+
+Each change applied is kept as a :class:`Applied` record for ``summary.json`` (``changes``),
+which the report marks on its timeline charts and ``explain`` cites.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Protocol
+
+from fairshare.config.allocation import load_allocations, parse_allocations_text
+from fairshare.config.errors import ConfigError, all_errors
+from fairshare.config.model import AllocationConfig
+from fairshare.config.overrides import Override
+from fairshare.core.engine import Engine
+from fairshare.core.queue_settings import QueueSettings
+from fairshare.core.tree import QueueTree
+from fairshare.resources.configurable import ConfigurableResource
+from fairshare.resources.vector import Resource, ResourceTypes, float32_decimal
+from fairshare.sim import units
+from fairshare.sim.timed_spec import (
+    AddNodeChange,
+    ChangeSpec,
+    DecommissionChange,
+    ReloadChange,
+    RemoveNodeChange,
+)
+
+__all__ = ["Applied", "TimedChange", "TimedRun", "timed_changes"]
+
+EMPTY_ALLOCATIONS = "<allocations/>"
+
+
+class TimedChange(Protocol):
+    """What the loop (:mod:`fairshare.sim.loop`) runs at ``at_ms`` after the simulation
+    starts."""
+
+    at_ms: int
+
+    def apply(self, engine: Engine) -> None:
+        """Carry the change out at the engine's present time."""
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """A change as it happened: when, what kind, a one-line label, a few words for a chart's
+    mark, and per queue what a reload changed in its effective settings (``root.a`` →
+    ``["weight 1 → 3"]``)."""
+
+    time_ms: int
+    kind: str  # reload, config-error, add-node, remove-node, decommission-node, skipped
+    label: str
+    mark: str
+    queues: dict[str, list[str]] = field(default_factory=dict)
+    node: str | None = None  # the node a node change names
+
+    def record(self) -> dict[str, Any]:
+        return {"t": self.time_ms, "kind": self.kind, "label": self.label, "mark": self.mark,
+                "node": self.node, "queues": self.queues}
+
+
+@dataclass(slots=True)
+class TimedRun:
+    """The changes of one run, ready for the loop; ``applied`` fills as they happen."""
+
+    changes: list[_Change]
+    applied: list[Applied] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    """A reload's outcome, known before the run: the configuration, or why it fails."""
+
+    config: AllocationConfig | None
+    source: str
+    error: str = ""
+
+
+@dataclass(slots=True)
+class _Change:
+    at_ms: int
+    spec: ChangeSpec
+    run: TimedRun
+    types: ResourceTypes
+    reload: _Parsed | None = None
+
+    def apply(self, engine: Engine) -> None:
+        self.run.applied.append(_apply(self, engine))
+
+
+def timed_changes(specs: Sequence[ChangeSpec], scenario_source: str,
+                  base: tuple[str | None, Path | None], overrides: Sequence[Override],
+                  types: ResourceTypes) -> TimedRun:
+    """The changes with every reload's configuration parsed now; ``base`` is the scenario's
+    allocation text or file, ``overrides`` the command line's. A bad timed override raises
+    :class:`ConfigError` at its change's line."""
+    run = TimedRun([])
+    text, path = base
+    source = (f"{scenario_source} (allocations)" if text is not None
+              else str(path or "(no allocation file)"))
+    timed: tuple[Override, ...] = ()
+    for spec in specs:
+        change = _Change(spec.at_ms, spec, run, types)
+        if isinstance(spec, ReloadChange):
+            new = (text, path, source, (*timed, *spec.overrides))
+            if spec.allocations_text is not None:
+                new = (spec.allocations_text, None, f"{scenario_source}:{spec.line} (reload)",
+                       spec.overrides)
+            elif spec.allocations_file is not None:
+                new = (None, spec.allocations_file, str(spec.allocations_file), spec.overrides)
+            change.reload = _parse(new[0], new[1], new[2], (*overrides, *new[3]), spec,
+                                   scenario_source, types)
+            if change.reload.config is not None:  # else the previous one stays in force
+                text, path, source, timed = new
+        run.changes.append(change)
+    return run
+
+
+def _parse(text: str | None, path: Path | None, source: str, overrides: Sequence[Override],
+           spec: ReloadChange, scenario_source: str, types: ResourceTypes) -> _Parsed:
+    try:
+        if path is not None:
+            config = load_allocations(path, types, overrides=overrides)
+        else:
+            config = parse_allocations_text(text or EMPTY_ALLOCATIONS, source, types,
+                                            overrides=overrides)
+    except ConfigError as e:
+        own = {o.where for o in spec.overrides}
+        for error in all_errors(e):
+            if error.file in own:  # the change's own override: the scenario is wrong
+                raise ConfigError(f"workload.changes: reload at {spec.at_ms:,} ms: {error}",
+                                  scenario_source, spec.line) from None
+        return _Parsed(None, source, str(e))
+    return _Parsed(config, source)
+
+
+def _apply(change: _Change, engine: Engine) -> Applied:
+    spec, now = change.spec, engine.now
+    if isinstance(spec, ReloadChange):
+        return _reload(change, engine)
+    if isinstance(spec, AddNodeChange):
+        node = spec.node
+        engine.add_node(node.name, change.types.of(dict(node.resources)), node.rack)
+        return Applied(now, "add-node", f"node {node.name} added", f"{node.name} added",
+                       node=node.name)
+    assert isinstance(spec, RemoveNodeChange | DecommissionChange)
+    present = engine.state.nodes.get(spec.name)
+    if present is None:
+        return Applied(now, "skipped", f"node {spec.name} had already left", "",
+                       node=spec.name)
+    running = len(present.containers)
+    if isinstance(spec, RemoveNodeChange):
+        engine.remove_node(spec.name)
+        return Applied(now, "remove-node",
+                       f"node {spec.name} lost, killing {running} of its containers",
+                       f"{spec.name} lost", node=spec.name)
+    engine.decommission_node(spec.name, spec.timeout_ms)
+    limit = ("no timeout" if spec.timeout_ms is None
+             else f"timeout {units.duration(spec.timeout_ms)}")
+    return Applied(now, "decommission-node", f"node {spec.name} decommissioning "
+                   f"({running} container{'' if running == 1 else 's'} running, {limit})",
+                   f"{spec.name} decommissioning",
+                   node=spec.name)
+
+
+def _reload(change: _Change, engine: Engine) -> Applied:
+    parsed = change.reload
+    assert parsed is not None
+    now = engine.now
+    if parsed.config is None:
+        engine.reload_failed(parsed.source, parsed.error)
+        return Applied(now, "config-error", "reload failed, the configuration stays: "
+                       + parsed.error.splitlines()[0], "reload failed")
+    before = engine.tree
+    if not engine.reload(parsed.config, parsed.source):
+        return Applied(now, "config-error", "reload refused, the configuration stays",
+                       "reload refused")
+    spec = change.spec
+    assert isinstance(spec, ReloadChange)
+    what = [o.text for o in spec.overrides]
+    if spec.allocations_text is not None or spec.allocations_file is not None:
+        what.insert(0, "new allocation file")
+    return Applied(now, "reload", "configuration reloaded: " + ", ".join(what), "reload",
+                   settings_changed(before, engine.tree, engine.types))
+
+
+def settings_changed(before: QueueTree, after: QueueTree, types: ResourceTypes
+                     ) -> dict[str, list[str]]:
+    """Per queue, what changed in its effective settings (``weight 1 → 3``); queues the
+    reload created or dropped too."""
+    out: dict[str, list[str]] = {}
+    for node in after:
+        if node.name not in before:
+            out[node.name] = ["created"]
+            continue
+        old, new = before[node.name].settings, node.settings
+        diffs = [f"{_name(f.name)} {_show(getattr(old, f.name), types, f.name)} → "
+                 f"{_show(getattr(new, f.name), types, f.name)}"
+                 for f in fields(QueueSettings) if getattr(old, f.name) != getattr(new, f.name)]
+        if diffs:
+            out[node.name] = diffs
+    for node in before:
+        if node.name not in after:
+            out[node.name] = ["removed"]
+    return out
+
+
+def _name(field_name: str) -> str:
+    return field_name.removesuffix("_ms").replace("_", " ")
+
+
+def _show(value: object, types: ResourceTypes, field_name: str) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, Resource):
+        amounts = types.as_dict(value)
+        text = [units.memory(amounts.pop("memory-mb", 0)), f"{amounts.pop('vcores', 0)} vcores"]
+        return ", ".join(text + [f"{v} {k}" for k, v in amounts.items()])
+    if isinstance(value, ConfigurableResource):
+        if value.absolute is not None:
+            return _show(value.absolute, types, field_name)
+        shares = value.percentages or ()
+        return ", ".join(f"{units.percent(p)} {n}" for n, p in zip(types.names, shares,
+                                                                    strict=False))
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{float32_decimal(value):g}"
+    if isinstance(value, int) and field_name.endswith("_ms"):
+        return units.duration(value)
+    return str(value)
