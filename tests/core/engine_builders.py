@@ -92,6 +92,6 @@ def same(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> bool:
 def first_difference(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> str:
     """Where two event-record streams part (lockstep tests' failure message)."""
     for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
+        if not same([x], [y]):
             return f"event {i}: {x} != {y}"
     return f"lengths {len(a)} vs {len(b)}"

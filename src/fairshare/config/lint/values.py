@@ -20,6 +20,8 @@ from fairshare.resources.vector import Resource
 
 __all__ = ["value_finding", "zero_max_finding"]
 
+_FRACTION_FIX = "write a fraction between 0 and 1 (0.8 for 80 %)"
+
 Check = Callable[[str, str, object], ConfigWarning | None]
 
 _NO_WAITING = (
@@ -89,7 +91,7 @@ def _threshold(tag: str, text: str, value: object) -> ConfigWarning | None:
             "threshold-clamped", "warning", tag, text, "is above 1",
             "YARN clamps it to 1.0 (AllocationFileQueueParser), so an application counts as "
             "fair-share starved as soon as it is below its whole fair share, not below a "
-            "fraction of it", _fraction_fix(written))
+            "fraction of it", _FRACTION_FIX)
     if written < 0.0:
         return _finding(
             "threshold-clamped", "warning", tag, text, "is below 0",
@@ -99,10 +101,6 @@ def _threshold(tag: str, text: str, value: object) -> ConfigWarning | None:
     return None
 
 
-def _fraction_fix(written: float) -> str:
-    return "write a fraction between 0 and 1 (0.8 for 80 %)"
-
-
 def _max_am_share(tag: str, text: str, value: object) -> ConfigWarning | None:
     written = parse_double(text)
     if written > 1.0:
@@ -110,7 +108,7 @@ def _max_am_share(tag: str, text: str, value: object) -> ConfigWarning | None:
             "max-am-share-clamped", "warning", tag, text, "is above 1",
             "YARN keeps min(value, 1.0) = 1.0 (AllocationFileQueueParser): application "
             "masters may take the queue's whole fair share, leaving no room for the containers "
-            "they ask for", _fraction_fix(written))
+            "they ask for", _FRACTION_FIX)
     # FSLeafQueue.canRunAppAM: -1 (within 0.0001) disables the check
     if written < 0.0 and abs(written + 1.0) >= 0.0001:
         return _finding(
