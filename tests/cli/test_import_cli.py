@@ -13,6 +13,8 @@ from fairshare.cli.main import app
 
 runner = CliRunner()
 DUMP = Path(__file__).resolve().parents[1] / "importer" / "dumps" / "basic"
+LISTED_DUMP = DUMP.parent / "listed"  # basic, with containers/ for one of its two running apps
+LISTING = Path("containers") / "application_1700000000000_0001.json"
 
 
 def test_import_then_simulate(tmp_path: Path) -> None:
@@ -21,6 +23,8 @@ def test_import_then_simulate(tmp_path: Path) -> None:
                                  "--task-ms", "2000"])
     assert result.exit_code == 0, result.output
     assert "Imported 3 nodes, 2 running apps (8 containers) and 1 app waiting" in result.output
+    assert ("Containers: 0 running apps placed exactly as listed in containers/, 2 apps "
+            "reconstructed") in result.output
     assert "note: No yarn-site.xml given (--site)" in result.output
     assert "remaining-ms: 5000" in (out / "scenario.yaml").read_text()
     run = runner.invoke(app, ["simulate", str(out / "scenario.yaml"), "-o", str(tmp_path / "r"),
@@ -66,3 +70,23 @@ def test_workload_from_apps_refuses_a_bad_size(tmp_path: Path) -> None:
                                  str(out), "--container", "2g"])
     assert result.exit_code == 2 and "--container: give MB/VCORES" in result.output
     assert not out.exists()
+
+
+def test_the_cli_prints_the_counts_and_exits_2_on_a_bad_listing(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["import", str(LISTED_DUMP), "-o", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    assert ("Containers: 1 running app placed exactly as listed in containers/, 1 app "
+            "reconstructed from apps.json and nodes.json") in result.output
+    folder = tmp_path / "dump"
+    shutil.copytree(LISTED_DUMP, folder)
+    listed = (folder / LISTING).read_text()
+    (folder / LISTING).write_text(listed.replace("node2.example.com:45454", "nodeX:1"))
+    result = runner.invoke(app, ["import", str(folder), "-o", str(tmp_path / "bad")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.output.startswith(f"{folder / LISTING}:{_line_of(listed, 'node2')}: "
+                                    "container[1].assignedNodeId: node nodeX is not in nodes.json")
+    assert not (tmp_path / "bad").exists()
+
+
+def _line_of(text: str, needle: str) -> int:
+    return next(i for i, s in enumerate(text.splitlines(), 1) if needle in s)

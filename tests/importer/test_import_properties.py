@@ -1,7 +1,8 @@
 """Property: a dump made from a true cluster state (nodes, apps and where their containers
 run) imports into a scenario whose queues hold, at t = 0, what the dump says, with every
 container on a node that has room for it — and, when every app still asks for tasks of its
-running tasks' size, on exactly the nodes' used resources.
+running tasks' size, on exactly the nodes' used resources. With ``containers/`` files for some
+apps, those apps' containers start exactly as listed (node, size, id, the AM marked).
 
 The dumps are written here from the generated state in the REST documentation's shapes.
 """
@@ -99,6 +100,7 @@ class AtStart:
         self.runner: ScriptRunner | None = None
         self.queues: dict[str, tuple[int, int]] = {}
         self.nodes: dict[str, tuple[int, int]] = {}
+        self.containers: set[tuple[str, str, str, int, int, bool]] = set()
 
     def on_events(self, events: object) -> None:
         pass
@@ -111,6 +113,9 @@ class AtStart:
                            for q in state.queues.values()}
             self.nodes = {n.name: (n.allocated.memory, n.allocated.vcores)
                           for n in state.nodes.values()}
+            self.containers = {(c.app_id, c.id, c.node, c.resource.memory, c.resource.vcores,
+                                c.is_am) for a in state.apps.values()
+                               for c in a.containers.values()}
 
     def on_end(self, now_ms: int) -> None:
         pass
@@ -143,3 +148,55 @@ def test_an_imported_cluster_starts_where_the_dump_was(cluster: dict[str, Any]) 
     assert {q: watch.queues[q] for q in expected_queues} == {
         q: tuple(v) for q, v in expected_queues.items()}
     assert watch.nodes == {n: tuple(v) for n, v in expected_nodes.items()}
+
+
+def write_listings(folder: Path, cluster: dict[str, Any], listed: list[bool]
+                   ) -> set[tuple[str, str, str, int, int, bool]]:
+    """``containers/<app>.json`` for the apps drawn as listed, in the RM's shape, in an order
+    other than the ids' (the AM is found by its id); returns what they list."""
+    (folder / "containers").mkdir()
+    expected = set()
+    for a, is_listed in zip(cluster["apps"], listed, strict=False):
+        if not is_listed:
+            continue
+        number = a["id"].removeprefix("application_")
+        entries = [{"containerId": f"container_{number}_01_{i + 1:06d}", "allocatedMB": size[0],
+                    "allocatedVCores": size[1], "assignedNodeId": f"{node}:45454",
+                    "priority": 0 if i == 0 else 20, "containerState": "RUNNING"}
+                   for i, (node, size) in enumerate(a["placed"])]
+        expected |= {(a["id"], e["containerId"], node, size[0], size[1], i == 0)
+                     for i, (e, (node, size)) in enumerate(zip(entries, a["placed"],
+                                                                strict=True))}
+        listing = {"container": entries[::-1]}
+        (folder / "containers" / f"{a['id']}.json").write_text(json.dumps(listing, indent=1))
+    return expected
+
+
+@settings(max_examples=int(os.environ.get("FAIRSHARE_PROPERTY_EXAMPLES", "100")) // 2,
+          deadline=None, derandomize=not os.environ.get("FAIRSHARE_PROPERTY_RANDOM"),
+          suppress_health_check=[HealthCheck.too_slow])
+@given(clusters(), st.lists(st.booleans(), min_size=4, max_size=4))
+def test_listed_containers_start_where_the_rm_listed_them(cluster: dict[str, Any],
+                                                          listed: list[bool]) -> None:
+    with TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "dump"
+        folder.mkdir()
+        write_dump(folder, cluster)
+        expected = write_listings(folder, cluster, listed)
+        result = import_dump(folder, Path(tmp) / "out", Choices(remaining_ms=1000,
+                                                                task_ms=1000))
+        watch = AtStart()
+        runner = ScriptRunner(load_scenario(Path(tmp) / "out" / "scenario.yaml"),
+                              observers=[watch])
+        watch.runner = runner
+        runner.run()
+    assert result.exact_apps == sum(listed[:len(cluster["apps"])])
+    assert result.exact_apps + result.rebuilt_apps == len(cluster["apps"])
+    listed_ids = {c[0] for c in expected}
+    assert {c for c in watch.containers if c[0] in listed_ids} == expected
+    used = {n["name"]: [0, 0] for n in cluster["nodes"]}
+    for a in cluster["apps"]:
+        for node, size in a["placed"]:
+            used[node][0] += size[0]
+            used[node][1] += size[1]
+    assert watch.nodes == {n: tuple(v) for n, v in used.items()}

@@ -23,7 +23,8 @@ workload_app = typer.Typer(no_args_is_help=True, help="Make workloads from what 
 def import_command(
     dump: Annotated[Path, typer.Argument(
         help="The folder holding scheduler.json, nodes.json and apps.json (saved with curl "
-        "from the ResourceManager's /ws/v1/cluster/scheduler, nodes and apps).",
+        "from the ResourceManager's /ws/v1/cluster/scheduler, nodes and apps), and optionally "
+        "containers/<app id>.json for each running app (its containers, placed exactly).",
         show_default=False)],
     outdir: Annotated[Path, typer.Option(
         "-o", "--outdir", help="Where to write scenario.yaml and its configuration files.",
@@ -50,6 +51,9 @@ def import_command(
     out.print(f"Imported {_n(result.nodes, 'node')}, {_n(result.running_apps, 'running app')} "
               f"({_n(result.containers, 'container')}) and "
               f"{_n(result.waiting_apps, 'app')} waiting for its AM.", soft_wrap=True)
+    out.print(f"Containers: {_n(result.exact_apps, 'running app')} placed exactly as listed "
+              f"in containers/, {_n(result.rebuilt_apps, 'app')} reconstructed from "
+              "apps.json and nodes.json (docs/import.md).", soft_wrap=True)
     for path in result.written:
         out.print(f"  wrote {path}", soft_wrap=True)
     out.print(f"Run it with: fairshare simulate {outdir / 'scenario.yaml'}", soft_wrap=True)

@@ -19,6 +19,7 @@ from fairshare.config.files import read_input
 from fairshare.config.yarnsite import load_site
 from fairshare.core.tree import build_queue_tree
 from fairshare.sim.importer.allocations import rebuild_allocations
+from fairshare.sim.importer.containers import read_containers
 from fairshare.sim.importer.dump import Amounts, Dump, DumpQueue, read_dump
 from fairshare.sim.importer.placement import AppPlan, plan_apps
 from fairshare.sim.importer.scenario_text import Choices, scenario_text, site_unknown_note
@@ -39,6 +40,8 @@ class Imported:
     running_apps: int = 0
     waiting_apps: int = 0
     containers: int = 0
+    exact_apps: int = 0  # running apps placed as containers/ lists them
+    rebuilt_apps: int = 0  # running apps whose containers were rebuilt from their totals
 
 
 def import_dump(folder: Path, outdir: Path, choices: Choices, *,
@@ -59,10 +62,11 @@ def import_dump(folder: Path, outdir: Path, choices: Choices, *,
     else:
         files[ALLOCATIONS] = rebuild_allocations(dump.root, dump.cluster,
                                                  str(folder)).encode("utf-8")
-    plans = plan_apps(dump.apps, dump.nodes, str(folder))
+    listed = read_containers(folder, dump)
+    plans = plan_apps(dump.apps, dump.nodes, str(folder), listed.placed)
     files[SCENARIO] = scenario_text(dump, plans, choices).encode("utf-8")
     result = _summary(dump, plans)
-    result.notes = _notes(dump, plans, site is None)
+    result.notes = listed.notes + _notes(dump, plans, site is None)
     result.written, problems = write_all(outdir, files)
     result.notes += [f"{problem}: its apps will be rejected" for problem in problems]
     return result
@@ -70,9 +74,11 @@ def import_dump(folder: Path, outdir: Path, choices: Choices, *,
 
 def _summary(dump: Dump, plans: Sequence[AppPlan]) -> Imported:
     running = [p for p in plans if p.running]
+    exact = sum(p.exact for p in running)
     return Imported(nodes=len(dump.nodes), running_apps=len(running),
                     waiting_apps=len(plans) - len(running),
-                    containers=sum(len(p.running) for p in running))
+                    containers=sum(len(p.running) for p in running),
+                    exact_apps=exact, rebuilt_apps=len(running) - exact)
 
 
 def _notes(dump: Dump, plans: Sequence[AppPlan], no_site: bool) -> list[str]:
@@ -87,14 +93,16 @@ def _notes(dump: Dump, plans: Sequence[AppPlan], no_site: bool) -> list[str]:
         if queue.used != used.get(queue.name, (0, 0)):
             got = used.get(queue.name, (0, 0))
             notes.append(f"queue {queue.name}: scheduler.json says {queue.used[0]:,} MB and "
-                         f"{queue.used[1]} vcores used, its apps in apps.json hold "
+                         f"{queue.used[1]} vcores used, its running containers hold "
                          f"{got[0]:,} MB and {got[1]} vcores (files saved at different "
-                         "moments?): the scenario starts from the apps'")
+                         "moments?): the scenario starts from the containers'")
     off = _nodes_off(dump, plans)
     if off:
+        why = ("the files disagree" if all(p.exact for p in plans if p.running) else
+               "the containers' places are rebuilt, and the search gave up or the files "
+               "disagree")
         notes.append(f"{len(off)} of {len(dump.nodes)} nodes hold other containers than their "
-                     "used resources say (the containers' places are rebuilt, and the search "
-                     f"gave up or the files disagree), e.g. {off[0]}; the queues' usage is the "
+                     f"used resources say ({why}), e.g. {off[0]}; the queues' usage is the "
                      "apps' either way")
     known = {q.name for q in _queues(dump.root)}
     for plan in plans:
@@ -124,7 +132,7 @@ def _usage_by_queue(plans: Sequence[AppPlan]) -> dict[str, Amounts]:
         for i in range(1, len(parts) + 1):
             name = ".".join(parts[:i])
             old = used.get(name, (0, 0))
-            add = plan.app.allocated if plan.running else (0, 0)
+            add = (sum(c.size[0] for c in plan.running), sum(c.size[1] for c in plan.running))
             used[name] = (old[0] + add[0], old[1] + add[1])
     return used
 

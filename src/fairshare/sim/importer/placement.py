@@ -15,12 +15,16 @@ Neither lists the containers, so they are rebuilt, deterministically:
   finds no such node (a bounded search): on a dump taken at one moment this finds a placement
   that explains every node's usage. When the search gives up, each task goes where it fits
   best, on any node with room.
+
+The apps whose containers the RM listed (``containers/``, :mod:`.containers`) are not rebuilt:
+their containers are where the list says, and the others are rebuilt around them.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from fairshare.config.errors import ConfigError
@@ -39,6 +43,7 @@ class Placed:
     size: Amounts
     am: bool
     container: str | None = None
+    priority: int | None = None  # None: not known (a rebuilt task)
 
 
 @dataclass(frozen=True)
@@ -49,22 +54,58 @@ class AppPlan:
     am: Amounts | None  # None: unmanaged
     running: tuple[Placed, ...]
     pending: tuple[PendingAsk, ...]  # task asks (the AM's ask of a waiting app excluded)
+    exact: bool = False  # its containers are as the RM listed them (containers/), not rebuilt
 
 
-def plan_apps(apps: tuple[DumpApp, ...], nodes: tuple[DumpNode, ...], folder: str
-              ) -> list[AppPlan]:
+Room = dict[str, Amounts]
+Unexplained = tuple[int, int, int]  # memory-mb, vcores, containers (-1: not known)
+
+
+def plan_apps(apps: tuple[DumpApp, ...], nodes: tuple[DumpNode, ...], folder: str,
+              listed: Mapping[str, tuple[Placed, ...]] | None = None) -> list[AppPlan]:
     """Running apps (start-time order) with their containers placed, then the apps waiting
-    for their AM. Finished apps are history (``workload from-apps``), not state. Every AM is
-    placed before any task: their hosts are known, and what they take is then not free."""
+    for their AM. Finished apps are history (``workload from-apps``), not state. The
+    containers of ``listed`` apps (the RM's own list, AM first) are where they are; the others
+    are rebuilt around them, every AM before any task: their hosts are known, and what they
+    take is then not free."""
+    listed = listed or {}
     room = {n.name: n.capacity for n in nodes}
     unexplained = {n.name: (*n.used, -1 if n.containers is None else n.containers)
                    for n in nodes}
-    hosts = {n.name: n.name for n in nodes} | {n.http.rsplit(":", 1)[0]: n.name for n in nodes
-                                               if n.http}
     live = sorted((a for a in apps if a.state in ("RUNNING", "ACCEPTED")),
                   key=lambda a: (a.state != "RUNNING", a.started_ms, a.id))
-    running = [a for a in live if a.state == "RUNNING" and any(a.allocated)]
-    sizes = {a.id: _sizes(a) for a in running}
+    for app in live:
+        for c in listed.get(app.id, ()):
+            _account(c.node, c.size, room, unexplained)
+    rebuilt = [a for a in live if a.state == "RUNNING" and a.id not in listed
+               and any(a.allocated)]
+    sizes = {a.id: _sizes(a) for a in rebuilt}
+    placed = _rebuild(rebuilt, sizes, nodes, room, unexplained, folder)
+    plans = []
+    for app in live:
+        asks = app.asks or ()
+        tasks = tuple(a for a in asks if a.priority != AM_PRIORITY)
+        if app.id in listed and app.state == "RUNNING":
+            running = listed[app.id]
+            am = running[0].size if running[0].am else None
+            plans.append(AppPlan(app, am, running, tasks, exact=True))
+        elif app.id in placed:
+            plans.append(AppPlan(app, None if app.unmanaged else sizes[app.id][0],
+                                 tuple(placed[app.id]), tasks))
+        else:
+            am_ask = next((a for a in asks if a.priority == AM_PRIORITY), None)
+            am_size = None if app.unmanaged else am_ask.size if am_ask else DEFAULT_AM
+            plans.append(AppPlan(app, am_size, (), tuple(a for a in asks if a is not am_ask)))
+    return plans
+
+
+def _rebuild(running: list[DumpApp], sizes: dict[str, list[Amounts]],
+             nodes: tuple[DumpNode, ...], room: Room, unexplained: dict[str, Unexplained],
+             folder: str) -> dict[str, list[Placed]]:
+    """The containers of ``running`` (sizes from :func:`_sizes`, the AM's first) placed: the
+    AMs on their hosts, then the tasks by the bounded search, else where they fit best."""
+    hosts = {n.name: n.name for n in nodes} | {n.http.rsplit(":", 1)[0]: n.name for n in nodes
+                                               if n.http}
     placed: dict[str, list[Placed]] = {}
     for app in running:
         am = not app.unmanaged
@@ -78,18 +119,7 @@ def plan_apps(apps: tuple[DumpApp, ...], nodes: tuple[DumpNode, ...], folder: st
         else:
             room[exact[i]] = (room[exact[i]][0] - size[0], room[exact[i]][1] - size[1])
             placed[app.id].append(Placed(exact[i], size, False))
-    plans = []
-    for app in live:
-        asks = app.asks or ()
-        if app.id in placed:
-            plans.append(AppPlan(app, None if app.unmanaged else sizes[app.id][0],
-                                 tuple(placed[app.id]),
-                                 tuple(a for a in asks if a.priority != AM_PRIORITY)))
-            continue
-        am_ask = next((a for a in asks if a.priority == AM_PRIORITY), None)
-        am_size = None if app.unmanaged else am_ask.size if am_ask else DEFAULT_AM
-        plans.append(AppPlan(app, am_size, (), tuple(a for a in asks if a is not am_ask)))
-    return plans
+    return placed
 
 
 def _sizes(app: DumpApp) -> list[Amounts]:
@@ -107,9 +137,6 @@ def _sizes(app: DumpApp) -> list[Amounts]:
     return [first, *[base] * (n - 1)]
 
 
-Unexplained = tuple[int, int, int]  # memory-mb, vcores, containers (-1: not known)
-
-
 def _place(app: DumpApp, size: Amounts, am: bool, room: dict[str, Amounts],
            unexplained: dict[str, Unexplained], hosts: dict[str, str], folder: str) -> Placed:
     fits = [name for name, free in room.items() if free[0] >= size[0] and free[1] >= size[1]]
@@ -121,10 +148,16 @@ def _place(app: DumpApp, size: Amounts, am: bool, room: dict[str, Amounts],
     home = hosts.get(app.am_host or "") if am else None
     if home not in fits:
         home = min(fits, key=lambda name: _misfit(unexplained[name], size))
-    room[home] = (room[home][0] - size[0], room[home][1] - size[1])
-    memory, vcores, count = unexplained[home]
-    unexplained[home] = (memory - size[0], vcores - size[1], count - 1 if count > 0 else count)
+    _account(home, size, room, unexplained)
     return Placed(home, size, am, app.am_container if am else None)
+
+
+def _account(node: str, size: Amounts, room: Room, unexplained: dict[str, Unexplained]
+             ) -> None:
+    """A container of ``size`` is on ``node``: less room, and less of its usage unexplained."""
+    room[node] = (room[node][0] - size[0], room[node][1] - size[1])
+    memory, vcores, count = unexplained[node]
+    unexplained[node] = (memory - size[0], vcores - size[1], count - 1 if count > 0 else count)
 
 
 def _misfit(left: Unexplained, size: Amounts) -> tuple[bool, int, int]:

@@ -79,8 +79,7 @@ def _header(dump: Dump, plans: Sequence[AppPlan], choices: Choices) -> list[str]
            "(--task-ms);",
            "# - an app finishes when all those tasks are done; an app with no task left",
            "#   finishes when its AM has run --remaining-ms more.",
-           "# Guessed: each running container's size and node (the REST API gives each app's",
-           "# total and its AM's host, each node's total used), the priority of running tasks.",
+           *_placement_note(plans),
            ]
     if choices.allocations_rebuilt:
         out.append(f"# {choices.allocations_file} was rebuilt from the scheduler's queue tree: "
@@ -92,6 +91,21 @@ def _header(dump: Dump, plans: Sequence[AppPlan], choices: Choices) -> list[str]
     waiting = sum(1 for p in plans if not p.running)
     out.append(f"# {len(dump.nodes)} nodes, {len(plans) - waiting} running apps, {waiting} "
                "waiting for their AM.")
+    return out
+
+
+def _placement_note(plans: Sequence[AppPlan]) -> list[str]:
+    running = [p for p in plans if p.running]
+    exact = sum(p.exact for p in running)
+    out = []
+    if exact:
+        out.append(f"# Exact: the containers of {exact} of the {len(running)} running apps, as "
+                   "the RM listed them (containers/).")
+    if exact < len(running):
+        which = f" for the {len(running) - exact} other apps" if exact else ""
+        out += [f"# Guessed{which}: each running container's size and node (the REST API",
+                "# gives each app's total and its AM's host, each node's total used), the",
+                "# priority of running tasks."]
     return out
 
 
@@ -128,7 +142,7 @@ def _running(c: Placed, plan: AppPlan, choices: Choices, has_tasks: bool) -> str
         if not has_tasks:
             parts.append(f"remaining-ms: {choices.remaining_ms}")
     else:
-        parts.append(f"priority: {_priority(c, plan)}")
+        parts.append(f"priority: {_priority(c, plan) if c.priority is None else c.priority}")
         parts.append(f"remaining-ms: {choices.remaining_ms}")
     if c.container is not None:
         parts.append(f"container: {q(c.container)}")
