@@ -175,6 +175,16 @@ def test_shares_custom_resource_types(tmp_path: Path) -> None:
                      "optional unit m, g or t (binary: 1g = 1024 MB), e.g. 64g", id="bad unit"),
         pytest.param(["--cluster", "0x8g/4"], "--cluster: '0x8g/4': a cluster of 0 nodes has "
                      "nothing to share", id="no nodes"),
+        pytest.param(["--cluster", "memory-mb=99999999999999999999999999999,vcores=1"],
+                     "--cluster: 'memory-mb=99999999999999999999999999999,vcores=1': the "
+                     "cluster's memory-mb is more than YARN's largest amount "
+                     "(9,223,372,036,854,775,807, a Java long)", id="memory beyond a long"),
+        pytest.param(["--cluster", "3x4611686018427387904/1"],
+                     "--cluster: '3x4611686018427387904/1': the cluster's memory-mb is more than "
+                     "YARN's largest amount (9,223,372,036,854,775,807, a Java long)",
+                     id="nodes times a node beyond a long"),
+        pytest.param(["--cluster", "1.5m/1"], "--cluster: memory '1.5m' is not a whole number "
+                     "of MB", id="fractional MB"),
         pytest.param(["--cluster", "8g/4,gpu=1"], "--cluster: unknown resource type 'gpu' (this "
                      "configuration has memory-mb, vcores)", id="unknown type"),
         pytest.param(["--cluster", "memory-mb=1,vcores=1", "--active", "root"],

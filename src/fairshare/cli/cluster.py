@@ -15,9 +15,10 @@ would offer it nothing to run.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from fairshare.cli.common import fail
-from fairshare.resources.vector import MEMORY, VCORES, Resource, ResourceTypes
+from fairshare.resources.vector import LONG_MAX, MEMORY, VCORES, Resource, ResourceTypes
 
 __all__ = ["CLUSTER_HELP", "ClusterSizeError", "cluster_option", "parse_cluster"]
 
@@ -52,7 +53,12 @@ def parse_cluster(text: str, types: ResourceTypes) -> Resource:
             f"(a missing one would be 0, and YARN could place nothing that asks for it); "
             f"{EXAMPLES}"
         )
-    return types.of({name: value * nodes for name, value in values.items()})
+    total = {name: value * nodes for name, value in values.items()}
+    too_big = [name for name, value in total.items() if value > LONG_MAX]
+    if too_big:
+        raise ClusterSizeError(f"{text!r}: the cluster's {too_big[0]} is more than YARN's "
+                               f"largest amount ({LONG_MAX:,}, a Java long)")
+    return types.of(total)
 
 
 def cluster_option(text: str, types: ResourceTypes) -> Resource:
@@ -100,8 +106,8 @@ def _memory_mb(text: str) -> int:
             f"memory {text!r}: give a number with an optional unit m, g or t (binary: "
             f"1g = 1024 MB), e.g. 64g"
         )
-    mb = float(match.group(1)) * _MB_PER_UNIT[unit]
-    if mb != int(mb):
+    mb = Decimal(match.group(1)) * _MB_PER_UNIT[unit]  # exact: no float rounding or overflow
+    if mb != mb.to_integral_value():
         raise ClusterSizeError(f"memory {text!r} is not a whole number of MB")
     return int(mb)
 
