@@ -38,7 +38,9 @@ from fairshare.resources.vector import DEFAULT_TYPES, ResourceTypes
 
 _T = TypeVar("_T")
 
-__all__ = ["load_allocations", "parse_allocations_text"]
+__all__ = ["EMPTY_ALLOCATIONS", "load_allocations", "parse_allocations_text", "read_allocations"]
+
+EMPTY_ALLOCATIONS = "<allocations/>"  # an allocation file with nothing in it
 
 # Top-level elements holding one scalar each: the last occurrence wins (spec §1.3.1).
 _SCALARS = frozenset(
@@ -104,6 +106,22 @@ def parse_allocations_text(
     root = parse_xml_text(text, source)
     return _build(root, source, types, _Flags(migration_mode, no_terminal_rule_check),
                   overrides)
+
+
+def read_allocations(
+    text: str | None,
+    path: Path | None,
+    source: str,
+    types: ResourceTypes = DEFAULT_TYPES,
+    *,
+    overrides: Sequence[Override] = (),
+) -> AllocationConfig:
+    """An allocation file given by ``path``, else inline as ``text`` (named ``source`` in
+    messages), else an empty one (what overrides are written into when there is no file)."""
+    if path is not None:
+        return load_allocations(path, types, overrides=overrides)
+    return parse_allocations_text(EMPTY_ALLOCATIONS if text is None else text, source, types,
+                                  overrides=overrides)
 
 
 @dataclass

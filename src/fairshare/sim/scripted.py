@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairshare.config.allocation import load_allocations, parse_allocations_text
+from fairshare.config.allocation import read_allocations
 from fairshare.config.errors import ConfigError
 from fairshare.config.model import AllocationConfig
 from fairshare.config.overrides import site_overrides
@@ -105,20 +105,22 @@ class RunResult:
     outputs: list[Path] = field(default_factory=list)  # files written
 
 
-EMPTY_ALLOCATIONS = "<allocations/>"
-
-
 def configuration(scenario: Scenario) -> tuple[SiteConfig, AllocationConfig]:
     """The scenario's site and allocations, its ``--set`` overrides applied; configuration
     errors raise ConfigError, those of its timed reloads' overrides too (:func:`timed_run`).
-    Cheap: nothing is built but the configurations."""
-    options, where = site_overrides(scenario.overrides, known_site_keys(), SITE_KEY_PREFIXES)
-    site = load_site(scenario.site_file, {**scenario.site, **options}, override_locations={
-        **{key: (scenario.source, line) for key, line in scenario.site_lines.items()}, **where})
-    allocations = _allocations(scenario, site.resource_types)
+    Cheap: nothing is built but the configurations. A check before a run: the run itself
+    reads them once, in :func:`build_engine` and :class:`ScriptRunner`."""
+    site, allocations = _site_and_allocations(scenario)
     if scenario.changes:
         timed_run(scenario, site.resource_types)
     return site, allocations
+
+
+def _site_and_allocations(scenario: Scenario) -> tuple[SiteConfig, AllocationConfig]:
+    options, where = site_overrides(scenario.overrides, known_site_keys(), SITE_KEY_PREFIXES)
+    site = load_site(scenario.site_file, {**scenario.site, **options}, override_locations={
+        **{key: (scenario.source, line) for key, line in scenario.site_lines.items()}, **where})
+    return site, _allocations(scenario, site.resource_types)
 
 
 def timed_run(scenario: Scenario, types: ResourceTypes) -> TimedRun:
@@ -130,7 +132,7 @@ def timed_run(scenario: Scenario, types: ResourceTypes) -> TimedRun:
 
 def build_engine(scenario: Scenario, sink: Callable[[Event], None] | None = None) -> Engine:
     """Site, allocations and nodes of a scenario; configuration errors raise ConfigError."""
-    site, allocations = configuration(scenario)
+    site, allocations = _site_and_allocations(scenario)
     types = site.resource_types
     engine = Engine(site, allocations, start_ms=scenario.start_ms, groups=scenario.groups,
                     sink=sink)
@@ -142,17 +144,12 @@ def build_engine(scenario: Scenario, sink: Callable[[Event], None] | None = None
 
 
 def _allocations(scenario: Scenario, types: ResourceTypes) -> AllocationConfig:
-    overrides = scenario.overrides
-    if scenario.allocations_text is not None:
-        return parse_allocations_text(scenario.allocations_text,
-                                      f"{scenario.source} (allocations)", types,
-                                      overrides=overrides)
-    if scenario.allocations_file is not None:
-        return load_allocations(scenario.allocations_file, types, overrides=overrides)
-    if any(o.scope == "alloc" for o in overrides):  # set into an empty file, not into none
-        return parse_allocations_text(EMPTY_ALLOCATIONS, "(no allocation file)", types,
-                                      overrides=overrides)
-    return AllocationConfig()  # no allocation file: YARN's defaults (§1.2)
+    text, path, overrides = scenario.allocations_text, scenario.allocations_file, scenario.overrides
+    if text is None and path is None and not any(o.scope == "alloc" for o in overrides):
+        return AllocationConfig()  # no allocation file: YARN's defaults
+    # with alloc: overrides but no file, they are set into an empty file, not into none
+    source = "(no allocation file)" if text is None else f"{scenario.source} (allocations)"
+    return read_allocations(text, path, source, types, overrides=overrides)
 
 
 def _resource(types: ResourceTypes, values: Mapping[str, int], source: str,
@@ -368,13 +365,8 @@ class ScriptRunner:
         else:
             source = str(step.allocations_file)
         try:
-            overrides = self.scenario.overrides
-            if step.allocations_text is not None:
-                config = parse_allocations_text(step.allocations_text, source, types,
-                                                overrides=overrides)
-            else:
-                assert step.allocations_file is not None
-                config = load_allocations(step.allocations_file, types, overrides=overrides)
+            config = read_allocations(step.allocations_text, step.allocations_file, source,
+                                      types, overrides=self.scenario.overrides)
         except ConfigError as e:
             self.engine.reload_failed(source, str(e))
             return

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol
 
-from fairshare.config.allocation import load_allocations, parse_allocations_text
+from fairshare.config.allocation import read_allocations
 from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.model import AllocationConfig
 from fairshare.config.overrides import Override
@@ -45,9 +45,6 @@ from fairshare.sim.timed_spec import (
 )
 
 __all__ = ["Applied", "TimedChange", "TimedRun", "timed_changes"]
-
-EMPTY_ALLOCATIONS = "<allocations/>"
-
 
 class TimedChange(Protocol):
     """What the loop (:mod:`fairshare.sim.loop`) runs at ``at_ms`` after the simulation
@@ -137,11 +134,8 @@ def timed_changes(specs: Sequence[ChangeSpec], scenario_source: str,
 def _parse(text: str | None, path: Path | None, source: str, overrides: Sequence[Override],
            spec: ReloadChange, scenario_source: str, types: ResourceTypes) -> _Parsed:
     try:
-        if path is not None:
-            config = load_allocations(path, types, overrides=overrides)
-        else:
-            config = parse_allocations_text(text or EMPTY_ALLOCATIONS, source, types,
-                                            overrides=overrides)
+        # an empty inline text reads as an empty file here (the reload step refuses it)
+        config = read_allocations(text or None, path, source, types, overrides=overrides)
     except ConfigError as e:
         own = {o.where for o in spec.overrides}
         for error in all_errors(e):
