@@ -28,7 +28,7 @@ test-browser: $(STAMP)
 	$(VENV)/bin/python -m pytest browser_tests
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench fuzz browser_tests
+	$(VENV)/bin/ruff check src tests bench fuzz browser_tests oracle
 	$(VENV)/bin/mypy src/
 
 bench: $(STAMP)
