@@ -2,12 +2,16 @@
 # make test — set up .venv if needed, then run every test
 # make fuzz — the fuzz suite (docs/reliability.md); FUZZ_ARGS="--smoke" or "--mutants 500 --seed 2"
 # make test-browser — the report in Debian's chromium (apt-get install chromium chromium-driver)
+# make oracle — fairshare against Hadoop's own FairScheduler (needs a JDK 17 and Maven;
+#               docs/fidelity.md): ORACLE_N=10000 for more random scenarios, ORACLE_ARGS=--smoke
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test test-browser lint bench fuzz clean
+.PHONY: run test test-browser lint bench fuzz oracle clean
 FUZZ_ARGS ?=
+ORACLE_N ?= 1000
+ORACLE_ARGS ?=
 
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -43,5 +47,9 @@ bench: $(STAMP)
 fuzz: $(STAMP)
 	$(VENV)/bin/python -m fuzz $(FUZZ_ARGS)
 
+# builds oracle/driver with Maven (offline once its dependencies are downloaded), then compares
+oracle: $(STAMP)
+	ORACLE_N=$(ORACLE_N) $(VENV)/bin/python -m oracle $(ORACLE_ARGS)
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis out
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis out oracle/driver/target

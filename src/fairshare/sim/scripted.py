@@ -103,6 +103,9 @@ class RunResult:
     events: int = 0  # lines of events.jsonl: the records, then the simulation's events
     summary: dict[str, Any] | None = None  # summary.json; None without a workload
     outputs: list[Path] = field(default_factory=list)  # files written
+    # len(records) before the first step, then after each step: the records of step i are
+    # records[step_bounds[i]:step_bounds[i + 1]] (what the differential oracle compares by)
+    step_bounds: list[int] = field(default_factory=list)
 
 
 def configuration(scenario: Scenario) -> tuple[SiteConfig, AllocationConfig]:
@@ -229,12 +232,14 @@ class ScriptRunner:
 
     def _run(self, outdir: Path | None) -> RunResult:
         self._flush()
+        self.result.step_bounds.append(len(self.result.records))
         for step in self.scenario.steps:
             try:
                 self._handlers[type(step)](step)
             except EngineError as e:
                 raise ConfigError(str(e), self.scenario.source, step.line) from None
             self._flush()
+            self.result.step_bounds.append(len(self.result.records))
         result = self.result
         result.events = len(result.records)
         if self.scenario.workload is not None:
