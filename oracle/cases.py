@@ -29,6 +29,7 @@ from fairshare.sim.outputs import json_text
 from fairshare.sim.scenario import load_scenario
 from fairshare.sim.scripted import run_scenario
 from oracle.normalise import NotComparable, normalise
+from oracle.trace import trace_workload
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -98,24 +99,32 @@ def prepare(case: Case, directory: Path) -> Prepared:
         source = scenario_path
     try:
         scenario = load_scenario(source)
-        document = normalise(scenario)
-        result = run_scenario(scenario)
+        if scenario.workload is None:
+            document = normalise(scenario)
+            result = run_scenario(scenario)
+            snapshots = result.snapshots
+            records = [{**r, "step": step_of(i, result.step_bounds)}
+                       for i, r in enumerate(result.records)]
+        else:
+            trace = trace_workload(scenario)
+            document = normalise(scenario, trace.steps)
+            records, snapshots = trace.records, trace.snapshots
     except NotComparable as e:
         return Prepared(case, "not-comparable", str(e))
     except (ConfigError, ConfigErrors) as e:
         return Prepared(case, "invalid", str(e).splitlines()[0])
     (directory / "scenario.json").write_text(json.dumps(document, indent=1) + "\n",
                                              encoding="utf-8")
-    _write_run(directory / "fairshare", result.records, result.step_bounds, result.snapshots)
+    _write_run(directory / "fairshare", records, snapshots)
     return Prepared(case, "ready", steps=len(document["steps"]))
 
 
-def _write_run(outdir: Path, records: list[dict[str, Any]], bounds: list[int],
+def _write_run(outdir: Path, records: list[dict[str, Any]],
                snapshots: list[dict[str, Any]]) -> None:
     outdir.mkdir()
     with (outdir / "events.jsonl").open("w", encoding="utf-8") as f:
-        for index, record in enumerate(records):
-            f.write(json_text({**record, "step": step_of(index, bounds)}) + "\n")
+        for record in records:
+            f.write(json_text(record) + "\n")
     (outdir / "snapshots.json").write_text(json_text(snapshots, indent=1) + "\n",
                                            encoding="utf-8")
 

@@ -6,9 +6,9 @@ the allocation file is its text, node templates are expanded, defaults are fille
 step carries its line for the report. Its format is written down in docs/fidelity.md, "The
 driver's input".
 
-What the oracle cannot compare is refused here with a reason (:class:`NotComparable`): a
-scenario with a ``workload`` (the driver replays steps, not the simulator's app model), ``--set``
-overrides, or a ``recover-container`` step.
+What the oracle cannot compare is refused here with a reason (:class:`NotComparable`):
+``--set`` overrides, or a ``recover-container`` step. A ``workload`` is handed over as the steps
+fairshare's simulator took (:mod:`oracle.trace`).
 """
 
 from __future__ import annotations
@@ -47,10 +47,12 @@ class NotComparable(Exception):
     """The scenario uses something the driver does not replay; the message says what."""
 
 
-def normalise(scenario: Scenario) -> dict[str, Any]:
-    """The driver's JSON document for ``scenario`` (plain data, ready for ``json.dumps``)."""
-    if scenario.workload is not None or scenario.changes:
-        raise NotComparable("it has a workload: the driver replays scripted steps only")
+def normalise(scenario: Scenario, steps: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The driver's JSON document for ``scenario`` (plain data, ready for ``json.dumps``);
+    ``steps``: the steps a workload was traced into (:mod:`oracle.trace`) instead of the
+    scenario's own."""
+    if steps is None and (scenario.workload is not None or scenario.changes):
+        raise NotComparable("it has a workload: trace it (oracle.trace)")
     if scenario.overrides:
         raise NotComparable("it is run with --set options")
     return {
@@ -60,7 +62,7 @@ def normalise(scenario: Scenario) -> dict[str, Any]:
         "allocations": _allocations(scenario),
         "groups": {user: list(groups) for user, groups in scenario.groups.items()},
         "nodes": [_node(n) for n in scenario.nodes],
-        "steps": [_step(s) for s in scenario.steps],
+        "steps": [_step(s) for s in scenario.steps] if steps is None else steps,
     }
 
 

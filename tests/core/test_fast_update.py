@@ -329,23 +329,25 @@ def test_lockstep_runs_reach_the_interesting_cases() -> None:
 
 def test_an_app_that_left_a_leaf_before_a_reload_dropped_it_keeps_its_unwritten_share() -> None:
     """x runs alone in drf leaf root.b.v: its share is the whole 8 GB / 16 vcore node in both
-    components. It moves to root.d; a reload then makes root ``fair``, which leaves no place for
-    drf root.b (§2.6.4), so the now empty root.b and root.b.v are dropped (§1.6), and root.d is
-    ``fair``. The next pass writes only x's memory (§2.6.1); its vcores stay 16 (§2.3)."""
+    components. It moves to root.d; a reload then makes root.b a leaf, so the now empty parent
+    root.b is removed with root.b.v to make way for it (QueueManager.removeEmptyIncompatible
+    Queues), and makes root.d ``fair``. The next pass writes only x's memory (§2.6.1); its
+    vcores stay 16 (§2.3)."""
     drf = ("<queue name='root'><schedulingPolicy>drf</schedulingPolicy>"
            "<queue name='b'><schedulingPolicy>drf</schedulingPolicy>"
            "<queue name='v'><schedulingPolicy>drf</schedulingPolicy></queue></queue>"
            "<queue name='d'><schedulingPolicy>drf</schedulingPolicy></queue></queue>")
-    fair = ("<queue name='root'><schedulingPolicy>fair</schedulingPolicy>"
+    fair = ("<queue name='root'><schedulingPolicy>drf</schedulingPolicy>"
             "<queue name='b'><schedulingPolicy>drf</schedulingPolicy></queue>"
-            "<queue name='d'/></queue>")
+            "<queue name='d'><schedulingPolicy>fair</schedulingPolicy></queue></queue>")
     for fast in (True, False):
         engine = make_engine(drf, nodes=[("n1", 8 * GB, 16)], fast_update=fast)
         engine.submit("x", "root.b.v", "u", None, [ask(4, GB, 1)])
         engine.update()
         assert engine.app("x").fair_share == r(8 * GB, 16)
         assert engine.move("x", "root.d")
-        assert engine.reload(parse_allocations_text(allocations_xml(fair)), "fair.xml")
-        assert "root.b" not in engine.s.tree
+        engine.reload(parse_allocations_text(allocations_xml(fair)), "fair.xml")
+        assert "root.b.v" not in engine.s.tree and engine.s.tree["root.b"].is_leaf
+        assert engine.s.tree["root.d"].settings.policy.value == "fair"
         engine.update()
         assert engine.app("x").fair_share == r(8 * GB, 16), f"fast_update={fast}"

@@ -302,7 +302,7 @@ def test_placement_rules_read_the_tree() -> None:
     assert place_application(strict, "a", "nobody", [], tree).queue == "root.a"
 
 
-# ---- reload: existing queues the new file cannot keep (spec §1.6) ------------------------------
+# ---- reload: applied to the queues that exist (QueueManager.updateAllocationConfiguration) -----
 
 DRF_B = """<queue name="root"><schedulingPolicy>drf</schedulingPolicy>
   <queue name="b"><schedulingPolicy>drf</schedulingPolicy><queue name="u"/></queue>
@@ -310,24 +310,69 @@ DRF_B = """<queue name="root"><schedulingPolicy>drf</schedulingPolicy>
 FAIR_ROOT = """<queue name="root"><schedulingPolicy>fair</schedulingPolicy>
   <queue name="b"><schedulingPolicy>drf</schedulingPolicy></queue><queue name="c"/>
 </queue>"""
+WALK_OLD = """<queue name="root">
+  <queue name="p"><queue name="c1"/><queue name="c2"/></queue><queue name="q"/>
+</queue>"""
+WALK_NEW = """<queue name="root"><schedulingPolicy>drf</schedulingPolicy>
+  <queue name="p">
+    <queue name="c1"><schedulingPolicy>fifo</schedulingPolicy><weight>2</weight></queue>
+    <queue name="c2"><schedulingPolicy>drf</schedulingPolicy></queue>
+  </queue>
+  <queue name="q"><schedulingPolicy>drf</schedulingPolicy><weight>3</weight></queue>
+</queue>"""
 
 
-def test_a_reload_drops_an_empty_queue_it_cannot_keep_with_its_whole_subtree() -> None:
-    # drf root.b cannot sit under a fair root (§2.6.4): the new file cannot create it, and the
-    # old root.b, empty with its child root.b.u, is removed (§1.6), children included.
+def policies(engine: object) -> dict[str, str]:
+    return {q.name: q.settings.policy.value for q in engine.s.tree.depth_first()}  # type: ignore[attr-defined]
+
+
+def test_a_reload_stops_setting_policies_at_the_first_incompatible_child() -> None:
+    # FSQueue.verifyAndSetPolicyFromConf walks the existing queues depth-first (children in
+    # creation order: root.default, p, q; c1, c2), setting a queue's policy after its
+    # children's: c1's fifo is allowed under p's fair and is set; c2's drf is not, so the walk
+    # stops there — c2, p, q and root keep fair, although the file says drf for q and root.
+    engine = make_engine(WALK_OLD)
+    engine.reload(parse_allocations_text(allocations_xml(WALK_NEW)), "new.xml")
+    assert policies(engine) == {"root": "fair", "root.default": "fair", "root.p": "fair",
+                                "root.p.c1": "fifo", "root.p.c2": "fair", "root.q": "fair"}
+    # every other setting of the new file applies (AllocationConfiguration.initFSQueue)
+    assert engine.s.tree["root.q"].settings.weight == 3.0
+    assert engine.s.tree["root.p.c1"].settings.weight == 2.0
+    [reloaded] = records(engine, "config-reloaded")
+    assert reloaded["problems"] == ["policy drf is not allowed under fair root.p: root.p.c2, "
+                                    "root.p and the queues after them keep their policies"]
+    assert not records(engine, "config-error")
+
+
+def test_a_reload_replaces_an_empty_queue_of_the_other_kind_under_the_old_root_policy() -> None:
+    # root.b turns from a drf parent into a drf leaf under a root that the file makes fair.
+    # The walk stops at root.b (drf under fair), so root keeps drf; the configured leaf root.b
+    # then makes way by removing the empty parent with root.b.u (removeEmptyIncompatibleQueues)
+    # and is created under root's policy, drf, which allows it.
     engine = make_engine(DRF_B)
-    assert engine.reload(parse_allocations_text(allocations_xml(FAIR_ROOT)), "new.xml")
-    names = [q.name for q in engine.s.tree.depth_first()]
-    assert "root.b" not in names and "root.b.u" not in names
-    assert "root.c" in names
-    assert records(engine, "config-reloaded")[-1]["problems"] == [
-        "root.b: root.b cannot be created: policy drf is not allowed under fair root"]
+    engine.reload(parse_allocations_text(allocations_xml(FAIR_ROOT)), "new.xml")
+    tree = engine.s.tree
+    assert [q.name for q in tree.depth_first()] == ["root", "root.default", "root.b", "root.c"]
+    assert tree["root.b"].is_leaf and not tree["root.b"].dynamic
+    assert policies(engine) == {"root": "drf", "root.default": "fair", "root.b": "drf",
+                                "root.c": "fair"}
 
 
-def test_a_reload_that_would_drop_a_queue_holding_apps_keeps_the_old_configuration() -> None:
+def test_a_queue_holding_apps_keeps_its_kind_and_the_rest_of_the_file_applies() -> None:
     engine = make_engine(DRF_B)
     engine.submit("app1", "root.b.u", "u", requests=[ask(1)])
-    assert not engine.reload(parse_allocations_text(allocations_xml(FAIR_ROOT)), "new.xml")
-    assert "root.b.u" in [q.name for q in engine.s.tree.depth_first()]
-    [error] = records(engine, "config-error")
-    assert error["message"].startswith("queue root.b has applications and cannot be kept")
+    engine.reload(parse_allocations_text(allocations_xml(FAIR_ROOT)), "new.xml")
+    tree = engine.s.tree
+    assert not tree["root.b"].is_leaf and "root.b.u" in tree  # YARN retries once it is empty
+    assert "root.c" in tree
+    assert records(engine, "config-reloaded")[-1]["problems"][1] == (
+        "root.b: root.b has applications and cannot become a leaf queue until they end")
+    assert not records(engine, "config-error")
+
+
+def test_queues_the_new_file_drops_become_dynamic_and_stay() -> None:
+    engine = make_engine(WALK_OLD)
+    engine.reload(parse_allocations_text(allocations_xml('<queue name="q"/>')), "new.xml")
+    tree = engine.s.tree
+    assert {"root.p", "root.p.c1", "root.p.c2", "root.q"} <= set(tree.queues)
+    assert tree["root.p"].dynamic and tree["root.p.c1"].dynamic and not tree["root.q"].dynamic

@@ -8,10 +8,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from fuzz.cases import Case, Entry
-from fuzz.runner import Limits, RunResult
 
 from fuzz import checks
+from fuzz.cases import Case, Entry
+from fuzz.runner import Limits, RunResult
 
 TRACE = """Traceback (most recent call last):
   File "/x/.venv/bin/fairshare", line 8, in <module>

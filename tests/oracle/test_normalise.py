@@ -7,10 +7,10 @@ import typing
 from pathlib import Path
 
 import pytest
-from oracle.cases import Case, file_cases, prepare, step_of
-from oracle.normalise import _STEPS, NotComparable, normalise
 
 from fairshare.sim.scenario import Step, parse_scenario_text
+from oracle.cases import Case, file_cases, prepare, step_of
+from oracle.normalise import _STEPS, NotComparable, normalise
 
 SCENARIO = """\
 version: 1

@@ -38,7 +38,7 @@ from fairshare.core.preemption.commit import fire_due_timers, preempt_for_starve
 from fairshare.core.recovery import recover_container
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.state import App, AppState, ClusterState, Container, Node
-from fairshare.core.tree import ROOT, QueueTree, build_queue_tree, parent_of
+from fairshare.core.tree import QueueTree, reload_queue_tree
 from fairshare.core.update import update
 from fairshare.resources.vector import Resource, ResourceTypes, add, subtract
 
@@ -310,51 +310,27 @@ class Engine:
 
     # -- configuration -------------------------------------------------------------------------
 
-    def reload(self, allocations: AllocationConfig, source: str) -> bool:
-        """Apply a successfully parsed allocation file (§1.2 steps 1–7).
-
-        Existing queues the new file does not configure stay, as dynamic queues. If a queue
-        holding apps would have to change between leaf and parent, nothing is applied and a
-        ``config-error`` says why (YARN applies the rest and retries that queue later).
-        """
-        tree, problem = _reloaded_tree(self.s, allocations)
-        if tree is None:
-            self.reload_failed(source, problem or "cannot apply the new allocation file")
-            return False
+    def reload(self, allocations: AllocationConfig, source: str) -> None:
+        """Apply a successfully parsed allocation file (§1.2 steps 1–7) to the queues that
+        exist, as YARN's reload listener does (:func:`~fairshare.core.tree.reload_queue_tree`):
+        what it cannot apply yet is listed in the ``config-reloaded`` event's ``problems``."""
+        busy = {a.queue for a in self.s.state.live_apps() if a.queue}
+        tree = reload_queue_tree(self.s.tree, allocations,
+                                 lambda queue: not _holds_apps(queue, busy))
         self.s.allocations = allocations
         self.s.acls = queue_acls(allocations)
         self.s.set_tree(tree)
         self.s.recompute_steady_shares()
+        problems = [f"{name}: {why}" for name, why in tree.not_created]
+        if tree.policies_kept is not None:
+            problems.insert(0, tree.policies_kept)
         event = self.s.emit(ConfigReloaded, source=source, queues=len(list(tree)),
-                            problems=tuple(f"{name}: {why}" for name, why in tree.not_created))
+                            problems=tuple(problems))
         promote_on_reload(self.s, event.seq)
-        return True
 
     def reload_failed(self, source: str, message: str) -> None:
         """A reload that did not parse: the previous configuration stays in force (§1.2)."""
         self.s.emit(ConfigErrorEvent, source=source, message=message)
-
-
-def _reloaded_tree(s: Scheduler, allocations: AllocationConfig) -> tuple[QueueTree | None, str]:
-    """The new configured tree plus every existing queue it lacks, as dynamic queues."""
-    tree = build_queue_tree(allocations, s.types)
-    busy = {a.queue for a in s.state.live_apps() if a.queue}
-    for node in s.tree.depth_first():
-        if (parent_of(node.name) or ROOT) not in tree:
-            continue  # its parent was dropped, empty (checked there), so its subtree goes too
-        if node.name in tree:
-            existing = tree[node.name]
-            if existing.is_leaf != node.is_leaf and _holds_apps(node.name, busy):
-                kind = "parent" if node.is_leaf else "leaf"
-                return None, (f"queue {node.name} has applications and cannot become a "
-                              f"{kind} queue")
-            continue
-        try:
-            tree = tree.with_queue(node.name, is_leaf=node.is_leaf, dynamic=True)
-        except ValueError as e:
-            if _holds_apps(node.name, busy):
-                return None, f"queue {node.name} has applications and cannot be kept: {e}"
-    return tree, ""
 
 
 def _holds_apps(queue: str, busy: set[str]) -> bool:

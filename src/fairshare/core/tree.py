@@ -27,6 +27,7 @@ __all__ = [
     "QueueTree",
     "build_queue_tree",
     "get_or_create_leaf",
+    "reload_queue_tree",
     "without_empty_dynamic_queues",
 ]
 
@@ -57,6 +58,8 @@ class QueueTree:
     types: ResourceTypes
     # Configured queues YARN could not create at load time, with the reason (spec §1.6).
     not_created: tuple[tuple[str, str], ...] = field(default=())
+    # Why the policy walk of the last load stopped (queues kept their policies), or None.
+    policies_kept: str | None = None
 
     def __getitem__(self, name: str) -> QueueNode:
         return self.queues[name]
@@ -128,19 +131,23 @@ def _creation_problem(
 
 
 class _Builder:
-    """Creates queues into plain dicts (one pass, no copying) and freezes them at the end."""
+    """Applies an allocation file to a tree as YARN's ``QueueManager`` does, into plain dicts (no
+    copying per queue), and freezes the result."""
 
     def __init__(self, config: AllocationConfig, types: ResourceTypes) -> None:
         self.config, self.types = config, types
         self.nodes: dict[str, QueueNode] = {}
         self.children: dict[str, list[str]] = {}
         self.not_created: list[tuple[str, str]] = []
+        self.policies_kept: str | None = None
 
-    def create(self, name: str, is_leaf: bool) -> None:
+    def create(self, name: str, is_leaf: bool, dynamic: bool = False) -> None:
+        """A queue with the new file's settings; its policy is the configured one, as the
+        ``FSQueue`` constructor sets it (the reload walk may keep an existing queue's old one)."""
         parent = parent_of(name)
         parent_settings = self.nodes[parent].settings if parent else None
         settings = settings_for(self.config, self.types, name, parent_settings)
-        self.nodes[name] = QueueNode(name, is_leaf, dynamic=False, settings=settings)
+        self.nodes[name] = QueueNode(name, is_leaf, dynamic, settings)
         self.children[name] = []
         if parent:
             self.children[parent].append(name)
@@ -149,26 +156,70 @@ class _Builder:
         node = self.nodes[name]
         self.nodes[name] = replace(node, settings=replace(node.settings, policy=policy))
 
-    def ensure(self, name: str, is_leaf: bool) -> None:
-        """Create ``name`` and its missing ancestors, unless YARN would refuse one (§1.6)."""
+    def set_configured_policies(self, name: str = ROOT) -> str | None:
+        """``FSQueue.verifyAndSetPolicyFromConf``: depth-first over the queues that exist, each
+        queue's configured policy set after its children's; the walk stops at the first child
+        whose configured policy its parent's configured policy does not allow, so that queue,
+        its parent and every queue after it keep the policy they had. Returns why it stopped."""
+        policy = configured_policy(self.config, name)
+        for child in self.children[name]:
+            child_policy = configured_policy(self.config, child)
+            if not is_child_policy_allowed(policy, child_policy):
+                return (f"policy {child_policy.value} is not allowed under {policy.value} "
+                        f"{name}: {child}, {name} and the queues after them keep their "
+                        f"policies")
+            problem = self.set_configured_policies(child)
+            if problem is not None:
+                return problem
+        self.set_policy(name, policy)
+        return None
+
+    def ensure(self, name: str, is_leaf: bool, is_empty: Callable[[str], bool]) -> None:
+        """``QueueManager.ensureQueueExistsAndIsCompatibleAndIsStatic`` for one configured queue:
+        make way for it (:meth:`remove_incompatible`), then create it and its missing
+        ancestors unless YARN would refuse one (spec §1.6); it is static from now on."""
+        if not self.remove_incompatible(name, is_leaf, is_empty):
+            kind = "leaf" if is_leaf else "parent"
+            self.not_created.append((name, f"{name} has applications and cannot become a "
+                                           f"{kind} queue until they end"))
+            return
         parts = name.split(".")
         for depth in range(2, len(parts) + 1):
             prefix = ".".join(parts[:depth])
-            leaf = is_leaf and depth == len(parts)
-            existing = self.nodes.get(prefix)
-            if existing is not None and existing.is_leaf and not leaf and prefix == name:
-                # A configured parent that exists as an (empty) leaf — only root.default can,
-                # before the file is applied — is removed and created anew (spec §1.6).
-                self._remove(prefix)
-            elif existing is not None:
+            if prefix in self.nodes:
                 continue
+            leaf = is_leaf and depth == len(parts)
             problem = _creation_problem(self.nodes, self.config, prefix, leaf)
             if problem is not None:
                 self.not_created.append((name, f"{prefix} cannot be created: {problem}"))
                 return
             self.create(prefix, leaf)
+        self.nodes[name] = replace(self.nodes[name], dynamic=False)
+
+    def remove_incompatible(self, name: str, is_leaf: bool,
+                            is_empty: Callable[[str], bool]) -> bool:
+        """``QueueManager.removeEmptyIncompatibleQueues``: an existing queue of the other kind,
+        or the nearest existing leaf among the new queue's ancestors, is removed with its
+        subtree if it holds no app. False when it holds some (YARN retries later)."""
+        if name.startswith(DEFAULT_QUEUE + "."):
+            return True  # never removes root.default to make way for a queue under it
+        existing = self.nodes.get(name)
+        if existing is not None:
+            blocker = None if existing.is_leaf == is_leaf else name
+        else:
+            prefixes = [".".join(name.split(".")[:d]) for d in range(name.count(".") + 1, 1, -1)]
+            blocker = next((p for p in prefixes if p in self.nodes and self.nodes[p].is_leaf),
+                           None)
+        if blocker is None:
+            return True
+        if not is_empty(blocker):
+            return False
+        self._remove(blocker)
+        return True
 
     def _remove(self, name: str) -> None:
+        for child in list(self.children[name]):
+            self._remove(child)
         del self.nodes[name], self.children[name]
         self.children[parent_of(name) or ROOT].remove(name)
 
@@ -178,36 +229,46 @@ class _Builder:
             for name, node in self.nodes.items()
         }
         return QueueTree(MappingProxyType(queues), self.config, self.types,
-                         tuple(self.not_created))
+                         tuple(self.not_created), self.policies_kept)
 
 
 def build_queue_tree(config: AllocationConfig, types: ResourceTypes) -> QueueTree:
-    """The tree right after scheduler init (spec §1.2 steps 2–3, §1.6)."""
+    """The tree right after scheduler init (spec §1.2 steps 2–3, §1.6): start-up creates root
+    and root.default (a leaf) with the initial policy, fair; then the file is applied to them
+    as every reload applies it (:func:`reload_queue_tree`)."""
     builder = _Builder(config, types)
-    # Start-up creates root and root.default (a leaf, even when configured as a parent; Hadoop
-    # 3.4 still creates it at start) with the initial policy, fair.
     builder.create(ROOT, is_leaf=False)
     builder.create(DEFAULT_QUEUE, is_leaf=True)
     for name in (ROOT, DEFAULT_QUEUE):
         builder.set_policy(name, PolicyName.FAIR)
-    _apply_configured_policies(builder)
-    for name, is_leaf in configured_creation_order(config):
-        builder.ensure(name, is_leaf)
+    return _apply(builder, lambda name: True, frozenset())
+
+
+def reload_queue_tree(old: QueueTree, config: AllocationConfig,
+                      is_empty: Callable[[str], bool]) -> QueueTree:
+    """``FairScheduler.AllocationReloadListener.onReload`` applied to the queues that exist:
+    every queue stays, with the new file's settings, keeping its policy where the policy
+    walk stops (:meth:`_Builder.set_configured_policies`); configured queues are created as at
+    start-up, making way by removing empty queues of the wrong kind; queues the old file
+    configured and the new one does not become dynamic. ``is_empty(queue)``: no app in its
+    subtree, running or not."""
+    builder = _Builder(config, old.types)
+    for node in old.depth_first():
+        builder.create(node.name, node.is_leaf, node.dynamic)
+        builder.set_policy(node.name, node.settings.policy)
+    unconfigured = frozenset(old.config.queue_names) - frozenset(config.queue_names) - {ROOT}
+    return _apply(builder, is_empty, unconfigured)
+
+
+def _apply(builder: _Builder, is_empty: Callable[[str], bool],
+           unconfigured: frozenset[str]) -> QueueTree:
+    """``QueueManager.updateAllocationConfiguration``, then ``setQueuesToDynamic``."""
+    builder.policies_kept = builder.set_configured_policies()
+    for name, is_leaf in configured_creation_order(builder.config):
+        builder.ensure(name, is_leaf, is_empty)
+    for name in unconfigured & builder.nodes.keys():
+        builder.nodes[name] = replace(builder.nodes[name], dynamic=True)
     return builder.freeze()
-
-
-def _apply_configured_policies(builder: _Builder) -> None:
-    """The reload walk over the queues that exist before the file is applied (§1.2 step 2).
-
-    root.default's configured policy must be allowed under root's configured policy; if not,
-    the walk aborts and both keep fair — so a ``fifo`` root stays fair.
-    """
-    config = builder.config
-    root_policy = configured_policy(config, ROOT)
-    default_policy = configured_policy(config, DEFAULT_QUEUE)
-    if is_child_policy_allowed(root_policy, default_policy):
-        builder.set_policy(DEFAULT_QUEUE, default_policy)
-        builder.set_policy(ROOT, root_policy)
 
 
 def get_or_create_leaf(tree: QueueTree, name: str) -> tuple[QueueTree, str | None]:
