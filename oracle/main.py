@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"oracle: {e}", file=sys.stderr)
         return 2
     if args.shrink:
-        from oracle.shrinking import shrink_failures
+        from oracle.shrink_runs import shrink_failures
         shrink_failures(summary, args, console)
     print_summary(summary, args.out, console)
     if args.json is not None:
