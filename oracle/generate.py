@@ -1,0 +1,112 @@
+"""Seeded random scenarios for the differential oracle, and shrinking a failing one.
+
+``generate(seed)`` returns a scenario as a plain dict (``yaml.safe_dump`` writes it as a valid
+fairshare scenario): version 1, a site, an inline allocation file, nodes, groups and **steps
+only** — the oracle compares decisions step by step, so there is no workload. ``shrink``
+minimises a scenario for which a predicate holds.
+
+**Why a seeded ``random.Random`` and a hand-written minimiser rather than hypothesis.** A
+scenario is only valid with respect to its own history (no step on an app that ended, no node
+added twice, a queue that placement really creates), so every draw depends on a model of the
+run so far: that is a loop over a mutable world, natural with ``random.Random`` and awkward as
+composed strategies. The oracle also needs a scenario *per integer* (``--seed``, 10,000 of
+them, reproducible from a report line), and a shrinker that knows the structure — drop a step
+and what depends on it, drop a queue no step names, lower a count — which keeps every
+candidate valid; hypothesis's generic shrinking would mostly produce invalid candidates.
+
+**Coverage** (issue 19, point 3): queue trees up to depth 3 with weights, min/max shares
+(absolute and percentage), fair/drf/fifo as YARN allows them, maxRunningApps, maxAMShare,
+maxChildResources, per-queue preemption settings, ``allowPreemptionFrom`` false, placement
+rules (:mod:`oracle.allocation_gen`); a custom ``yarn.io/gpu`` type; nodes on racks, added,
+removed and resized; managed and unmanaged apps; requests at hosts, racks and ANY, with
+relax-locality false; heartbeats with and without assignmultiple and max.assign; update
+passes; advances past the preemption timeouts and ``waitTimeBeforeKill``; releases, finishes,
+kills, moves (accepted and refused), reloads (accepted, refused, partly applied by YARN);
+snapshots every few steps and at the end. About half the scenarios are built to preempt: a
+cluster filled by one queue, a starved app in another, the clock moved past both timeouts.
+
+**Hash order** (docs/fidelity.md). Where YARN's order is a Java hash order fairshare does not
+emulate, ``generate(seed)`` avoids depending on it: configured queues are written in the order
+YARN's ``HashSet`` creates them (:mod:`oracle.java_hash_order`); a scenario that preempts runs
+on one node (the nodes searched for victims of an ANY request), and each app asks for one
+size, at any node (the requests of a starved app). The order of a node's containers in victim
+selection is NOT avoided: YARN's is the hash order of ``ContainerId``s, which depends on the
+driver's cluster timestamp, and a preempting scenario without a choice among a node's
+containers is one where the victim app falls below its fair share — no preemption at all.
+``generate(seed, hash_order=True)`` drops these restrictions, so both kinds can be measured.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from oracle.allocation_gen import allocations_xml, random_allocations
+from oracle.scenario_world import World
+from oracle.shrinking import shrink
+
+__all__ = ["generate", "shrink"]
+
+MAX_STEPS = 60
+
+
+def generate(seed: int, *, hash_order: bool = False) -> dict[str, Any]:
+    """The scenario of this seed (the same dict on every machine and Python version)."""
+    rng = random.Random(f"fairshare-oracle:{seed}:{'hash' if hash_order else 'plain'}")
+    gpu = rng.random() < 0.2
+    preempting = rng.random() < 0.7
+    alloc = random_allocations(rng, gpu, preempting)
+    site = _site(rng, gpu, preempting)
+    first_file = allocations_xml(alloc, not hash_order)
+    world = World(rng, alloc, gpu=gpu, one_node=preempting and not hash_order,
+                  hash_order=hash_order,
+                  kill_wait_ms=int(site.get("yarn.scheduler.fair.waitTimeBeforeKill", 15000)),
+                  user_as_default=site.get("yarn.scheduler.fair.user-as-default-queue", True),
+                  min_mb=site.get("yarn.scheduler.minimum-allocation-mb", 1024))
+    nodes = world.initial_nodes()
+    world.fill()
+    world.reserve = 3 if preempting else 0
+    for _ in range(rng.randint(2, 12)):
+        world.random_step()
+    world.reserve = 0
+    if preempting:
+        world.starve()
+        if rng.random() < 0.4:  # again, after a few more steps
+            for _ in range(rng.randint(1, 5)):
+                world.random_step()
+            world.starve()
+    for _ in range(rng.randint(2, 30)):
+        world.random_step()
+    steps = world.steps[:MAX_STEPS - 1]
+    steps.append({"snapshot": {"label": "end"}})
+    return {"version": 1, "name": f"oracle scenario {seed}" + (" (hash order)" if hash_order
+                                                                 else ""),
+            "site": site, "allocations": first_file, "cluster": {"nodes": nodes},
+            "groups": {user: list(groups) for user, groups in world.groups.items()},
+            "steps": steps}
+
+
+def _site(rng: random.Random, gpu: bool, preempting: bool) -> dict[str, Any]:
+    site: dict[str, Any] = {}
+    if preempting or rng.random() < 0.3:
+        site["yarn.scheduler.fair.preemption"] = True
+        site["yarn.scheduler.fair.waitTimeBeforeKill"] = rng.choice([0, 500, 1000, 3000])
+        if rng.random() < 0.6:
+            site["yarn.scheduler.fair.preemption.cluster-utilization-threshold"] = rng.choice(
+                [0.0, 0.3, 0.5, 0.8])
+    if rng.random() < 0.5:
+        site["yarn.scheduler.fair.assignmultiple"] = True
+        if rng.random() < 0.5:
+            site["yarn.scheduler.fair.dynamic.max.assign"] = False
+            site["yarn.scheduler.fair.max.assign"] = rng.choice([-1, 2, 3])
+    if gpu:
+        site["yarn.resource-types"] = "yarn.io/gpu"
+    if rng.random() < (0.7 if preempting else 0.3):  # 512 MB stays 512 MB (default: 1024)
+        site["yarn.scheduler.minimum-allocation-mb"] = 512
+        site["yarn.scheduler.increment-allocation-mb"] = 512
+    if rng.random() < 0.15:
+        site["yarn.scheduler.fair.locality.threshold.node"] = rng.choice([0.5, 1.0])
+        site["yarn.scheduler.fair.locality.threshold.rack"] = rng.choice([0.5, 1.0])
+    if rng.random() < 0.1:
+        site["yarn.scheduler.fair.user-as-default-queue"] = False
+    return site
