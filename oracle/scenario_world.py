@@ -107,14 +107,16 @@ class World:
         wait, the freed space is reused."""
         capacity = sum(n["memory-mb"] for n in self.nodes.values())
         fillers = [a for a, m in self.apps.items() if m.steerable and m.queue in self.filled]
+        app: str | None
         if fillers:
             app = self.rng.choice(fillers)
             count = -(-capacity // self.apps[app].memory) + 1
             self.add({"request": {"app": app, "requests": self._requests(self.apps[app], count)}})
         else:
-            self.submit(self.rng.choice(self.alloc.leaves()), count=0, big=capacity)
-        self.add({"update": {}})
-        self.add({"heartbeat": {"node": "*", "times": 8}})
+            app = self.submit(self.rng.choice(self.alloc.leaves()), count=0, big=capacity)
+        size = self.apps[app].memory if app is not None else 1024
+        self.add({"update": {}})  # enough heartbeats to fill it one container at a time
+        self.add({"heartbeat": {"node": "*", "times": min(20, capacity // size + 1)}})
         others = [q for q in self.alloc.leaves() if q not in self.filled] or self.alloc.leaves()
         pairs = [(q, u) for q in others for u in USERS]
         self.rng.shuffle(pairs)
@@ -188,6 +190,7 @@ class World:
         node = self.nodes[name]
         sizes = [6144, 8192] if self.one_node else [2048, 4096, 8192, 16384]
         step = {"name": name, "memory-mb": self.rng.choice(sizes), "vcores": node["vcores"]}
+        node["memory-mb"] = step["memory-mb"]
         if self.gpu:
             step["yarn.io/gpu"] = self.rng.randint(0, 2)
         self.add({"resize-node": step})
