@@ -1,5 +1,6 @@
-"""Reading the oracle's output files (fairshare's formats, each event with its ``step``):
-malformed content is an :class:`OracleOutputError` naming ``file:line``."""
+"""The oracle's output files: what the driver writes (fairshare's formats restricted to what
+the real scheduler tells, each event with its ``step``), and reading them back — malformed
+content is an :class:`OracleOutputError` naming ``file:line``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,48 @@ from typing import Any
 
 EVENTS = "events.jsonl"
 SNAPSHOTS = "snapshots.json"
+
+# The keys the driver writes per event type, besides t, type, seq and step (the contract).
+DRIVER_EVENT_KEYS: dict[str, tuple[str, ...]] = {
+    "node-added": ("node", "rack", "capacity"),
+    "node-removed": ("node", "lost-containers"),
+    "node-resized": ("node", "capacity"),
+    "app-submitted": ("app", "queue", "user", "requested-queue", "am"),
+    "app-rejected": ("app", "user", "requested-queue", "reason"),
+    "app-runnable": ("app", "queue", "promoted"),
+    "app-not-runnable": ("app", "queue"),
+    "containers-requested": ("app", "priority", "locality", "count", "resource", "asked"),
+    "requests-rejected": ("app", "queue", "reason"),
+    "container-allocated": ("app", "queue", "container", "node", "resource", "am"),
+    "container-reserved": ("app", "queue", "node", "resource", "priority"),
+    "container-unreserved": ("app", "node", "resource"),
+    "container-completed": ("app", "queue", "container", "node", "resource", "am", "status"),
+    "starvation": ("app", "queue", "fairshare-starvation", "minshare-starvation"),
+    "preemption-warned": ("container", "app", "queue", "node", "resource", "am",
+                          "beneficiary-app", "beneficiary-queue", "kill-at-ms"),
+    "container-preempted": ("container", "app", "queue", "node", "resource", "am",
+                            "beneficiary-app", "beneficiary-queue"),
+    "app-attempt-restarted": ("app", "queue"),
+    "app-finished": ("app", "queue", "state"),
+    "app-moved": ("app", "from-queue", "to-queue"),
+    "move-rejected": ("app", "queue", "reason"),
+    "config-reloaded": ("queues",),
+    "config-error": ("message",),
+}
+
+# The snapshot fields the driver can read from the real scheduler, per section.
+DRIVER_SNAPSHOT_FIELDS: dict[str, tuple[str, ...]] = {
+    "cluster": ("capacity", "allocated", "reserved", "nodes", "containers-allocated"),
+    "queues": ("type", "policy", "weight", "preemptable", "steady-fair-share", "fair-share",
+               "min-share", "max-share", "usage", "demand", "reserved", "am-usage",
+               "max-am-share", "num-runnable-apps", "num-non-runnable-apps"),
+    "apps": ("queue", "runnable", "am-running", "attempt", "usage", "demand", "fair-share",
+             "live-containers", "reserved-containers", "fairshare-starvation",
+             "minshare-starvation", "starved", "to-be-preempted", "to-be-preempted-containers",
+             "preempted-containers"),
+    "nodes": ("rack", "capacity", "allocated", "unallocated", "containers", "am-containers",
+              "reserved-by", "marked-for-preemption"),
+}
 
 
 class OracleOutputError(ValueError):
