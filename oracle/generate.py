@@ -41,13 +41,16 @@ never goes below its fair share) seldom allows, so such scenarios would hardly e
 from __future__ import annotations
 
 import random
+import sys
 from typing import Any
+
+import yaml
 
 from oracle.allocation_gen import allocations_xml, random_allocations
 from oracle.scenario_world import World
 from oracle.shrinking import shrink
 
-__all__ = ["generate", "shrink"]
+__all__ = ["generate", "scenario_yaml", "shrink"]
 
 MAX_STEPS = 60
 
@@ -113,3 +116,25 @@ def _site(rng: random.Random, gpu: bool, preempting: bool) -> dict[str, Any]:
     if rng.random() < 0.1:
         site["yarn.scheduler.fair.user-as-default-queue"] = False
     return site
+
+
+class _Dumper(yaml.SafeDumper):
+    """Multi-line text (the allocation files) as literal blocks, as a person writes them."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _text)
+
+
+def scenario_yaml(scenario: dict[str, Any]) -> str:
+    """The scenario as a readable file (``fairshare run`` reads it back as the same dict)."""
+    return yaml.dump(scenario, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+if __name__ == "__main__":  # python -m oracle.generate SEED [--hash-order]
+    print(scenario_yaml(generate(int(sys.argv[1]), hash_order="--hash-order" in sys.argv)),
+          end="")

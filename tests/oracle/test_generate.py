@@ -12,7 +12,7 @@ import pytest
 import yaml
 from oracle.allocation_gen import Rule
 from oracle.features import coverage, features
-from oracle.generate import generate, shrink
+from oracle.generate import generate, scenario_yaml, shrink
 from oracle.java_hash_order import hash_set_order, java_string_hash
 from oracle.scenario_world import UNKNOWN, World
 from oracle.shrinking import fairshare_accepts, repair, run_in_fairshare
@@ -37,6 +37,14 @@ def test_the_same_seed_gives_the_same_scenario() -> None:
     assert generate(7) != generate(8)
     assert generate(7, hash_order=True) == generate(7, hash_order=True)
     assert generate(7, hash_order=True) != generate(7)
+
+
+def test_the_readable_yaml_reads_back_as_the_same_scenario() -> None:
+    for seed in range(20):
+        scenario = generate(seed, hash_order=seed % 2 == 1)
+        text = scenario_yaml(scenario)
+        assert yaml.safe_load(text) == scenario
+        assert "allocations: |" in text
 
 
 def test_a_seed_does_not_depend_on_what_was_generated_before() -> None:
