@@ -29,8 +29,9 @@ preemption timeout, then past the kill wait.
 **Hash order** (docs/fidelity.md). Where YARN's order is a Java hash order fairshare does not
 emulate, ``generate(seed)`` avoids depending on it: configured queues are written in the order
 YARN's ``HashSet`` creates them (:mod:`oracle.java_hash_order`); a scenario with preemption on
-runs on one node (the nodes searched for victims of an ANY request), and each app asks for one
-size, at any node (the requests of a starved app). The order of a node's containers in victim
+runs on one node (the nodes searched for victims of an ANY request), and each app asks for
+one size, its AM included, at any node (the requests of a starved app, walked in the hash
+order of its scheduler keys and places). The order of a node's containers in victim
 selection is NOT avoided: YARN's is the hash order of ``ContainerId``s (which depends on the
 driver's cluster timestamp), and there is no cheap way around it — a victim app without a
 choice among its containers on a node must lose all of them, which YARN's guard (a victim
@@ -107,7 +108,7 @@ def _site(rng: random.Random, gpu: bool, preempting: bool) -> dict[str, Any]:
             site["yarn.scheduler.fair.max.assign"] = rng.choice([-1, 2, 3])
     if gpu:
         site["yarn.resource-types"] = "yarn.io/gpu"
-    if rng.random() < (0.7 if preempting else 0.3):  # 512 MB stays 512 MB (default: 1024)
+    if rng.random() < (0.85 if preempting else 0.3):  # 512 MB stays 512 MB (default: 1024)
         site["yarn.scheduler.minimum-allocation-mb"] = 512
         site["yarn.scheduler.increment-allocation-mb"] = 512
     if rng.random() < 0.15:

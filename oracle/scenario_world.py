@@ -231,8 +231,10 @@ class World:
         count = max(count, -(-big // memory) + 1)
         self.apps[app] = model
         step: dict[str, Any] = {"app": app, "queue": requested, "user": user}
-        if managed:
-            step["am"] = {"memory-mb": rng.choice([512, 1024]), "vcores": 1}
+        if managed:  # the AM the size of the tasks: a starved app's asks are walked in hash
+            # order (AppSchedulingInfo.getAllResourceRequests), harmless when they are alike
+            step["am"] = ({"memory-mb": rng.choice([512, 1024]), "vcores": 1} if self.hash_order
+                          else {"memory-mb": memory, "vcores": model.vcores})
         if big or not managed or rng.random() < 0.6:  # or ask later (a request step)
             step["requests"] = self._requests(model, count)
         self.add({"submit": step})
