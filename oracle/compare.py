@@ -71,6 +71,21 @@ PERMUTATIONS: dict[str, tuple[frozenset[str], Canon]] = {
     "victims-by-app": (frozenset({"preemption-warned", "container-preempted"}), _by_beneficiary),
 }
 
+# Types whose order within one step is not a decision, always compared as multisets
+# (docs/fidelity.md, "The differential oracle"): the containers an app gives up when it ends or
+# loses its attempt come in the hash order of its live-container map
+# (SchedulerApplicationAttempt.liveContainers), a node's lost containers in the hash order of
+# its container map; the order starved apps are *processed* in is compared through the
+# preemption-warned events, while fairshare reports starvation when an app enters the queue.
+UNORDERED: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "container-completed": lambda e: str(e.get("container")),
+    "starvation": lambda e: str(e.get("app")),
+}
+
+# Free-text keys: YARN's messages are its own words, so they are shown, never compared; the
+# event itself, its app and queue are.
+TEXT_KEYS = frozenset({"reason", "message"})
+
 
 def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
@@ -218,6 +233,8 @@ def _compare_step(fs: list[dict[str, Any]], hadoop: list[dict[str, Any]], where:
             applies, canon = PERMUTATIONS[name]
             if kind in applies:
                 left, right = canon(left), canon(right)
+        if kind in UNORDERED:
+            left, right = sorted(left, key=UNORDERED[kind]), sorted(right, key=UNORDERED[kind])
         found = _compare_sequence(left, right, kind, where, result)
         if found is not None:
             return found
@@ -231,8 +248,8 @@ def _compare_sequence(left: list[dict[str, Any]], right: list[dict[str, Any]], k
         fs = None if position >= len(left) else _projected(left[position], hadoop)
         if fs is None or hadoop is None:
             return _missing(fs, hadoop, kind, position, len(left), len(right), where)
-        differing = tuple(k for k in dict.fromkeys([*hadoop, *fs])
-                          if not _same(fs.get(k, _ABSENT), hadoop.get(k, _ABSENT)))
+        differing = tuple(k for k in dict.fromkeys([*hadoop, *fs]) if k not in TEXT_KEYS
+                          and not _same(fs.get(k, _ABSENT), hadoop.get(k, _ABSENT)))
         if differing:
             summary = (f"{where.text()}: {kind} #{position + 1} of the step differs in "
                        f"{', '.join(differing)}")

@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from fairshare.sim.scenario import ExpectStep, SnapshotStep, load_scenario
+from fairshare.sim.scripted import run_scenario
 from oracle.compare import (
     DRIVER_EVENT_KEYS,
     DRIVER_SNAPSHOT_FIELDS,
@@ -20,9 +23,6 @@ from oracle.compare import (
     read_events,
     read_snapshots,
 )
-
-from fairshare.sim.scenario import ExpectStep, SnapshotStep, load_scenario
-from fairshare.sim.scripted import run_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "am-spared" / "scenario.yaml"

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from oracle.allocation_gen import Rule
 from oracle.features import coverage, features
 from oracle.generate import generate, scenario_yaml, shrink

@@ -120,7 +120,11 @@ def zero_max_violation(s: Scheduler, leaf: str, asked: Resource) -> str | None:
 
 
 def _admit(s: Scheduler, app: App, cause: int | None) -> None:
-    reason = why_not_runnable(s, app)
+    _track(s, app, cause, why_not_runnable(s, app))
+
+
+def _track(s: Scheduler, app: App, cause: int | None, reason: str | None) -> None:
+    """Track ``app`` as runnable (``reason`` None) or as held back by ``reason``."""
     if reason is None:
         track_runnable(s, app)
         s.emit(AppRunnable, cause, app=app.id, queue=app.queue, promoted=False)
@@ -245,6 +249,10 @@ def restart_attempt(s: Scheduler, app: App, reason: str, cause: int | None) -> N
 def move(s: Scheduler, app: App, queue: str) -> bool:
     """``moveApplication`` (§3.9): checks on the target side of the lowest common ancestor."""
     target = assure_root(queue)
+    if app.stopped:  # rejected or ended: not among the scheduler's applications any more
+        s.emit(MoveRejected, app=app.id, queue=target,
+               reason=f"App to be moved {app.id} not found.")
+        return False
     if target not in s.tree or not s.tree[target].is_leaf:
         s.emit(MoveRejected, app=app.id, queue=target,
                reason=f"target queue {target} not found or is not a leaf queue")
@@ -253,6 +261,13 @@ def move(s: Scheduler, app: App, queue: str) -> bool:
     if target == old:
         return True
     problem = _move_problem(s, app, old, target) if app.runnable else None
+    # FairScheduler.executeMove asks canAppBeRunnable while the app still counts for its user
+    # and its old queues: an app running where root (or a shared ancestor) or its user is at
+    # the limit cannot move, although the move would not change those counts
+    why_not = why_not_runnable(s, app, target)
+    if problem is None and app.runnable and why_not is not None:
+        problem = (f"Should have already verified that app {app.id} would be runnable in new "
+                   f"queue ({why_not})")
     if problem is not None:
         s.emit(MoveRejected, app=app.id, queue=target, reason=problem)
         return False
@@ -265,7 +280,7 @@ def move(s: Scheduler, app: App, queue: str) -> bool:
     s.add_usage(target, app.usage)
     # addApp does not add the AM to the new leaf's AM usage: a YARN quirk we keep (§3.9)
     event = s.emit(AppMoved, app=app.id, from_queue=old, to_queue=target)
-    _admit(s, app, event.seq)
+    _track(s, app, event.seq, why_not)
     if was_runnable:
         promote_after_removal(s, app, old, event.seq)
     return True
