@@ -56,6 +56,7 @@ final class AppModel {
 
   private final Driver d;
   private final FairScheduler scheduler;
+  private ApplicationAttemptId movedApp; // reported by move() itself, not as a promotion
 
   AppModel(Driver driver) {
     this.d = driver;
@@ -443,6 +444,9 @@ final class AppModel {
   void reportPromotions(List<ApplicationAttemptId> waiting) {
     List<FSAppAttempt> promoted = new ArrayList<>();
     for (ApplicationAttemptId id : waiting) {
+      if (id.equals(movedApp)) {
+        continue;
+      }
       FSAppAttempt attempt = scheduler.getSchedulerApp(id);
       AppState app = d.byId.get(id.getApplicationId());
       if (attempt != null && app.live() && app.attemptId().equals(id)
@@ -450,6 +454,7 @@ final class AppModel {
         promoted.add(attempt);
       }
     }
+    movedApp = null;
     promoted.sort(Comparator.comparingLong(FSAppAttempt::getStartTime)
         .thenComparing(FSAppAttempt::getApplicationId));
     for (FSAppAttempt attempt : promoted) {
@@ -500,6 +505,15 @@ final class AppModel {
         if (!to.equals(from)) {
           app.queue = to;
           d.log.emit("app-moved", "app", app.name, "from-queue", from, "to-queue", to);
+          // FairScheduler.executeMove re-adds the app to its new leaf (runnable or not), as
+          // fairshare's move re-admits it: reported as such, not as a promotion
+          movedApp = app.attemptId();
+          FSAppAttempt attempt = app.fsAttempt(scheduler);
+          if (OracleBridge.isRunnable(attempt.getQueue(), attempt)) {
+            d.log.emit("app-runnable", "app", app.name, "queue", to, "promoted", false);
+          } else {
+            d.log.emit("app-not-runnable", "app", app.name, "queue", to);
+          }
         }
       } catch (YarnException e) {
         d.log.emit("move-rejected", "app", app.name, "queue", target, "reason", e.getMessage());

@@ -10,6 +10,8 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import org.apache.hadoop.net.NetUtils;
+
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
@@ -22,7 +24,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptE
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.event.RMAppAttemptContainerFinishedEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerImpl;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
@@ -75,6 +80,7 @@ final class Driver {
   final AppModel appModel;
   final Preemption preemption;
   private final List<AppState> lostAm = new ArrayList<>();
+  private final List<RMContainer> unpulled = new ArrayList<>();
   private String completion = "released";
   private int depth;
 
@@ -133,6 +139,9 @@ final class Driver {
     RmStubs.NodeRecord node = new RmStubs.NodeRecord(spec.path("name").asText(),
         spec.path("rack").asText("/default-rack"), Res.of(spec.path("resources")));
     node.rmNode = RmStubs.node(node, cluster.context);
+    // container tokens name the node's address (BuilderUtils.newContainerToken): resolve the
+    // scenario's host names statically, without DNS
+    NetUtils.addStaticResolution(node.name, "127.0.0.1");
     nodes.put(node.name, node);
     nodesById.put(node.id.getHost(), node);
     cluster.context.getRMNodes().put(node.id, node.rmNode);
@@ -185,6 +194,7 @@ final class Driver {
     try {
       call.run();
       collect();
+      pullAndLaunch();
     } finally {
       completion = outer;
       depth--;
@@ -209,6 +219,29 @@ final class Driver {
   }
 
   /**
+   * What follows an allocation in a real cluster: the AM's next allocate call pulls its new
+   * containers (ACQUIRED, SchedulerApplicationAttempt.pullNewlyAllocatedContainers) and their
+   * NodeManager reports them running (LAUNCHED). An AM can release a container only then.
+   */
+  private void pullAndLaunch() throws Exception {
+    List<ApplicationAttemptId> attempts = new ArrayList<>();
+    for (RMContainer c : unpulled) {
+      if (!attempts.contains(c.getApplicationAttemptId())) {
+        attempts.add(c.getApplicationAttemptId());
+      }
+    }
+    for (ApplicationAttemptId attempt : attempts) {
+      scheduler.allocate(attempt, new ArrayList<>(), null, new ArrayList<>(), null, null,
+          new ContainerUpdates());
+    }
+    for (RMContainer c : unpulled) {
+      c.handle(new RMContainerEvent(c.getContainerId(), RMContainerEventType.LAUNCHED));
+    }
+    unpulled.clear();
+    collect(); // ACQUIRED/LAUNCHED notifications: nothing to report
+  }
+
+  /**
    * RMContainerImpl sends CONTAINER_ALLOCATED (no container id) for each new container, in
    * allocation order: the attempt's oldest container the driver has not seen yet is it.
    */
@@ -228,6 +261,7 @@ final class Driver {
     String node = fresh.getAllocatedNode().getHost();
     Live c = new Live(app, attemptId.getAttemptId(), node, fresh.getAllocatedResource(), fresh);
     live.put(fresh.getContainerId(), c);
+    unpulled.add(fresh);
     if (app.managed() && app.attempt.master == null) {
       // RMAppAttemptImpl.AMContainerAllocatedTransition: the attempt's first container is
       // its AM container

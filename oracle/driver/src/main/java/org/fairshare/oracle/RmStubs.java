@@ -31,6 +31,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.ContainerAlloca
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.constraint.AllocationTagsManager;
+import org.apache.hadoop.yarn.server.resourcemanager.security.NMTokenSecretManagerInRM;
+import org.apache.hadoop.yarn.server.resourcemanager.security.RMContainerTokenSecretManager;
 
 /**
  * The ResourceManager around the scheduler, reduced to what FairScheduler calls: an RMContext
@@ -76,8 +78,14 @@ final class RmStubs {
 
   static RMContextImpl context(Configuration conf, Recorder dispatcher,
       ResourceScheduler scheduler) {
+    // the secret managers sign the containers an AM pulls (SchedulerApplicationAttempt
+    // .pullNewlyAllocatedContainers); their key rollers are never started
+    RMContainerTokenSecretManager containerTokens = new RMContainerTokenSecretManager(conf);
+    containerTokens.rollMasterKey();
+    NMTokenSecretManagerInRM nmTokens = new NMTokenSecretManagerInRM(conf);
+    nmTokens.rollMasterKey();
     RMContextImpl ctx = new RMContextImpl(dispatcher, new ContainerAllocationExpirer(dispatcher),
-        null, null, null, null, null, null, null, scheduler);
+        null, null, null, null, containerTokens, nmTokens, null, scheduler);
     ctx.setYarnConfiguration(conf);
     ctx.setRMApplicationHistoryWriter(new RMApplicationHistoryWriter());
     ctx.setSystemMetricsPublisher(new NoOpSystemMetricPublisher());
