@@ -19,6 +19,7 @@ import org.apache.hadoop.yarn.event.Dispatcher;
 import org.apache.hadoop.yarn.event.Event;
 import org.apache.hadoop.yarn.event.EventHandler;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.OracleContext;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContextImpl;
 import org.apache.hadoop.yarn.server.resourcemanager.ahs.RMApplicationHistoryWriter;
 import org.apache.hadoop.yarn.server.resourcemanager.metrics.NoOpSystemMetricPublisher;
@@ -36,7 +37,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.security.RMContainerTokenSe
 
 /**
  * The ResourceManager around the scheduler, reduced to what FairScheduler calls: an RMContext
- * (RMContextImpl, as Hadoop's tests build it) whose dispatcher runs nothing but records every
+ * (RMContextImpl, as Hadoop's tests build it, without a state store) whose dispatcher runs nothing but records every
  * event the scheduler sends (RMAppEvent APP_ACCEPTED/APP_REJECTED, RMAppAttemptEvent
  * CONTAINER_ALLOCATED, RMAppAttemptContainerFinishedEvent, ...), and stand-ins for RMApp,
  * RMAppAttempt and RMNode answering the few calls the scheduler makes on them.
@@ -84,8 +85,8 @@ final class RmStubs {
     containerTokens.rollMasterKey();
     NMTokenSecretManagerInRM nmTokens = new NMTokenSecretManagerInRM(conf);
     nmTokens.rollMasterKey();
-    RMContextImpl ctx = new RMContextImpl(dispatcher, new ContainerAllocationExpirer(dispatcher),
-        null, null, null, null, containerTokens, nmTokens, null, scheduler);
+    RMContextImpl ctx = OracleContext.create(dispatcher,
+        new ContainerAllocationExpirer(dispatcher), containerTokens, nmTokens, scheduler);
     ctx.setYarnConfiguration(conf);
     ctx.setRMApplicationHistoryWriter(new RMApplicationHistoryWriter());
     ctx.setSystemMetricsPublisher(new NoOpSystemMetricPublisher());
