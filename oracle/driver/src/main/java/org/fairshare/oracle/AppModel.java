@@ -3,10 +3,7 @@ package org.fairshare.oracle;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeSet;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -39,7 +36,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSAppAttempt
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSQueue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.OracleBridge;
-import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 import org.apache.hadoop.yarn.util.Records;
 import org.apache.hadoop.security.UserGroupInformation;
 
@@ -56,11 +52,18 @@ final class AppModel {
 
   private final Driver d;
   private final FairScheduler scheduler;
+  private final Asks asks;
   private ApplicationAttemptId movedApp; // reported by move() itself, not as a promotion
 
   AppModel(Driver driver) {
     this.d = driver;
     this.scheduler = driver.scheduler;
+    this.asks = new Asks(driver);
+  }
+
+  /** A request step: one allocate call (see {@link Asks}). */
+  void request(AppState app, JsonNode specs) throws Exception {
+    asks.request(app, specs);
   }
 
   // ---- submit: RMAppManager.submitApplication → AppAddedSchedulerEvent → attempt ----
@@ -108,7 +111,8 @@ final class AppModel {
       }
       amRequests = Collections.singletonList(amAsk);
     }
-    String denied = placement == null ? null : aclDenial(asc.getQueue(), user, id);
+    String denied = placement == null || recovering ? null
+        : aclDenial(asc.getQueue(), user, id);
     if (denied != null) {
       reject(app, requested, denied);
       return;
@@ -132,12 +136,12 @@ final class AppModel {
       askAm(app);
     }
     if (step.path("requests").size() > 0) {
-      request(app, step.path("requests"));
+      asks.request(app, step.path("requests"));
     }
   }
 
-  /** RMAppManager's ACL check (only with yarn.acl.enable): the queue, or its nearest
-   *  existing ancestor, must let the user submit or administer. */
+  /** RMAppManager's ACL check (only with yarn.acl.enable, not for a recovered app): the
+   *  queue, or its nearest existing ancestor, must let the user submit or administer. */
   private String aclDenial(String queueName, String user, ApplicationId id) {
     if (!YarnConfiguration.isAclEnabled(d.cluster.conf)) {
       return null;
@@ -157,18 +161,20 @@ final class AppModel {
         + queueName + " denied by ACL for queue " + name;
   }
 
-  /** The scheduler's answer to APP_ADDED: null (APP_ACCEPTED) or the rejection's text. */
+  /**
+   * The scheduler's answer to APP_ADDED: null when it took the app (APP_ACCEPTED; a
+   * recovering app is taken silently), else APP_REJECTED's diagnostic text.
+   */
   private String acceptance(ApplicationId id) {
-    String rejection = "not accepted";
+    String rejection = null;
     for (Event<?> e : d.cluster.dispatcher.drain()) {
-      if (e instanceof RMAppEvent && ((RMAppEvent) e).getApplicationId().equals(id)) {
-        RMAppEvent event = (RMAppEvent) e;
-        if (event.getType() == RMAppEventType.APP_ACCEPTED) {
-          rejection = null;
-        } else if (event.getType() == RMAppEventType.APP_REJECTED) {
-          rejection = event.getDiagnosticMsg();
-        }
+      if (e instanceof RMAppEvent && ((RMAppEvent) e).getApplicationId().equals(id)
+          && ((RMAppEvent) e).getType() == RMAppEventType.APP_REJECTED) {
+        rejection = ((RMAppEvent) e).getDiagnosticMsg();
       }
+    }
+    if (rejection == null && !scheduler.getSchedulerApplications().containsKey(id)) {
+      rejection = "not accepted";
     }
     return rejection;
   }
@@ -204,155 +210,6 @@ final class AppModel {
         null, new ContainerUpdates()));
     d.log.emit("containers-requested", "app", app.name, "priority", 0L, "locality", "*",
         "count", 1L, "resource", Res.map(ask.getCapability()), "asked", Res.map(app.am));
-  }
-
-  // ---- request: one allocate call, asks built as AMRMClient builds them ----
-
-  /** One container request of the scenario: its size, priority, place. */
-  private static final class Req {
-    final long count;
-    final Resource asked;
-    final int priority;
-    final String locality;
-    final boolean relax;
-    Resource capability;
-
-    Req(long count, Resource asked, int priority, String locality, boolean relax) {
-      this.count = count;
-      this.asked = asked;
-      this.priority = priority;
-      this.locality = locality;
-      this.relax = relax;
-    }
-  }
-
-  void request(AppState app, JsonNode specs) throws Exception {
-    List<Req> reqs = new ArrayList<>();
-    for (JsonNode s : specs) {
-      reqs.add(new Req(s.path("count").asLong(1), Res.of(s.path("resources")),
-          s.path("priority").asInt(1), s.path("locality").asText("*"),
-          s.path("relax-locality").asBoolean(true)));
-    }
-    allocateRequests(app, reqs, true);
-  }
-
-  /**
-   * AMRMClient.addContainerRequest for each request, then one allocate: a host request asks at
-   * the host, its rack and ANY, a rack request at the rack and ANY; each ResourceRequest
-   * carries the new total for its place; sizes at one priority get their own
-   * allocationRequestId (fairshare's core/asks.py key_for). Validation as
-   * ApplicationMasterService (SchedulerUtils.normalizeAndValidateRequest) and
-   * FairScheduler.allocate do it: a refused call records nothing.
-   */
-  private void allocateRequests(AppState app, List<Req> reqs, boolean report)
-      throws Exception {
-    FSAppAttempt attempt = app.fsAttempt(scheduler);
-    String queue = attempt.getQueueName();
-    Resource max = scheduler.getMaximumResourceCapability(queue);
-    Map<String, ResourceRequest> asks = new LinkedHashMap<>();
-    Map<String, Long> callKeys = new LinkedHashMap<>(); // "priority/capability" → id
-    for (Req r : reqs) {
-      r.capability = scheduler.getNormalizedResource(r.asked, max);
-      long keyId = keyFor(attempt, r, callKeys);
-      for (String[] place : places(r)) {
-        String k = r.priority + "/" + keyId + "/" + place[0];
-        ResourceRequest ask = asks.get(k);
-        long current = ask != null ? ask.getNumContainers()
-            : attempt.getAppSchedulingInfo().getPendingAsk(new SchedulerRequestKey(
-                Priority.newInstance(r.priority), keyId, null), place[0]).getCount();
-        ResourceRequest next = ResourceRequest.newBuilder()
-            .priority(Priority.newInstance(r.priority)).resourceName(place[0])
-            .capability(Resource.newInstance(r.asked)).numContainers((int) (current + r.count))
-            .relaxLocality(Boolean.parseBoolean(place[1])).allocationRequestId(keyId).build();
-        asks.remove(k);
-        asks.put(k, next);
-      }
-    }
-    List<ResourceRequest> list = new ArrayList<>(asks.values());
-    String refused = null;
-    try {
-      for (ResourceRequest ask : list) {
-        SchedulerUtils.normalizeAndValidateRequest(ask, max, queue, false, d.cluster.context,
-            null, false);
-      }
-      d.act("released", () -> scheduler.allocate(app.attemptId(), list, null,
-          Collections.emptyList(), null, null, new ContainerUpdates()));
-    } catch (YarnException | RuntimeException e) {
-      if (!(e instanceof YarnException) && !e.getClass().getSimpleName().contains("Invalid")) {
-        throw e;
-      }
-      refused = e.getMessage();
-    }
-    if (refused != null) {
-      d.log.emit("requests-rejected", "app", app.name, "queue", app.queue, "reason", refused);
-      return;
-    }
-    if (!report) {
-      return;
-    }
-    for (Req r : reqs) {
-      d.log.emit("containers-requested", "app", app.name, "priority", (long) r.priority,
-          "locality", r.locality, "count", r.count, "resource", Res.map(r.capability),
-          "asked", Res.map(r.asked));
-    }
-  }
-
-  /** The places of a request, with the relaxLocality flag of each (AMRMClientImpl). */
-  private List<String[]> places(Req r) {
-    List<String[]> out = new ArrayList<>();
-    String relax = Boolean.toString(r.relax);
-    if (r.locality.equals("*")) {
-      out.add(new String[] {ANY, "true"});
-    } else if (r.locality.startsWith("/")) {
-      out.add(new String[] {r.locality, "true"});
-      out.add(new String[] {ANY, relax});
-    } else {
-      RmStubs.NodeRecord node = d.nodes.get(r.locality);
-      out.add(new String[] {r.locality, "true"});
-      out.add(new String[] {node == null ? "/default-rack" : node.rack, relax});
-      out.add(new String[] {ANY, relax});
-    }
-    return out;
-  }
-
-  /**
-   * The allocationRequestId of a request: that of the key at its priority whose outstanding
-   * ANY ask has the same size, else the smallest id no key at that priority uses (outstanding,
-   * in this call, or holding delay-scheduling state), as fairshare's key_for numbers sizes.
-   */
-  private long keyFor(FSAppAttempt attempt, Req r, Map<String, Long> callKeys) {
-    String local = r.priority + "/" + r.capability;
-    if (callKeys.containsKey(local)) {
-      return callKeys.get(local);
-    }
-    TreeSet<Long> taken = new TreeSet<>();
-    for (SchedulerRequestKey key : attempt.getAppSchedulingInfo().getSchedulerKeys()) {
-      if (key.getPriority().getPriority() != r.priority) {
-        continue;
-      }
-      taken.add(key.getAllocationRequestId());
-      var ask = attempt.getAppSchedulingInfo().getPendingAsk(key, ANY);
-      if (ask.getCount() > 0 && ask.getPerAllocationResource().equals(r.capability)) {
-        callKeys.put(local, key.getAllocationRequestId());
-        return key.getAllocationRequestId();
-      }
-    }
-    for (SchedulerRequestKey key : OracleBridge.localityKeys(attempt)) {
-      if (key.getPriority().getPriority() == r.priority) {
-        taken.add(key.getAllocationRequestId());
-      }
-    }
-    for (Map.Entry<String, Long> e : callKeys.entrySet()) {
-      if (e.getKey().startsWith(r.priority + "/")) {
-        taken.add(e.getValue());
-      }
-    }
-    long id = 0;
-    while (taken.contains(id)) {
-      id++;
-    }
-    callKeys.put(local, id);
-    return id;
   }
 
   // ---- release, finish, kill ----
@@ -405,10 +262,10 @@ final class AppModel {
         outstanding.add(ResourceRequest.clone(rr));
       }
     }
-    List<Req> killed = new ArrayList<>();
+    List<Asks.Req> killed = new ArrayList<>();
     for (RMContainer c : d.containersOf(old)) {
       if (!c.isAMContainer()) {
-        killed.add(new Req(1, c.getAllocatedResource(),
+        killed.add(new Asks.Req(1, c.getAllocatedResource(),
             c.getAllocatedSchedulerKey().getPriority().getPriority(), "*", true));
       }
     }
@@ -422,7 +279,7 @@ final class AppModel {
     }
     askAm(app);
     if (!killed.isEmpty()) {
-      allocateRequests(app, killed, true);
+      asks.allocate(app, killed);
     }
   }
 

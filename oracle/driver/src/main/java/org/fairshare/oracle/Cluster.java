@@ -15,12 +15,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.security.YarnAuthorizationProvider;
+import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContextImpl;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairSchedulerConfiguration;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
+import org.apache.hadoop.yarn.util.resource.Resources;
 
 /**
  * One scenario's scheduler, built as the ResourceManager builds it (ResourceManager's
@@ -41,14 +43,15 @@ final class Cluster {
   final Path allocationFile;
   boolean hasAllocationFile;
 
-  Cluster(JsonNode scenario, Path workDir) throws IOException {
+  Cluster(JsonNode scenario, Path workDir) throws IOException, ReflectiveOperationException {
     conf = new YarnConfiguration(baseConfiguration());
     Iterator<Map.Entry<String, JsonNode>> site = scenario.path("site").fields();
     while (site.hasNext()) {
       Map.Entry<String, JsonNode> e = site.next();
       conf.set(e.getKey(), e.getValue().asText());
     }
-    allocationFile = workDir.resolve("fair-scheduler.xml");
+    // absolute: AllocationFileLoaderService looks a relative name up on the class path
+    allocationFile = workDir.toAbsolutePath().resolve("fair-scheduler.xml");
     JsonNode allocations = scenario.path("allocations");
     hasAllocationFile = !allocations.isNull() && !allocations.isMissingNode();
     if (hasAllocationFile) {
@@ -82,11 +85,17 @@ final class Cluster {
     return base;
   }
 
-  private void resetStatics(JsonNode groupsNode) {
+  private void resetStatics(JsonNode groupsNode) throws ReflectiveOperationException {
     QueueMetrics.clearQueueMetrics();
     DefaultMetricsSystem.shutdown();
     YarnAuthorizationProvider.destroy();
     ResourceUtils.resetResourceTypes(conf);
+    // Resources.none() and unbounded() keep one entry per resource type known when they were
+    // first built, and rebuild only when types are added (YARN-7307): with fewer types than an
+    // earlier scenario's, none() would no longer equal a zero resource
+    for (Resource fixed : new Resource[] {Resources.none(), Resources.unbounded()}) {
+      Stubs.method(fixed.getClass(), "initResourceMap").invoke(fixed);
+    }
     Map<String, List<String>> groups = new LinkedHashMap<>();
     Iterator<Map.Entry<String, JsonNode>> users = groupsNode.fields();
     while (users.hasNext()) {

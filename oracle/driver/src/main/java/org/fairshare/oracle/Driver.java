@@ -106,6 +106,12 @@ final class Driver {
 
   private void runStep(JsonNode step) throws Exception {
     String kind = step.path("step").asText();
+    AppState named = apps.get(step.path("app").asText(""));
+    if (named != null && !kind.equals("submit") && !named.live()) {
+      // fairshare let this app run but YARN rejected it (or it has ended there): the
+      // divergence is already in the events; YARN has nothing to do with the step
+      return;
+    }
     switch (kind) {
       case "add-node": addNode(step); break;
       case "remove-node": removeNode(step.path("name").asText()); break;
