@@ -130,7 +130,7 @@ final class AppModel {
     app.queue = scheduler.getSchedulerApplications().get(id).getQueue().getQueueName();
     d.log.emit("app-submitted", "app", name, "queue", app.queue, "user", user,
         "requested-queue", requested,
-        "am", am == null ? null : Res.map(amRequests.get(0).getCapability()));
+        "am", am == null ? null : Res.map(normalizedAm(app)));
     newAttempt(app, 1, recovering);
     if (am != null && !recovering) {
       askAm(app);
@@ -200,16 +200,24 @@ final class AppModel {
     }
   }
 
+  /** The AM container's size: the AM ask as FairScheduler.allocate normalises it (the RM
+   *  only validates it at submission). */
+  private Resource normalizedAm(AppState app) {
+    return scheduler.getNormalizedResource(app.record.amRequests.get(0).getCapability(),
+        scheduler.getMaximumResourceCapability(app.queue));
+  }
+
   /** RMAppAttemptImpl.ScheduleTransition: the AM ask, priority 0, ANY, one container. */
   private void askAm(AppState app) throws Exception {
     ResourceRequest amAsk = app.record.amRequests.get(0);
     ResourceRequest ask = ResourceRequest.newInstance(Priority.newInstance(0), ANY,
         Resource.newInstance(amAsk.getCapability()), 1, true);
+    Resource normalized = normalizedAm(app);
     d.act("released", () -> scheduler.allocate(app.attemptId(),
         new ArrayList<>(Collections.singletonList(ask)), null, Collections.emptyList(), null,
         null, new ContainerUpdates()));
     d.log.emit("containers-requested", "app", app.name, "priority", 0L, "locality", "*",
-        "count", 1L, "resource", Res.map(ask.getCapability()), "asked", Res.map(app.am));
+        "count", 1L, "resource", Res.map(normalized), "asked", Res.map(app.am));
   }
 
   // ---- release, finish, kill ----
@@ -234,6 +242,21 @@ final class AppModel {
     }
     d.act("released", () -> scheduler.allocate(app.attemptId(), Collections.emptyList(), null,
         chosen, null, null, new ContainerUpdates()));
+  }
+
+  /**
+   * One container given back by name (a task of a traced workload that has run its time);
+   * nothing when YARN does not run a container of that name.
+   */
+  void releaseContainer(AppState app, String name) throws Exception {
+    for (RMContainer c : d.containersOf(app.fsAttempt(scheduler))) {
+      if (Driver.containerName(c.getContainerId(), app).equals(name)) {
+        List<ContainerId> release = Collections.singletonList(c.getContainerId());
+        d.act("released", () -> scheduler.allocate(app.attemptId(), Collections.emptyList(),
+            null, release, null, null, new ContainerUpdates()));
+        return;
+      }
+    }
   }
 
   /** The app ends: AppAttemptRemovedSchedulerEvent, then AppRemovedSchedulerEvent. */

@@ -127,6 +127,9 @@ final class Driver {
       case "release": appModel.release(apps.get(step.path("app").asText()),
           step.path("count").asInt(1), step.path("which").asText("newest"));
         break;
+      case "release-container": appModel.releaseContainer(named,
+          step.path("container").asText());
+        break;
       case "finish": appModel.end(apps.get(step.path("app").asText()), true); break;
       case "kill": appModel.end(apps.get(step.path("app").asText()), false); break;
       case "reload": appModel.reload(step.path("allocations").asText()); break;
