@@ -37,8 +37,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.security.RMContainerTokenSe
 
 /**
  * The ResourceManager around the scheduler, reduced to what FairScheduler calls: an RMContext
- * (RMContextImpl, as Hadoop's tests build it, without a state store) whose dispatcher runs nothing but records every
- * event the scheduler sends (RMAppEvent APP_ACCEPTED/APP_REJECTED, RMAppAttemptEvent
+ * (RMContextImpl without a state store) whose dispatcher runs nothing but records every event
+ * the scheduler sends (RMAppEvent APP_ACCEPTED/APP_REJECTED, RMAppAttemptEvent
  * CONTAINER_ALLOCATED, RMAppAttemptContainerFinishedEvent, ...), and stand-ins for RMApp,
  * RMAppAttempt and RMNode answering the few calls the scheduler makes on them.
  */
