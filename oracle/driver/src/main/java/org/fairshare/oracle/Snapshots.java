@@ -95,7 +95,9 @@ final class Snapshots {
     e.put("max-share", Res.map(q.getMaxShare()));
     e.put("usage", Res.map(q.getResourceUsage()));
     e.put("demand", Res.map(q.getDemand()));
-    e.put("reserved", Res.map(q.getReservedResource()));
+    // the queue's ReservedMB/VCores metrics and their custom-type counterparts
+    // (FSQueue.getReservedResource reports memory and vcores only)
+    e.put("reserved", Res.map(q.getMetrics().getReservedResources()));
     if (leaf) {
       e.put("am-usage", Res.map(OracleBridge.amResourceUsage((FSLeafQueue) q)));
       e.put("max-am-share", Res.map(q.getMetrics().getMaxAMShare()));
