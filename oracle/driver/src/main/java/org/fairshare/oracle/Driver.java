@@ -1,0 +1,364 @@
+package org.fairshare.oracle;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import org.apache.hadoop.net.NetUtils;
+
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceOption;
+import org.apache.hadoop.yarn.event.Event;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.event.RMAppAttemptContainerFinishedEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerImpl;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSSchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
+
+/**
+ * Runs one normalised scenario's steps on the real FairScheduler and writes down what it did.
+ * Every step is one or more scheduler calls wrapped in {@link #act}: afterwards the events the
+ * scheduler sent to the (recording) dispatcher become container-allocated / -completed /
+ * -preempted events, node reservations are compared with before (container-reserved /
+ * -unreserved), apps made runnable are reported, and an attempt that lost its AM container is
+ * replaced ({@link AppModel#restart}).
+ */
+final class Driver {
+  /** A call into the scheduler; Hadoop's checked exceptions pass through. */
+  interface Call {
+    void run() throws Exception;
+  }
+
+  /** A container the driver saw allocated and not yet completed. */
+  static final class Live {
+    final AppState app;
+    final int attempt;
+    final String node;
+    final Resource resource;
+    final RMContainer rm;
+
+    Live(AppState app, int attempt, String node, Resource resource, RMContainer rm) {
+      this.app = app;
+      this.attempt = attempt;
+      this.node = node;
+      this.resource = resource;
+      this.rm = rm;
+    }
+  }
+
+  final Cluster cluster;
+  final FairScheduler scheduler;
+  final EventLog log;
+  final Map<String, AppState> apps = new LinkedHashMap<>();
+  final Map<ApplicationId, AppState> byId = new HashMap<>();
+  final Map<String, RmStubs.NodeRecord> nodes = new LinkedHashMap<>();
+  final Map<String, RmStubs.NodeRecord> nodesById = new HashMap<>();
+  final Map<ContainerId, Live> live = new HashMap<>();
+  final Map<ContainerId, String[]> beneficiaries = new HashMap<>();
+  final List<Object> snapshots = new ArrayList<>();
+  final AppModel appModel;
+  final Preemption preemption;
+  private final List<AppState> lostAm = new ArrayList<>();
+  private final List<RMContainer> unpulled = new ArrayList<>();
+  private String completion = "released";
+  private int depth;
+
+  Driver(Cluster cluster) {
+    this.cluster = cluster;
+    this.scheduler = cluster.scheduler;
+    this.log = new EventLog(cluster.clock);
+    this.appModel = new AppModel(this);
+    this.preemption = new Preemption(this);
+  }
+
+  void run(JsonNode scenario) throws Exception {
+    log.step = -1;
+    for (JsonNode node : scenario.path("nodes")) {
+      addNode(node);
+    }
+    int index = 0;
+    for (JsonNode step : scenario.path("steps")) {
+      log.step = index++;
+      runStep(step);
+    }
+  }
+
+  private void runStep(JsonNode step) throws Exception {
+    String kind = step.path("step").asText();
+    AppState named = apps.get(step.path("app").asText(""));
+    if (named != null && !kind.equals("submit") && !named.live()) {
+      // fairshare let this app run but YARN rejected it (or it has ended there): the
+      // divergence is already in the events; YARN has nothing to do with the step
+      return;
+    }
+    switch (kind) {
+      case "add-node": addNode(step); break;
+      case "remove-node": removeNode(step.path("name").asText()); break;
+      case "resize-node": resizeNode(step.path("name").asText(), Res.of(step.path("resources")));
+        break;
+      case "submit": appModel.submit(step); break;
+      case "request": appModel.request(apps.get(step.path("app").asText()),
+          step.path("requests"));
+        break;
+      case "update": preemption.update(); break;
+      case "heartbeat": heartbeat(step.path("node").asText(), step.path("times").asInt(1)); break;
+      case "advance": preemption.advance(step.path("ms").asLong()); break;
+      case "release": appModel.release(apps.get(step.path("app").asText()),
+          step.path("count").asInt(1), step.path("which").asText("newest"));
+        break;
+      case "release-container": appModel.releaseContainer(named,
+          step.path("container").asText());
+        break;
+      case "finish": appModel.end(apps.get(step.path("app").asText()), true); break;
+      case "kill": appModel.end(apps.get(step.path("app").asText()), false); break;
+      case "reload": appModel.reload(step.path("allocations").asText()); break;
+      case "move": appModel.move(apps.get(step.path("app").asText()),
+          step.path("queue").asText());
+        break;
+      case "snapshot": snapshots.add(Snapshots.take(this, step.path("label"))); break;
+      case "expect": break;
+      default: throw new IllegalArgumentException("unknown step " + kind);
+    }
+  }
+
+  // ---- nodes: NodeAddedSchedulerEvent, NodeRemovedSchedulerEvent, NodeResourceUpdate… ----
+
+  private void addNode(JsonNode spec) throws Exception {
+    RmStubs.NodeRecord node = new RmStubs.NodeRecord(spec.path("name").asText(),
+        spec.path("rack").asText("/default-rack"), Res.of(spec.path("resources")));
+    node.rmNode = RmStubs.node(node, cluster.context);
+    // container tokens name the node's address (BuilderUtils.newContainerToken): resolve the
+    // scenario's host names statically, without DNS
+    NetUtils.addStaticResolution(node.name, "127.0.0.1");
+    nodes.put(node.name, node);
+    nodesById.put(node.id.getHost(), node);
+    cluster.context.getRMNodes().put(node.id, node.rmNode);
+    act("released", () -> scheduler.handle(new NodeAddedSchedulerEvent(node.rmNode)));
+    log.emit("node-added", "node", node.name, "rack", node.rack,
+        "capacity", Res.map(node.total));
+  }
+
+  private void removeNode(String name) throws Exception {
+    RmStubs.NodeRecord node = nodes.get(name);
+    long lost = live.values().stream().filter(c -> c.node.equals(name)).count();
+    act("lost", () -> scheduler.handle(new NodeRemovedSchedulerEvent(node.rmNode)));
+    log.emit("node-removed", "node", name, "lost-containers", lost);
+    nodes.remove(name);
+    cluster.context.getRMNodes().remove(node.id);
+  }
+
+  private void resizeNode(String name, Resource total) throws Exception {
+    RmStubs.NodeRecord node = nodes.get(name);
+    node.total = total;
+    // -1: no over-commit timeout, containers that no longer fit keep running (rmadmin's default)
+    act("released", () -> scheduler.handle(new NodeResourceUpdateSchedulerEvent(node.rmNode,
+        ResourceOption.newInstance(total, -1))));
+    log.emit("node-resized", "node", name, "capacity", Res.map(total));
+  }
+
+  /** NodeUpdateSchedulerEvent: FairScheduler.nodeUpdate → attemptScheduling. */
+  private void heartbeat(String which, int times) throws Exception {
+    List<RmStubs.NodeRecord> targets = which.equals("*")
+        ? new ArrayList<>(nodes.values()) : Collections.singletonList(nodes.get(which));
+    for (int i = 0; i < times; i++) {
+      for (RmStubs.NodeRecord node : targets) {
+        act("released", () -> scheduler.handle(new NodeUpdateSchedulerEvent(node.rmNode)));
+      }
+    }
+  }
+
+  // ---- one scheduler action and what it caused ----
+
+  /**
+   * Runs {@code call}; containers it completes get the status {@code status} (unless YARN says
+   * preempted). Then: reservations compared, promotions reported, lost AMs replaced.
+   */
+  void act(String status, Call call) throws Exception {
+    Map<String, RMContainer> reservedBefore = reservations();
+    List<ApplicationAttemptId> waiting = appModel.nonRunnable();
+    String outer = completion;
+    completion = status;
+    depth++;
+    try {
+      call.run();
+      collect();
+      pullAndLaunch();
+    } finally {
+      completion = outer;
+      depth--;
+    }
+    reservationChanges(reservedBefore);
+    appModel.reportPromotions(waiting);
+    while (depth == 0 && !lostAm.isEmpty()) {
+      appModel.restart(lostAm.remove(0));
+    }
+  }
+
+  /** The dispatcher's events, in the order the scheduler sent them. */
+  private void collect() {
+    for (Event<?> event : cluster.dispatcher.drain()) {
+      if (event instanceof RMAppAttemptContainerFinishedEvent) {
+        finished(((RMAppAttemptContainerFinishedEvent) event).getContainerStatus());
+      } else if (event instanceof RMAppAttemptEvent && ((RMAppAttemptEvent) event).getType()
+          == RMAppAttemptEventType.CONTAINER_ALLOCATED) {
+        allocated(((RMAppAttemptEvent) event).getApplicationAttemptId());
+      }
+    }
+  }
+
+  /**
+   * What follows an allocation in a real cluster: the AM's next allocate call pulls its new
+   * containers (ACQUIRED, SchedulerApplicationAttempt.pullNewlyAllocatedContainers) and their
+   * NodeManager reports them running (LAUNCHED). An AM can release a container only then.
+   */
+  private void pullAndLaunch() throws Exception {
+    List<ApplicationAttemptId> attempts = new ArrayList<>();
+    for (RMContainer c : unpulled) {
+      if (!attempts.contains(c.getApplicationAttemptId())) {
+        attempts.add(c.getApplicationAttemptId());
+      }
+    }
+    for (ApplicationAttemptId attempt : attempts) {
+      scheduler.allocate(attempt, new ArrayList<>(), null, new ArrayList<>(), null, null,
+          new ContainerUpdates());
+    }
+    for (RMContainer c : unpulled) {
+      c.handle(new RMContainerEvent(c.getContainerId(), RMContainerEventType.LAUNCHED));
+    }
+    unpulled.clear();
+    collect(); // ACQUIRED/LAUNCHED notifications: nothing to report
+  }
+
+  /**
+   * RMContainerImpl sends CONTAINER_ALLOCATED (no container id) for each new container, in
+   * allocation order: the attempt's oldest container the driver has not seen yet is it.
+   */
+  private void allocated(ApplicationAttemptId attemptId) {
+    AppState app = byId.get(attemptId.getApplicationId());
+    FSAppAttempt attempt = scheduler.getSchedulerApp(attemptId);
+    RMContainer fresh = null;
+    for (RMContainer c : attempt.getLiveContainers()) {
+      if (!live.containsKey(c.getContainerId()) && (fresh == null
+          || c.getContainerId().compareTo(fresh.getContainerId()) < 0)) {
+        fresh = c;
+      }
+    }
+    if (fresh == null) {
+      return;
+    }
+    String node = fresh.getAllocatedNode().getHost();
+    Live c = new Live(app, attemptId.getAttemptId(), node, fresh.getAllocatedResource(), fresh);
+    live.put(fresh.getContainerId(), c);
+    unpulled.add(fresh);
+    if (app.managed() && app.attempt.master == null) {
+      // RMAppAttemptImpl.AMContainerAllocatedTransition: the attempt's first container is
+      // its AM container
+      ((RMContainerImpl) fresh).setAMContainer(true);
+      app.attempt.master = fresh.getContainer();
+    }
+    log.emit("container-allocated", "app", app.name, "queue", app.queue,
+        "container", containerName(fresh.getContainerId(), app), "node", node,
+        "resource", Res.map(c.resource), "am", fresh.isAMContainer());
+  }
+
+  private void finished(ContainerStatus status) {
+    Live c = live.remove(status.getContainerId());
+    if (c == null) {
+      return;
+    }
+    AppState app = c.app;
+    String id = containerName(status.getContainerId(), app);
+    boolean am = c.rm.isAMContainer();
+    if (status.getExitStatus() == ContainerExitStatus.PREEMPTED) {
+      app.preempted++;
+      String[] to = beneficiaries.remove(status.getContainerId());
+      log.emit("container-preempted", "container", id, "app", app.name, "queue", app.queue,
+          "node", c.node, "resource", Res.map(c.resource), "am", am,
+          "beneficiary-app", to == null ? null : to[0],
+          "beneficiary-queue", to == null ? null : to[1]);
+    } else {
+      beneficiaries.remove(status.getContainerId());
+      log.emit("container-completed", "app", app.name, "queue", app.queue, "container", id,
+          "node", c.node, "resource", Res.map(c.resource), "am", am, "status", completion);
+    }
+    if (am && !app.ended && c.attempt == app.attemptId().getAttemptId()
+        && !completion.equals("attempt-failed")) {
+      lostAm.add(app);
+    }
+  }
+
+  static String containerName(ContainerId id, AppState app) {
+    long sequence = id.getContainerId() & 0xffffffffffL; // without the RM epoch
+    return String.format("container_%s_%02d_%06d", app.name,
+        id.getApplicationAttemptId().getAttemptId(), sequence);
+  }
+
+  // ---- reservations: FSSchedulerNode.getReservedContainer before and after ----
+
+  FSSchedulerNode schedulerNode(RmStubs.NodeRecord node) {
+    return (FSSchedulerNode) scheduler.getNodeTracker().getNode(node.id);
+  }
+
+  private Map<String, RMContainer> reservations() {
+    Map<String, RMContainer> out = new LinkedHashMap<>();
+    for (RmStubs.NodeRecord node : nodes.values()) {
+      FSSchedulerNode sn = schedulerNode(node);
+      out.put(node.name, sn == null ? null : sn.getReservedContainer());
+    }
+    return out;
+  }
+
+  private void reservationChanges(Map<String, RMContainer> before) {
+    Map<String, RMContainer> after = reservations();
+    for (Map.Entry<String, RMContainer> e : before.entrySet()) {
+      RMContainer was = e.getValue();
+      RMContainer now = after.get(e.getKey());
+      if (was != null && !sameReservation(was, now)) {
+        AppState app = byId.get(was.getApplicationAttemptId().getApplicationId());
+        log.emit("container-unreserved", "app", app.name, "node", e.getKey(),
+            "resource", Res.map(was.getReservedResource()));
+      }
+    }
+    for (Map.Entry<String, RMContainer> e : after.entrySet()) {
+      RMContainer now = e.getValue();
+      if (now != null && !sameReservation(before.get(e.getKey()), now)) {
+        AppState app = byId.get(now.getApplicationAttemptId().getApplicationId());
+        log.emit("container-reserved", "app", app.name, "queue", app.queue, "node", e.getKey(),
+            "resource", Res.map(now.getReservedResource()),
+            "priority", (long) now.getReservedSchedulerKey().getPriority().getPriority());
+      }
+    }
+  }
+
+  private static boolean sameReservation(RMContainer a, RMContainer b) {
+    return a != null && b != null && a.getContainerId().equals(b.getContainerId());
+  }
+
+  /** Live containers of an attempt, oldest first. */
+  List<RMContainer> containersOf(FSAppAttempt attempt) {
+    List<RMContainer> out = new ArrayList<>(attempt.getLiveContainers());
+    out.sort(Comparator.comparing(RMContainer::getContainerId));
+    return out;
+  }
+}
