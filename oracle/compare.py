@@ -335,6 +335,9 @@ _Found = tuple[str | None, str | None, str | None, Any, Any]
 def _compare_section(fs: Any, hadoop: Any, section: str) -> _Found | None:
     if not isinstance(fs, dict) or not isinstance(hadoop, dict):
         return (section, None, None, fs, hadoop)
+    if section == "apps":  # YARN forgets a rejected app; fairshare's snapshot keeps it
+        fs = {key: app for key, app in fs.items()
+              if not (isinstance(app, dict) and app.get("state") == "rejected")}
     fs_keys, or_keys = list(fs), list(hadoop)
     if sorted(fs_keys) != sorted(or_keys):
         only_fs = sorted(set(fs_keys) - set(or_keys))

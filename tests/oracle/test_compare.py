@@ -293,3 +293,45 @@ def test_the_run_is_not_changed_by_comparing(run: Run) -> None:
     events, snaps = _project(run)
     compare(run.events, events, run.snapshots, snaps, run.steps, permutations={"victims-by-app"})
     assert run.events == before
+
+
+def test_completions_and_starvation_of_a_step_are_compared_as_multisets() -> None:
+    # YARN ends an app's containers in the hash order of its live-container map: the order
+    # within a step is not a decision; which containers, and their fields, are
+    steps = [{"step": "finish", "line": 3}]
+
+    def done(container: str, status: str = "app-ended") -> dict[str, Any]:
+        return {"t": 5, "type": "container-completed", "seq": 1, "step": 0, "app": "a",
+                "queue": "root.q", "container": container, "node": "n1",
+                "resource": {"memory-mb": 1024, "vcores": 1}, "am": False, "status": status}
+
+    fs = [done("container_a_01_000002"), done("container_a_01_000003")]
+    assert compare(fs, fs[::-1], [], [], steps).identical
+    lost = [done("container_a_01_000002"), done("container_a_01_000003", "lost")]
+    result = compare(fs, lost[::-1], [], [], steps)
+    assert not result.identical and result.first is not None
+    assert result.first.differing == ("status",)
+
+
+def test_free_text_reasons_are_shown_but_not_compared() -> None:
+    steps = [{"step": "move", "line": 9}]
+    fs = [{"t": 0, "type": "move-rejected", "seq": 4, "step": 0, "app": "x", "queue": "root.b",
+           "reason": "moving x to root.b would violate maxRunningApps on root.b"}]
+    hadoop = [{**fs[0], "reason": "Moving app attempt appattempt_1_0001_000001 to queue "
+                                  "root.b would violate queue maxRunningApps constraints"}]
+    assert compare(fs, hadoop, [], [], steps).identical
+    elsewhere = [{**hadoop[0], "queue": "root.c"}]
+    result = compare(fs, elsewhere, [], [], steps)
+    assert result.first is not None and result.first.differing == ("queue",)
+
+
+def test_a_rejected_app_in_fairshares_snapshot_is_not_looked_for_in_hadoops() -> None:
+    steps = [{"step": "snapshot", "line": 4}]
+    fs = [{"time-ms": 0, "cluster": {}, "queues": {}, "nodes": {},
+           "apps": {"r": {"state": "rejected", "queue": None},
+                    "x": {"state": "running", "queue": "root.a"}}}]
+    hadoop = [{"time-ms": 0, "cluster": {}, "queues": {}, "nodes": {},
+               "apps": {"x": {"queue": "root.a"}}}]
+    assert compare([], [], fs, hadoop, steps).identical
+    fs[0]["apps"]["x"]["state"] = "rejected"  # … but an accepted app must be there
+    assert not compare([], [], fs, hadoop, steps).identical

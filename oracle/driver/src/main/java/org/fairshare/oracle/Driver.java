@@ -73,6 +73,7 @@ final class Driver {
   final Map<String, AppState> apps = new LinkedHashMap<>();
   final Map<ApplicationId, AppState> byId = new HashMap<>();
   final Map<String, RmStubs.NodeRecord> nodes = new LinkedHashMap<>();
+  private int registrations; // nodes registered so far: each one's ordinal picks its port
   final Map<String, RmStubs.NodeRecord> nodesById = new HashMap<>();
   final Map<ContainerId, Live> live = new HashMap<>();
   final Map<ContainerId, String[]> beneficiaries = new HashMap<>();
@@ -146,7 +147,8 @@ final class Driver {
 
   private void addNode(JsonNode spec) throws Exception {
     RmStubs.NodeRecord node = new RmStubs.NodeRecord(spec.path("name").asText(),
-        spec.path("rack").asText("/default-rack"), Res.of(spec.path("resources")));
+        spec.path("rack").asText("/default-rack"), Res.of(spec.path("resources")),
+        registrations++);
     node.rmNode = RmStubs.node(node, cluster.context);
     // container tokens name the node's address (BuilderUtils.newContainerToken): resolve the
     // scenario's host names statically, without DNS

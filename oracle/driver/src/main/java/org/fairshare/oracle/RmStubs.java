@@ -155,15 +155,32 @@ final class RmStubs {
     Resource total;
     RMNode rmNode;
 
-    NodeRecord(String name, String rack, Resource total) {
+    NodeRecord(String name, String rack, Resource total, int ordinal) {
       this.name = name;
       this.rack = rack;
-      this.id = NodeId.newInstance(name, NODE_PORT);
+      this.id = NodeId.newInstance(name, portInRegistrationOrder(name, ordinal));
       this.total = total;
     }
   }
 
-  static final int NODE_PORT = 8041;
+  /**
+   * A NodeManager port for the node registered {@code ordinal}-th (from 0) such that the
+   * scheduler's node map (ClusterNodeTracker.nodes, a HashMap keyed by NodeId) iterates in
+   * registration order: its bucket among 1024 is the ordinal, which keeps it the ordinal in
+   * every table of up to 1024 buckets that holds the nodes. YARN searches nodes for preemption
+   * victims in that map's order (FSPreemptionThread, getNodesByResourceName("*")), and a real
+   * cluster's order depends on its ports, which a scenario does not give; fairshare uses
+   * registration order (docs/fidelity.md), so the driver picks ports that make YARN's the same.
+   */
+  static int portInRegistrationOrder(String host, int ordinal) {
+    for (int port = 1024; port < 65536; port++) {
+      int h = NodeId.newInstance(host, port).hashCode();
+      if (((h ^ (h >>> 16)) & 1023) == ordinal % 1024) {
+        return port;
+      }
+    }
+    throw new IllegalStateException("no port puts " + host + " in bucket " + ordinal);
+  }
 
   static RMNode node(NodeRecord record, RMContext ctx) {
     Map<String, Stubs.Answer> answers = new HashMap<>();
@@ -171,9 +188,9 @@ final class RmStubs {
     answers.put("getHostName", a -> record.name);
     answers.put("getRackName", a -> record.rack);
     answers.put("getTotalCapability", a -> record.total);
-    answers.put("getNodeAddress", a -> record.name + ":" + NODE_PORT);
+    answers.put("getNodeAddress", a -> record.name + ":" + record.id.getPort());
     answers.put("getHttpAddress", a -> record.name + ":8042");
-    answers.put("getCommandPort", a -> NODE_PORT);
+    answers.put("getCommandPort", a -> record.id.getPort());
     answers.put("getHttpPort", a -> 8042);
     answers.put("getRMContext", a -> ctx);
     answers.put("getState", a -> NodeState.RUNNING);
