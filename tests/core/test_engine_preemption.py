@@ -151,10 +151,20 @@ def test_warn_then_kill_after_wait_time_then_the_starved_app_gets_the_space():
     assert records(engine, "container-allocated")[-1]["via"] == "earmark"
 
 
-def test_starved_app_is_not_evaluated_again_for_29_seconds():
+def test_starved_app_is_not_evaluated_again_for_25_seconds():
+    # waitTimeBeforeKill 15 s + waitTimeBeforeNextStarvationCheck 10 s; the "4 heartbeats"
+    # FSPreemptionThread adds are 4 × 0: it reads the heartbeat interval before the scheduler
+    # has set it (FairScheduler.serviceInit runs initScheduler before super.serviceInit)
     engine = over_and_starved()
     engine.update()
-    assert engine.app("b1").next_starvation_check == 1000 + 15_000 + 4 * 1000 + 10_000
+    assert engine.app("b1").next_starvation_check == 1000 + 15_000 + 10_000
+
+
+def test_with_continuous_scheduling_the_back_off_adds_ten_of_its_runs():
+    engine = over_and_starved({"yarn.scheduler.fair.continuous-scheduling-enabled": True,
+                               "yarn.scheduler.fair.continuous-scheduling-sleep-ms": 7})
+    engine.update()
+    assert engine.app("b1").next_starvation_check == 1000 + 15_000 + 10 * 7 + 10_000
 
 
 def test_non_preemptable_queue_keeps_its_containers():

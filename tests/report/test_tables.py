@@ -98,12 +98,14 @@ def test_tenant3s_averages_are_those_of_its_samples(seed_report: list[Path], see
 
 
 def test_tenant3s_whole_run_usage_by_hand(seed_report: list[Path]) -> None:
-    # The timeline: 1024 MB from 80 s to 110 s (its AM), 3072 MB from 110 s to 290 s, over a
-    # 2,402 s run: (1024 × 30 + 3072 × 180) / 2402 = 243.0 MB; 1 vcore then 3: 0.2373 vcores.
+    # The timeline: 1024 MB from 80 s to 105 s (its AM: the second round, at 65 s + 25 s of
+    # back-off, kills at 105 s), 3072 MB from 105 s to 285 s (its tasks, 180 s as before), over
+    # a 2,402 s run: (1024 × 25 + 3072 × 180) / 2402 = 240.9 MB; 1 vcore then 3: 565 / 2402.
     cell = cells(seed_report[0], "tuning")["root.tenant3"]["usage"]
-    assert number(cell.get("data-mb")) == pytest.approx(243.0, abs=0.05)
-    assert number(cell.get("data-vcores")) == pytest.approx(570 / 2402, abs=0.0005)
-    assert cell.text_content() == "243 MB0.2 vcores"  # shown: "243 MB" <br> "0.2 vcores"
+    assert number(cell.get("data-mb")) == pytest.approx((1024 * 25 + 3072 * 180) / 2402,
+                                                        abs=0.05)
+    assert number(cell.get("data-vcores")) == pytest.approx(565 / 2402, abs=0.0005)
+    assert cell.text_content() == "241 MB0.2 vcores"  # shown: "241 MB" <br> "0.2 vcores"
 
 
 def test_a_queue_never_in_contention_shows_dashes_not_zeros(seed_report: list[Path]) -> None:

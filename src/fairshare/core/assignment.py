@@ -468,6 +468,7 @@ def allocate(
     decrement_asks(app, key, node.name, node.rack, kind)
     node.allocated = add(node.allocated, capability)
     node.containers[container_id] = container
+    node.peak_containers = max(node.peak_containers, len(node.containers))
     if app.id not in node.apps_ran:
         note_app_ran(s, node, app.id)
     _consume_earmark(node, app.id, capability)

@@ -45,6 +45,7 @@ def recover_container(
                           Locality.OFF_SWITCH, s.now)
     node.allocated = add(node.allocated, resource)
     node.containers[container_id] = container
+    node.peak_containers = max(node.peak_containers, len(node.containers))
     app.containers[container_id] = container
     app.usage = add(app.usage, resource)
     if not app.am_running and not app.unmanaged:  # FSAppAttempt: the first one is the AM

@@ -89,6 +89,11 @@ class Scheduler:
             return self.allocations.placement_policy
         return generated_policy(self.site.user_as_default_queue, self.site.allow_undeclared_pools)
 
+    def app_number(self, app_id: str) -> int:
+        """The app's number in YARN's ``application_<cluster timestamp>_<number>``: apps are
+        numbered from 1 in submission order, rejected ones included."""
+        return self.state.apps[app_id].seq + 1
+
     @property
     def preemption_enabled(self) -> bool:
         """The preemption thread exists only when enabled and not in migration mode (§1.1)."""

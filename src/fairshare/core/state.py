@@ -151,6 +151,9 @@ class Node:
     capacity: Resource
     allocated: Resource
     containers: dict[str, Container] = field(default_factory=dict)  # allocation order
+    # the most containers the node ever held: the size of YARN's launchedContainers HashMap
+    # table, which decides its iteration order (yarn_order.containers_for_victim_search)
+    peak_containers: int = 0
     reservation: Reservation | None = None
     marked_for_preemption: dict[str, Container] = field(default_factory=dict)
     earmarks: dict[str, Resource] = field(default_factory=dict)  # starved app → amount (§5.6)

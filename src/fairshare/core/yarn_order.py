@@ -1,13 +1,15 @@
-"""Every place where YARN's order is hash order, and the deterministic order we use instead.
+"""Every place where YARN's order is hash order: its emulation, or the deterministic order we
+use instead where the hash depends on what a scenario does not give (docs/fidelity.md).
 
-Keeping these choices in one module makes them easy to find, to document, and to swap for a
-Java ``HashMap``/``HashSet`` emulation should fidelity checks ever need it.
+A node's containers in the victim search are walked in YARN's own ``HashMap`` order, emulated
+from the container ids (:func:`containers_for_victim_search`); the differential oracle
+(``make oracle``) holds the emulation to Hadoop's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol, TypeVar
 
 from fairshare.config.model import AllocationConfig
 
@@ -48,17 +50,107 @@ def request_order(asks: Mapping[K, Mapping[str, T]]) -> list[tuple[K, str, T]]:
     return out
 
 
-def containers_newest_first(containers: Mapping[str, T]) -> list[T]:
-    """A node's containers as §5.4 walks them, before AMs are moved to the end.
+# The cluster timestamp of the ResourceManager fairshare's apps belong to: YARN names apps
+# application_<cluster timestamp>_<number>, numbered from 1 in submission order, and the hash of
+# a container id mixes them in (ApplicationId.hashCode). 2023-11-14 22:13:20 UTC.
+CLUSTER_TIMESTAMP_MS = 1_700_000_000_000
 
-    YARN walks a hash map, putting each non-AM container at the front. We take the newest
-    allocation first, so the most recently started work — the least lost — goes first.
-    ``containers`` must be in allocation order (the engine's dicts are).
+
+def _int32(x: int) -> int:
+    """Java ``int`` arithmetic: wrap to 32 bits, signed."""
+    return (x + 2**31) % 2**32 - 2**31
+
+
+def container_id_hash(app_number: int, attempt: int, sequence: int,
+                      cluster_timestamp: int = CLUSTER_TIMESTAMP_MS) -> int:
+    """``ContainerId.hashCode`` of container ``sequence`` of attempt ``attempt`` of app
+    ``app_number``: ``ApplicationId``'s, then ``ApplicationAttemptId``'s hash mixed in."""
+    app = application_id_hash(app_number, cluster_timestamp)
+    attempt_hash = _int32(347671 * _int32(347671 * 5501 + app) + attempt)
+    return _int32(31 * _int32(sequence ^ (sequence >> 32)) + attempt_hash)
+
+
+def application_id_hash(app_number: int, cluster_timestamp: int = CLUSTER_TIMESTAMP_MS) -> int:
+    """``ApplicationId.hashCode``."""
+    ts = cluster_timestamp
+    return _int32(371237 * _int32(371237 * 6521 + _int32(ts ^ (ts >> 32))) + app_number)
+
+
+def hash_map_order(hashes: Sequence[int], peak: int) -> list[int]:
+    """The positions of ``hashes`` (keys in insertion order) in a ``java.util.HashMap``'s
+    iteration order, for a map that has held at most ``peak`` entries: by bucket (the hash's
+    spread, ``h ^ (h >>> 16)``, masked by the table size — 16, doubled each time an insert
+    takes the map past 3/4 full; it never shrinks), then in insertion order within a bucket
+    (a resize splits a bucket without reordering it). Exact unless 8 keys share a bucket
+    (Java then grows or treeifies that bin)."""
+    capacity = 16
+    while peak > capacity * 3 // 4:
+        capacity *= 2
+    def bucket(h: int) -> int:
+        unsigned = h & 0xFFFFFFFF
+        return (unsigned ^ (unsigned >> 16)) & (capacity - 1)
+    return sorted(range(len(hashes)), key=lambda i: (bucket(hashes[i]), i))
+
+
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def app_id(self) -> str: ...
+    @property
+    def is_am(self) -> bool: ...
+
+
+C = TypeVar("C", bound=_Identified)
+
+
+def containers_for_victim_search(containers: Mapping[str, C], peak: int,
+                                 app_number: Callable[[str], int]) -> list[C]:
+    """A node's containers in the order YARN's victim search walks them
+    (``SchedulerNode.getRunningContainersWithAMsAtTheEnd``): its ``launchedContainers``
+    ``HashMap`` is iterated, each task container put at the front and each AM at the end — so
+    task containers in reverse hash order, then AMs in hash order.
+
+    ``containers`` in insertion (allocation) order; ``peak``: the most the node ever held;
+    ``app_number``: each app's number (submission order from 1). A container id fairshare did
+    not make (``container_<app>_<attempt>_<sequence>``), such as one recovered under its own
+    name, hashes as sequence 0 of attempt 1.
     """
-    return list(containers.values())[::-1]
+    listed = list(containers.values())
+    hashes = [container_id_hash(app_number(c.app_id), *_attempt_and_sequence(c.id))
+              for c in listed]
+    ordered = [listed[i] for i in hash_map_order(hashes, peak)]
+    return [c for c in reversed(ordered) if not c.is_am] + [c for c in ordered if c.is_am]
+
+
+class _Owned(Protocol):
+    @property
+    def app_id(self) -> str: ...
+
+
+V = TypeVar("V", bound=_Owned)
+
+
+def victims_grouped_by_app(victims: Sequence[V], app_number: Callable[[str], int]) -> list[V]:
+    """The victims chosen on one node for one container, in the order YARN warns and kills
+    them: ``FSPreemptionThread.PreemptableContainers`` keeps them in a ``HashMap`` by
+    ``ApplicationId`` (apps added as first chosen), and ``getAllContainers`` lists them app by
+    app in its iteration order, each app's in selection order."""
+    apps = list(dict.fromkeys(v.app_id for v in victims))
+    order = hash_map_order([application_id_hash(app_number(a)) for a in apps], len(apps))
+    return [v for i in order for v in victims if v.app_id == apps[i]]
+
+
+def _attempt_and_sequence(container_id: str) -> tuple[int, int]:
+    _, attempt, sequence = container_id.rsplit("_", 2) if container_id.count("_") >= 2 \
+        else ("", "1", "0")
+    if attempt.isdigit() and sequence.isdigit():
+        return int(attempt), int(sequence)
+    return 1, 0
 
 
 def nodes_in_search_order(nodes: Mapping[str, T]) -> list[T]:
     """Nodes as §5.3 searches them: registration order, for ANY (YARN: the cluster node map's
-    hash order) and for a rack (YARN: the order nodes joined the rack — the same here)."""
+    hash order, which depends on the NodeManagers' ports — a scenario has none) and for a rack
+    (YARN: the order nodes joined the rack — the same here)."""
     return list(nodes.values())

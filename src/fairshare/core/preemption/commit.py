@@ -28,6 +28,7 @@ from fairshare.core.scheduler import Scheduler
 from fairshare.core.starvation import take_starved_app
 from fairshare.core.state import App
 from fairshare.core.update import starvation_kind
+from fairshare.core.yarn_order import victims_grouped_by_app
 from fairshare.resources.vector import Resource, add, is_none
 
 
@@ -41,12 +42,15 @@ class KillTimer:
 
 
 def post_preemption_delay(s: Scheduler) -> int:
-    """§4.6: waitTimeBeforeKill + allocation delay + waitTimeBeforeNextStarvationCheck."""
+    """§4.6: waitTimeBeforeKill + allocation delay + waitTimeBeforeNextStarvationCheck.
+
+    The allocation delay is meant to be 10 continuous-scheduling runs, or 4 node heartbeats.
+    But ``FSPreemptionThread``'s constructor reads the heartbeat interval during
+    ``FairScheduler.initScheduler``, before ``AbstractYarnScheduler.serviceInit`` has set it:
+    it is 0 there, so without continuous scheduling the delay is 0 (Hadoop 3.4)."""
     site = s.site
-    if site.continuous_scheduling_enabled:
-        alloc_delay = 10 * site.continuous_scheduling_sleep_ms
-    else:
-        alloc_delay = 4 * site.nm_heartbeat_interval_ms
+    alloc_delay = 10 * site.continuous_scheduling_sleep_ms \
+        if site.continuous_scheduling_enabled else 0
     return (site.wait_time_before_kill_ms + alloc_delay
             + site.wait_time_before_next_starvation_check_ms)
 
@@ -122,7 +126,7 @@ def commit(s: Scheduler, app: App, plan: PreemptionPlan,
         # the room before this selection's earmarks, as the plan saw it
         free = room_before_victims(node.unallocated, reserved_on(node, s.none),
                                    node.earmarked_total)
-        for victim in selection.victims:
+        for victim in victims_grouped_by_app(selection.victims, s.app_number):
             if victim.container_id in node.marked_for_preemption:
                 continue
             owner = s.state.apps[victim.app_id]

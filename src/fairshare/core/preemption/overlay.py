@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fairshare.core.preemption.victims import ContainerView, NodeView, OwnerView
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.state import App, Node
-from fairshare.core.yarn_order import containers_newest_first
+from fairshare.core.yarn_order import containers_for_victim_search
 from fairshare.resources.vector import Resource, add, sum_resources
 
 
@@ -69,6 +69,7 @@ def node_view(s: Scheduler, node: Node, overlay: Overlay) -> NodeView:
         name=node.name, unallocated=node.unallocated, reserved=reserved,
         earmarked=add(node.earmarked_total, overlay.earmarked.get(node.name, s.none)),
         containers=tuple(ContainerView(c.id, c.app_id, c.resource, c.is_am)
-                         for c in containers_newest_first(node.containers)),
+                         for c in containers_for_victim_search(
+                             node.containers, node.peak_containers, s.app_number)),
         marked_for_preemption=marked,
     )

@@ -73,7 +73,7 @@ from fairshare.core.preemption.victims import (
 )
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.state import App, Container, Node
-from fairshare.core.yarn_order import containers_newest_first, nodes_in_search_order
+from fairshare.core.yarn_order import containers_for_victim_search, nodes_in_search_order
 from fairshare.resources.vector import (
     INT_MAX,
     Resource,
@@ -260,8 +260,8 @@ class VictimSearch:
         node = self.s.state.nodes[name]
         marked = node.marked_for_preemption
         # the engine's own records: they do not change while the round runs
-        running = [c for c in containers_newest_first(node.containers) if c.id not in marked]
-        candidates = tuple([c for c in running if not c.is_am] + [c for c in running if c.is_am])
+        candidates = tuple(c for c in containers_for_victim_search(
+            node.containers, node.peak_containers, self.s.app_number) if c.id not in marked)
         reserved = reserved_on(node, self.none)
         free = room_before_victims(node.unallocated, reserved, node.earmarked_total)
         sizes = {c.resource.values for c in candidates}

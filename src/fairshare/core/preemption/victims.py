@@ -8,7 +8,8 @@ Orders that are hash orders in YARN are the caller's choice, taken as given:
 
 * ``NodeView.containers`` — the running containers of a node. YARN walks a hash map and puts
   non-AM containers at the front (so in reverse hash order) and AMs at the back (§5.4); here the
-  non-AM group keeps the caller's order and so does the AM group. The engine passes newest first.
+  non-AM group keeps the caller's order and so does the AM group. The engine passes YARN's
+  own order (``yarn_order.containers_for_victim_search``).
 * the node lists given to :func:`search_nodes` / :func:`best_preemptable_containers` (the
   cluster node map for ANY, rack join order for a rack, §5.3).
 * ``VictimSet.containers`` is in selection order; YARN groups it by owner in hash-map order,

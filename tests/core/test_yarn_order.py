@@ -1,0 +1,70 @@
+"""YARN's hash orders, emulated (core.yarn_order). The expected values were printed by Hadoop
+3.4.2's own classes in jshell (ContainerId.hashCode; a java.util.HashMap<ContainerId, …>
+filled and iterated), with the cluster timestamp 1700000000000."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fairshare.core.yarn_order import (
+    application_id_hash,
+    container_id_hash,
+    containers_for_victim_search,
+    hash_map_order,
+    victims_grouped_by_app,
+)
+
+
+def test_container_id_hashes_are_javas() -> None:
+    # ContainerId.newContainerId(ApplicationAttemptId.newInstance(
+    #     ApplicationId.newInstance(1700000000000L, app), attempt), sequence).hashCode()
+    assert container_id_hash(1, 1, 1) == -1302914532
+    assert container_id_hash(1, 1, 7) == -1302914346
+    assert container_id_hash(3, 2, 12) == -1302218848
+
+
+def test_hash_map_iteration_order_is_javas() -> None:
+    # put app 1 attempt 1 containers 1..9, then app 3 attempt 2 containers 1..5 (14 entries:
+    # the table grew from 16 to 32 buckets), then remove app 1's container 4
+    keys = [(1, 1, s) for s in range(1, 10) if s != 4] + [(3, 2, s) for s in range(1, 6)]
+    names = [f"a{app}.{seq}" for app, _, seq in keys]
+    order = hash_map_order([container_id_hash(*k) for k in keys], peak=14)
+    assert [names[i] for i in order] == [
+        "a1.6", "a1.7", "a1.8", "a1.9", "a3.5", "a3.3", "a3.4", "a3.1", "a1.1", "a3.2",
+        "a1.2", "a1.3", "a1.5"]
+    six = [(1, 1, s) for s in range(1, 7)]  # 16 buckets
+    assert hash_map_order([container_id_hash(*k) for k in six], peak=6) == [5, 0, 1, 2, 3, 4]
+
+
+@dataclass
+class C:
+    id: str
+    app_id: str
+    is_am: bool
+
+
+def test_the_victim_search_walks_tasks_in_reverse_hash_order_then_ams() -> None:
+    # SchedulerNode.getRunningContainersWithAMsAtTheEnd: a task goes to the front, an AM to
+    # the back. Hash order of app 1's containers 1..6 is 6, 1, 2, 3, 4, 5 (above); 1 is the AM.
+    containers = {f"container_x_01_{s:06d}": C(f"container_x_01_{s:06d}", "x", s == 1)
+                  for s in range(1, 7)}
+    order = containers_for_victim_search(containers, 6, lambda app: 1)
+    assert [c.id[-1] for c in order] == ["5", "4", "3", "2", "6", "1"]
+
+
+@dataclass
+class V:
+    app_id: str
+    n: int
+
+
+def test_victims_are_grouped_by_app_in_the_hash_order_of_their_application_ids() -> None:
+    # a HashMap<ApplicationId, …> filled with apps 3, 1, 5, 2 iterates 1, 3, 2, 5; with 12, 4,
+    # 9 it iterates 9, 12, 4
+    assert application_id_hash(1) == 1289866025
+    number = {"a": 3, "b": 1, "c": 5, "d": 2, "x": 12, "y": 4, "z": 9}.__getitem__
+    victims = [V("a", 1), V("b", 2), V("a", 3), V("c", 4), V("d", 5), V("b", 6)]
+    assert [(v.app_id, v.n) for v in victims_grouped_by_app(victims, number)] == [
+        ("b", 2), ("b", 6), ("a", 1), ("a", 3), ("d", 5), ("c", 4)]
+    three = [V("x", 1), V("y", 2), V("z", 3)]
+    assert [v.app_id for v in victims_grouped_by_app(three, number)] == ["z", "x", "y"]
