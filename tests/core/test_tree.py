@@ -153,6 +153,15 @@ def test_a_fifo_root_is_set_and_then_no_queue_can_be_created_under_it() -> None:
         "allowed under fifo root")
 
 
+def test_a_reload_to_a_fifo_root_keeps_root_fair_while_it_has_queues() -> None:
+    # the walk meets root.a first, which fifo does not allow: root keeps its previous policy
+    engine = make_engine('<queue name="a"/>')
+    engine.reload(parse_allocations_text(allocations_xml(
+        '<queue name="root"><schedulingPolicy>fifo</schedulingPolicy><queue name="a"/></queue>'
+    )), "new.xml")
+    assert policies(engine) == {"root": "fair", "root.a": "fair"}
+
+
 def test_root_default_configured_as_parent_gets_its_children_at_start() -> None:
     # Hadoop 3.4: root.default does not exist when the file is first applied, so the leaf
     # pass creates root.default.x and its parent root.default like any configured leaf (in
