@@ -178,8 +178,8 @@ steps:
     assert result.exit_code == 0, result.output
     [snap] = strict_json((tmp_path / "out/snapshots.json").read_text())  # type: ignore[misc]
     weights = {name: q["weight"] for name, q in snap["queues"].items()}
-    assert weights == {"root": 1.0, "root.default": 1.0, "root.a": None, "root.b": None,
-                       "root.c": None, "root.d": 2.5}
+    assert weights == {"root": 1.0, "root.a": None, "root.b": None, "root.c": None,
+                       "root.d": 2.5}
 
 
 # -- 6. output directories ----------------------------------------------------------------------
@@ -328,8 +328,8 @@ workload: {apps: [{id: x, queue: "a\\rb", tasks: [{count: 1, duration-ms: 1000}]
     with (tmp_path / "out/timeline.csv").open(newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     assert {len(row) for row in rows} == {19}
-    assert {row[1] for row in rows[1:]} == {"root", "root.default", "root.a\rb"}
-    assert sum(row[1] == "root.a\rb" for row in rows) == len(rows[1:]) // 3
+    assert {row[1] for row in rows[1:]} == {"root", "root.a\rb"}  # no app in root.default
+    assert sum(row[1] == "root.a\rb" for row in rows) == len(rows[1:]) // 2
 
 
 # -- 8. the inline site map --------------------------------------------------------------------

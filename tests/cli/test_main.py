@@ -271,9 +271,9 @@ def test_shares_json_stays_valid_with_a_nan_weight(tmp_path: Path) -> None:
 
     queues = json.loads(result.stdout, parse_constant=strict)  # no bare NaN
     assert queues["queues"]["root.odd"]["weight"] is None  # docs/outputs.md: not finite → null
-    # a NaN weight takes nothing; root.b and root.default split the memory (fair policy)
+    # a NaN weight takes nothing; root.b, the only other queue, gets all 1000 MB (fair policy)
     assert queues["queues"]["root.odd"]["fair-share"]["memory-mb"] == 0
-    assert queues["queues"]["root.b"]["fair-share"]["memory-mb"] == 500
+    assert queues["queues"]["root.b"]["fair-share"]["memory-mb"] == 1000
     assert "NaN" in result.stderr  # the warning still reaches the user, on stderr
 
 

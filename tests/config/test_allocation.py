@@ -1031,6 +1031,22 @@ def test_policy_compatibility_warnings() -> None:
     assert warnings[2][1].startswith("root.d: scheduling policy drf is not allowed under fair root")
 
 
+def test_a_fifo_root_warns_that_no_queue_can_be_created_under_it() -> None:
+    # Hadoop 3.4: root has no child when the file is first applied, so its fifo is set, and
+    # every queue is then refused under it (tests/core/test_tree.py shows both).
+    xml = """<allocations>
+  <queue name="root"><schedulingPolicy>fifo</schedulingPolicy>
+    <queue name="a"/>
+  </queue>
+</allocations>"""
+    [(line, message)] = warnings_of(xml)
+    assert line == 2
+    assert message.startswith("root: scheduling policy fifo is not allowed on a parent queue, "
+                              "yet YARN sets it at start-up")
+    assert "applications cannot run anywhere" in message
+    assert "creating root fails" not in message
+
+
 def test_default_drf_under_an_explicit_fair_parent() -> None:
     xml = """<allocations>
   <defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>

@@ -49,7 +49,8 @@ class Tree:
 def tree(
     *static: str, dynamic: Iterable[str] = (), leaves: Iterable[str] = ("root.default",)
 ) -> Tree:
-    """root and root.default always exist and are static (spec §1.6, Hadoop 3.3/3.4 startup)."""
+    """root and root.default exist and are static: root.default as if the allocation file
+    configured it (Hadoop 3.4 creates root only at start; 3.3 also created root.default)."""
     return Tree(frozenset({"root", "root.default", *static}), frozenset(dynamic), frozenset(leaves))
 
 

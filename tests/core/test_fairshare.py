@@ -14,12 +14,12 @@ from fairshare.core.fairshare import (
     compute_instantaneous_fair_shares,
     compute_steady_fair_shares,
 )
-from fairshare.core.tree import QueueTree, build_queue_tree
+from fairshare.core.tree import QueueTree, build_queue_tree, get_or_create_leaf
 from fairshare.resources.vector import DEFAULT_TYPES, float32, res
 from tests.core.builders import CLUSTER_24G, apps, queue, tree
 
-# root.default always exists (Hadoop 3.4, spec §1.6) and would take a steady cut; weight 0
-# keeps it out of the split, as examples/seed-three-tenants/fair-scheduler.xml does.
+# root.default configured with weight 0, as examples/seed-three-tenants/fair-scheduler.xml
+# does: the queue exists (a configured leaf) but takes no steady cut.
 THREE_TENANTS = tree(
     queue("root.default", weight=0),
     queue("root.tenant1", weight=1),
@@ -40,9 +40,16 @@ def test_seed_steady_shares_are_25_50_25_percent() -> None:
     assert steady["root.default"] == res(0, 0)
 
 
-def test_root_default_takes_a_steady_cut_unless_configured_away() -> None:
-    t = tree(queue("root.a"), queue("root.b"))  # plus root.default, weight 1
-    assert compute_steady_fair_shares(t, res(9000, 9))["root.a"] == res(3000, 0)
+def test_root_default_takes_a_steady_cut_once_an_app_is_placed_there() -> None:
+    # Hadoop 3.4 creates root only at start: 9000 MB split by weights 1:1 over a and b, 4500
+    # each (the fair policy writes memory only). An app placed in root.default creates it, a
+    # dynamic leaf of weight 1: then 1:1:1, 3000 each.
+    t = tree(queue("root.a"), queue("root.b"))
+    assert "root.default" not in t
+    assert compute_steady_fair_shares(t, res(9000, 9))["root.a"] == res(4500, 0)
+    t, _ = get_or_create_leaf(t, "default")
+    steady = compute_steady_fair_shares(t, res(9000, 9))
+    assert (steady["root.a"], steady["root.default"]) == (res(3000, 0), res(3000, 0))
 
 
 def test_seed_instantaneous_shares_with_two_active_tenants() -> None:
@@ -61,7 +68,7 @@ def test_fair_policy_writes_memory_only() -> None:
     # spec §2.6.1: the vcores of a fair parent's children are never written (stay 0).
     t = tree(queue("root.a"), queue("root.b"))
     steady = compute_steady_fair_shares(t, res(10000, 10))
-    assert steady["root.a"] == res(3334, 0)  # root.default takes part too: 3 equal queues
+    assert steady["root.a"] == res(5000, 0)  # 10000 MB over a and b, weights 1:1
     shares = compute_instantaneous_fair_shares(t, res(10000, 10), {"root.a": apps("x")})
     assert shares.queues["root.a"] == res(10000, 0)
 
@@ -83,7 +90,7 @@ def test_nested_queues_cut_the_parent_share_by_the_parent_policy() -> None:
     )
     runnable = {"root.eng.a": apps("a1"), "root.eng.b": apps("b1"), "root.ads": apps("c1")}
     shares = compute_instantaneous_fair_shares(t, res(8192, 8), runnable)
-    # root: eng and ads active, default inactive → 4096 / 4 each.
+    # root: eng and ads active (the only children) → 4096 / 4 each.
     assert shares.queues["root.eng"] == res(4096, 4)
     # eng: 3:1 → 3072 / 1024 memory, 3 / 1 vcores
     assert shares.queues["root.eng.a"] == res(3072, 3)
@@ -145,7 +152,8 @@ def test_non_runnable_queue_without_apps_is_inactive() -> None:
 
 
 # Hadoop's TestFairSchedulerFairShare (an independent reference), from the same allocation file:
-# root.default (weight 1), parentA (weight 8, four children), parentB (weight 1, two children).
+# parentA (weight 8, four children), parentB (weight 1, two children); its tests that submit an
+# app to root.default create that queue (weight 1) — in Hadoop 3.4 only that creates it.
 HADOOP_TREE = """<?xml version="1.0"?>
 <allocations>
 <queue name="root" >
@@ -167,9 +175,10 @@ HADOOP_TREE = """<?xml version="1.0"?>
 NODE_MEM = 16 * 1024
 
 
-def hadoop_tree(policy: str) -> QueueTree:
-    return build_queue_tree(parse_allocations_text(HADOOP_TREE.format(policy=policy)),
-                            DEFAULT_TYPES)
+def hadoop_tree(policy: str, app_in_default: bool = False) -> QueueTree:
+    built = build_queue_tree(parse_allocations_text(HADOOP_TREE.format(policy=policy)),
+                             DEFAULT_TYPES)
+    return get_or_create_leaf(built, "default")[0] if app_in_default else built
 
 
 def pct(value: int, whole: int) -> float:
@@ -177,11 +186,26 @@ def pct(value: int, whole: int) -> float:
 
 
 def test_hadoop_steady_shares_follow_weights_not_activity() -> None:
-    steady = compute_steady_fair_shares(hadoop_tree("fair"), res(NODE_MEM, 0))
+    # verifySteadyFairShareMemory, with root.default created as in
+    # testFairShareMultipleActiveQueuesUnderDifferentParent: weights 1:8:1 at root, so parentA
+    # takes 8/10 (0.2 per child of 4) and parentB 1/10 (0.05 per child of 2).
+    steady = compute_steady_fair_shares(hadoop_tree("fair", app_in_default=True),
+                                        res(NODE_MEM, 0))
     for leaf in ("childA1", "childA2", "childA3", "childA4"):
         assert steady[f"root.parentA.{leaf}"].memory / NODE_MEM == pytest.approx(0.2, abs=0.001)
     for leaf in ("childB1", "childB2"):
         assert steady[f"root.parentB.{leaf}"].memory / NODE_MEM == pytest.approx(0.05, abs=0.001)
+
+
+def test_without_root_default_steady_shares_split_over_the_configured_parents_only() -> None:
+    # Hadoop 3.4, no app in root.default: root's children are parentA and parentB, 8:1, so each
+    # childA gets 8/9 / 4 = 0.2222 of the node and each childB 1/9 / 2 = 0.0556.
+    steady = compute_steady_fair_shares(hadoop_tree("fair"), res(NODE_MEM, 0))
+    assert "root.default" not in steady
+    for leaf in ("childA1", "childA2", "childA3", "childA4"):
+        assert steady[f"root.parentA.{leaf}"].memory / NODE_MEM == pytest.approx(2 / 9, abs=0.001)
+    for leaf in ("childB1", "childB2"):
+        assert steady[f"root.parentB.{leaf}"].memory / NODE_MEM == pytest.approx(1 / 18, abs=0.001)
 
 
 @pytest.mark.parametrize(
@@ -203,7 +227,8 @@ def test_hadoop_steady_shares_follow_weights_not_activity() -> None:
 )
 def test_hadoop_instantaneous_shares(active: list[str], expected: dict[str, int]) -> None:
     shares = compute_instantaneous_fair_shares(
-        hadoop_tree("fair"), res(NODE_MEM, 0), {q: apps(q + "/app") for q in active}
+        hadoop_tree("fair", app_in_default="root.default" in active), res(NODE_MEM, 0),
+        {q: apps(q + "/app") for q in active},
     )
     for name, percent in expected.items():
         assert pct(shares.queues[name].memory, NODE_MEM) == pytest.approx(percent, abs=0.9)
@@ -211,7 +236,7 @@ def test_hadoop_instantaneous_shares(active: list[str], expected: dict[str, int]
 
 def test_hadoop_drf_shares_under_different_parents() -> None:
     # testFairShareWithDRFMultipleActiveQueuesUnderDifferentParent: 16 GB, 10 vcores
-    tree, cluster = hadoop_tree("drf"), res(NODE_MEM, 10)
+    tree, cluster = hadoop_tree("drf", app_in_default=True), res(NODE_MEM, 10)
     active = ["root.parentA.childA1", "root.parentA.childA2", "root.parentB.childB1",
               "root.default"]
     shares = compute_instantaneous_fair_shares(tree, cluster, {q: apps(q) for q in active})

@@ -22,10 +22,14 @@ def build(xml: str):  # type: ignore[no-untyped-def]
     return build_queue_tree(parse_allocations_text(xml), DEFAULT_TYPES)
 
 
-def test_root_and_default_exist_without_any_file() -> None:
+def test_only_root_exists_without_any_file() -> None:
+    # Hadoop 3.4's QueueManager.initialize creates root only (3.3 also created root.default);
+    # root.default appears when an app is placed there, as a dynamic leaf like any other
     tree = build_queue_tree(AllocationConfig(), DEFAULT_TYPES)
-    assert list(tree.queues) == ["root", "root.default"]
-    assert tree["root.default"].is_leaf
+    assert list(tree.queues) == ["root"]
+    tree, problem = get_or_create_leaf(tree, "default")
+    assert problem is None
+    assert tree["root.default"].is_leaf and tree["root.default"].dynamic
     # no file: the "unset" sentinels propagate, so fair-share starvation is impossible (§1.3.3)
     s = tree["root.default"].settings
     assert s.fair_share_preemption_threshold == UNSET_THRESHOLD
@@ -38,10 +42,8 @@ def test_creation_order_leaves_first_then_remaining_parents() -> None:
       <queue name="a"><queue name="x"/><queue name="y"/></queue>
       <queue name="b"/>
     </allocations>""")
-    assert list(tree.queues) == [
-        "root", "root.default", "root.a", "root.a.x", "root.a.y", "root.b", "root.p"
-    ]
-    assert tree["root"].children == ("root.default", "root.a", "root.b", "root.p")
+    assert list(tree.queues) == ["root", "root.a", "root.a.x", "root.a.y", "root.b", "root.p"]
+    assert tree["root"].children == ("root.a", "root.b", "root.p")
     assert not tree["root.p"].is_leaf
 
 
@@ -73,6 +75,7 @@ def test_preemption_settings_inherit_from_the_parent() -> None:
     assert c.min_share_preemption_timeout_ms == 10000  # the parent's
     assert abs(c.fair_share_preemption_threshold - 0.8) < 1e-6  # float32 of the parent's 0.8
     assert not c.preemptable  # a non-preemptable parent wins over the child's own true
+    tree, _ = get_or_create_leaf(tree, "default")  # an unconfigured queue takes the default
     assert tree["root.default"].settings.fair_share_preemption_timeout_ms == 30000
 
 
@@ -84,6 +87,7 @@ def test_max_container_allocation_is_inherited_from_the_nearest_ancestor() -> No
       </queue>
     </allocations>""")
     assert tree["root.p.c"].settings.max_container_allocation == res(4096, 2)
+    tree, _ = get_or_create_leaf(tree, "default")
     assert tree["root.default"].settings.max_container_allocation is None
 
 
@@ -103,6 +107,7 @@ def test_queue_max_resources_default_applies_to_root_and_parents() -> None:
       <queueMaxResourcesDefault>40000 mb,0vcores</queueMaxResourcesDefault>
       <queue name="a"/>
     </allocations>""")
+    tree, _ = get_or_create_leaf(tree, "default")  # an unconfigured leaf gets it too
     for name in ("root", "root.default", "root.a"):  # spec §1.3.1 gotcha: a literal 0-vcore cap
         assert tree[name].settings.effective_max_share(res(10**6, 10**3)) == res(40000, 0)
 
@@ -127,31 +132,46 @@ def test_drf_default_policy_makes_root_drf_so_drf_children_exist() -> None:
     assert tree["root.a"].settings.policy is PolicyName.DRF
 
 
-def test_fifo_root_stays_fair_and_its_children_exist() -> None:
-    # spec §1.2 step 2: fifo may not be a parent, so the walk aborts and root keeps fair
+def test_a_fifo_root_is_set_and_then_no_queue_can_be_created_under_it() -> None:
+    # Hadoop 3.4: when the file is first applied root has no child (QueueManager.initialize
+    # creates root only), so FSQueue.verifyAndSetPolicyFromConf finds nothing to refuse and
+    # sets root's fifo; every queue is then refused under it (FifoPolicy.isChildPolicyAllowed
+    # is false). In 3.3 the walk met root.default and stopped, leaving root fair.
     tree = build("""<allocations>
       <queue name="root">
         <schedulingPolicy>fifo</schedulingPolicy>
         <queue name="a"/>
       </queue>
     </allocations>""")
-    assert tree["root"].settings.policy is PolicyName.FAIR
-    assert tree["root.default"].settings.policy is PolicyName.FAIR
-    assert "root.a" in tree and not tree.not_created
+    assert tree["root"].settings.policy is PolicyName.FIFO
+    assert list(tree.queues) == ["root"]
+    assert tree.not_created == (
+        ("root.a", "root.a cannot be created: policy fair is not allowed under fifo root"),
+    )
+    assert get_or_create_leaf(tree, "default")[1] == (
+        "root.default is not a leaf queue: root.default cannot be created: policy fair is not "
+        "allowed under fifo root")
 
 
-def test_root_default_configured_as_parent_gets_its_children_only_on_a_later_reload() -> None:
-    # spec §1.2 step 3 / §1.6: the leaf pass runs while root.default is still a leaf, so
-    # root.default.x fails; the parent pass then turns the empty root.default into a parent.
+def test_a_reload_to_a_fifo_root_keeps_root_fair_while_it_has_queues() -> None:
+    # the walk meets root.a first, which fifo does not allow: root keeps its previous policy
+    engine = make_engine('<queue name="a"/>')
+    engine.reload(parse_allocations_text(allocations_xml(
+        '<queue name="root"><schedulingPolicy>fifo</schedulingPolicy><queue name="a"/></queue>'
+    )), "new.xml")
+    assert policies(engine) == {"root": "fair", "root.a": "fair"}
+
+
+def test_root_default_configured_as_parent_gets_its_children_at_start() -> None:
+    # Hadoop 3.4: root.default does not exist when the file is first applied, so the leaf
+    # pass creates root.default.x and its parent root.default like any configured leaf (in
+    # 3.3 the start-up leaf root.default blocked it until a later reload).
     tree = build("""<allocations>
       <queue name="default"><queue name="x"/></queue>
     </allocations>""")
-    assert not tree["root.default"].is_leaf
-    assert "root.default.x" not in tree
-    assert tree.not_created == (
-        ("root.default.x", "root.default.x cannot be created: its parent root.default is a "
-                           "leaf queue"),
-    )
+    assert not tree["root.default"].is_leaf and not tree["root.default"].dynamic
+    assert tree["root.default"].children == ("root.default.x",)
+    assert tree["root.default.x"].is_leaf and not tree.not_created
 
 
 def test_root_max_child_resources_applies_to_an_unconfigured_root_default() -> None:
@@ -161,6 +181,8 @@ def test_root_max_child_resources_applies_to_an_unconfigured_root_default() -> N
         <queue name="a"/>
       </queue>
     </allocations>""")
+    # created when an app is placed there: an ad hoc child (QueueManager.setChildResourceLimits)
+    tree, _ = get_or_create_leaf(tree, "default")
     cluster = res(10**6, 10**3)
     assert tree["root.default"].settings.effective_max_share(cluster) == res(1000, 1)
     assert tree["root.a"].settings.max_share is None  # configured: no maxChildResources cap
@@ -181,12 +203,12 @@ def test_queue_defaults_for_apps_and_am_share() -> None:
 def test_many_queues_build_in_one_pass() -> None:
     queues = "".join(f"<queue name='q{i}'/>" for i in range(20000))
     tree = build(f"<allocations>{queues}</allocations>")
-    assert len(tree.queues) == 20002
+    assert len(tree.queues) == 20001  # root and the 20000 configured leaves
     assert tree["root"].children[-1] == "root.q19999"
 
 
-def test_root_default_configured_as_a_fifo_parent_disappears() -> None:
-    # spec §1.6: the empty leaf is removed, and re-creating it as a parent fails (fifo)
+def test_root_default_configured_as_a_fifo_parent_is_not_created() -> None:
+    # spec §1.6: creating it as a parent fails (fifo), as for any other queue
     tree = build("""<allocations>
       <queue name="a"/>
       <queue name="default" type="parent"><schedulingPolicy>fifo</schedulingPolicy></queue>
@@ -198,7 +220,7 @@ def test_root_default_configured_as_a_fifo_parent_disappears() -> None:
     )
 
 
-def test_root_default_recreated_as_a_parent_moves_to_the_end() -> None:
+def test_root_default_configured_as_a_parent_is_created_after_the_leaves() -> None:
     tree = build("""<allocations>
       <queue name="default" type="parent"/>
       <queue name="a"/>
@@ -283,7 +305,7 @@ def test_empty_dynamic_queues_are_removed_transitively() -> None:
     # once x.z is idle too, x goes with it; static queues stay even when empty
     idle = without_empty_dynamic_queues(kept, lambda q: False)
     assert "root.x" not in idle and "root.x.z" not in idle
-    assert {"root.users", "root.a", "root.default"} <= set(idle.queues)
+    assert {"root.users", "root.a", "root.strict.inner"} <= set(idle.queues)
     assert "root.x" not in idle["root"].children
 
 
@@ -328,13 +350,13 @@ def policies(engine: object) -> dict[str, str]:
 
 def test_a_reload_stops_setting_policies_at_the_first_incompatible_child() -> None:
     # FSQueue.verifyAndSetPolicyFromConf walks the existing queues depth-first (children in
-    # creation order: root.default, p, q; c1, c2), setting a queue's policy after its
+    # creation order: p, q; c1, c2), setting a queue's policy after its
     # children's: c1's fifo is allowed under p's fair and is set; c2's drf is not, so the walk
     # stops there — c2, p, q and root keep fair, although the file says drf for q and root.
     engine = make_engine(WALK_OLD)
     engine.reload(parse_allocations_text(allocations_xml(WALK_NEW)), "new.xml")
-    assert policies(engine) == {"root": "fair", "root.default": "fair", "root.p": "fair",
-                                "root.p.c1": "fifo", "root.p.c2": "fair", "root.q": "fair"}
+    assert policies(engine) == {"root": "fair", "root.p": "fair", "root.p.c1": "fifo",
+                                "root.p.c2": "fair", "root.q": "fair"}
     # every other setting of the new file applies (AllocationConfiguration.initFSQueue)
     assert engine.s.tree["root.q"].settings.weight == 3.0
     assert engine.s.tree["root.p.c1"].settings.weight == 2.0
@@ -352,10 +374,9 @@ def test_a_reload_replaces_an_empty_queue_of_the_other_kind_under_the_old_root_p
     engine = make_engine(DRF_B)
     engine.reload(parse_allocations_text(allocations_xml(FAIR_ROOT)), "new.xml")
     tree = engine.s.tree
-    assert [q.name for q in tree.depth_first()] == ["root", "root.default", "root.b", "root.c"]
+    assert [q.name for q in tree.depth_first()] == ["root", "root.b", "root.c"]
     assert tree["root.b"].is_leaf and not tree["root.b"].dynamic
-    assert policies(engine) == {"root": "drf", "root.default": "fair", "root.b": "drf",
-                                "root.c": "fair"}
+    assert policies(engine) == {"root": "drf", "root.b": "drf", "root.c": "fair"}
 
 
 def test_a_queue_holding_apps_keeps_its_kind_and_the_rest_of_the_file_applies() -> None:

@@ -3,8 +3,9 @@
 The expected numbers come from one timeline worked out by hand (the preemption case of
 test_loop.py, now from a scenario file, sampled every 500 ms up to 12 s):
 
-* one 2 GB / 2 vcore node; queues ``default``, ``a``, ``b`` of weight 1 under the ``fair``
-  policy: steady shares 683 MB each (2048 / 3, bisection upper bound), 0 vcores (memory only);
+* one 2 GB / 2 vcore node; queues ``a``, ``b`` of weight 1 under the ``fair`` policy, root's
+  only children (Hadoop 3.4 creates no root.default at start and no app goes there): steady
+  shares 1024 MB each (2048 / 2), 0 vcores (memory only);
 * updates every 500 ms (the first at 500), heartbeats every 1000 ms (the first at 1000),
   assignmultiple on; fair-share threshold 1.0 and timeout 1 s; waitTimeBeforeKill 0;
 * a1 (root.a, unmanaged) asks for two 1 GB / 1 vcore tasks of 100 s at 0: both placed at 1000;
@@ -89,9 +90,8 @@ def timeline(path: Path) -> dict[tuple[int, str], dict[str, int]]:
 def test_the_timeline_has_a_row_per_queue_per_sample_in_depth_first_order(tmp_path):
     simulate(tmp_path)
     lines = (tmp_path / "out" / TIMELINE_CSV).read_text().splitlines()[1:]
-    assert len(lines) == 25 * 4
-    assert [line.split(",")[1] for line in lines[:4]] == [
-        "root", "root.default", "root.a", "root.b"]
+    assert len(lines) == 25 * 3
+    assert [line.split(",")[1] for line in lines[:3]] == ["root", "root.a", "root.b"]
     assert sorted({int(line.split(",")[0]) for line in lines}) == list(range(0, 12001, 500))
 
 
@@ -104,7 +104,7 @@ def test_timeline_rows_at_the_preemption(tmp_path):
     rows = timeline(tmp_path / "out" / TIMELINE_CSV)
     b = rows[2500, "root.b"]
     assert b == {
-        "steady_fair_share_mb": 683, "steady_fair_share_vcores": 0,
+        "steady_fair_share_mb": 1024, "steady_fair_share_vcores": 0,
         "fair_share_mb": 1024, "fair_share_vcores": 0, "min_share_mb": 0, "min_share_vcores": 0,
         "usage_mb": 0, "usage_vcores": 0, "demand_mb": 1024, "demand_vcores": 1,
         "pending_mb": 1024, "pending_vcores": 1, "starving_mb": 1024, "starving_vcores": 0,
@@ -141,12 +141,13 @@ def summary_of(tmp_path: Path) -> dict[str, Any]:
 def test_summary_queues_time_averages_starvation_and_preemptions(tmp_path):
     simulate(tmp_path)
     queues = summary_of(tmp_path)["queues"]
-    assert list(queues) == ["root", "root.default", "root.a", "root.b"]  # the tree, depth-first
+    assert list(queues) == ["root", "root.a", "root.b"]  # the tree, depth-first
     a, b = queues["root.a"], queues["root.b"]
     assert a["usage"] == {"memory-mb": 1408.0, "vcores": round(33 / SAMPLES, 3)}
-    assert a["steady-fair-share"] == {"memory-mb": 683.0, "vcores": 0.0}
+    assert a["steady-fair-share"] == {"memory-mb": 1024.0, "vcores": 0.0}
     assert a["fair-share"] == {"memory-mb": 1408.0, "vcores": 0.0}
-    assert a["usage-to-steady-fair-share"] == {"memory-mb": round(1408 / 683, 4), "vcores": None}
+    assert a["usage-to-steady-fair-share"] == {"memory-mb": round(1408 / 1024, 4),
+                                               "vcores": None}
     assert a["usage-to-fair-share"] == {"memory-mb": 1.0, "vcores": None}
     assert b["usage"] == {"memory-mb": round(10240 / SAMPLES, 3),
                           "vcores": round(10 / SAMPLES, 3)}
@@ -158,9 +159,7 @@ def test_summary_queues_time_averages_starvation_and_preemptions(tmp_path):
                      q["containers-allocated"], q["containers-completed"])
               for name, q in queues.items()}
     # a: two at 1000, the re-asked one at 8000; the victim was preempted, not completed
-    assert counts == {"root": (1, 1, 4, 1), "root.a": (1, 0, 3, 0), "root.b": (0, 1, 1, 1),
-                      "root.default": (0, 0, 0, 0)}
-    assert queues["root.default"]["usage-to-fair-share"] == {"memory-mb": None, "vcores": None}
+    assert counts == {"root": (1, 1, 4, 1), "root.a": (1, 0, 3, 0), "root.b": (0, 1, 1, 1)}
     root = queues["root"]
     assert root["fair-share"]["memory-mb"] == round(23 * 2048 / SAMPLES, 3)  # 0 before 500
 
@@ -219,17 +218,12 @@ def test_contention_threshold_and_wait_metrics(tmp_path):
         1500, 1500)
     assert b["during-contention"]["usage"] == {"memory-mb": 0.0, "vcores": 0.0}
     assert b["during-contention"]["fair-share"]["memory-mb"] == 1024.0
-    assert b["during-contention"]["steady-fair-share"]["memory-mb"] == 683.0
+    assert b["during-contention"]["steady-fair-share"]["memory-mb"] == 1024.0
     assert (a["time-short-of-fair-share-threshold-ms"], a["during-contention"]["ms"]) == (
         500, 6500)
     assert a["during-contention"]["usage"]["memory-mb"] == round(11 * 1024 / 13, 3)
     assert a["during-contention"]["fair-share"]["memory-mb"] == round((2048 + 11 * 1024) / 13, 3)
     assert a["during-contention"]["demand"]["memory-mb"] == round(12 * 2048 / 13, 3)
-    assert queues["root.default"]["during-contention"] == {
-        "ms": 0, "usage": {"memory-mb": None, "vcores": None},
-        "steady-fair-share": {"memory-mb": None, "vcores": None},
-        "fair-share": {"memory-mb": None, "vcores": None},
-        "demand": {"memory-mb": None, "vcores": None}}
     # waits: a1's first task 1000, b1's 1800; a1 unfinished at 12000 counts as 12000, not reached
     root = queues["root"]
     assert root["first-task-wait-ms"] == {"p50": 1000, "p95": 1800, "max": 1800, "apps": 2,
@@ -239,6 +233,20 @@ def test_contention_threshold_and_wait_metrics(tmp_path):
     assert root["am-wait-ms"] == {"p50": None, "p95": None, "max": None, "apps": 0,
                                   "not-reached": 0}
     assert b["turnaround-ms"]["p95"] == 6800
+
+
+def test_a_queue_without_apps_has_no_ratios_and_no_contention(tmp_path):
+    """A configured queue no app goes to: never short, never in contention; its ratios and
+    averages during contention are undefined (null), not 0."""
+    simulate(tmp_path, TWO_TENANTS.replace('<queue name="b"/>', '<queue name="b"/>'
+                                                                 '<queue name="idle"/>'))
+    idle = summary_of(tmp_path)["queues"]["root.idle"]
+    assert idle["usage-to-fair-share"] == {"memory-mb": None, "vcores": None}
+    assert idle["during-contention"] == {
+        "ms": 0, "usage": {"memory-mb": None, "vcores": None},
+        "steady-fair-share": {"memory-mb": None, "vcores": None},
+        "fair-share": {"memory-mb": None, "vcores": None},
+        "demand": {"memory-mb": None, "vcores": None}}
 
 
 def test_the_last_sample_stands_for_the_time_up_to_the_end(tmp_path):
@@ -334,22 +342,22 @@ run: {until-ms: 6000}
 
 
 def test_a_queue_created_during_the_run_joins_the_timeline_and_counts_0_before(tmp_path):
-    """No allocation file: alice's app creates root.alice at 2000 (user-as-default-queue). Its
-    task is placed by that ms's heartbeat and the update of 2000 gives root.alice the whole
-    cluster as instantaneous share; root.default and root.alice split the steady share from
-    then on. Samples 0–5000 stand for 1000 ms each: root.alice is there in 4 of the 6."""
+    """No allocation file: only root exists (Hadoop 3.4) until alice's app creates root.alice
+    at 2000 (user-as-default-queue). Its task is placed by that ms's heartbeat and the update
+    of 2000 gives root.alice the whole cluster as instantaneous share; as root's only child it
+    also takes the whole 4096 MB as steady share from then on. Samples 0–5000 stand for
+    1000 ms each: root.alice is there in 4 of the 6."""
     simulate(tmp_path, DYNAMIC)
     rows = timeline(tmp_path / "out" / TIMELINE_CSV)
-    assert [q for t, q in rows if t == 1000] == ["root", "root.default"]
-    assert [q for t, q in rows if t == 2000] == ["root", "root.default", "root.alice"]
+    assert [q for t, q in rows if t == 1000] == ["root"]
+    assert [q for t, q in rows if t == 2000] == ["root", "root.alice"]
     assert rows[2000, "root.alice"]["usage_mb"] == 1024
     queues = summary_of(tmp_path)["queues"]
-    assert list(queues) == ["root", "root.default", "root.alice"]
-    alice, default = queues["root.alice"], queues["root.default"]
+    assert list(queues) == ["root", "root.alice"]
+    alice = queues["root.alice"]
     assert alice["usage"]["memory-mb"] == round(4 * 1024 / 6, 3)
-    assert alice["steady-fair-share"]["memory-mb"] == round(4 * 2048 / 6, 3)
+    assert alice["steady-fair-share"]["memory-mb"] == round(4 * 4096 / 6, 3)
     assert alice["fair-share"]["memory-mb"] == round(4 * 4096 / 6, 3)
-    assert default["steady-fair-share"]["memory-mb"] == round((2 * 4096 + 4 * 2048) / 6, 3)
 
 
 def test_queue_settings_say_where_each_preemption_setting_comes_from(tmp_path):

@@ -3,9 +3,9 @@
 Expected numbers are worked out by hand from YARN's rules. Common ground: nodes of 8 GB / 8
 vcores; heartbeats every 1000 ms (the first at 1000), updates every 500 ms (the first at 500),
 one container per node heartbeat (assignmultiple off); queues under the ``fair`` policy (memory
-only); ``root.default`` exists beside the configured queues (Hadoop 3.4) and counts for steady
-shares, not for instantaneous ones (it has no app). Timed changes run before the completions,
-arrivals, update and heartbeats of their millisecond.
+only); the configured queues are root's only children (Hadoop 3.4 creates no root.default at
+start, and no app goes there). Timed changes run before the completions, arrivals, update and
+heartbeats of their millisecond.
 """
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ BUSY = """\
     - {id: y, queue: b, tasks: [{count: 16, duration-ms: 600000}]}"""
 
 
-def simulate(tmp_path: Path, changes: str, *, a: int = 1, until: int = 30_000,
-             apps: str = BUSY, out: str = "out") -> Path:
-    text = HEAD.format(a=a, until=until, apps=apps, changes=changes)
+def simulate(tmp_path: Path, changes: str, *, until: int = 30_000, apps: str = BUSY,
+             out: str = "out") -> Path:
+    text = HEAD.format(a=1, until=until, apps=apps, changes=changes)
     scenario = parse_scenario_text(text, str(tmp_path / "s.yaml"), tmp_path)
     outdir = tmp_path / out
     run_scenario(scenario, outdir)
@@ -67,9 +67,9 @@ def events(out: Path, kind: str | None = None) -> list[dict[str, Any]]:
 
 
 def test_a_lost_node_shrinks_the_cluster_and_the_steady_shares(tmp_path: Path) -> None:
-    """Weights a 2, b 1, default 1: root.a's steady share is half the cluster, 8192 MB of
-    16 GB; n2 lost at 10 s (its 8 containers with it): 4096 MB of 8 GB."""
-    out = simulate(tmp_path, "    - {at-ms: 10000, remove-node: {name: n2}}", a=2)
+    """Weights a 1, b 1: root.a's steady share is half the cluster, 8192 MB of 16 GB; n2 lost
+    at 10 s (its 8 containers with it): 4096 MB of 8 GB."""
+    out = simulate(tmp_path, "    - {at-ms: 10000, remove-node: {name: n2}}")
     steady = timeline(out, "root.a", "steady_fair_share_mb")
     assert (steady[9000], steady[10000], steady[20000]) == (8192, 4096, 4096)
     removed = events(out, "node-removed")
@@ -183,7 +183,7 @@ def test_at_its_timeout_a_decommissioning_node_leaves_with_its_containers(
 
 def test_an_added_node_grows_the_cluster_and_takes_work(tmp_path: Path) -> None:
     out = simulate(tmp_path, "    - {at-ms: 4500, add-node: {name: n3, memory-mb: 16384, "
-                   "vcores: 16, rack: /r2}}", a=2, until=6000)
+                   "vcores: 16, rack: /r2}}", until=6000)
     steady = timeline(out, "root.a", "steady_fair_share_mb")
     assert (steady[4000], steady[5000]) == (8192, 16384)  # half of 16 GB, then of 32 GB
     placed = [e["node"] for e in events(out, "container-allocated") if e["t"] == 5000]

@@ -29,6 +29,7 @@ from fairshare.config.errors import ConfigError, ConfigErrors
 from fairshare.config.lint import did_you_mean, value_finding
 from fairshare.config.model import AllocationConfig, PolicyName, QueueConfig
 from fairshare.config.overrides import Override, apply_allocation_overrides
+from fairshare.config.placement.names import ROOT
 from fairshare.config.placement.policy import parse_placement_policy
 from fairshare.config.xml import Element, parse_xml_file, parse_xml_text
 from fairshare.resources.configurable import ConfigurableResource
@@ -347,7 +348,9 @@ def _check_policies(
 
     for queue in queues:
         policy, parent = effective(queue.name), queue.parent_name
-        if queue.is_parent and policy is PolicyName.FIFO:
+        if queue.is_parent and policy is PolicyName.FIFO and queue.name == ROOT:
+            _fifo_root_warning(problems, queue)
+        elif queue.is_parent and policy is PolicyName.FIFO:
             _policy_warning(problems, queue, "fifo is not allowed on a parent queue")
         elif parent and effective(parent) is PolicyName.FAIR and policy is PolicyName.DRF:
             origin = "" if queue.scheduling_policy else " (the defaultQueueSchedulingPolicy)"
@@ -359,6 +362,19 @@ def _check_policies(
                 f"(FSQueue.verifyAndSetPolicyFromConf)",
                 queue.line,
             )
+
+
+def _fifo_root_warning(problems: Problems, queue: QueueConfig) -> None:
+    # Hadoop 3.4 creates only root before the file is first applied, so the policy walk finds
+    # no child to refuse and sets fifo on root; every queue is then refused under it.
+    problems.warn_at(
+        "root: scheduling policy fifo is not allowed on a parent queue, yet YARN sets it at "
+        "start-up, when root has no queue under it yet (FSQueue.verifyAndSetPolicyFromConf); "
+        "then no queue can be created under it (FifoPolicy.isChildPolicyAllowed), so "
+        "applications cannot run anywhere. A reload while root has queues logs an error and "
+        "keeps the previous policies instead",
+        queue.line,
+    )
 
 
 def _policy_warning(problems: Problems, queue: QueueConfig, what: str) -> None:

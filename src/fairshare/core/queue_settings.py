@@ -66,7 +66,7 @@ def settings_for(
     max_share = own.max_resources or config.queue_max_resources_default
     if configured is None and parent is not None and parent.max_child_resources is not None:
         # Queues the file does not configure are "ad hoc" and get the parent's
-        # maxChildResources — root.default included when unconfigured (spec §1.2 step 6).
+        # maxChildResources — root.default too, when an app creates it (spec §1.2 step 6).
         max_share = parent.max_child_resources
     return QueueSettings(
         weight=_first(own.weight, 1.0),

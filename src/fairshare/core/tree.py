@@ -233,14 +233,13 @@ class _Builder:
 
 
 def build_queue_tree(config: AllocationConfig, types: ResourceTypes) -> QueueTree:
-    """The tree right after scheduler init (spec §1.2 steps 2–3, §1.6): start-up creates root
-    and root.default (a leaf) with the initial policy, fair; then the file is applied to them
-    as every reload applies it (:func:`reload_queue_tree`)."""
+    """The tree right after scheduler init (spec §1.2 steps 2–3, §1.6). Hadoop 3.4's
+    ``QueueManager.initialize`` creates only root, with the initial policy, fair (3.3 also
+    created root.default; 3.4 creates it when an app is placed there, as any dynamic queue);
+    then the file is applied as every reload applies it (:func:`reload_queue_tree`)."""
     builder = _Builder(config, types)
     builder.create(ROOT, is_leaf=False)
-    builder.create(DEFAULT_QUEUE, is_leaf=True)
-    for name in (ROOT, DEFAULT_QUEUE):
-        builder.set_policy(name, PolicyName.FAIR)
+    builder.set_policy(ROOT, PolicyName.FAIR)
     return _apply(builder, lambda name: True, frozenset())
 
 

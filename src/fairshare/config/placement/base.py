@@ -23,7 +23,7 @@ class QueueLookup(Protocol):
     def exists(self, name: str) -> bool: ...
 
     def is_static(self, name: str) -> bool:
-        """The queue exists and is not dynamic (it is configured, or YARN's ``root.default``)."""
+        """The queue exists and is not dynamic: the file configures it (or it is root)."""
         ...
 
     def is_leaf(self, name: str) -> bool:
