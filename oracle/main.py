@@ -81,7 +81,7 @@ def run(args: argparse.Namespace, console: Console) -> RunSummary:
 
 def print_summary(summary: RunSummary, out: Path, console: Console) -> None:
     for outcome in summary.outcomes:
-        if outcome.status in ("differ", "driver-error", "nondeterministic"):
+        if outcome.status in ("differ", "known", "driver-error", "nondeterministic"):
             console.rule(f"{outcome.case.name}: {outcome.status}")
             console.print(f"scenario: {out / outcome.case.name / 'scenario.yaml'}")
             if outcome.report is not None:
@@ -89,9 +89,10 @@ def print_summary(summary: RunSummary, out: Path, console: Console) -> None:
             else:
                 console.print(outcome.reason, markup=False, highlight=False)
     compared = summary.compared
+    differ = summary.count("differ") + summary.count("known")
     console.print(f"oracle: {len(compared)} scenarios, {summary.count('identical')} identical, "
-                  f"{summary.count('differ')} differ", markup=False)
-    for status in ("driver-error", "nondeterministic", "not-comparable", "invalid"):
+                  f"{differ} differ", markup=False)
+    for status in ("known", "driver-error", "nondeterministic", "not-comparable", "invalid"):
         if summary.count(status):
             reasons = sorted({o.reason for o in summary.outcomes if o.status == status})
             console.print(f"  {summary.count(status)} {status}: " + "; ".join(reasons[:3]),
@@ -106,7 +107,7 @@ def summary_json(summary: RunSummary) -> dict[str, Any]:
         if o.report is not None and not o.report.identical:
             doc["first"] = o.report.as_json()
         return doc
-    counts = {s: summary.count(s) for s in ("identical", "differ", "driver-error",
+    counts = {s: summary.count(s) for s in ("identical", "differ", "known", "driver-error",
                                             "nondeterministic", "not-comparable", "invalid")}
     return {"scenarios": len(summary.compared), **counts,
             "cases": [entry(o) for o in summary.outcomes]}
@@ -114,7 +115,7 @@ def summary_json(summary: RunSummary) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    console = Console(stderr=False)
+    console = Console(soft_wrap=True)
     try:
         summary = run(args, console)
     except OracleError as e:

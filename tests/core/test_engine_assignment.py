@@ -196,12 +196,20 @@ def test_a_reservation_is_fulfilled_once_the_node_has_room_and_blocks_others():
     assert records(engine, "container-allocated")[-1]["via"] == "reservation"
 
 
-def test_ask_normalisation_rounds_up_to_the_increment_and_caps_at_the_maximum():
+def test_ask_normalisation_rounds_up_to_the_increment_and_refuses_above_the_maximum():
+    # 1500 MB rounds up to the 1024 MB increment: 2048. An ask above the maximum allocation
+    # (8 GB, 4 vcores here) is not capped: ApplicationMasterService refuses the whole call.
     engine = make_engine()
-    engine.submit("a", "root.a", "u", requests=[ask(1, 1500, 1), ask(1, 20 * GB, 9)])
+    engine.submit("a", "root.a", "u", requests=[ask(1, 1500, 1)])
+    engine.request("a", [ask(1, 2 * GB, 1), ask(1, 20 * GB, 9)])
     sizes = [(e["resource"]["memory-mb"], e["resource"]["vcores"])
              for e in records(engine, "containers-requested")]
-    assert sizes == [(2 * GB, 1), (8 * GB, 4)]
+    assert sizes == [(2 * GB, 1)]
+    assert len(records(engine, "requests-rejected")) == 1
+    # the ResourceManager's own ask for an AM is normalised the same way, and capped
+    engine.submit("m", "root.a", "u", am=r(20 * GB, 9))
+    am = records(engine, "containers-requested")[-1]
+    assert (am["resource"]["memory-mb"], am["resource"]["vcores"]) == (8 * GB, 4)
 
 
 @pytest.mark.parametrize("policy", ["fair", "drf"])

@@ -139,3 +139,16 @@ def test_the_fast_paths_decide_as_the_references_after_a_recovery() -> None:
     fast, reference = run(True), run(False)
     assert fast == reference
     assert any(e["type"] == "container-allocated" and e["app"] == "app2" for e in fast)
+
+
+def test_a_recovering_app_skips_the_acl_check() -> None:
+    # FairScheduler.addApplication: "Skip ACL check for recovering applications: they have
+    # been accepted before the restart"
+    body = ('<queue name="root"><aclSubmitApps> </aclSubmitApps>'
+            '<aclAdministerApps> </aclAdministerApps>'
+            '<queue name="a"><aclSubmitApps>alice</aclSubmitApps></queue></queue>')
+    engine = make_engine(body, site={"yarn.acl.enable": True})
+    engine.submit("new", "root.a", "bob", requests=[ask(1)])
+    engine.submit("old", "root.a", "bob", requests=[ask(1)], recovering=True)
+    assert [e["app"] for e in records(engine, "app-rejected")] == ["new"]
+    assert engine.app("old").queue == "root.a"

@@ -64,7 +64,7 @@ def submit(
         raise EngineError(f"application {app_id} already exists")
     app = App(app_id, "", user, s.now, am, True, s.none, seq=len(s.state.apps))
     s.state.apps[app_id] = app
-    queue, reason = _choose_queue(s, requested_queue, user, groups, am)
+    queue, reason = _choose_queue(s, requested_queue, user, groups, am, recovering)
     if queue is None:
         app.state, app.rejection_reason = AppState.REJECTED, reason
         s.emit(AppRejected, app=app_id, user=user, requested_queue=requested_queue,
@@ -85,9 +85,11 @@ def submit(
 
 
 def _choose_queue(
-    s: Scheduler, requested: str, user: str, groups: Sequence[str], am: Resource | None
+    s: Scheduler, requested: str, user: str, groups: Sequence[str], am: Resource | None,
+    recovering: bool = False,
 ) -> tuple[str | None, str | None]:
-    """(leaf, placement detail) or (None, why the app is rejected)."""
+    """(leaf, placement detail) or (None, why the app is rejected). A recovering app was
+    accepted before the restart: FairScheduler.addApplication skips the ACL check for it."""
     try:
         placement = place_application(s.placement_policy, requested, user, groups, s.tree)
     except PlacementError as e:
@@ -105,7 +107,7 @@ def _choose_queue(
         problem = zero_max_violation(s, leaf, am)
         if problem is not None:
             return None, f"{problem}; the AM asks for it"
-    if not can_submit(s.acls, leaf, user, groups):
+    if not recovering and not can_submit(s.acls, leaf, user, groups):
         return None, f"user {user} may not submit applications to queue {leaf}"
     return leaf, placement.detail
 
@@ -116,6 +118,22 @@ def zero_max_violation(s: Scheduler, leaf: str, asked: Resource) -> str | None:
     for name, want, cap in zip(s.types.names, asked.values, max_share.values, strict=True):
         if cap == 0 and want > 0:
             return f"queue {leaf} has a maximum of 0 {name}, asked for {want}"
+    return None
+
+
+def above_maximum_allocation(s: Scheduler, leaf: str, asked: Resource) -> str | None:
+    """ApplicationMasterService checks every ask against ``getMaximumResourceCapability(queue)``
+    (the scheduler's maximum allocation, capped per type by the queue's
+    ``maxContainerAllocation``) before the scheduler sees it
+    (``SchedulerUtils.normalizeAndValidateRequest``): one above it fails the whole call."""
+    cap = s.settings(leaf).max_container_allocation
+    for i, (name, want, most) in enumerate(zip(s.types.names, asked.values,
+                                               s.site.maximum_allocation.values, strict=True)):
+        if cap is not None:
+            most = min(most, cap.values[i])
+        if want > most:
+            return (f"{name} {want} is above the maximum allocation, {most}: YARN refuses the "
+                    f"allocate call (InvalidResourceRequestException)")
     return None
 
 
@@ -136,7 +154,8 @@ def _track(s: Scheduler, app: App, cause: int | None, reason: str | None) -> Non
 def _request_am(s: Scheduler, app: App, cause: int) -> None:
     """A managed app's attempt starts by asking for its AM container (priority 0)."""
     if app.am_request is not None:
-        add_requests(s, app, [ContainerRequest(1, app.am_request, AM_PRIORITY)], cause)
+        add_requests(s, app, [ContainerRequest(1, app.am_request, AM_PRIORITY)], cause,
+                     from_am=False)
 
 
 def _normalized(s: Scheduler, queue: str, asked: Resource) -> Resource:
@@ -160,13 +179,19 @@ def _where(s: Scheduler, locality: str) -> Placement:
 
 
 def add_requests(
-    s: Scheduler, app: App, requests: Sequence[ContainerRequest], cause: int | None = None
+    s: Scheduler, app: App, requests: Sequence[ContainerRequest], cause: int | None = None,
+    *, from_am: bool = True,
 ) -> None:
-    """The app asks for containers: normalised (§1.1), expanded per place, counted."""
+    """The app asks for containers: normalised (§1.1), expanded per place, counted.
+
+    ``from_am``: an allocate call of the app's AM, validated as ApplicationMasterService
+    validates it; False for the ResourceManager's own ask for the AM container."""
     if app.stopped:
         raise EngineError(f"application {app.id} is {app.state}; it cannot ask for containers")
     for request in requests:  # §3.10: YARN's allocate call fails whole, nothing is recorded
         problem = zero_max_violation(s, app.queue, request.resource)
+        if problem is None and from_am:
+            problem = above_maximum_allocation(s, app.queue, request.resource)
         if problem is not None:
             s.emit(RequestsRejected, cause, app=app.id, queue=app.queue, reason=problem)
             return
@@ -238,6 +263,9 @@ def restart_attempt(s: Scheduler, app: App, reason: str, cause: int | None) -> N
     app.start_time = app.last_time_at_fair_share = s.now
     app.am_running, app.am_resource, app.next_container = False, None, 1
     app.fairshare_starvation = app.minshare_starvation = app.fair_share = s.none
+    # a new FSAppAttempt: its demand is 0 until the next update pass computes it, so no
+    # heartbeat serves the new attempt before then
+    app.demand = s.none
     app.next_starvation_check = 0
     app.locality.clear()
     app.state = AppState.ACCEPTED

@@ -40,6 +40,7 @@ from fairshare.core.scheduler import Scheduler
 from fairshare.core.state import App, AppState, ClusterState, Container, Node
 from fairshare.core.tree import QueueTree, reload_queue_tree
 from fairshare.core.update import update
+from fairshare.core.yarn_order import containers_in_hash_order
 from fairshare.resources.vector import Resource, ResourceTypes, add, subtract
 
 DEFAULT_RACK = "/default-rack"
@@ -181,14 +182,17 @@ class Engine:
         if node.reservation is not None:
             owner = self.s.state.apps[node.reservation.app_id]
             self.s.unreserve(owner, node, "node removed", event.seq)
-        for container in list(node.containers.values()):
-            if container.id not in node.containers:
-                continue  # already gone with its attempt
+        # FairScheduler.removeNode ends every container on the node as lost, in its map's
+        # order; only then does the ResourceManager fail the attempts whose AM was there
+        lost_ams = []
+        for container in containers_in_hash_order(node.containers, node.peak_containers,
+                                                  self.s.app_number):
             completed = self.s.complete_container(container, Completion.LOST, event.seq)
             if container.is_am:
-                owner = self.s.state.apps[container.app_id]
-                lifecycle.restart_attempt(self.s, owner, "AM container lost with its node",
-                                          completed.seq)
+                lost_ams.append((self.s.state.apps[container.app_id], completed.seq))
+        for owner, completed_seq in lost_ams:
+            lifecycle.restart_attempt(self.s, owner, "AM container lost with its node",
+                                      completed_seq)
         del self.s.state.nodes[name]
         self.s.state.capacity = subtract(self.s.state.capacity, node.capacity)
         self.s.cluster_changed()
@@ -234,6 +238,7 @@ class Engine:
                 return
             self._shrink_to_used(node, None)
         attempt_scheduling(self.s, node)
+        self.s.update_root_queue_metrics()
 
     def heartbeat_all(self) -> None:
         """Every node once, in registration order."""
@@ -301,6 +306,7 @@ class Engine:
     def update(self, preempt: bool = True) -> None:
         """One update pass (§2.1, §4); then, as the preemption thread would, every starved
         app's victims are chosen and warned (§5)."""
+        self.s.update_root_queue_metrics()
         update(self.s)
         if preempt:
             self.preempt()

@@ -38,6 +38,7 @@ class DemandCache:
         # leaf → its apps' demands summed per component, exact, then how many have a negative
         # component; kept as their demands change while the lists stay the same
         self._leaf_sums: dict[str, list[int]] = {}
+        self._summed: dict[str, Resource] = {}  # app → the demand its leaf's sum holds for it
 
     def update(self, s: Scheduler, changes: Changes) -> None:
         """§2.2 for the touched apps and the queues above them, and for the queues whose max
@@ -76,13 +77,19 @@ class DemandCache:
         members = (tuple(runtime.runnable_apps), tuple(runtime.non_runnable_apps))
         ids = set() if forced else {a.id for group in members for a in group}  # one scan
         changed: list[tuple[Resource, Resource]] = []
+        summed = self._summed
         for app in (*members[0], *members[1]) if forced else touched.values():
             if forced or app.id in ids:
                 demand = add(app.usage, pending_demand(app))
                 if demand != app.demand:
-                    changed.append((app.demand, demand))
                     app.demand = demand
                     s.touch_app(app)  # the walk's order and offers read the demand
+                # what the leaf's sum holds for the app: its demand, unless a new attempt
+                # reset it since (apps.restart_attempt)
+                old = summed.get(app.id, demand)
+                if demand != old:
+                    changed.append((old, demand))
+                summed[app.id] = demand
         sums = self._leaf_sums.get(leaf)
         if not forced and sums is not None and self._members.get(leaf) == members:
             if not changed and not capped:
@@ -91,6 +98,8 @@ class DemandCache:
                 _shift(sums, old, new)
         else:
             self._members[leaf] = members
+            for app in (*members[0], *members[1]):
+                summed[app.id] = app.demand
             sums = self._leaf_sums[leaf] = _sums([a.demand for a in (*members[0], *members[1])],
                                                  len(s.none))
         if sums[-1]:  # a negative component: the running sum may clamp on the way

@@ -59,6 +59,7 @@ def recover_container(
     for name in s.ancestry(app.queue):
         s.state.queues[name].containers_allocated += 1  # QueueMetrics.allocateResources
     s.state.allocated = add(s.state.allocated, resource)
+    s.update_root_queue_metrics()  # FairScheduler.addNode recovers, then updates the gauge
     s.emit(ContainerRecovered, app=app.id, queue=app.queue, container=container_id,
            node=node.name, resource=resource, am=is_am, priority=priority)
     return container

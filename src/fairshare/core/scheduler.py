@@ -75,7 +75,9 @@ class Scheduler:
         # leaf → (fair share, max share, root available, maxAMShare, the AM limit computed from
         # them): every walk's AM checks ask for it, and reservations change none of them
         self.am_limits: dict[str, tuple[Resource, Resource, Resource, float, Resource]] = {}
-        self._available: tuple[Resource, Resource, Resource] | None = None
+        # root's AvailableMB/VCores gauge: refreshed where FairScheduler calls
+        # updateRootQueueMetrics, so stale within a heartbeat (see root_available)
+        self._available: Resource = subtract(self.state.capacity, self.state.allocated)
         # None: the straightforward update pass that recomputes everything (the reference, §2.1)
         self.incremental: IncrementalUpdate | None = IncrementalUpdate() if fast_update else None
         self._sync_queues()
@@ -140,6 +142,7 @@ class Scheduler:
         """Nodes came, went or were resized: everything that reads the cluster size follows."""
         self._max_shares.clear()  # percentages of the cluster
         self.victim_nodes.clear()  # built for the old cluster: would never match again
+        self.update_root_queue_metrics()
         self.recompute_steady_shares()
         if self.order is not None:
             self.order.cluster_changed(self)
@@ -241,12 +244,18 @@ class Scheduler:
         return max(_f32_div(alloc.memory, cap.memory), _f32_div(alloc.vcores, cap.vcores))
 
     def root_available(self) -> Resource:
-        """Root ``AvailableMB/VCores``: cluster − allocated, reservations not subtracted
-        (cached on the identity of the two immutable vectors it is computed from)."""
-        capacity, allocated, cached = self.state.capacity, self.state.allocated, self._available
-        if cached is None or cached[0] is not capacity or cached[1] is not allocated:
-            cached = self._available = (capacity, allocated, subtract(capacity, allocated))
-        return cached[2]
+        """Root ``AvailableMB/VCores`` (what ``canRunAppAM`` reads): cluster − allocated,
+        reservations not subtracted, as of the last :meth:`update_root_queue_metrics`."""
+        return self._available
+
+    def update_root_queue_metrics(self) -> None:
+        """``FairScheduler.updateRootQueueMetrics``: YARN refreshes the gauge in ``update()``,
+        when a container completes, when nodes come, go or change size, and at the end of a
+        node's ``attemptScheduling`` — not as each container is allocated, so the AM checks
+        of one heartbeat all read the space free before it."""
+        available = subtract(self.state.capacity, self.state.allocated)
+        if available != self._available:
+            self._available = available
 
     # -- bookkeeping shared by several paths ---------------------------------------------------
 
@@ -277,6 +286,7 @@ class Scheduler:
         for name in self.ancestry(app.queue):
             state.queues[name].containers_released += 1
         state.allocated = subtract(state.allocated, container.resource)
+        self.update_root_queue_metrics()
         return app
 
     def complete_container(

@@ -116,11 +116,19 @@ def containers_for_victim_search(containers: Mapping[str, C], peak: int,
     not make (``container_<app>_<attempt>_<sequence>``), such as one recovered under its own
     name, hashes as sequence 0 of attempt 1.
     """
+    ordered = containers_in_hash_order(containers, peak, app_number)
+    return [c for c in reversed(ordered) if not c.is_am] + [c for c in ordered if c.is_am]
+
+
+def containers_in_hash_order(containers: Mapping[str, C], peak: int,
+                             app_number: Callable[[str], int]) -> list[C]:
+    """A node's containers as YARN iterates its ``launchedContainers`` ``HashMap``
+    (``SchedulerNode.getCopiedListOfRunningContainers``: a lost node's containers end in this
+    order); arguments as for :func:`containers_for_victim_search`."""
     listed = list(containers.values())
     hashes = [container_id_hash(app_number(c.app_id), *_attempt_and_sequence(c.id))
               for c in listed]
-    ordered = [listed[i] for i in hash_map_order(hashes, peak)]
-    return [c for c in reversed(ordered) if not c.is_am] + [c for c in ordered if c.is_am]
+    return [listed[i] for i in hash_map_order(hashes, peak)]
 
 
 class _Owned(Protocol):
