@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from fairshare.core.yarn_order import (
     application_id_hash,
+    container_hash,
     container_id_hash,
     containers_for_victim_search,
     hash_map_order,
@@ -39,17 +40,20 @@ def test_hash_map_iteration_order_is_javas() -> None:
 @dataclass
 class C:
     id: str
-    app_id: str
     is_am: bool
+    yarn_hash: int
 
 
 def test_the_victim_search_walks_tasks_in_reverse_hash_order_then_ams() -> None:
     # SchedulerNode.getRunningContainersWithAMsAtTheEnd: a task goes to the front, an AM to
     # the back. Hash order of app 1's containers 1..6 is 6, 1, 2, 3, 4, 5 (above); 1 is the AM.
-    containers = {f"container_x_01_{s:06d}": C(f"container_x_01_{s:06d}", "x", s == 1)
-                  for s in range(1, 7)}
-    order = containers_for_victim_search(containers, 6, lambda app: 1)
+    ids = [f"container_x_01_{s:06d}" for s in range(1, 7)]
+    assert container_hash(ids[0], 1) == container_id_hash(1, 1, 1)  # parsed from the id
+    containers = {i: C(i, i.endswith("1"), container_hash(i, 1)) for i in ids}
+    order = containers_for_victim_search(containers, 6)
     assert [c.id[-1] for c in order] == ["5", "4", "3", "2", "6", "1"]
+    # an id fairshare did not make hashes as sequence 0 of attempt 1
+    assert container_hash("c-7", 3) == container_id_hash(3, 1, 0)
 
 
 @dataclass

@@ -33,6 +33,7 @@ from fairshare.core.policies import SortKey
 from fairshare.core.scheduler import ROOT, Scheduler
 from fairshare.core.state import ANY, LOCALITY_NAMES, App, AppState, Ask, Container, Node
 from fairshare.core.state import SchedulerKey as Key
+from fairshare.core.yarn_order import container_hash
 from fairshare.resources.vector import (
     Resource,
     add,
@@ -464,7 +465,8 @@ def allocate(
     if container_id is None:
         container_id = app.new_container_id()
     is_am = not app.am_running and not app.unmanaged  # the first container is the AM
-    container = Container(container_id, app.id, node.name, capability, is_am, key, kind, s.now)
+    container = Container(container_id, app.id, node.name, capability, is_am, key, kind, s.now,
+                          container_hash(container_id, s.app_number(app.id)))
     decrement_asks(app, key, node.name, node.rack, kind)
     node.allocated = add(node.allocated, capability)
     node.containers[container_id] = container

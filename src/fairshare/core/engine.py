@@ -185,8 +185,7 @@ class Engine:
         # FairScheduler.removeNode ends every container on the node as lost, in its map's
         # order; only then does the ResourceManager fail the attempts whose AM was there
         lost_ams = []
-        for container in containers_in_hash_order(node.containers, node.peak_containers,
-                                                  self.s.app_number):
+        for container in containers_in_hash_order(node.containers, node.peak_containers):
             completed = self.s.complete_container(container, Completion.LOST, event.seq)
             if container.is_am:
                 lost_ams.append((self.s.state.apps[container.app_id], completed.seq))

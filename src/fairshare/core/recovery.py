@@ -28,6 +28,7 @@ from fairshare.core.events import ContainerRecovered
 from fairshare.core.locality import Locality
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.state import App, AppState, Container, Node
+from fairshare.core.yarn_order import container_hash
 from fairshare.resources.vector import Resource, add, fits_in
 
 
@@ -42,7 +43,8 @@ def recover_container(
     # a recovered container was placed by the scheduler before the restart: its locality then
     # is not known, and QueueMetrics count no locality for it
     container = Container(container_id, app.id, node.name, resource, is_am, (priority, 0),
-                          Locality.OFF_SWITCH, s.now)
+                          Locality.OFF_SWITCH, s.now,
+                          container_hash(container_id, s.app_number(app.id)))
     node.allocated = add(node.allocated, resource)
     node.containers[container_id] = container
     node.peak_containers = max(node.peak_containers, len(node.containers))

@@ -53,6 +53,9 @@ class Container:
     key: SchedulerKey
     locality: Locality
     allocated_at: int
+    # ContainerId.hashCode of the container's YARN id: where YARN's HashMaps of containers put
+    # it (yarn_order.container_hash), computed once, when the container is made
+    yarn_hash: int = 0
 
 
 @dataclass(slots=True)

@@ -94,41 +94,40 @@ def hash_map_order(hashes: Sequence[int], peak: int) -> list[int]:
 
 class _Identified(Protocol):
     @property
-    def id(self) -> str: ...
-    @property
-    def app_id(self) -> str: ...
-    @property
     def is_am(self) -> bool: ...
+    @property
+    def yarn_hash(self) -> int: ...
 
 
 C = TypeVar("C", bound=_Identified)
 
 
-def containers_for_victim_search(containers: Mapping[str, C], peak: int,
-                                 app_number: Callable[[str], int]) -> list[C]:
+def container_hash(container_id: str, app_number: int) -> int:
+    """``ContainerId.hashCode`` of a container fairshare named ``container_<app>_<attempt>_
+    <sequence>``, its app numbered ``app_number``. A container id fairshare did not make (one
+    recovered under its own name) hashes as sequence 0 of attempt 1."""
+    return container_id_hash(app_number, *_attempt_and_sequence(container_id))
+
+
+def containers_for_victim_search(containers: Mapping[str, C], peak: int) -> list[C]:
     """A node's containers in the order YARN's victim search walks them
     (``SchedulerNode.getRunningContainersWithAMsAtTheEnd``): its ``launchedContainers``
     ``HashMap`` is iterated, each task container put at the front and each AM at the end — so
     task containers in reverse hash order, then AMs in hash order.
 
-    ``containers`` in insertion (allocation) order; ``peak``: the most the node ever held;
-    ``app_number``: each app's number (submission order from 1). A container id fairshare did
-    not make (``container_<app>_<attempt>_<sequence>``), such as one recovered under its own
-    name, hashes as sequence 0 of attempt 1.
+    ``containers`` in insertion (allocation) order, each with its ``yarn_hash``
+    (:func:`container_hash`); ``peak``: the most the node ever held.
     """
-    ordered = containers_in_hash_order(containers, peak, app_number)
+    ordered = containers_in_hash_order(containers, peak)
     return [c for c in reversed(ordered) if not c.is_am] + [c for c in ordered if c.is_am]
 
 
-def containers_in_hash_order(containers: Mapping[str, C], peak: int,
-                             app_number: Callable[[str], int]) -> list[C]:
+def containers_in_hash_order(containers: Mapping[str, C], peak: int) -> list[C]:
     """A node's containers as YARN iterates its ``launchedContainers`` ``HashMap``
     (``SchedulerNode.getCopiedListOfRunningContainers``: a lost node's containers end in this
     order); arguments as for :func:`containers_for_victim_search`."""
     listed = list(containers.values())
-    hashes = [container_id_hash(app_number(c.app_id), *_attempt_and_sequence(c.id))
-              for c in listed]
-    return [listed[i] for i in hash_map_order(hashes, peak)]
+    return [listed[i] for i in hash_map_order([c.yarn_hash for c in listed], peak)]
 
 
 class _Owned(Protocol):

@@ -70,6 +70,6 @@ def node_view(s: Scheduler, node: Node, overlay: Overlay) -> NodeView:
         earmarked=add(node.earmarked_total, overlay.earmarked.get(node.name, s.none)),
         containers=tuple(ContainerView(c.id, c.app_id, c.resource, c.is_am)
                          for c in containers_for_victim_search(
-                             node.containers, node.peak_containers, s.app_number)),
+                             node.containers, node.peak_containers)),
         marked_for_preemption=marked,
     )

@@ -261,7 +261,7 @@ class VictimSearch:
         marked = node.marked_for_preemption
         # the engine's own records: they do not change while the round runs
         candidates = tuple(c for c in containers_for_victim_search(
-            node.containers, node.peak_containers, self.s.app_number) if c.id not in marked)
+            node.containers, node.peak_containers) if c.id not in marked)
         reserved = reserved_on(node, self.none)
         free = room_before_victims(node.unallocated, reserved, node.earmarked_total)
         sizes = {c.resource.values for c in candidates}
