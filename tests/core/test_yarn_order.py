@@ -12,6 +12,7 @@ from fairshare.core.yarn_order import (
     container_id_hash,
     containers_for_victim_search,
     hash_map_order,
+    merged_by_start_time,
     victims_grouped_by_app,
 )
 
@@ -72,3 +73,12 @@ def test_victims_are_grouped_by_app_in_the_hash_order_of_their_application_ids()
         ("b", 2), ("b", 6), ("a", 1), ("a", 3), ("d", 5), ("c", 4)]
     three = [V("x", 1), V("y", 2), V("z", 3)]
     assert [v.app_id for v in victims_grouped_by_app(three, number)] == ["z", "x", "y"]
+
+
+def test_waiting_apps_are_merged_as_javas_priority_queue_merges_them() -> None:
+    # MaxRunningAppsEnforcer.MultiListStartTimeIterator over lists of start times; the
+    # expected order was printed by a java.util.PriorityQueue driven the same way in jshell:
+    # equal start times come in the order the heap leaves them, not list order
+    lists = [[(0, 5), (0, 9)], [], [(2, 5)], [(3, 3), (3, 5)], [(4, 5)]]
+    merged = list(merged_by_start_time(lists, lambda item: item[1]))
+    assert merged == [(3, 3), (4, 5), (3, 5), (0, 5), (2, 5), (0, 9)]

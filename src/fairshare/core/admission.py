@@ -8,12 +8,10 @@ waiting apps that may now run are promoted in start-time order, at most one per 
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Iterator
-
 from fairshare.core.events import AppRunnable
 from fairshare.core.scheduler import ROOT, Scheduler
 from fairshare.core.state import App
+from fairshare.core.yarn_order import merged_by_start_time
 from fairshare.resources.vector import subtract
 
 INT_MAX = 2**31 - 1
@@ -111,16 +109,11 @@ def promote_on_reload(s: Scheduler, cause: int | None) -> int:
     return _promote(s, lists, INT_MAX, cause)
 
 
-def _merged_by_start_time(lists: list[list[App]]) -> Iterator[App]:
-    """The lists merged by start time (each sorted already); submission order breaks ties."""
-    return heapq.merge(*lists, key=lambda a: (a.start_time, a.seq))
-
-
 def _promote(s: Scheduler, lists: list[list[App]], limit: int, cause: int | None) -> int:
     """``updateAppsRunnability``: promote in start-time order, skipping repeats."""
     promoted: list[App] = []
     previous = None
-    for app in _merged_by_start_time(lists):
+    for app in merged_by_start_time(lists, lambda a: a.start_time):
         if app is previous:
             continue
         if not app.runnable and not app.stopped and why_not_runnable(s, app) is None:

@@ -87,7 +87,7 @@ class App:
     am_request: Resource | None  # None: unmanaged AM (no AM container)
     am_preemption: bool  # am.preemption(.<queue>) looked up when the attempt was created
     none: Resource  # a zero vector of the cluster's types
-    seq: int = 0  # submission order: breaks start-time ties in §3.9's merge
+    seq: int = 0  # submission order, from 0: YARN numbers apps seq + 1 (Scheduler.app_number)
     state: AppState = AppState.ACCEPTED
     runnable: bool = False
     asks: dict[SchedulerKey, dict[str, Ask]] = field(default_factory=dict)

@@ -8,7 +8,7 @@ from the container ids (:func:`containers_for_victim_search`); the differential 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 from fairshare.config.model import AllocationConfig
@@ -161,3 +161,54 @@ def nodes_in_search_order(nodes: Mapping[str, T]) -> list[T]:
     hash order, which depends on the NodeManagers' ports — a scenario has none) and for a rack
     (YARN: the order nodes joined the rack — the same here)."""
     return list(nodes.values())
+
+
+_LONG_MAX = 2**63 - 1
+
+
+def merged_by_start_time(lists: Sequence[Sequence[T]], start: Callable[[T], int]) -> Iterator[T]:
+    """``MaxRunningAppsEnforcer.MultiListStartTimeIterator``: lists already in start-time order
+    merged through a ``java.util.PriorityQueue`` of (list, start time of its next app). Apps
+    with the same start time come in the order that heap leaves them in, which depends on the
+    lists' order (the tree's order, then the user's waiting list) and the heap's history; this
+    replays Java's ``siftUp``/``siftDown`` exactly."""
+    heap: list[list[int]] = []  # [start time, list index]
+
+    def sift_up(k: int, x: list[int]) -> None:
+        while k > 0:
+            parent = (k - 1) >> 1
+            if x[0] >= heap[parent][0]:
+                break
+            heap[k] = heap[parent]
+            k = parent
+        heap[k] = x
+
+    def sift_down(x: list[int]) -> None:
+        n, k = len(heap), 0
+        while k < n >> 1:
+            child = 2 * k + 1
+            if child + 1 < n and heap[child][0] > heap[child + 1][0]:
+                child += 1
+            if x[0] <= heap[child][0]:
+                break
+            heap[k] = heap[child]
+            k = child
+        heap[k] = x
+
+    def add(x: list[int]) -> None:
+        heap.append(x)
+        sift_up(len(heap) - 1, x)
+
+    positions = [0] * len(lists)
+    for i, items in enumerate(lists):
+        add([start(items[0]) if items else _LONG_MAX, i])
+    while heap and heap[0][0] != _LONG_MAX:
+        entry, last = heap[0], heap.pop()
+        if heap:
+            sift_down(last)
+        i = entry[1]
+        app = lists[i][positions[i]]
+        positions[i] += 1
+        entry[0] = start(lists[i][positions[i]]) if positions[i] < len(lists[i]) else _LONG_MAX
+        add(entry)
+        yield app
