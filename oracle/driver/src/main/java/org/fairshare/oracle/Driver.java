@@ -81,6 +81,7 @@ final class Driver {
   final AppModel appModel;
   final Preemption preemption;
   private final List<AppState> lostAm = new ArrayList<>();
+  private boolean restarting; // an attempt is being replaced: later ones wait their turn
   private final List<RMContainer> unpulled = new ArrayList<>();
   private String completion = "released";
   private int depth;
@@ -212,8 +213,16 @@ final class Driver {
     }
     reservationChanges(reservedBefore);
     appModel.reportPromotions(waiting);
-    while (depth == 0 && !lostAm.isEmpty()) {
-      appModel.restart(lostAm.remove(0));
+    // the ResourceManager fails and replaces attempts one by one, in the order their AM
+    // containers ended (the dispatcher's CONTAINER_FINISHED events); a restart's own actions
+    // must not start the next one before it is done
+    while (depth == 0 && !restarting && !lostAm.isEmpty()) {
+      restarting = true;
+      try {
+        appModel.restart(lostAm.remove(0));
+      } finally {
+        restarting = false;
+      }
     }
   }
 
