@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from fairshare.core.yarn_order import hash_map_order
+
 _MASK = 0xFFFFFFFF
 
 
@@ -32,12 +34,5 @@ def java_string_hash(text: str) -> int:
 def hash_set_order(names: Sequence[str]) -> list[str]:
     """The order a ``new HashSet<>()`` that was given ``names`` in this order iterates them."""
     unique = list(dict.fromkeys(names))
-    capacity = 16
-    while len(unique) > capacity * 3 // 4:
-        capacity *= 2
-
-    def bucket(name: str) -> int:
-        h = java_string_hash(name)
-        return (h ^ (h >> 16)) & (capacity - 1)
-
-    return sorted(unique, key=bucket)  # stable: insertion order within a bucket
+    hashes = [java_string_hash(name) for name in unique]
+    return [unique[i] for i in hash_map_order(hashes, len(unique))]

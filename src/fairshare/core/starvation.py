@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from fairshare.config.model import PolicyName
 from fairshare.core.policies import SchedulableView, calculator_for, comparator_for
+from fairshare.core.yarn_order import heap_offer, heap_poll
 from fairshare.resources.calc import ResourceCalculator
 from fairshare.resources.vector import (
     Resource,
@@ -356,37 +357,17 @@ class StarvedApps:
 StarvationOf = Mapping[str, Resource]
 
 
-def _sift_up(heap: list[str], k: int, app: str, starvation: StarvationOf) -> None:
-    while k > 0:
-        parent = (k - 1) >> 1
-        if compare_starvation(starvation[app], starvation[heap[parent]]) >= 0:
-            break
-        heap[k] = heap[parent]
-        k = parent
-    heap[k] = app
-
-
-def _sift_down(heap: list[str], app: str, starvation: StarvationOf) -> None:
-    n, k = len(heap), 0
-    half = n >> 1
-    while k < half:
-        child = 2 * k + 1
-        right = child + 1
-        if right < n and compare_starvation(starvation[heap[child]], starvation[heap[right]]) > 0:
-            child = right
-        if compare_starvation(starvation[app], starvation[heap[child]]) <= 0:
-            break
-        heap[k] = heap[child]
-        k = child
-    heap[k] = app
+def _by_starvation(starvation: StarvationOf) -> Callable[[str, str], int]:
+    """``StarvationComparator`` over app ids, reading each app's starvation when compared."""
+    return lambda a, b: compare_starvation(starvation[a], starvation[b])
 
 
 def add_starved_app(queue: StarvedApps, app_id: str, starvation: StarvationOf) -> StarvedApps:
     """``addStarvedApp``: a no-op for the app being processed or one already queued."""
     if app_id == queue.being_processed or app_id in queue.heap:
         return queue
-    heap = [*queue.heap, app_id]
-    _sift_up(heap, len(heap) - 1, app_id, starvation)
+    heap = list(queue.heap)
+    heap_offer(heap, app_id, _by_starvation(starvation))
     return StarvedApps(tuple(heap), queue.being_processed)
 
 
@@ -398,7 +379,5 @@ def take_starved_app(
     if not queue.heap:
         return None, StarvedApps((), None)
     heap = list(queue.heap)
-    head, last = heap[0], heap.pop()
-    if heap:  # Java's dequeue: move the last element to the root and sift it down
-        _sift_down(heap, last, starvation)
+    head = heap_poll(heap, _by_starvation(starvation))
     return head, StarvedApps(tuple(heap), head)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 from fairshare.config.model import AllocationConfig
+from fairshare.resources.vector import LONG_MAX
 
 ROOT = "root"
 ANY = "*"
@@ -149,10 +150,9 @@ def victims_grouped_by_app(victims: Sequence[V], app_number: Callable[[str], int
 
 
 def _attempt_and_sequence(container_id: str) -> tuple[int, int]:
-    _, attempt, sequence = container_id.rsplit("_", 2) if container_id.count("_") >= 2 \
-        else ("", "1", "0")
-    if attempt.isdigit() and sequence.isdigit():
-        return int(attempt), int(sequence)
+    parts = container_id.rsplit("_", 2)
+    if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+        return int(parts[1]), int(parts[2])
     return 1, 0
 
 
@@ -163,52 +163,59 @@ def nodes_in_search_order(nodes: Mapping[str, T]) -> list[T]:
     return list(nodes.values())
 
 
-_LONG_MAX = 2**63 - 1
+def heap_offer(heap: list[T], item: T, compare: Callable[[T, T], int]) -> None:
+    """``java.util.PriorityQueue.offer`` on its backing array ``heap``: ``siftUp``, which stops
+    at the first parent the item does not compare below — so equal items keep the place the
+    heap's history gives them, and a comparator that is not a total order is replayed
+    exactly."""
+    heap.append(item)
+    k = len(heap) - 1
+    while k > 0:
+        parent = (k - 1) >> 1
+        if compare(item, heap[parent]) >= 0:
+            break
+        heap[k] = heap[parent]
+        k = parent
+    heap[k] = item
+
+
+def heap_poll(heap: list[T], compare: Callable[[T, T], int]) -> T:
+    """``java.util.PriorityQueue.poll`` on a non-empty ``heap``: the head; the last item moves
+    to the root and sifts down (``siftDown``: the right child only when strictly smaller)."""
+    head, item = heap[0], heap.pop()
+    n, k = len(heap), 0
+    if not n:
+        return head
+    while k < n >> 1:
+        child = 2 * k + 1
+        if child + 1 < n and compare(heap[child], heap[child + 1]) > 0:
+            child += 1
+        if compare(item, heap[child]) <= 0:
+            break
+        heap[k] = heap[child]
+        k = child
+    heap[k] = item
+    return head
 
 
 def merged_by_start_time(lists: Sequence[Sequence[T]], start: Callable[[T], int]) -> Iterator[T]:
     """``MaxRunningAppsEnforcer.MultiListStartTimeIterator``: lists already in start-time order
     merged through a ``java.util.PriorityQueue`` of (list, start time of its next app). Apps
     with the same start time come in the order that heap leaves them in, which depends on the
-    lists' order (the tree's order, then the user's waiting list) and the heap's history; this
-    replays Java's ``siftUp``/``siftDown`` exactly."""
+    lists' order (the tree's order, then the user's waiting list) and the heap's history."""
     heap: list[list[int]] = []  # [start time, list index]
 
-    def sift_up(k: int, x: list[int]) -> None:
-        while k > 0:
-            parent = (k - 1) >> 1
-            if x[0] >= heap[parent][0]:
-                break
-            heap[k] = heap[parent]
-            k = parent
-        heap[k] = x
-
-    def sift_down(x: list[int]) -> None:
-        n, k = len(heap), 0
-        while k < n >> 1:
-            child = 2 * k + 1
-            if child + 1 < n and heap[child][0] > heap[child + 1][0]:
-                child += 1
-            if x[0] <= heap[child][0]:
-                break
-            heap[k] = heap[child]
-            k = child
-        heap[k] = x
-
-    def add(x: list[int]) -> None:
-        heap.append(x)
-        sift_up(len(heap) - 1, x)
+    def by_time(a: list[int], b: list[int]) -> int:
+        return (a[0] > b[0]) - (a[0] < b[0])
 
     positions = [0] * len(lists)
     for i, items in enumerate(lists):
-        add([start(items[0]) if items else _LONG_MAX, i])
-    while heap and heap[0][0] != _LONG_MAX:
-        entry, last = heap[0], heap.pop()
-        if heap:
-            sift_down(last)
+        heap_offer(heap, [start(items[0]) if items else LONG_MAX, i], by_time)
+    while heap and heap[0][0] != LONG_MAX:
+        entry = heap_poll(heap, by_time)
         i = entry[1]
         app = lists[i][positions[i]]
         positions[i] += 1
-        entry[0] = start(lists[i][positions[i]]) if positions[i] < len(lists[i]) else _LONG_MAX
-        add(entry)
+        entry[0] = start(lists[i][positions[i]]) if positions[i] < len(lists[i]) else LONG_MAX
+        heap_offer(heap, entry, by_time)
         yield app
