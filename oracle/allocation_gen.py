@@ -11,8 +11,6 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from oracle.java_hash_order import hash_set_order
-
 TOP_NAMES = ["a", "b", "c", "d", "etl", "adhoc"]
 CHILD_NAMES = ["x", "y", "z", "w"]
 USERS = ["alice", "bob", "carol", "dave"]  # dave has no groups: primaryGroup rejects him
@@ -179,25 +177,20 @@ def _placement(rng: random.Random, leaves: list[str]) -> list[Rule]:
     return rules
 
 
-def allocations_xml(alloc: Allocations, ordered: bool = True) -> str:
-    """The file; ``ordered``: siblings in the order YARN creates them (java_hash_order)."""
+def allocations_xml(alloc: Allocations) -> str:
+    """The file (fairshare creates the queues in YARN's hash order, whatever the file's)."""
     lines = ["<?xml version=\"1.0\"?>", "<allocations>"]
     lines += [f"  <{key}>{value}</{key}>" for key, value in alloc.defaults.items()]
-    rank = {name: i for i, name in enumerate(hash_set_order(alloc.leaves()))}
-
-    def first_leaf(queue: Queue) -> int:
-        return min(rank.get(q.name, len(rank)) for q in queue.walk() if q.leaf)
 
     def emit(queue: Queue, indent: str) -> None:
         short = queue.name.rsplit(".", 1)[1]
         lines.append(f'{indent}<queue name="{short}">')
         lines.extend(f"{indent}  <{k}>{v}</{k}>" for k, v in queue.settings.items())
-        children = sorted(queue.children, key=first_leaf) if ordered else queue.children
-        for child in children:
+        for child in queue.children:
             emit(child, indent + "  ")
         lines.append(f"{indent}</queue>")
 
-    for child in sorted(alloc.root.children, key=first_leaf) if ordered else alloc.root.children:
+    for child in alloc.root.children:
         emit(child, "  ")
     if alloc.rules is not None:
         lines.append("  <queuePlacementPolicy>")
@@ -211,23 +204,23 @@ RELOADS = ["valid", "valid", "valid", "malformed", "bad-value", "unknown-element
            "drf-under-fair"]
 
 
-def reload_text(rng: random.Random, alloc: Allocations, kind: str, ordered: bool = True
+def reload_text(rng: random.Random, alloc: Allocations, kind: str
                 ) -> tuple[str, Allocations, set[str]]:
     """:func:`_reload_text`, its kind named in a comment for whoever reads the scenario."""
-    text, after, doubtful = _reload_text(rng, alloc, kind, ordered)
+    text, after, doubtful = _reload_text(rng, alloc, kind)
     head, _, rest = text.partition("\n")
     return f"{head}\n<!-- reload: {kind} -->\n{rest}", after, doubtful
 
 
-def _reload_text(rng: random.Random, alloc: Allocations, kind: str, ordered: bool
+def _reload_text(rng: random.Random, alloc: Allocations, kind: str
                  ) -> tuple[str, Allocations, set[str]]:
     """A reload's file, the configuration in force after it as far as the generator needs to
     know (the same tree when YARN refuses the file), and the queues whose fate is not
     certain after it (those a partly applied reload may drop or keep)."""
     if kind == "valid":
         new = _changed(rng, alloc)
-        return allocations_xml(new, ordered), new, set()
-    text = allocations_xml(alloc, ordered)
+        return allocations_xml(new), new, set()
+    text = allocations_xml(alloc)
     if kind == "malformed":  # cut inside an element: not well-formed
         cut = text.index("<queue ") + rng.randint(8, 20)
         return text[:cut], alloc, set()
@@ -238,7 +231,7 @@ def _reload_text(rng: random.Random, alloc: Allocations, kind: str, ordered: boo
         return text.replace("<allocations>", "<allocations>\n  <fairnessBoost>2"
                             "</fairnessBoost>", 1), alloc, set()
     broken, doubtful = _drf_under_fair(rng, alloc)
-    return allocations_xml(broken, ordered), alloc, doubtful
+    return allocations_xml(broken), alloc, doubtful
 
 
 def _copy(queue: Queue) -> Queue:

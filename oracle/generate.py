@@ -26,17 +26,13 @@ snapshots every few steps and at the end. 70 % of the scenarios are built to pre
 third do): a cluster filled by one queue, a starved app in another, the clock moved past the
 preemption timeout, then past the kill wait.
 
-**Hash order** (docs/fidelity.md). Where YARN's order is a Java hash order fairshare does not
-emulate, ``generate(seed)`` avoids depending on it: configured queues are written in the order
-YARN's ``HashSet`` creates them (:mod:`oracle.java_hash_order`); a scenario with preemption on
-runs on one node (the nodes searched for victims of an ANY request), and each app asks for
-one size, its AM included, at any node (the requests of a starved app, walked in the hash
-order of its scheduler keys and places). The order of a node's containers in victim
-selection is NOT avoided: YARN's is the hash order of ``ContainerId``s (which depends on the
-driver's cluster timestamp), and there is no cheap way around it — a victim app without a
-choice among its containers on a node must lose all of them, which YARN's guard (a victim
-never goes below its fair share) seldom allows, so such scenarios would hardly ever preempt.
-``generate(seed, hash_order=True)`` drops these restrictions, so both kinds can be measured.
+**Hash order** (docs/fidelity.md). Configured queues, a node's containers in the victim
+search and the victims' apps need no care: fairshare emulates YARN's hash orders for them.
+Where it does not, ``generate(seed)`` avoids depending on the order: a scenario with
+preemption on runs on one node (the nodes searched for victims of an ANY request), and each
+app asks for one size, its AM included, at any node (the requests of a starved app, walked in
+the hash order of its scheduler keys and places). ``generate(seed, hash_order=True)`` drops
+these restrictions, so both kinds can be measured.
 """
 
 from __future__ import annotations
@@ -63,7 +59,7 @@ def generate(seed: int, *, hash_order: bool = False) -> dict[str, Any]:
     preempting = rng.random() < 0.7  # built to preempt; preemption may be on without it
     alloc = random_allocations(rng, gpu, preempting)
     site = _site(rng, gpu, preempting)
-    first_file = allocations_xml(alloc, not hash_order)
+    first_file = allocations_xml(alloc)
     preemption = bool(site.get("yarn.scheduler.fair.preemption"))
     world = World(rng, alloc, gpu=gpu, one_node=preemption and not hash_order,
                   hash_order=hash_order,

@@ -26,17 +26,8 @@ class KnownDifference:
         return (case, first.step, kind) == (self.case, self.step, self.kind)
 
 
-KNOWN: tuple[KnownDifference, ...] = (
-    KnownDifference(
-        "test-scenarios-18-zero-vcore-max-default", 1, "app-rejected", deliberate=True,
-        why="a new-style maxResources without vcores: YARN's int narrowing gives vcores -1, "
-            "then 0 (docs/fidelity.md, Configuration); fairshare leaves them unbounded"),
-    KnownDifference(
-        "example-csv-workload-scenario", 306, "container-allocated", deliberate=False,
-        why="open: after an AM preemption, YARN keeps serving root.adhoc on node2 where "
-            "fairshare serves the new attempt of root.etl; the state before the heartbeat is "
-            "identical (docs/fidelity.md, The differential oracle)"),
-)
+# Empty since the last two were fixed (docs/fidelity.md, "Differences the oracle found").
+KNOWN: tuple[KnownDifference, ...] = ()
 
 
 def known_difference(case: str, first: Any) -> KnownDifference | None:

@@ -29,6 +29,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 
 from oracle.cases import ROOT, Case, Prepared, prepare
 from oracle.known import known_difference
+from oracle.output_files import OracleOutputError
 
 DRIVER = ROOT / "oracle" / "driver"
 JAR = DRIVER / "target" / "oracle-driver.jar"
@@ -170,7 +171,10 @@ def compare_case(prepared: Prepared, directory: Path,
     if different is not None:
         return Outcome(prepared.case, "nondeterministic",
                        f"two driver runs wrote different {different}")
-    report = compare(directory / "fairshare", directory / "oracle", steps)
+    try:
+        report = compare(directory / "fairshare", directory / "oracle", steps)
+    except OracleOutputError as e:  # an output file that cannot be read: this case fails
+        return Outcome(prepared.case, "driver-error", str(e))
     if report.identical:
         return Outcome(prepared.case, "identical", report=report)
     known = known_difference(prepared.case.name, report.first)

@@ -34,6 +34,7 @@ class AppModel:
     memory: int  # every task's size (one size per app unless hash_order)
     vcores: int
     live: bool = True
+    gpu: int = 0  # GPUs of every ask (one size per app unless hash_order)
 
     @property
     def steerable(self) -> bool:
@@ -228,13 +229,16 @@ class World:
         memory = self.min_mb if small else rng.choice([512, 1024, 1024, 2048, 3072])
         model = AppModel(self.place(requested, user), managed, memory,
                          1 if big else rng.randint(1, 2))
+        if self.gpu and not self.hash_order and rng.random() < 0.25:
+            model.gpu = 1  # every ask of the app, its AM included: still one size
         count = max(count, -(-big // memory) + 1)
         self.apps[app] = model
         step: dict[str, Any] = {"app": app, "queue": requested, "user": user}
         if managed:  # the AM the size of the tasks: a starved app's asks are walked in hash
             # order (AppSchedulingInfo.getAllResourceRequests), harmless when they are alike
             step["am"] = ({"memory-mb": rng.choice([512, 1024]), "vcores": 1} if self.hash_order
-                          else {"memory-mb": memory, "vcores": model.vcores})
+                          else {"memory-mb": memory, "vcores": model.vcores,
+                                **({"yarn.io/gpu": model.gpu} if model.gpu else {})})
         if big or not managed or rng.random() < 0.6:  # or ask later (a request step)
             step["requests"] = self._requests(model, count)
         self.add({"submit": step})
@@ -248,8 +252,10 @@ class World:
                 [512, 1024, 2048])
             request: dict[str, Any] = {"count": max(1, count // (i + 1)), "memory-mb": memory,
                                        "vcores": app.vcores, "priority": 1 + i}
-            if self.gpu and rng.random() < 0.25:
+            if self.hash_order and self.gpu and rng.random() < 0.25:
                 request["yarn.io/gpu"] = 1
+            elif app.gpu:
+                request["yarn.io/gpu"] = app.gpu
             self._locality(request)
             out.append(request)
         return out
@@ -291,8 +297,7 @@ class World:
 
     def _reload(self) -> None:
         kind = self.rng.choice(RELOADS)
-        text, after, doubtful = reload_text(self.rng, self.alloc, kind,
-                                            ordered=not self.hash_order)
+        text, after, doubtful = reload_text(self.rng, self.alloc, kind)
         gone = set(self.alloc.leaves()) - set(after.leaves())
         self.dynamic |= gone  # a queue the new file drops stays, as a dynamic queue
         self.doubtful |= doubtful

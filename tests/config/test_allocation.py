@@ -602,7 +602,8 @@ def test_resources() -> None:
         "<maxContainerAllocation>2048 mb, 2 vcores</maxContainerAllocation>"
     )
     assert q.min_resources == res(4096, 0)  # new style: missing types are 0 for the minimum
-    assert q.max_resources == ConfigurableResource(res(8192, LONG_MAX))  # ... unbounded for max
+    # ... Long.MAX_VALUE for a max, which vcores, an int in createResourceWithSameValue, takes as -1
+    assert q.max_resources == ConfigurableResource(res(8192, -1))
     assert q.max_child_resources == ConfigurableResource(percentages=(0.5, 0.5))
     assert q.max_container_allocation == res(2048, 2)
 
@@ -638,7 +639,8 @@ def test_custom_resource_types() -> None:
         types=types,
     )
     assert config.queues[0].min_resources == res(1, 0, 2)
-    assert config.queues[0].max_resources == ConfigurableResource(res(LONG_MAX, LONG_MAX, 4))
+    # memory and the custom type left out are unbounded; vcores narrows to an int: -1
+    assert config.queues[0].max_resources == ConfigurableResource(res(LONG_MAX, -1, 4))
 
 
 def test_min_above_max_warns_and_keeps_both() -> None:
@@ -889,12 +891,13 @@ def test_top_level_settings() -> None:
     )
 
 
-def test_queue_max_resources_default_missing_types_are_unbounded() -> None:
+def test_queue_max_resources_default_missing_vcores_narrow_to_minus_one() -> None:
     config = parse(
         "<allocations><queueMaxResourcesDefault>memory-mb=1</queueMaxResourcesDefault>"
         "</allocations>"
     )
-    assert config.queue_max_resources_default == ConfigurableResource(res(1, LONG_MAX))
+    # ResourceUtils.createResourceWithSameValue(Long.MAX_VALUE): vcores is (int) Long.MAX_VALUE
+    assert config.queue_max_resources_default == ConfigurableResource(res(1, -1))
 
 
 @pytest.mark.parametrize(

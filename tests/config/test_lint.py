@@ -28,6 +28,8 @@ def queue_findings(body: str) -> list[tuple[int | None, str, str]]:
         ("<maxResources>0 mb, 8 vcores</maxResources>", "zero-max-share"),
         ("<maxResources>50% memory, 0% cpu</maxResources>", "zero-max-share"),
         ("<maxChildResources>4096 mb, 0 vcores</maxChildResources>", "zero-max-share"),
+        # vcores left out: Long.MAX_VALUE narrowed to an int is -1, raised to the min share, 0
+        ("<maxResources>memory-mb=40000</maxResources>", "zero-max-share"),
     ],
 )
 def test_a_max_share_with_nothing_of_memory_or_vcores_is_an_error(body: str, expected: str) -> None:
@@ -37,7 +39,7 @@ def test_a_max_share_with_nothing_of_memory_or_vcores_is_an_error(body: str, exp
 @pytest.mark.parametrize(
     "body",
     [
-        "<maxResources>memory-mb=40000</maxResources>",  # vcores left out: unbounded
+        "<maxResources>vcores=8</maxResources>",  # memory left out: unbounded
         "<maxResources>50%</maxResources>",
         "<fairSharePreemptionThreshold>0.5</fairSharePreemptionThreshold>",
         "<fairSharePreemptionThreshold>1</fairSharePreemptionThreshold>",

@@ -26,3 +26,25 @@ def test_the_new_attempt_waits_for_the_next_update(fast_update: bool) -> None:
     engine.heartbeat("n1")
     [am] = records(engine, "container-allocated")[allocated:]
     assert am["am"] and am["container"] == "container_x_02_000001"
+
+
+@pytest.mark.parametrize("fast_update", [True, False])
+def test_a_new_attempt_starts_with_no_fair_share(fast_update: bool) -> None:
+    """FSAppAttempt.fairShare starts at (0, 0) and FifoPolicy.computeShares sets only the
+    earliest app's: a restarted app that is no longer the earliest holds nothing, although
+    the app held the whole leaf before its restart."""
+    engine = make_engine('<queue name="a"><schedulingPolicy>fifo</schedulingPolicy></queue>',
+                         fast_update=fast_update)
+    engine.submit("x", "root.a", "u", am=r(GB, 1), requests=[ask(2, GB)])
+    engine.update()
+    engine.heartbeat("n1")  # x's AM
+    engine.advance(1000)
+    engine.submit("y", "root.a", "u", am=r(GB, 1), requests=[ask(2, GB)])
+    engine.update()
+    assert engine.app("x").fair_share.memory == 8 * GB  # the earliest takes the whole leaf
+    assert engine.app("y").fair_share.memory == 0
+    engine.advance(1000)
+    engine.release("x", which="am")  # attempt 2 starts now, after y
+    engine.update()
+    assert engine.app("y").fair_share.memory == 8 * GB
+    assert engine.app("x").fair_share.memory == 0

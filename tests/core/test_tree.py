@@ -204,7 +204,7 @@ def test_many_queues_build_in_one_pass() -> None:
     queues = "".join(f"<queue name='q{i}'/>" for i in range(20000))
     tree = build(f"<allocations>{queues}</allocations>")
     assert len(tree.queues) == 20001  # root and the 20000 configured leaves
-    assert tree["root"].children[-1] == "root.q19999"
+    assert set(tree["root"].children) == {f"root.q{i}" for i in range(20000)}
 
 
 def test_root_default_configured_as_a_fifo_parent_is_not_created() -> None:
@@ -337,8 +337,8 @@ WALK_OLD = """<queue name="root">
 </queue>"""
 WALK_NEW = """<queue name="root"><schedulingPolicy>drf</schedulingPolicy>
   <queue name="p">
-    <queue name="c1"><schedulingPolicy>fifo</schedulingPolicy><weight>2</weight></queue>
-    <queue name="c2"><schedulingPolicy>drf</schedulingPolicy></queue>
+    <queue name="c1"><schedulingPolicy>drf</schedulingPolicy></queue>
+    <queue name="c2"><schedulingPolicy>fifo</schedulingPolicy><weight>2</weight></queue>
   </queue>
   <queue name="q"><schedulingPolicy>drf</schedulingPolicy><weight>3</weight></queue>
 </queue>"""
@@ -350,18 +350,20 @@ def policies(engine: object) -> dict[str, str]:
 
 def test_a_reload_stops_setting_policies_at_the_first_incompatible_child() -> None:
     # FSQueue.verifyAndSetPolicyFromConf walks the existing queues depth-first (children in
-    # creation order: p, q; c1, c2), setting a queue's policy after its
-    # children's: c1's fifo is allowed under p's fair and is set; c2's drf is not, so the walk
-    # stops there — c2, p, q and root keep fair, although the file says drf for q and root.
+    # creation order: p, q; c2, c1 — Java's HashSet of the leaves iterates root.p.c2,
+    # root.p.c1, root.q), setting a queue's policy after its children's: c2's fifo is allowed
+    # under p's fair and is set; c1's drf is not, so the walk stops there — c1, p, q and root
+    # keep fair, although the file says drf for q and root.
     engine = make_engine(WALK_OLD)
+    assert engine.s.tree["root.p"].children == ("root.p.c2", "root.p.c1")
     engine.reload(parse_allocations_text(allocations_xml(WALK_NEW)), "new.xml")
-    assert policies(engine) == {"root": "fair", "root.p": "fair", "root.p.c1": "fifo",
-                                "root.p.c2": "fair", "root.q": "fair"}
+    assert policies(engine) == {"root": "fair", "root.p": "fair", "root.p.c1": "fair",
+                                "root.p.c2": "fifo", "root.q": "fair"}
     # every other setting of the new file applies (AllocationConfiguration.initFSQueue)
     assert engine.s.tree["root.q"].settings.weight == 3.0
-    assert engine.s.tree["root.p.c1"].settings.weight == 2.0
+    assert engine.s.tree["root.p.c2"].settings.weight == 2.0
     [reloaded] = records(engine, "config-reloaded")
-    assert reloaded["problems"] == ["policy drf is not allowed under fair root.p: root.p.c2, "
+    assert reloaded["problems"] == ["policy drf is not allowed under fair root.p: root.p.c1, "
                                     "root.p and the queues after them keep their policies"]
     assert not records(engine, "config-error")
 
@@ -397,3 +399,15 @@ def test_queues_the_new_file_drops_become_dynamic_and_stay() -> None:
     tree = engine.s.tree
     assert {"root.p", "root.p.c1", "root.p.c2", "root.q"} <= set(tree.queues)
     assert tree["root.p"].dynamic and tree["root.p.c1"].dynamic and not tree["root.q"].dynamic
+
+
+def test_the_tree_view_lists_siblings_as_the_file_writes_them() -> None:
+    # YARN creates root.p.c2 before root.p.c1 (HashSet order, tests/core/test_yarn_order.py);
+    # outputs list the queues as the file does, the queues it does not name last
+    tree = build("<allocations><queue name='p'><queue name='c1'/><queue name='c2'/></queue>"
+                 "<queue name='q'/></allocations>")
+    assert tree["root.p"].children == ("root.p.c2", "root.p.c1")
+    tree, problem = get_or_create_leaf(tree, "root.a")
+    assert problem is None
+    assert [n.name for n in tree.tree_view()] == ["root", "root.p", "root.p.c1", "root.p.c2",
+                                                  "root.q", "root.a"]

@@ -6,15 +6,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fairshare.config.allocation import parse_allocations_text
 from fairshare.core.yarn_order import (
     application_id_hash,
+    configured_creation_order,
     container_hash,
     container_id_hash,
     containers_for_victim_search,
     hash_map_order,
+    hash_set_order,
     merged_by_start_time,
+    string_hash,
     victims_grouped_by_app,
 )
+from fairshare.resources.vector import DEFAULT_TYPES
+from tests.core.engine_builders import make_engine
 
 
 def test_container_id_hashes_are_javas() -> None:
@@ -82,3 +88,58 @@ def test_waiting_apps_are_merged_as_javas_priority_queue_merges_them() -> None:
     lists = [[(0, 5), (0, 9)], [], [(2, 5)], [(3, 3), (3, 5)], [(4, 5)]]
     merged = list(merged_by_start_time(lists, lambda item: item[1]))
     assert merged == [(3, 3), (4, 5), (3, 5), (0, 5), (2, 5), (0, 9)]
+
+
+# -- configured queues: HashSet<String> order ---------------------------------------------------
+
+
+def test_string_hash_is_javas() -> None:
+    assert string_hash("a") == 97
+    assert string_hash("ab") == 97 * 31 + 98
+    assert string_hash("hello") == 99162322  # "hello".hashCode()
+    assert string_hash("polygenelubricants") == 0x80000000  # Integer.MIN_VALUE
+    assert string_hash("Aa") == string_hash("BB")
+
+
+def test_hash_set_order_is_javas() -> None:
+    # each list added in this order to a new java.util.HashSet<String>, printed by jshell
+    assert hash_set_order(["root.p.c1", "root.p.c2", "root.q"]) == [
+        "root.p.c2", "root.p.c1", "root.q"]
+    leaves = ["root.b.w", "root.b.z", "root.adhoc.x", "root.adhoc.y.w", "root.adhoc.y.x",
+              "root.adhoc.z", "root.etl", "root.d.w", "root.d.x"]
+    assert hash_set_order(leaves) == [
+        "root.b.w", "root.adhoc.x", "root.adhoc.y.w", "root.adhoc.z", "root.etl", "root.d.w",
+        "root.b.z", "root.d.x", "root.adhoc.y.x"]
+    # 14 names: the table grew to 32 buckets
+    assert hash_set_order([f"root.q{i}" for i in range(14)]) == [
+        f"root.q{i}" for i in (0, 2, 1, 4, 3, 6, 5, 8, 7, 9, 10, 11, 12, 13)]
+    # one bucket: insertion order
+    assert hash_set_order(["BB", "Aa"]) == ["BB", "Aa"]
+    assert hash_set_order(["Aa", "BB"]) == ["Aa", "BB"]
+
+
+def test_configured_leaves_then_parents_in_hash_set_order() -> None:
+    # QueueManager.updateAllocationConfiguration: the LEAF set, then the PARENT set
+    config = parse_allocations_text(
+        "<allocations><queue name='p'><queue name='c1'/><queue name='c2'/></queue>"
+        "<queue name='q'/><queue name='e' type='parent'/></allocations>", "t.xml",
+        DEFAULT_TYPES)
+    assert configured_creation_order(config) == [
+        ("root.p.c2", True), ("root.p.c1", True), ("root.q", True),
+        *[(name, False) for name in hash_set_order(["root.p", "root.e"])]]
+
+
+def test_leaves_are_visited_in_creation_order() -> None:
+    # QueueManager.leafQueues, the order FairScheduler.update visits leaves for starvation:
+    # configured leaves in HashSet order, then leaves created by placement as they come
+    engine = make_engine("<queue name='b'><queue name='w'/><queue name='z'/></queue>"
+                         "<queue name='adhoc'><queue name='x'/><queue name='y'>"
+                         "<queue name='w'/><queue name='x'/></queue><queue name='z'/></queue>"
+                         "<queue name='etl'/><queue name='d'><queue name='w'/>"
+                         "<queue name='x'/></queue>")
+    engine.submit("app1", "root.new", "u", requests=[])
+    assert [leaf.name for leaf in engine.s.tree.leaves()] == [
+        "root.b.w", "root.adhoc.x", "root.adhoc.y.w", "root.adhoc.z", "root.etl", "root.d.w",
+        "root.b.z", "root.d.x", "root.adhoc.y.x", "root.new"]
+    assert engine.s.tree["root.adhoc"].children == ("root.adhoc.x", "root.adhoc.y",
+                                                    "root.adhoc.z")

@@ -4,7 +4,6 @@ lists, preempting often enough, and shrinkable."""
 from __future__ import annotations
 
 import random
-import xml.etree.ElementTree as ET
 from collections import Counter
 from typing import Any
 
@@ -14,7 +13,6 @@ import yaml
 from oracle.allocation_gen import Rule
 from oracle.features import coverage, features
 from oracle.generate import generate, scenario_yaml, shrink
-from oracle.java_hash_order import hash_set_order, java_string_hash
 from oracle.scenario_world import UNKNOWN, World
 from oracle.shrinking import fairshare_accepts, repair, run_in_fairshare
 
@@ -132,75 +130,6 @@ def test_features_are_read_from_the_scenario() -> None:
                           {"request": {"app": "x", "requests": [{"locality": "/r1"}]}}]}
     assert features(scenario) >= {"depth-2", "maxResources-percent", "rule-reject", "gpu",
                                   "move-to-non-leaf", "locality-rack", "no-assignmultiple"}
-
-
-# -- YARN's queue creation order ---------------------------------------------------------------
-
-def test_java_string_hash() -> None:
-    assert java_string_hash("a") == 97
-    assert java_string_hash("ab") == 97 * 31 + 98
-    assert java_string_hash("hello") == 99162322  # "hello".hashCode() in Java
-    assert java_string_hash("polygenelubricants") == 0x80000000  # Integer.MIN_VALUE
-
-
-def test_hash_set_order_by_bucket_then_insertion() -> None:
-    # buckets of 16: "b" (98 → 2) before "a" (97 → 1)? no: 1 before 2, whatever the insertion
-    assert hash_set_order(["b", "a"]) == ["a", "b"]
-    # "Aa" and "BB" have the same hashCode: one bucket, insertion order kept
-    assert java_string_hash("Aa") == java_string_hash("BB")
-    assert hash_set_order(["BB", "Aa"]) == ["BB", "Aa"]
-    assert hash_set_order(["Aa", "BB"]) == ["Aa", "BB"]
-    # "q" is 113: bucket 1 of 16, bucket 17 of 32 (the table doubles past 12 entries)
-    assert hash_set_order(["q", "a"]) == ["q", "a"]  # both in bucket 1: insertion order
-    thirteen = ["q", "a", *"cdefghijkl", "m"]
-    assert hash_set_order(thirteen).index("a") < hash_set_order(thirteen).index("q")
-
-
-def _creation_order(text: str) -> dict[str, list[str]]:
-    """Siblings in the order YARN creates them: configured leaves in HashSet order (inserted
-    as its parser meets them), each with its missing ancestors (QueueManager)."""
-    root = ET.fromstring(text)
-    leaves: list[str] = []
-
-    def walk(element: ET.Element, prefix: str) -> None:
-        for queue in element.findall("queue"):
-            name = f"{prefix}.{queue.get('name')}"
-            walk(queue, name)
-            if queue.find("queue") is None:
-                leaves.append(name)
-
-    walk(root, "root")
-    children: dict[str, list[str]] = {}
-    for leaf in hash_set_order(leaves):
-        parts = leaf.split(".")
-        for i in range(1, len(parts)):
-            parent, child = ".".join(parts[:i]), ".".join(parts[:i + 1])
-            if child not in children.setdefault(parent, []):
-                children[parent].append(child)
-    return children
-
-
-def _document_order(text: str) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-
-    def walk(element: ET.Element, prefix: str) -> None:
-        for queue in element.findall("queue"):
-            name = f"{prefix}.{queue.get('name')}"
-            out.setdefault(prefix, []).append(name)
-            walk(queue, name)
-
-    walk(ET.fromstring(text), "root")
-    return out
-
-
-def test_queues_are_written_in_the_order_yarn_creates_them() -> None:
-    differs = 0
-    for seed in range(100):
-        text = generate(seed)["allocations"]
-        assert _document_order(text) == _creation_order(text), seed
-        hashed = generate(seed, hash_order=True)["allocations"]
-        differs += _document_order(hashed) != _creation_order(hashed)
-    assert differs >= 10  # the hash-order variant does not take care
 
 
 # -- the generator's model of placement ------------------------------------------------------------

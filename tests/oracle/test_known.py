@@ -3,12 +3,18 @@ scenario, at another step or of another type, is not hidden by it."""
 
 from __future__ import annotations
 
+import pytest
+
+from oracle import known as known_module
 from oracle.compare import Divergence
-from oracle.known import KNOWN, known_difference
+from oracle.known import KNOWN, KnownDifference, known_difference
 
 
-def test_a_known_difference_covers_exactly_its_step_and_type() -> None:
-    known = KNOWN[0]
+def test_a_known_difference_covers_exactly_its_step_and_type(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    known = KnownDifference("test-scenarios-99-x", 3, "app-rejected", deliberate=True,
+                            why="a planted entry (docs/fidelity.md)")
+    monkeypatch.setattr(known_module, "KNOWN", (known,))
     at = Divergence(known.step, 44, "submit", "event", type=known.kind)
     assert known_difference(known.case, at) is known
     assert known_difference(known.case, Divergence(known.step + 1, 45, "update", "event",

@@ -99,11 +99,12 @@ VALID = {
     "a trailing comma is dropped like Java's split": ("50%,", None, "zero", percent(0.5, 0.5)),
     # new style details
     "new style unspecified types are 0 for a min": ("memory-mb=4096", None, "zero", res(4096, 0)),
-    "new style unspecified types are unbounded for a max": (
+    # createResourceWithSameValue(Long.MAX_VALUE): vcores, an int, narrows to -1
+    "new style unspecified vcores narrow to -1 for a max": (
         "memory-mb=4096",
         None,
         "unbounded",
-        absolute(4096, U),
+        absolute(4096, -1),
     ),
     "new style unspecified custom type unbounded": (
         "vcores=2, memory-mb=5120",

@@ -102,7 +102,7 @@ def validate(
     site_config, config, tree = _load(allocations, site)
     findings = all_findings(site_config, config, cluster)
     types = site_config.resource_types
-    nodes = list(tree.depth_first())
+    nodes = list(tree.tree_view())
     table = Table(
         title=f"{allocations}: {len(nodes)} queues",
         title_justify="left",
@@ -267,7 +267,7 @@ def shares(
                 "weight": float32_decimal(node.settings.weight),
                 "policy": node.settings.policy.value,
             }
-            for node in tree.depth_first()
+            for node in tree.tree_view()
         }
         sys.stdout.write(json_text({"queues": rows}, indent=2) + "\n")
         return
@@ -304,7 +304,7 @@ def _shares_table(
         for unit in units:
             table.add_column(f"{kind}\n{unit}", justify="right", overflow="fold")
         table.add_column("\n%", justify="right", overflow="fold")
-    for node in tree.depth_first():
+    for node in tree.tree_view():
         s = node.settings
         cells = {
             "Min share": fmt.short(s.min_share, types) if any(s.min_share.values) else "–",

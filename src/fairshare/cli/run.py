@@ -144,7 +144,7 @@ def _queue_table(engine: Engine) -> Table:
                    "preempted from"):
         table.add_column(column, justify="left" if column == "queue" else "right")
     types = engine.types
-    for node in engine.tree.depth_first():
+    for node in engine.tree.tree_view():
         q = engine.state.queues[node.name]
         table.add_row(
             _indented(node.name),

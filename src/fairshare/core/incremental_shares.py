@@ -6,6 +6,9 @@ active, and on what the children held before in the components its policy does n
 whose inputs equal the last pass's gives the same shares and is skipped; likewise a leaf's
 split among its runnable apps (their ids, start times and weights). A cut or split that must be
 redone uses :mod:`fairshare.core.grouped_shares`, identical to the reference solver.
+
+An app's unwritten components are read from the app itself: YARN keeps them in the
+``FSAppAttempt``'s own vector, which a new attempt starts at zero (so a restart re-splits).
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from fairshare.core.fairshare import (
     split_among_apps,
 )
 from fairshare.core.grouped_shares import compute_shares_grouped
-from fairshare.core.state import App
 from fairshare.core.tree import ROOT, QueueTree
 from fairshare.resources.vector import Resource
 
@@ -31,30 +33,29 @@ if TYPE_CHECKING:
 
 # A parent's cut: its node (settings, children), its share, its children's settings and activity.
 CutKey = tuple[object, ...]
-# A leaf's split: its settings, its share, its runnable apps, their start times and weights.
+# A leaf's split: its settings, its share, its runnable apps, their attempts, start times and
+# weights.
 SplitKey = tuple[object, ...]
 
 
 class ShareCache:
     """The last pass's shares and the inputs each cut was computed from.
 
-    ``queues`` and ``apps`` are exactly the reference's ``previous`` (the last pass's result:
-    every queue of the tree, every app runnable then), so a cut that is redone reads the same
-    unwritten components as the straightforward pass would.
+    ``queues`` is exactly the reference's ``previous`` (the last pass's result for every queue
+    of the tree), so a cut that is redone reads the same unwritten components as the
+    straightforward pass would.
     """
 
     def __init__(self) -> None:
         self.queues: dict[str, Resource] = {}
-        self.apps: dict[str, Resource] = {}
         self.active: set[str] = set()
         self._cuts: dict[str, CutKey] = {}
         self._splits: dict[str, SplitKey] = {}
-        self._members: dict[str, tuple[str, ...]] = {}  # leaf → its apps at its last split
-        self._leaf_of: dict[str, str] = {}  # app → the leaf whose last split it was in
 
     def update(self, s: Scheduler, changes: Changes) -> None:
         tree, every = s.tree, changes.everything
-        orphans = self._forget_gone_queues(tree) if changes.tree_changed else []
+        if changes.tree_changed:
+            self._forget_gone_queues(tree)
         moved = self._active(s, changes)
         self.queues[ROOT] = s.state.capacity  # root always gets the whole cluster
         # a new cluster size changes root's share and the max shares given as percentages
@@ -65,9 +66,6 @@ class ShareCache:
         if every:
             leaves = {n.name: None for n in tree.leaves()}
         self._split_leaves(s, leaves, every, changes)
-        for app_id in orphans:  # kept as `previous` until now: moved apps were still runnable
-            if app_id not in self._leaf_of:
-                self.apps.pop(app_id, None)
         if every or changes.tree_changed:
             written = list(tree.queues)
         else:
@@ -78,21 +76,11 @@ class ShareCache:
                 runtime.fair_share = self.queues[name]
                 s.touch_fair_share(name)
 
-    def _forget_gone_queues(self, tree: QueueTree) -> list[str]:
-        """Forget the queues gone from the tree; the apps whose last split was in one of them.
-
-        Their shares stay for this pass: an app that moved out before its leaf went is still
-        runnable, and the reference's ``previous`` holds its share from the last pass."""
+    def _forget_gone_queues(self, tree: QueueTree) -> None:
+        """Forget the queues gone from the tree."""
         for table in (self.queues, self._cuts, self._splits):
             for name in [q for q in table if q not in tree]:
                 del table[name]
-        orphans: list[str] = []
-        for leaf in [q for q in self._members if q not in tree]:
-            for app_id in self._members.pop(leaf):
-                if self._leaf_of.get(app_id) == leaf:
-                    del self._leaf_of[app_id]
-                    orphans.append(app_id)
-        return orphans
 
     def _active(self, s: Scheduler, changes: Changes) -> bool:
         """Bring the active set (§2.4) up to date; True if it changed."""
@@ -138,56 +126,25 @@ class ShareCache:
 
     def _split_leaves(self, s: Scheduler, leaves: Iterable[str], every: bool,
                       changes: Changes) -> None:
-        """Each leaf's split among its runnable apps, where its inputs changed (§2.7).
-
-        A split whose inputs did not change is still written back to its touched apps: a new
-        attempt of an app starts with no fair share, and the reference writes it again.
-        """
-        splits: list[tuple[str, list[App], list[Resource]]] = []
-        unchanged: list[tuple[str, list[App], list[Resource]]] = []
+        """Each leaf's split among its runnable apps, where its inputs changed (§2.7)."""
         size_based = s.site.size_based_weight
         for leaf in leaves:
             node, apps = s.tree[leaf], tuple(s.state.queues[leaf].runnable_apps)
             total = self.queues[leaf]
-            # the apps (ids), start times and weights (1.0 unless size-based, §2.7)
+            # the apps (ids), attempts, start times and weights (1.0 unless size-based, §2.7)
             weights = tuple(s.app_weight(a) for a in apps) if size_based else None
-            key: SplitKey = (node.settings, total, apps, tuple(a.start_time for a in apps),
-                             weights)
+            key: SplitKey = (node.settings, total, apps, tuple(a.attempt for a in apps),
+                             tuple(a.start_time for a in apps), weights)
             if not every and self._splits.get(leaf) == key:
-                touched = changes.by_leaf.get(leaf, {})
-                ids = {a.id for a in apps} if touched else set()  # not one scan per app
-                again = [a for a in touched.values() if a.id in ids]
-                unchanged.append((leaf, again, [self.apps[a.id] for a in again]))
                 continue
             self._splits[leaf] = key
             inputs = [AppShareInput(a.id, a.start_time, w) for a, w in
                       zip(apps, weights if weights is not None else map(s.app_weight, apps),
                           strict=True)]
-            previous = [self.apps.get(a.id, s.none) for a in apps]
-            new = split_among_apps(total, inputs, node.settings.policy, previous,
-                                   compute_shares_grouped)
-            splits.append((leaf, list(apps), new))
-        for leaf, members, new in (*splits, *unchanged):
-            for app, share in zip(members, new, strict=True):
+            new = split_among_apps(total, inputs, node.settings.policy,
+                                   [a.fair_share for a in apps], compute_shares_grouped)
+            for app, share in zip(apps, new, strict=True):
                 if share != app.fair_share:
                     app.fair_share = share
                     s.touch_app(app)  # whether it is starved (may reserve) reads its fair share
                     changes.share_leaves[leaf] = None
-        self._remember(splits)
-
-    def _remember(self, splits: list[tuple[str, list[App], list[Resource]]]) -> None:
-        """The new splits become ``previous``; apps no longer runnable anywhere leave it."""
-        left: list[str] = []
-        for leaf, _, _ in splits:
-            for app_id in self._members.get(leaf, ()):
-                if self._leaf_of.get(app_id) == leaf:
-                    del self._leaf_of[app_id]
-                    left.append(app_id)
-        for leaf, apps, new in splits:
-            self._members[leaf] = tuple(a.id for a in apps)
-            for app, share in zip(apps, new, strict=True):
-                self._leaf_of[app.id] = leaf
-                self.apps[app.id] = share
-        for app_id in left:
-            if app_id not in self._leaf_of:
-                self.apps.pop(app_id, None)

@@ -78,12 +78,27 @@ class QueueTree:
         return [q for q in self.queues.values() if q.is_leaf]
 
     def depth_first(self, name: str = ROOT) -> Iterator[QueueNode]:
-        """Pre-order walk in child order (what a tree view shows)."""
+        """Pre-order walk in child order: YARN's creation order (``yarn_order``)."""
         stack = [name]
         while stack:
             node = self.queues[stack.pop()]
             yield node
             stack.extend(reversed(node.children))
+
+    def tree_view(self) -> list[QueueNode]:
+        """Every queue as outputs and tables list them: pre-order, siblings in the order the
+        allocation file writes them, then the queues it does not name in creation order.
+        (YARN's own order of siblings is a hash order nobody can read.)"""
+        written = {q.name: i for i, q in enumerate(self.config.queues)}
+        rank = {name: (written.get(name, len(written)), i)
+                for i, name in enumerate(self.queues)}
+        out: list[QueueNode] = []
+        stack = [ROOT]
+        while stack:
+            node = self.queues[stack.pop()]
+            out.append(node)
+            stack.extend(sorted(node.children, key=rank.__getitem__, reverse=True))
+        return out
 
     def creation_problem(self, name: str, is_leaf: bool) -> str | None:
         """Why YARN would refuse to create ``name`` under its existing parent, or None (§1.6)."""
@@ -252,7 +267,7 @@ def reload_queue_tree(old: QueueTree, config: AllocationConfig,
     configured and the new one does not become dynamic. ``is_empty(queue)``: no app in its
     subtree, running or not."""
     builder = _Builder(config, old.types)
-    for node in old.depth_first():
+    for node in old:  # creation order: QueueManager keeps its lists, a parent before a child
         builder.create(node.name, node.is_leaf, node.dynamic)
         builder.set_policy(node.name, node.settings.policy)
     unconfigured = frozenset(old.config.queue_names) - frozenset(config.queue_names) - {ROOT}

@@ -12,7 +12,11 @@ where something changed since the previous pass.
 from __future__ import annotations
 
 from fairshare.core.asks import pending_demand
-from fairshare.core.fairshare import AppShareInput, compute_instantaneous_fair_shares
+from fairshare.core.fairshare import (
+    AppShareInput,
+    FairShares,
+    compute_instantaneous_fair_shares,
+)
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.starvation import AppStarvationView, LeafStarvationView, update_starved_apps
 from fairshare.core.starvation_report import (
@@ -66,13 +70,16 @@ def update_demand(s: Scheduler) -> None:
 
 def update_fair_shares(s: Scheduler) -> None:
     """§2.4–§2.7: root gets the cluster; each level cut by its parent's policy."""
+    leaves = [s.state.queues[leaf.name].runnable_apps for leaf in s.tree.leaves()]
     runnable = {
-        leaf.name: [AppShareInput(a.id, a.start_time, s.app_weight(a))
-                    for a in s.state.queues[leaf.name].runnable_apps]
-        for leaf in s.tree.leaves()
+        leaf.name: [AppShareInput(a.id, a.start_time, s.app_weight(a)) for a in apps]
+        for leaf, apps in zip(s.tree.leaves(), leaves, strict=True)
     }
+    # an app's unwritten components are its attempt's own (FSAppAttempt.fairShare starts at 0)
+    previous = FairShares(s.last_shares.queues if s.last_shares else {},
+                          {a.id: a.fair_share for apps in leaves for a in apps})
     shares = compute_instantaneous_fair_shares(
-        s.tree, s.state.capacity, runnable, previous=s.last_shares)
+        s.tree, s.state.capacity, runnable, previous=previous)
     s.last_shares = shares
     for name, share in shares.queues.items():
         if s.state.queues[name].fair_share != share:

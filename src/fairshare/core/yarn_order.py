@@ -1,9 +1,11 @@
 """Every place where YARN's order is hash order: its emulation, or the deterministic order we
 use instead where the hash depends on what a scenario does not give (docs/fidelity.md).
 
-A node's containers in the victim search are walked in YARN's own ``HashMap`` order, emulated
-from the container ids (:func:`containers_for_victim_search`); the differential oracle
-(``make oracle``) holds the emulation to Hadoop's.
+Emulated from what the scenario gives: a node's containers in the victim search (YARN's own
+``HashMap`` order, from the container ids: :func:`containers_for_victim_search`), configured
+queues at load time (``HashSet`` order of their names: :func:`configured_creation_order`) and
+waiting apps promoted together (:func:`merged_by_start_time`). The differential oracle
+(``make oracle``) holds each emulation to Hadoop's.
 """
 
 from __future__ import annotations
@@ -23,16 +25,46 @@ T = TypeVar("T")
 def configured_creation_order(config: AllocationConfig) -> list[tuple[str, bool]]:
     """The order configured queues are created in at load time, as ``(name, is_leaf)``.
 
-    YARN creates every configured leaf (with its missing ancestors), then every configured
-    parent (spec §1.2 step 3), iterating ``HashSet``s of names — hash order. We use document
-    order within each pass: deterministic, and what an administrator reads in the file. It
-    decides the order of siblings, which is the order leaves are visited in the starvation pass
-    (spec §4.3) and the order a tree view shows.
+    ``QueueManager.updateAllocationConfiguration`` creates every configured leaf (with its
+    missing ancestors), then every configured parent, iterating the ``HashSet``s of full names
+    that ``AllocationFileQueueParser.loadQueue`` filled: leaves as it meets them, a parent
+    after its children. Creation order is the order of siblings (``FSParentQueue.childQueues``)
+    and of ``QueueManager.leafQueues``, the order ``FairScheduler.update`` visits leaves for
+    starvation (so which starved app the preemption thread serves first).
     """
-    leaves = [(q.name, True) for q in config.queues if not q.is_parent and q.name != ROOT]
-    parents = [(q.name, False) for q in config.queues if q.is_parent and q.name != ROOT]
-    return leaves + parents
+    children: dict[str, list[str]] = {}
+    for queue in config.queues:
+        if queue.name != ROOT:
+            children.setdefault(queue.name.rsplit(".", 1)[0], []).append(queue.name)
+    parents_after_children: list[str] = []
 
+    def post_order(name: str) -> None:
+        for child in children.get(name, ()):
+            post_order(child)
+        parents_after_children.append(name)
+
+    post_order(ROOT)
+    parent_names = {q.name for q in config.queues if q.is_parent}
+    leaves = [q.name for q in config.queues if not q.is_parent and q.name != ROOT]
+    parents = [n for n in parents_after_children if n in parent_names]  # root if written
+    return ([(n, True) for n in hash_set_order(leaves)]
+            + [(n, False) for n in hash_set_order(parents) if n != ROOT])
+
+
+def string_hash(text: str) -> int:
+    """``String.hashCode``, as its 32 bits unsigned: s[0]·31^(n−1) + … over UTF-16 units."""
+    data = text.encode("utf-16-be")
+    h = 0
+    for i in range(0, len(data), 2):
+        h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
+    return h
+
+
+def hash_set_order(names: Sequence[str]) -> list[str]:
+    """The order a ``new HashSet<String>()`` given ``names`` in this order iterates them."""
+    unique = list(dict.fromkeys(names))
+    hashes = [string_hash(name) for name in unique]
+    return [unique[i] for i in hash_map_order(hashes, len(unique))]
 
 
 def request_order(asks: Mapping[K, Mapping[str, T]]) -> list[tuple[K, str, T]]:

@@ -21,7 +21,7 @@ import re
 from typing import Literal
 
 from fairshare.resources.configurable import ConfigurableResource
-from fairshare.resources.javalang import java_split, java_trim, parse_int, shorten
+from fairshare.resources.javalang import java_split, java_trim, parse_int, shorten, wrap_int
 from fairshare.resources.vector import (
     DEFAULT_TYPES,
     INT_MAX,
@@ -87,10 +87,11 @@ def parse_resource_config(
 def _parse_new_style(text: str, types: ResourceTypes, missing: int) -> ConfigurableResource:
     as_percent = "%" in text  # decided for the whole string, not per item (spec §1.4)
     percentages = [1.0] * len(types)
-    # Unspecified types take ``missing`` (spec §1.4). Note: Hadoop builds this vector with
-    # ResourceUtils.createResourceWithSameValue, whose int narrowing turns an unbounded vcores
-    # into -1; we follow the spec's LONG_MAX here.
+    # Unspecified types take ``missing``, built as ResourceUtils.createResourceWithSameValue
+    # builds it: vcores is an int there, so an unbounded (Long.MAX_VALUE) vcores narrows to -1,
+    # which FSQueue.getMaxShare then raises to the min share — usually 0.
     values = [missing] * len(types)
+    values[types.index(VCORES)] = wrap_int(missing)  # Long.intValue()
     for item in java_split(text, ","):
         parts = java_split(item, "=")
         if len(parts) != 2:

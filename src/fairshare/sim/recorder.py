@@ -91,7 +91,7 @@ class QueueSampler:
             return
         s = self.engine.s
         self._tree = tree
-        self._names = [node.name for node in tree.depth_first()]
+        self._names = [node.name for node in tree.tree_view()]
         self._min_shares = [s.settings(name).min_share.values for name in self._names]
         self._leaves = [node.name for node in tree.leaves()]
         self.thresholds = np.array([_threshold(s.settings(name).fair_share_preemption_threshold)
@@ -581,7 +581,7 @@ def _percentiles(samples: Iterable[tuple[int, bool]]) -> dict[str, int | None]:
 def _queue_order(engine: Engine, recorder: SimRecorder, seen: set[str]) -> list[str]:
     """The final tree depth-first, then queues gone by then (a reload, an emptied dynamic
     queue) in the order they were first sampled, then any seen in events only, by name."""
-    order = [node.name for node in engine.tree.depth_first() if node.name in seen]
+    order = [node.name for node in engine.tree.tree_view() if node.name in seen]
     listed = set(order)
     order += [name for name in recorder.integrals.index if name not in listed]
     listed.update(order)

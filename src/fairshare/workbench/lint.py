@@ -28,7 +28,7 @@ def cluster_findings(tree: QueueTree, site: SiteConfig, cluster: Resource) -> li
     steady = compute_steady_fair_shares(tree, cluster)
     by_weight = compute_steady_fair_shares(_without_min_shares(tree), cluster)
     found: list[ConfigWarning] = []
-    for node in tree.depth_first():
+    for node in tree.tree_view():
         if not node.is_leaf:
             found += _children_above_parent(tree, node, steady)
         found += _min_above_fair_share(tree, node, steady, by_weight)

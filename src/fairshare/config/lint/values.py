@@ -162,7 +162,7 @@ def zero_max_finding(tag: str, text: str, value: object, minimum: Resource | Non
     floor = minimum.values if minimum is not None else (0, 0)
     zero = [name for name, amount, low in zip(("memory", "vcores"), amounts, floor,
                                               strict=False)
-            if amount == 0 and low == 0]
+            if amount <= 0 and low == 0]  # -1: vcores left out of a key=value max (below)
     if not zero:
         return None
     whose = {
@@ -178,8 +178,9 @@ def zero_max_finding(tag: str, text: str, value: object, minimum: Resource | Non
         f"for at least yarn.scheduler.minimum-allocation-mb / -vcores (1024 MB, 1 vcore by "
         f"default); below a parent queue with such a max share no container fits "
         f"(fitsInMaxShare checks every ancestor), so its applications wait for ever",
-        "give each resource a positive amount, or leave it out with the key=value form "
-        '(e.g. "memory-mb=40000"): a resource left out of a max share is unbounded')
+        "give memory and vcores a positive amount, and in the key=value form write vcores too "
+        '(e.g. "memory-mb=40000, vcores=100"): a vcores left out becomes 0 (YARN narrows '
+        "Long.MAX_VALUE to an int, -1, then raises it to the min share)")
 
 
 def _allow_preemption(tag: str, text: str, value: object) -> ConfigWarning | None:
