@@ -48,7 +48,7 @@ class Case:
 class Prepared:
     case: Case
     status: str  # "ready", or "not-comparable" / "invalid" with ``reason``
-    reason: str = ""
+    reason: str = ""  # when ready: how far a workload is compared, if not to its end
     steps: int = 0
 
 
@@ -97,6 +97,7 @@ def prepare(case: Case, directory: Path) -> Prepared:
         scenario_path.write_text(yaml.safe_dump(scenario_document(case), sort_keys=False,
                                                 allow_unicode=True), encoding="utf-8")
         source = scenario_path
+    partly = ""
     try:
         scenario = load_scenario(source)
         if scenario.workload is None:
@@ -109,6 +110,7 @@ def prepare(case: Case, directory: Path) -> Prepared:
             trace = trace_workload(scenario)
             document = normalise(scenario, trace.steps)
             records, snapshots = trace.records, trace.snapshots
+            partly = f"compared until {trace.stopped}" if trace.stopped else ""
     except NotComparable as e:
         return Prepared(case, "not-comparable", str(e))
     except (ConfigError, ConfigErrors) as e:
@@ -116,7 +118,7 @@ def prepare(case: Case, directory: Path) -> Prepared:
     (directory / "scenario.json").write_text(json.dumps(document, indent=1) + "\n",
                                              encoding="utf-8")
     _write_run(directory / "fairshare", records, snapshots)
-    return Prepared(case, "ready", steps=len(document["steps"]))
+    return Prepared(case, "ready", partly, steps=len(document["steps"]))
 
 
 def _write_run(outdir: Path, records: list[dict[str, Any]],

@@ -80,6 +80,9 @@ PERMUTATIONS: dict[str, tuple[frozenset[str], Canon]] = {
 UNORDERED: dict[str, Callable[[dict[str, Any]], Any]] = {
     "container-completed": lambda e: str(e.get("container")),
     "starvation": lambda e: str(e.get("app")),
+    # an ending app gives up its reservations in FSAppAttempt.reservedContainers' order, a
+    # HashMap by NodeId; a node's heartbeat drops at most one
+    "container-unreserved": lambda e: (str(e.get("app")), str(e.get("node"))),
 }
 
 # Free-text keys: YARN's messages are its own words, so they are shown, never compared; the

@@ -92,6 +92,9 @@ def print_summary(summary: RunSummary, out: Path, console: Console) -> None:
     differ = summary.count("differ") + summary.count("known")
     console.print(f"oracle: {len(compared)} scenarios, {summary.count('identical')} identical, "
                   f"{differ} differ", markup=False)
+    partly = [o for o in summary.outcomes if o.status == "identical" and o.reason]
+    for outcome in partly:
+        console.print(f"  {outcome.case.name}: identical, {outcome.reason}", markup=False)
     for status in ("known", "driver-error", "nondeterministic", "not-comparable", "invalid"):
         if summary.count(status):
             reasons = sorted({o.reason for o in summary.outcomes if o.status == status})

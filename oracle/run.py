@@ -142,8 +142,9 @@ def _reap(running: list[subprocess.Popen[str]], progress: Progress,
     for _line in first.stdout:
         progress.advance(bar)
     if first.wait() != 0:
+        batch = len(first.args) - 3 if isinstance(first.args, list) else "?"  # java -jar JAR
         raise OracleError(f"the driver failed (exit {first.returncode}) on a batch of "
-                          f"{len(first.args) - 3} scenarios")
+                          f"{batch} scenarios")
     return running[1:]
 
 
@@ -176,7 +177,7 @@ def compare_case(prepared: Prepared, directory: Path,
     except OracleOutputError as e:  # an output file that cannot be read: this case fails
         return Outcome(prepared.case, "driver-error", str(e))
     if report.identical:
-        return Outcome(prepared.case, "identical", report=report)
+        return Outcome(prepared.case, "identical", prepared.reason, report=report)
     known = known_difference(prepared.case.name, report.first)
     if known is not None:
         return Outcome(prepared.case, "known", known.why, report=report)

@@ -4,7 +4,7 @@ The driver replays steps; the simulator's app model (tasks that end ``duration-m
 container starts, asks after the AM, …) lives in Python. So fairshare simulates the workload
 with every heartbeat run (the fixed-interval loop), and each call the loop makes on the engine
 — submit, request, update, heartbeat, advance, a finished task's container, finish, a node
-added or lost — is recorded as a step, with the events it produced. The driver then gives
+added or lost, a reload — is recorded as a step, with the events it produced. The driver then gives
 Hadoop's scheduler exactly those inputs.
 
 That is a sound comparison up to the first difference, and only the first difference is
@@ -12,6 +12,11 @@ reported: until then both schedulers saw the same inputs in the same order, so a
 the scheduler's own. After it, the inputs were chosen by fairshare's decisions and mean nothing
 for Hadoop's run. A final snapshot (``end``) compares the state when both runs agree to the
 end.
+
+A timed reload is given to the driver as the file YARN would read (overrides written in). A
+call the driver cannot replay (a graceful decommission, a recovered container) ends the
+recording: the run is compared up to it, with the ``end`` snapshot taken just before it
+(``Trace.stopped`` says why).
 """
 
 from __future__ import annotations
@@ -19,8 +24,11 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from fairshare.config.allocation import allocation_text
+from fairshare.config.overrides import Override
 from fairshare.core.asks import ContainerRequest
 from fairshare.core.engine import Engine
 from fairshare.core.events import Event, event_record
@@ -29,10 +37,16 @@ from fairshare.sim.scripted import ScriptRunner
 from fairshare.sim.snapshot import snapshot
 from oracle.normalise import NotComparable
 
+ReloadInputs = tuple[str | None, Path | None, tuple[Override, ...]]
+
 # engine methods the simulation loop calls, and how each becomes a step
 RECORDED = ("submit", "request", "update", "heartbeat", "advance_to", "complete_container",
             "finish", "add_node", "remove_node", "reload", "reload_failed",
             "decommission_node", "recover_container")
+
+
+class _NotReplayed(Exception):
+    """An engine call the driver does not replay: the recording ends before it."""
 
 
 @dataclass
@@ -40,6 +54,11 @@ class Trace:
     steps: list[dict[str, Any]] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)  # each with its "step"
     snapshots: list[dict[str, Any]] = field(default_factory=list)
+    stopped: str | None = None  # why the recording ended before the run did, with when
+
+    def end(self, engine: Engine) -> None:
+        self.steps.append({"step": "snapshot", "line": 0, "label": "end"})
+        self.snapshots.append(snapshot(engine, "end"))
 
 
 def trace_workload(scenario: Scenario) -> Trace:
@@ -50,27 +69,31 @@ def trace_workload(scenario: Scenario) -> Trace:
         raise NotComparable("it is run with --set options")
     runner = ScriptRunner(scenario, None, event_driven=False)
     trace = Trace()
-    _Recorder(runner.engine, trace).install()
+    reloads = [c.reload.inputs for c in runner.timed.changes if c.reload is not None]
+    _Recorder(runner.engine, trace, reloads).install()
     runner.run()
     # the initial nodes registered before the recorder was installed: step -1
     trace.records[:0] = [{**r, "step": -1} for r in runner.result.records]
-    trace.steps.append({"step": "snapshot", "line": 0, "label": "end"})
-    trace.snapshots.append(snapshot(runner.engine, "end"))
+    if trace.stopped is None:
+        trace.end(runner.engine)
     return trace
 
 
 class _Recorder:
-    def __init__(self, engine: Engine, trace: Trace) -> None:
+    def __init__(self, engine: Engine, trace: Trace, reloads: list[ReloadInputs]) -> None:
         self.engine, self.trace = engine, trace
         self.depth = 0  # engine methods call each other: only the loop's calls are steps
+        self.reloads = iter(reloads)  # the timed reloads' files, in the order they happen
 
     def install(self) -> None:
         sink = self.engine.s._sink
 
         def record(event: Event) -> None:
             sink(event)
-            step = len(self.trace.steps) - 1
-            self.trace.records.append({**event_record(event, self.engine.types), "step": step})
+            if self.trace.stopped is None:
+                step = len(self.trace.steps) - 1
+                self.trace.records.append({**event_record(event, self.engine.types),
+                                           "step": step})
 
         self.engine.s._sink = record
         for name in RECORDED:
@@ -80,11 +103,16 @@ class _Recorder:
         signature = inspect.signature(method)
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            if self.depth == 0:
+            if self.depth == 0 and self.trace.stopped is None:
                 bound = signature.bind(*args, **kwargs)
                 bound.apply_defaults()
-                self.trace.steps.append({"step": "", "line": 0,
-                                         **self._step(name, bound.arguments)})
+                try:
+                    step = self._step(name, bound.arguments)
+                except _NotReplayed as e:
+                    self.trace.end(self.engine)
+                    self.trace.stopped = f"{e} at {self.engine.now:,} ms"
+                else:
+                    self.trace.steps.append({"step": "", "line": 0, **step})
             self.depth += 1
             try:
                 return method(*args, **kwargs)
@@ -96,7 +124,7 @@ class _Recorder:
         types = self.engine.types
         if name == "submit":
             if a["recovering"]:
-                raise NotComparable("its workload recovers running apps")
+                raise _NotReplayed("its workload recovers a running app")
             return {"step": "submit", "app": a["app_id"], "queue": a["queue"],
                     "user": a["user"],
                     "am": None if a["am"] is None else types.as_dict(a["am"]),
@@ -121,8 +149,12 @@ class _Recorder:
                     "resources": types.as_dict(a["capacity"])}
         if name == "remove_node":
             return {"step": "remove-node", "name": a["name"]}
-        raise NotComparable(f"its workload makes the engine {name.replace('_', ' ')}, which "
-                            "the driver does not replay")
+        if name in ("reload", "reload_failed"):  # YARN reads the file, whether it is good
+            text, path, overrides = next(self.reloads)
+            return {"step": "reload", "allocations": allocation_text(text or None, path,
+                                                                     overrides)}
+        raise _NotReplayed(f"the engine's {name.replace('_', ' ')}, which the driver does not "
+                           "replay,")
 
     def _request(self, r: ContainerRequest) -> dict[str, Any]:
         return {"count": r.count, "resources": self.engine.types.as_dict(r.resource),

@@ -3,9 +3,11 @@ and checked by the same code as the file's own values, located at the option."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from fairshare.config.allocation import parse_allocations_text
+from fairshare.config.allocation import allocation_text, parse_allocations_text
 from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.overrides import Override, parse_override, site_overrides
 from fairshare.config.yarnsite import SITE_KEY_PREFIXES, known_site_keys, load_site
@@ -174,3 +176,19 @@ def test_known_site_keys_are_the_ones_the_reader_looks_up() -> None:
             "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
             "yarn.scheduler.fair.preemption.cluster-utilization-threshold"} <= keys
     assert "yarn.nodemanager.resource.memory-mb" not in keys
+
+
+def test_the_file_a_resource_manager_would_read_has_the_overrides_written_in(
+        tmp_path: Path) -> None:
+    text = "<allocations><queue name='a'><weight>1</weight></queue><queue name='b'/></allocations>"
+    overrides = [parse_override("alloc:root.a.weight=3"),
+                 parse_override("alloc:root.b.maxRunningApps=2")]
+    written = allocation_text(text, None, overrides)
+    config = parse_allocations_text(written, "w.xml")
+    assert [(q.name, q.weight, q.max_running_apps) for q in config.queues] == [
+        ("root.a", 3.0, None), ("root.b", None, 2)]
+    path = tmp_path / "fair-scheduler.xml"
+    path.write_text(text, encoding="utf-8")
+    assert allocation_text(None, path, overrides) == written
+    assert allocation_text(text, None) == text  # nothing to write: the text as it is
+    assert allocation_text("<allocations><oops", None, overrides) == "<allocations><oops"

@@ -313,6 +313,20 @@ def test_completions_and_starvation_of_a_step_are_compared_as_multisets() -> Non
     assert result.first.differing == ("status",)
 
 
+def test_the_reservations_an_ending_app_gives_up_are_compared_as_a_set() -> None:
+    # FSAppAttempt.reservedContainers is a HashMap by NodeId: its order is not a decision
+    steps = [{"step": "kill", "line": 7}]
+
+    def unreserved(node: str) -> dict[str, Any]:
+        return {"t": 9, "type": "container-unreserved", "seq": 2, "step": 0, "app": "a",
+                "node": node, "resource": {"memory-mb": 2048, "vcores": 1}}
+
+    fs = [unreserved("n1"), unreserved("n2")]
+    assert compare(fs, fs[::-1], [], [], steps).identical
+    result = compare(fs, [unreserved("n2"), unreserved("n3")], [], [], steps)
+    assert result.first is not None and result.first.differing == ("node",)
+
+
 def test_free_text_reasons_are_shown_but_not_compared() -> None:
     steps = [{"step": "move", "line": 9}]
     fs = [{"t": 0, "type": "move-rejected", "seq": 4, "step": 0, "app": "x", "queue": "root.b",

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from fairshare.config.allocation import parse_allocations_text
 from fairshare.core.asks import ContainerRequest
 from fairshare.core.engine import Engine
 from fairshare.core.events import event_record
@@ -50,14 +51,15 @@ def replay(engine: Engine, step: dict[str, Any]) -> None:
         engine.add_node(step["name"], types.of(step["resources"]), step["rack"])
     elif kind == "remove-node":
         engine.remove_node(step["name"])
+    elif kind == "reload":
+        engine.reload(parse_allocations_text(step["allocations"], "reload", types), "reload")
     else:
         assert kind == "snapshot", kind
 
 
-@pytest.mark.parametrize("example", ["csv-workload/scenario.yaml", "sls-trace/scenario.yaml",
-                                     "synth-workload/scenario.yaml"])
-def test_replaying_the_traced_steps_gives_the_same_events(example: str) -> None:
-    scenario = load_scenario(ROOT / "examples" / example)
+def replayed(scenario_path: Path) -> tuple[Any, list[dict[str, Any]], Engine]:
+    """The trace of a workload, and the events and engine of its steps replayed."""
+    scenario = load_scenario(scenario_path)
     trace = trace_workload(scenario)
     engine = build_engine(scenario)
     got = [{**event_record(e, engine.types), "step": -1} for e in engine.events]
@@ -66,13 +68,39 @@ def test_replaying_the_traced_steps_gives_the_same_events(example: str) -> None:
         replay(engine, step)
         got += [{**event_record(e, engine.types), "step": index} for e in engine.events]
         engine.events.clear()
+    return trace, got, engine
+
+
+@pytest.mark.parametrize("example", ["csv-workload/scenario.yaml", "sls-trace/scenario.yaml",
+                                     "synth-workload/scenario.yaml"])
+def test_replaying_the_traced_steps_gives_the_same_events(example: str) -> None:
+    trace, got, engine = replayed(ROOT / "examples" / example)
+    assert trace.stopped is None
     assert len(trace.steps) > 100 and len(got) > 50
     assert got == trace.records
     assert trace.steps[-1]["step"] == "snapshot"
     assert trace.snapshots == [snapshot(engine, "end")]
 
 
-def test_a_workload_with_steps_or_reloads_is_not_traced() -> None:
+def test_a_workload_is_traced_up_to_a_call_the_driver_does_not_replay() -> None:
+    # examples/timed-changes sets root.etl's weight to 3 at 10 minutes (--set style, given to
+    # the driver as the file YARN would read) and decommissions n4 at 20 minutes
+    trace, got, engine = replayed(ROOT / "examples" / "timed-changes" / "scenario.yaml")
+    [reload] = [step for step in trace.steps if step["step"] == "reload"]
+    assert '<queue name="etl"><weight>3</weight></queue>' in reload["allocations"]
+    assert engine.s.tree["root.etl"].settings.weight == 3.0
+    assert trace.stopped == ("the engine's decommission node, which the driver does not "
+                             "replay, at 1,200,000 ms")
+    assert engine.now == 1_200_000
+
+    def unnamed(records: list[dict[str, Any]]) -> list[dict[str, Any]]:  # the file's name
+        return [{k: v for k, v in r.items() if k != "source"} for r in records]
+    assert len(trace.steps) > 100 and unnamed(got) == unnamed(trace.records)
+    assert trace.steps[-1] == {"step": "snapshot", "line": 0, "label": "end"}
+    assert trace.snapshots == [snapshot(engine, "end")]
+
+
+def test_a_workload_with_steps_is_not_traced() -> None:
     text = """\
 version: 1
 cluster: {nodes: [{name: n1, memory-mb: 4096, vcores: 4}]}
@@ -82,5 +110,3 @@ workload:
 """
     with pytest.raises(NotComparable, match="both steps and a workload"):
         trace_workload(parse_scenario_text(text, "s.yaml", Path(".")))
-    with pytest.raises(NotComparable, match="reload"):
-        trace_workload(load_scenario(ROOT / "examples" / "timed-changes" / "scenario.yaml"))

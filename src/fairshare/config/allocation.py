@@ -14,6 +14,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+from lxml import etree
+
 from fairshare.config.allocation_queue import QueueParser
 from fairshare.config.allocation_values import (
     BadValue,
@@ -26,12 +28,13 @@ from fairshare.config.allocation_values import (
 )
 from fairshare.config.dom import Problems, child_elements, dom_attribute, dom_tag, line_of
 from fairshare.config.errors import ConfigError, ConfigErrors
+from fairshare.config.files import decode_utf8, read_input
 from fairshare.config.lint import did_you_mean, value_finding
 from fairshare.config.model import AllocationConfig, PolicyName, QueueConfig
 from fairshare.config.overrides import Override, apply_allocation_overrides
 from fairshare.config.placement.names import ROOT
 from fairshare.config.placement.policy import parse_placement_policy
-from fairshare.config.xml import Element, parse_xml_file, parse_xml_text
+from fairshare.config.xml import MAX_XML_BYTES, Element, parse_xml_file, parse_xml_text
 from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.javalang import equals_ignore_case, java_trim, shorten
 from fairshare.resources.parse import ResourceStringError, parse_resource_config
@@ -39,7 +42,8 @@ from fairshare.resources.vector import DEFAULT_TYPES, ResourceTypes
 
 _T = TypeVar("_T")
 
-__all__ = ["EMPTY_ALLOCATIONS", "load_allocations", "parse_allocations_text", "read_allocations"]
+__all__ = ["EMPTY_ALLOCATIONS", "allocation_text", "load_allocations", "parse_allocations_text",
+           "read_allocations"]
 
 EMPTY_ALLOCATIONS = "<allocations/>"  # an allocation file with nothing in it
 
@@ -107,6 +111,26 @@ def parse_allocations_text(
     root = parse_xml_text(text, source)
     return _build(root, source, types, _Flags(migration_mode, no_terminal_rule_check),
                   overrides)
+
+
+def allocation_text(text: str | None, path: Path | None,
+                    overrides: Sequence[Override] = ()) -> str:
+    """The allocation file a ResourceManager would read for :func:`read_allocations`'s
+    arguments: the file (or ``text``) with the overrides written into it. A document that is
+    not well-formed, or not an allocation file, is given as it is (YARN refuses it)."""
+    if path is not None:
+        text = decode_utf8(read_input(path, str(path), MAX_XML_BYTES), str(path))
+    text = EMPTY_ALLOCATIONS if text is None else text
+    if not overrides:
+        return text
+    try:
+        root = parse_xml_text(text, "allocations")
+    except ConfigError:
+        return text
+    if dom_tag(root) != "allocations":
+        return text
+    apply_allocation_overrides(root, overrides)
+    return etree.tostring(root, encoding="unicode") + "\n"
 
 
 def read_allocations(

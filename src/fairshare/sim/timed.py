@@ -89,6 +89,8 @@ class _Parsed:
     config: AllocationConfig | None
     source: str
     error: str = ""
+    # what it was read from: allocation text, file, overrides (config.allocation_text)
+    inputs: tuple[str | None, Path | None, tuple[Override, ...]] = (None, None, ())
 
 
 @dataclass(slots=True)
@@ -142,8 +144,8 @@ def _parse(text: str | None, path: Path | None, source: str, overrides: Sequence
             if error.file in own:  # the change's own override: the scenario is wrong
                 raise ConfigError(f"workload.changes: reload at {spec.at_ms:,} ms: {error}",
                                   scenario_source, spec.line) from None
-        return _Parsed(None, source, str(e))
-    return _Parsed(config, source)
+        return _Parsed(None, source, str(e), (text, path, tuple(overrides)))
+    return _Parsed(config, source, "", (text, path, tuple(overrides)))
 
 
 def _apply(change: _Change, engine: Engine) -> Applied:

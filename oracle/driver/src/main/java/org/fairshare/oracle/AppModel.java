@@ -18,6 +18,7 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.event.Event;
+import org.apache.hadoop.yarn.exceptions.SchedulerInvalidResoureRequestException;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.server.resourcemanager.placement.ApplicationPlacementContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
@@ -297,8 +298,13 @@ final class AppModel {
     d.log.emit("app-attempt-restarted", "app", app.name, "queue", app.queue);
     newAttempt(app, app.attemptId().getAttemptId() + 1, false);
     if (!outstanding.isEmpty()) {
-      d.act("released", () -> scheduler.allocate(app.attemptId(), outstanding, null,
-          Collections.emptyList(), null, null, new ContainerUpdates()));
+      try {
+        d.act("released", () -> scheduler.allocate(app.attemptId(), outstanding, null,
+            Collections.emptyList(), null, null, new ContainerUpdates()));
+      } catch (SchedulerInvalidResoureRequestException e) {  // the new AM's allocate fails
+        d.log.emit("requests-rejected", "app", app.name, "queue", app.queue, "reason",
+            e.getMessage());
+      }
     }
     askAm(app);
     if (!killed.isEmpty()) {

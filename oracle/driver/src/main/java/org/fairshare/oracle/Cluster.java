@@ -21,6 +21,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.RMContextImpl;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairSchedulerConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.SchedulingPolicy;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.apache.hadoop.yarn.util.resource.Resources;
 
@@ -96,6 +97,10 @@ final class Cluster {
     for (Resource fixed : new Resource[] {Resources.none(), Resources.unbounded()}) {
       Stubs.method(fixed.getClass(), "initResourceMap").invoke(fixed);
     }
+    // SchedulingPolicy.getInstance keeps one policy per class for the JVM's life, and the drf
+    // policy's comparator is chosen for the number of resource types when it is first built
+    // (two types: DominantResourceFairnessComparator2, more: ...ComparatorN)
+    ((Map<?, ?>) Stubs.field(null, SchedulingPolicy.class, "instances")).clear();
     Map<String, List<String>> groups = new LinkedHashMap<>();
     Iterator<Map.Entry<String, JsonNode>> users = groupsNode.fields();
     while (users.hasNext()) {

@@ -76,6 +76,8 @@ final class Driver {
   private int registrations; // nodes registered so far: each one's ordinal picks its port
   final Map<String, RmStubs.NodeRecord> nodesById = new HashMap<>();
   final Map<ContainerId, Live> live = new HashMap<>();
+  // the order containers were allocated in, which fairshare keeps an app's containers in
+  private final Map<ContainerId, Long> allocationOrder = new HashMap<>();
   final Map<ContainerId, String[]> beneficiaries = new HashMap<>();
   final List<Object> snapshots = new ArrayList<>();
   final AppModel appModel;
@@ -109,9 +111,10 @@ final class Driver {
   private void runStep(JsonNode step) throws Exception {
     String kind = step.path("step").asText();
     AppState named = apps.get(step.path("app").asText(""));
-    if (named != null && !kind.equals("submit") && !named.live()) {
+    if (named != null && !kind.equals("submit") && !kind.equals("move") && !named.live()) {
       // fairshare let this app run but YARN rejected it (or it has ended there): the
-      // divergence is already in the events; YARN has nothing to do with the step
+      // divergence is already in the events; YARN has nothing to do with the step. A move
+      // still goes to YARN, which answers that the app is not found.
       return;
     }
     switch (kind) {
@@ -281,6 +284,7 @@ final class Driver {
     String node = fresh.getAllocatedNode().getHost();
     Live c = new Live(app, attemptId.getAttemptId(), node, fresh.getAllocatedResource(), fresh);
     live.put(fresh.getContainerId(), c);
+    allocationOrder.put(fresh.getContainerId(), (long) allocationOrder.size());
     unpulled.add(fresh);
     if (app.managed() && app.attempt.master == null) {
       // RMAppAttemptImpl.AMContainerAllocatedTransition: the attempt's first container is
@@ -368,8 +372,12 @@ final class Driver {
 
   /** Live containers of an attempt, oldest first. */
   List<RMContainer> containersOf(FSAppAttempt attempt) {
+    // in allocation order (a reserved container's id is older than its allocation), then any
+    // the driver did not see allocated (recovered) by id
     List<RMContainer> out = new ArrayList<>(attempt.getLiveContainers());
-    out.sort(Comparator.comparing(RMContainer::getContainerId));
+    out.sort(Comparator.comparing(
+        (RMContainer c) -> allocationOrder.getOrDefault(c.getContainerId(), Long.MAX_VALUE))
+        .thenComparing(RMContainer::getContainerId));
     return out;
   }
 }
