@@ -231,6 +231,10 @@ class World:
                          1 if big else rng.randint(1, 2))
         if self.gpu and not self.hash_order and rng.random() < 0.25:
             model.gpu = 1  # every ask of the app, its AM included: still one size
+            if managed and model.queue is not None:
+                # FairScheduler.addApplication rejects an AM asking for a GPU where the leaf's
+                # max share has none (a percentage of a cluster without GPUs): not certain
+                model.queue = UNKNOWN
         count = max(count, -(-big // memory) + 1)
         self.apps[app] = model
         step: dict[str, Any] = {"app": app, "queue": requested, "user": user}

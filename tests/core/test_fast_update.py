@@ -16,7 +16,9 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -29,6 +31,8 @@ from fairshare.core.events import event_record
 from fairshare.core.grouped_shares import compute_shares_grouped
 from fairshare.core.incremental_demand import sum_in_order
 from fairshare.resources.vector import LONG_MAX, Resource, add, float32
+from fairshare.sim.scenario import load_scenario
+from fairshare.sim.scripted import run_scenario
 from tests.core.engine_builders import (
     GB,
     allocations_xml,
@@ -351,3 +355,32 @@ def test_an_app_that_left_a_leaf_before_a_reload_dropped_it_keeps_its_unwritten_
         assert engine.s.tree["root.d"].settings.policy.value == "fair"
         engine.update()
         assert engine.app("x").fair_share == r(8 * GB, 16), f"fast_update={fast}"
+
+
+def test_an_app_without_a_drf_key_joining_a_steady_leaf_is_passed_as_the_reference_does() -> None:
+    """tests/core/lockstep/drf-nan-key-joins-steady-leaf.yaml (found by the differential
+    oracle): every update pass writes the same state in both engines, and app6 is not starved
+    at 16.1 s — it was not below its share at 16.0 s, so lastTimeAtFairShare moved on."""
+    path = Path(__file__).parent / "lockstep" / "drf-nan-key-joins-steady-leaf.yaml"
+    states: dict[bool, list[dict[str, Any]]] = {}
+    starved: dict[bool, list[int]] = {}
+    original_init, original_update = Engine.__init__, Engine.update
+    for fast in (True, False):
+        seen: list[dict[str, Any]] = []
+
+        def init(self: Engine, *args: Any, _fast: bool = fast, **kwargs: Any) -> None:
+            original_init(self, *args, **{**kwargs, "fast_update": _fast})
+
+        def update(self: Engine, _seen: list[dict[str, Any]] = seen) -> None:
+            original_update(self)
+            _seen.append(update_state(self))
+
+        with mock.patch.object(Engine, "__init__", init), \
+                mock.patch.object(Engine, "update", update):
+            result = run_scenario(load_scenario(path))
+        states[fast] = seen
+        starved[fast] = [e["t"] for e in result.records
+                         if e["type"] == "starvation" and e["app"] == "app6"]
+    assert len(states[True]) > 10
+    assert states[True] == states[False]
+    assert starved[True] == starved[False] == []

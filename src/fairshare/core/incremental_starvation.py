@@ -198,6 +198,8 @@ class StarvationCache:
         touched = self._touched.get(leaf.name, {})
         before = [leaf.pending.key_of(app_id) for app_id in touched]
         self._reorder_leaf(s, leaf)
+        if not leaf.pending.keyed:  # a touched app joined without a key (a NaN in it): its
+            return False  # place in the order, and so the pass, is not known from keys
         after = [leaf.pending.key_of(app_id) for app_id in touched]
         first = steady.first
         for key in (*before, *after):

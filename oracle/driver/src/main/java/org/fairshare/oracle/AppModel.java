@@ -214,9 +214,18 @@ final class AppModel {
     ResourceRequest ask = ResourceRequest.newInstance(Priority.newInstance(0), ANY,
         Resource.newInstance(amAsk.getCapability()), 1, true);
     Resource normalized = normalizedAm(app);
-    d.act("released", () -> scheduler.allocate(app.attemptId(),
-        new ArrayList<>(Collections.singletonList(ask)), null, Collections.emptyList(), null,
-        null, new ContainerUpdates()));
+    try {
+      d.act("released", () -> scheduler.allocate(app.attemptId(),
+          new ArrayList<>(Collections.singletonList(ask)), null, Collections.emptyList(), null,
+          null, new ContainerUpdates()));
+    } catch (SchedulerInvalidResoureRequestException e) {
+      // a new attempt's AM ask for a resource its queue's max share has none of any more (a
+      // percentage of a cluster that lost it): the RM's ScheduleTransition would fail; reported
+      // as fairshare reports it
+      d.log.emit("requests-rejected", "app", app.name, "queue", app.queue, "reason",
+          e.getMessage());
+      return;
+    }
     d.log.emit("containers-requested", "app", app.name, "priority", 0L, "locality", "*",
         "count", 1L, "resource", Res.map(normalized), "asked", Res.map(app.am));
   }

@@ -32,6 +32,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSc
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
@@ -271,11 +272,17 @@ final class Driver {
   private void allocated(ApplicationAttemptId attemptId) {
     AppState app = byId.get(attemptId.getApplicationId());
     FSAppAttempt attempt = scheduler.getSchedulerApp(attemptId);
+    // one CONTAINER_ALLOCATED event per allocation, in order: the attempt's first container
+    // not seen yet in its own list of new containers, which keeps allocation order (a
+    // reservation fulfilled after other containers has the older id)
     RMContainer fresh = null;
-    for (RMContainer c : attempt.getLiveContainers()) {
-      if (!live.containsKey(c.getContainerId()) && (fresh == null
-          || c.getContainerId().compareTo(fresh.getContainerId()) < 0)) {
+    @SuppressWarnings("unchecked")
+    List<RMContainer> newest = (List<RMContainer>) Stubs.field(attempt,
+        SchedulerApplicationAttempt.class, "newlyAllocatedContainers");
+    for (RMContainer c : newest) {
+      if (!live.containsKey(c.getContainerId())) {
         fresh = c;
+        break;
       }
     }
     if (fresh == null) {
@@ -308,10 +315,12 @@ final class Driver {
     if (status.getExitStatus() == ContainerExitStatus.PREEMPTED) {
       app.preempted++;
       String[] to = beneficiaries.remove(status.getContainerId());
+      // the beneficiary's queue now (it may have moved since the warning), as fairshare reports
+      AppState beneficiary = to == null ? null : apps.get(to[0]);
       log.emit("container-preempted", "container", id, "app", app.name, "queue", app.queue,
           "node", c.node, "resource", Res.map(c.resource), "am", am,
           "beneficiary-app", to == null ? null : to[0],
-          "beneficiary-queue", to == null ? null : to[1]);
+          "beneficiary-queue", beneficiary == null ? null : beneficiary.queue);
     } else {
       beneficiaries.remove(status.getContainerId());
       log.emit("container-completed", "app", app.name, "queue", app.queue, "container", id,
