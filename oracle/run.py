@@ -16,6 +16,7 @@ the local repository).
 from __future__ import annotations
 
 import filecmp
+import json
 import shutil
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
@@ -120,7 +121,7 @@ def run_driver_twice(jar: Path, directories: Sequence[Path], jobs: int,
 def run_driver(jar: Path, directories: Sequence[Path], jobs: int, console: Console,
                label: str) -> None:
     """The driver on every directory, into ``<dir>/oracle``, ``jobs`` JVMs at a time."""
-    batches = [directories[i:i + BATCH] for i in range(0, len(directories), BATCH)]
+    batches = driver_batches(directories)
     with _progress(console) as progress:
         bar = progress.add_task(label, total=len(directories))
         running: list[subprocess.Popen[str]] = []
@@ -132,6 +133,18 @@ def run_driver(jar: Path, directories: Sequence[Path], jobs: int, console: Conso
                 stderr=subprocess.DEVNULL, text=True))
         while running:
             running = _reap(running, progress, bar)
+
+
+def driver_batches(directories: Sequence[Path]) -> list[list[Path]]:
+    """At most ``BATCH`` scenarios per JVM, each JVM's of one set of resource types:
+    ``DominantResourceFairnessPolicy`` counts the resource types once per JVM, when the class
+    is loaded (a static final), as a ResourceManager does at start-up."""
+    by_types: dict[str, list[Path]] = {}
+    for directory in directories:
+        site = json.loads((directory / "scenario.json").read_text(encoding="utf-8"))["site"]
+        by_types.setdefault(str(site.get("yarn.resource-types", "")), []).append(directory)
+    return [group[i:i + BATCH] for group in by_types.values()
+            for i in range(0, len(group), BATCH)]
 
 
 def _reap(running: list[subprocess.Popen[str]], progress: Progress,

@@ -97,9 +97,10 @@ final class Cluster {
     for (Resource fixed : new Resource[] {Resources.none(), Resources.unbounded()}) {
       Stubs.method(fixed.getClass(), "initResourceMap").invoke(fixed);
     }
-    // SchedulingPolicy.getInstance keeps one policy per class for the JVM's life, and the drf
-    // policy's comparator is chosen for the number of resource types when it is first built
-    // (two types: DominantResourceFairnessComparator2, more: ...ComparatorN)
+    // SchedulingPolicy.getInstance keeps one policy per class for the JVM's life: each
+    // scenario gets its own. (DominantResourceFairnessPolicy also counts the resource types
+    // once per JVM, in a static final field; the oracle gives a JVM scenarios of one set of
+    // resource types: oracle/run.py, driver_batches.)
     ((Map<?, ?>) Stubs.field(null, SchedulingPolicy.class, "instances")).clear();
     Map<String, List<String>> groups = new LinkedHashMap<>();
     Iterator<Map.Entry<String, JsonNode>> users = groupsNode.fields();
