@@ -110,20 +110,21 @@ def run_driver_twice(jar: Path, directories: Sequence[Path], jobs: int,
                      console: Console) -> None:
     """The driver on every directory, twice: ``oracle-again/`` is the first run, ``oracle/``
     the second; :func:`self_check` compares them."""
-    run_driver(jar, directories, jobs, console, "hadoop")
+    batches = driver_batches(directories)
+    run_driver(jar, batches, jobs, console, "hadoop")
     for directory in directories:
         shutil.rmtree(directory / "oracle-again", ignore_errors=True)
         if (directory / "oracle").exists():
             (directory / "oracle").rename(directory / "oracle-again")
-    run_driver(jar, directories, jobs, console, "again")
+    run_driver(jar, batches, jobs, console, "again")
 
 
-def run_driver(jar: Path, directories: Sequence[Path], jobs: int, console: Console,
+def run_driver(jar: Path, batches: Sequence[Sequence[Path]], jobs: int, console: Console,
                label: str) -> None:
-    """The driver on every directory, into ``<dir>/oracle``, ``jobs`` JVMs at a time."""
-    batches = driver_batches(directories)
+    """The driver on every directory of ``batches`` (one JVM each, :func:`driver_batches`),
+    into ``<dir>/oracle``, ``jobs`` JVMs at a time."""
     with _progress(console) as progress:
-        bar = progress.add_task(label, total=len(directories))
+        bar = progress.add_task(label, total=sum(map(len, batches)))
         running: list[subprocess.Popen[str]] = []
         for batch in batches:
             while len(running) >= jobs:

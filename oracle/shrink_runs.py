@@ -42,7 +42,7 @@ def shrink_one(outcome: Outcome, directory: Path, console: Console) -> None:
         prepared = prepare(candidate, directory)
         if prepared.status != "ready":
             return False
-        run_driver(JAR, [directory], 1, Console(quiet=True), "shrink")
+        run_driver(JAR, [[directory]], 1, Console(quiet=True), "shrink")
         if (directory / "oracle" / "error.txt").exists():
             return False
         steps = json.loads((directory / "scenario.json").read_text(encoding="utf-8"))["steps"]

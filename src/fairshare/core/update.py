@@ -70,14 +70,14 @@ def update_demand(s: Scheduler) -> None:
 
 def update_fair_shares(s: Scheduler) -> None:
     """§2.4–§2.7: root gets the cluster; each level cut by its parent's policy."""
-    leaves = [s.state.queues[leaf.name].runnable_apps for leaf in s.tree.leaves()]
+    leaves = {leaf.name: s.state.queues[leaf.name].runnable_apps for leaf in s.tree.leaves()}
     runnable = {
-        leaf.name: [AppShareInput(a.id, a.start_time, s.app_weight(a)) for a in apps]
-        for leaf, apps in zip(s.tree.leaves(), leaves, strict=True)
+        name: [AppShareInput(a.id, a.start_time, s.app_weight(a)) for a in apps]
+        for name, apps in leaves.items()
     }
     # an app's unwritten components are its attempt's own (FSAppAttempt.fairShare starts at 0)
     previous = FairShares(s.last_shares.queues if s.last_shares else {},
-                          {a.id: a.fair_share for apps in leaves for a in apps})
+                          {a.id: a.fair_share for apps in leaves.values() for a in apps})
     shares = compute_instantaneous_fair_shares(
         s.tree, s.state.capacity, runnable, previous=previous)
     s.last_shares = shares

@@ -79,7 +79,7 @@ final class Driver {
   final Map<ContainerId, Live> live = new HashMap<>();
   // the order containers were allocated in, which fairshare keeps an app's containers in
   private final Map<ContainerId, Long> allocationOrder = new HashMap<>();
-  final Map<ContainerId, String[]> beneficiaries = new HashMap<>();
+  final Map<ContainerId, AppState> beneficiaries = new HashMap<>();
   final List<Object> snapshots = new ArrayList<>();
   final AppModel appModel;
   final Preemption preemption;
@@ -314,13 +314,12 @@ final class Driver {
     boolean am = c.rm.isAMContainer();
     if (status.getExitStatus() == ContainerExitStatus.PREEMPTED) {
       app.preempted++;
-      String[] to = beneficiaries.remove(status.getContainerId());
       // the beneficiary's queue now (it may have moved since the warning), as fairshare reports
-      AppState beneficiary = to == null ? null : apps.get(to[0]);
+      AppState to = beneficiaries.remove(status.getContainerId());
       log.emit("container-preempted", "container", id, "app", app.name, "queue", app.queue,
           "node", c.node, "resource", Res.map(c.resource), "am", am,
-          "beneficiary-app", to == null ? null : to[0],
-          "beneficiary-queue", beneficiary == null ? null : beneficiary.queue);
+          "beneficiary-app", to == null ? null : to.name,
+          "beneficiary-queue", to == null ? null : to.queue);
     } else {
       beneficiaries.remove(status.getContainerId());
       log.emit("container-completed", "app", app.name, "queue", app.queue, "container", id,

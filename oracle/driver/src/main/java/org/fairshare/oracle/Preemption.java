@@ -66,7 +66,7 @@ final class Preemption {
     long at = d.cluster.clock.getTime() + warn;
     for (RMContainer victim : victims) {
       Driver.Live c = d.live.get(victim.getContainerId());
-      d.beneficiaries.put(victim.getContainerId(), new String[] {app.name, app.queue});
+      d.beneficiaries.put(victim.getContainerId(), app);
       d.log.emit("preemption-warned", "container",
           Driver.containerName(victim.getContainerId(), c.app), "app", c.app.name,
           "queue", c.app.queue, "node", c.node, "resource", Res.map(c.resource),
