@@ -84,6 +84,8 @@ def print_summary(summary: RunSummary, out: Path, console: Console) -> None:
         if outcome.status in ("differ", "known", "driver-error", "nondeterministic"):
             console.rule(f"{outcome.case.name}: {outcome.status}")
             console.print(f"scenario: {out / outcome.case.name / 'scenario.yaml'}")
+            if outcome.shrunk is not None:  # the report below is the shrunk scenario's
+                console.print(f"shrunk:   {outcome.shrunk}")
             if outcome.report is not None:
                 console.print(outcome.report.as_text(), markup=False, highlight=False)
             else:

@@ -49,6 +49,7 @@ class Outcome:
     status: str
     reason: str = ""
     report: Any = None  # the comparison (oracle.compare.Comparison) when it was compared
+    shrunk: Path | None = None  # the shrunk scenario, whose comparison ``report`` then is
 
 
 @dataclass

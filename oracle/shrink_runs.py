@@ -33,11 +33,7 @@ def shrink_one(outcome: Outcome, directory: Path, console: Console) -> None:
 
     tries = 0
 
-    def still_fails(document: dict[str, Any]) -> bool:
-        nonlocal tries
-        tries += 1
-        if tries > MAX_TRIES:
-            return False
+    def differs(document: dict[str, Any]) -> bool:
         candidate = Case(outcome.case.name, "random", document=document)
         prepared = prepare(candidate, directory)
         if prepared.status != "ready":
@@ -48,9 +44,19 @@ def shrink_one(outcome: Outcome, directory: Path, console: Console) -> None:
         steps = json.loads((directory / "scenario.json").read_text(encoding="utf-8"))["steps"]
         return not compare_runs(directory / "fairshare", directory / "oracle", steps).identical
 
+    def still_fails(document: dict[str, Any]) -> bool:
+        nonlocal tries
+        if tries >= MAX_TRIES:
+            return False  # out of tries: candidates left untried count as not differing
+        tries += 1
+        return differs(document)
+
     smallest = shrink(scenario_document(outcome.case), still_fails)
-    still_fails(smallest)  # leave the smallest's runs in the directory
+    # run the smallest again, past the limit too: the directory holds the last candidate tried
+    differs(smallest)
     steps = json.loads((directory / "scenario.json").read_text(encoding="utf-8"))["steps"]
     outcome.report = compare_runs(directory / "fairshare", directory / "oracle", steps)
+    outcome.shrunk = directory / "scenario.yaml"
+    limit = f" (the limit of {MAX_TRIES} reached)" if tries >= MAX_TRIES else ""
     console.print(f"oracle: {outcome.case.name} shrunk to {len(smallest.get('steps', []))} "
-                  f"steps in {tries} tries: {directory / 'scenario.yaml'}", markup=False)
+                  f"steps in {tries} tries{limit}: {directory / 'scenario.yaml'}", markup=False)

@@ -130,7 +130,7 @@ def test_victims_are_the_two_tasks_not_the_am():
     assert [(w["am"], w["resource"]["memory-mb"]) for w in warned] == [(False, 2 * GB)] * 2
     assert {w["beneficiary-app"] for w in warned} == {"b1"}
     assert warned[-1]["victim-usage-after"]["memory-mb"] == 2 * GB  # = its fair share
-    assert engine.node("n1").earmarks == {"b1": r(4 * GB, 2)}
+    assert engine.node("n1").earmarks == {("b1", 1): r(4 * GB, 2)}
 
 
 def test_warn_then_kill_after_wait_time_then_the_starved_app_gets_the_space():

@@ -31,7 +31,16 @@ from fairshare.core.order_index import (
 )
 from fairshare.core.policies import SortKey
 from fairshare.core.scheduler import ROOT, Scheduler
-from fairshare.core.state import ANY, LOCALITY_NAMES, App, AppState, Ask, Container, Node
+from fairshare.core.state import (
+    ANY,
+    LOCALITY_NAMES,
+    App,
+    AppState,
+    Ask,
+    AttemptKey,
+    Container,
+    Node,
+)
 from fairshare.core.state import SchedulerKey as Key
 from fairshare.core.yarn_order import container_hash
 from fairshare.resources.vector import (
@@ -104,15 +113,16 @@ def should_continue_assigning(
 
 
 def preemption_list(s: Scheduler, node: Node) -> list[tuple[App, Resource]]:
-    """``getPreemptionList``: drop entries of stopped or no longer starved apps, then copy."""
+    """``getPreemptionList``: drop entries of stopped or no longer starved attempts, then copy.
+    An ended attempt's entry is stopped, even when its app runs a new attempt."""
     if not node.earmarks:
         return []
-    for app_id, amount in list(node.earmarks.items()):
-        app = s.state.apps.get(app_id)
-        if app is None or not keeps_earmark(s, app):
-            del node.earmarks[app_id]
+    for key, amount in list(node.earmarks.items()):
+        app = s.state.apps.get(key[0])
+        if app is None or app.attempt_key != key or not keeps_earmark(s, app):
+            del node.earmarks[key]
             node.earmarked_total = subtract(node.earmarked_total, amount)
-    return [(s.state.apps[a], amount) for a, amount in node.earmarks.items()]
+    return [(s.state.apps[app_id], amount) for (app_id, _), amount in node.earmarks.items()]
 
 
 def keeps_earmark(s: Scheduler, app: App) -> bool:
@@ -451,7 +461,7 @@ def place(
         allocate(s, app, node, key, capability, kind, via,
                  reservation.container_id if reservation is not None else None)
         return Assigned(capability)
-    if is_reservable(s, app, capability) and app.id not in node.earmarks and reserve(
+    if is_reservable(s, app, capability) and app.attempt_key not in node.earmarks and reserve(
             s, app, node, capability, kind, key):
         return Assigned(capability, reserved=True)
     return None
@@ -473,7 +483,7 @@ def allocate(
     node.peak_containers = max(node.peak_containers, len(node.containers))
     if app.id not in node.apps_ran:
         note_app_ran(s, node, app.id)
-    _consume_earmark(node, app.id, capability)
+    _consume_earmark(node, app.attempt_key, capability)
     app.containers[container_id] = container
     app.usage = add(app.usage, capability)
     s.touch_app(app)
@@ -499,18 +509,18 @@ def allocate(
     return container
 
 
-def _consume_earmark(node: Node, app_id: str, allocated: Resource) -> None:
-    """Every allocation for an earmarked app reduces its entry on the node (§3.2)."""
-    entry = node.earmarks.get(app_id)
+def _consume_earmark(node: Node, attempt: AttemptKey, allocated: Resource) -> None:
+    """Every allocation for an earmarked attempt reduces its entry on the node (§3.2)."""
+    entry = node.earmarks.get(attempt)
     if entry is None:
         return
     taken = componentwise_min(entry, allocated)
     node.earmarked_total = subtract(node.earmarked_total, taken)
     left = subtract(entry, taken)
     if is_none(left):
-        del node.earmarks[app_id]
+        del node.earmarks[attempt]
     else:
-        node.earmarks[app_id] = left
+        node.earmarks[attempt] = left
 
 
 # -- §3.6.5 reservations ------------------------------------------------------------------------

@@ -27,6 +27,9 @@ _UNSET = Resource(())
 # A scheduler key (spec §3.6.2): (priority, allocationRequestId); lower sorts first.
 SchedulerKey = tuple[int, int]
 
+# An app attempt: (app id, attempt number).
+AttemptKey = tuple[str, int]
+
 
 class AppState(StrEnum):
     ACCEPTED = "accepted"  # submitted, no container yet
@@ -134,6 +137,11 @@ class App:
         return self.am_request is None
 
     @property
+    def attempt_key(self) -> AttemptKey:
+        """The attempt, as ``FSSchedulerNode`` keys earmarks (by ``FSAppAttempt``)."""
+        return self.id, self.attempt
+
+    @property
     def stopped(self) -> bool:
         return self.state in (AppState.FINISHED, AppState.KILLED, AppState.REJECTED)
 
@@ -159,7 +167,10 @@ class Node:
     peak_containers: int = 0
     reservation: Reservation | None = None
     marked_for_preemption: dict[str, Container] = field(default_factory=dict)
-    earmarks: dict[str, Resource] = field(default_factory=dict)  # starved app → amount (§5.6)
+    # starved attempt → amount (§5.6), in insertion order (resourcesPreemptedForApp is a
+    # LinkedHashMap keyed by FSAppAttempt: an ended attempt's entry stays until the node's next
+    # heartbeat drops it, and its successor neither uses nor consumes it)
+    earmarks: dict[AttemptKey, Resource] = field(default_factory=dict)
     earmarked_total: Resource = _UNSET
     _free: tuple[Resource, Resource, Resource] | None = field(default=None, repr=False)
     # graceful decommission (RMNodeImpl's DECOMMISSIONING state): when it must leave (None:

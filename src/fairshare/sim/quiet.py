@@ -65,7 +65,7 @@ from fairshare.core.events import (
     Starvation,
 )
 from fairshare.core.scheduler import ROOT
-from fairshare.core.state import ANY, App, Node, Reservation, SchedulerKey
+from fairshare.core.state import ANY, App, AttemptKey, Node, Reservation, SchedulerKey
 from fairshare.resources.vector import Resource
 
 RESHAPING = (NodeAdded, NodeRemoved, NodeResized, ConfigReloaded, NodeDecommissioning,
@@ -115,7 +115,7 @@ class QuietHeartbeats:
         # earmarked apps' starvation, checked at the start of each tick (the update pass may
         # change it without an event); and, per earmarked app, the nodes to look at again when
         # an event names the app (stale entries only cost a heartbeat)
-        self.watched: dict[int, tuple[tuple[str, bool], ...]] = {}
+        self.watched: dict[int, tuple[tuple[AttemptKey, bool], ...]] = {}
         self.earmarked_by_app: dict[str, set[int]] = {}
         for i in range(len(self.nodes)):
             self._file(i)
@@ -139,7 +139,7 @@ class QuietHeartbeats:
         earmarked = self.earmarked_by_app.get(app_id)
         if earmarked:  # whatever changed of the app, its earmark steps may now act
             for i in list(earmarked):  # (in any order: touching is order-free)
-                if app_id in self.nodes[i].earmarks:
+                if any(a == app_id for a, _ in self.nodes[i].earmarks):
                     self._touch(i)
                 else:
                     earmarked.discard(i)
@@ -198,37 +198,39 @@ class QuietHeartbeats:
             self.always.discard(i)
         if ran and node.earmarks and i not in self.always:
             self.watched[i] = self._earmark_step_reads(node)
-            for app_id in node.earmarks:
+            for app_id, _ in node.earmarks:
                 self.earmarked_by_app.setdefault(app_id, set()).add(i)
         else:
             self.watched.pop(i, None)
 
     def _earmarks_run(self, node: Node) -> bool:
         """Must the earmark step run even when nothing happened to the node or its apps?
-        An app gone or stopped is dropped (quietly), one without its AM writes the gauge, one
+        An attempt gone or stopped is dropped (quietly), one without its AM writes the gauge, one
         under a configured max share may flip with any usage change."""
-        for app_id in node.earmarks:
-            app = self.engine.state.apps.get(app_id)
-            if app is None or app.stopped or not (app.am_running or app.unmanaged):
+        for key in node.earmarks:
+            app = self.engine.state.apps.get(key[0])
+            if app is None or app.attempt_key != key or app.stopped or not (
+                    app.am_running or app.unmanaged):
                 return True
             if self._queue_bounded(app.queue):
                 return True
         return False
 
-    def _earmark_step_reads(self, node: Node, kept: dict[str, bool] | None = None
-                            ) -> tuple[tuple[str, bool], ...]:
-        """What ``preemption_list`` reads of each earmarked app: are its earmarks kept.
-        ``kept``: answers already known in the present state, by app (filled as found)."""
+    def _earmark_step_reads(self, node: Node, kept: dict[AttemptKey, bool] | None = None
+                            ) -> tuple[tuple[AttemptKey, bool], ...]:
+        """What ``preemption_list`` reads of each earmarked attempt: are its earmarks kept.
+        ``kept``: answers already known in the present state, by attempt (filled as found)."""
         s = self.engine.s
         apps = self.engine.state.apps
         known = {} if kept is None else kept
         reads = []
-        for app_id in node.earmarks:
-            keeps = known.get(app_id)
+        for key in node.earmarks:
+            keeps = known.get(key)
             if keeps is None:
-                app = apps.get(app_id)
-                keeps = known[app_id] = app is not None and keeps_earmark(s, app)
-            reads.append((app_id, keeps))
+                app = apps.get(key[0])
+                keeps = known[key] = (app is not None and app.attempt_key == key
+                                      and keeps_earmark(s, app))
+            reads.append((key, keeps))
         return tuple(reads)
 
     def _queue_bounded(self, queue: str) -> bool:
@@ -253,7 +255,7 @@ class QuietHeartbeats:
             self._rebuild()
         # an update pass may have changed these; nothing changes during this check, so each
         # app is asked once however many nodes it has earmarked (hundreds under preemption)
-        kept: dict[str, bool] = {}
+        kept: dict[AttemptKey, bool] = {}
         for i, reads in self.watched.items():
             if self._earmark_step_reads(self.nodes[i], kept) != reads:
                 self.next_due.add(i)
@@ -280,7 +282,7 @@ class QuietHeartbeats:
     def _run(self, i: int, run: Callable[[str], None]) -> None:
         node = self.nodes[i]
         reservation, seen = node.reservation, _reservation_of(node)
-        for app_id in node.earmarks:  # an app it serves may ask for more as it is served
+        for app_id, _ in node.earmarks:  # an app it serves may ask for more as it is served
             self.earmarked_by_app.setdefault(app_id, set()).add(i)
         self._running = i
         run(self.names[i])

@@ -11,7 +11,7 @@ from typing import Any
 
 from fairshare.core.engine import Engine
 from fairshare.core.metrics import apps_below, queue_metrics
-from fairshare.core.state import App, AppState
+from fairshare.core.state import App, AppState, Node
 from fairshare.resources.vector import Resource, float32_decimal, is_none
 
 
@@ -29,6 +29,16 @@ def snapshot(engine: Engine, label: str | None = None) -> dict[str, Any]:
 
 def _r(engine: Engine, r: Resource) -> dict[str, int]:
     return engine.types.as_dict(r)
+
+
+def _earmarked_by_app(engine: Engine, node: Node) -> dict[str, dict[str, int]]:
+    """Earmarks per app: an ended attempt's entry (kept until the node's next heartbeat) and
+    its successor's are added up."""
+    by_app: dict[str, Resource] = {}
+    for (app_id, _), amount in node.earmarks.items():
+        held = by_app.get(app_id)
+        by_app[app_id] = amount if held is None else held + amount
+    return {app_id: _r(engine, amount) for app_id, amount in by_app.items()}
 
 
 def cluster_entry(engine: Engine) -> dict[str, Any]:
@@ -121,6 +131,6 @@ def node_entry(engine: Engine, name: str) -> dict[str, Any]:
         "containers": len(node.containers),
         "am-containers": sum(1 for c in node.containers.values() if c.is_am),
         "reserved-by": node.reservation.app_id if node.reservation else None,
-        "earmarked": {app: _r(engine, r) for app, r in node.earmarks.items()},
+        "earmarked": _earmarked_by_app(engine, node),
         "marked-for-preemption": len(node.marked_for_preemption),
     }

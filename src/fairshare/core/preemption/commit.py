@@ -132,7 +132,8 @@ def commit(s: Scheduler, app: App, plan: PreemptionPlan,
             owner = s.state.apps[victim.app_id]
             container = owner.containers[victim.container_id]
             node.marked_for_preemption[container.id] = container
-            node.earmarks[app.id] = add(node.earmarks.get(app.id, s.none), container.resource)
+            node.earmarks[app.attempt_key] = add(node.earmarks.get(app.attempt_key, s.none),
+                                                container.resource)
             node.earmarked_total = add(node.earmarked_total, container.resource)
             owner.to_be_preempted[container.id] = container
             owner.resources_to_be_preempted = add(owner.resources_to_be_preempted,
