@@ -69,8 +69,8 @@ from fairshare.core.preemption.search import VictimSearch
 from fairshare.core.preemption.victims import StarvedRequest
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.starvation import take_starved_app
+from fairshare.core.starvation_report import starvation_kind
 from fairshare.core.state import App, Node
-from fairshare.core.update import starvation_kind
 from fairshare.resources.vector import DEFAULT_TYPES, Resource
 
 GB = 1024

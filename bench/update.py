@@ -12,10 +12,10 @@ kill timers fire, a few task containers complete, the nodes that freed room hear
 update pass runs, then the preemption round. A warm-up of 80 ticks (40 s) lets fair-share and
 min-share starvation time out, so starved apps, preemption and back-offs are under way.
 
-Measured, on two engines driven identically in the same run — ``Engine()`` (the incremental
-pass, :mod:`fairshare.core.fast_update`) and ``Engine(fast_update=False)`` (the
-straightforward pass, the reference) — the time of ``update()`` alone (not the preemption
-round) in ticks where:
+Measured, on two engines driven identically in the same run — ``Engine()`` (its incremental
+pass, :mod:`fairshare.core.update`) and one given the reference pass of
+``tests/oracles/update.py``, which recomputes everything — the time of ``update()`` alone (not
+the preemption round) in ticks where:
 
 * *clock only* — nothing but the clock moved: kill timers fired (their nodes heartbeat),
   back-offs ended;
@@ -47,14 +47,17 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.yarnsite import load_site
 from fairshare.core.engine import ContainerRequest, Engine
 from fairshare.core.events import event_record
-from fairshare.core.update import update
 from fairshare.resources.vector import DEFAULT_TYPES, Resource
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the references live in tests/
+from tests.oracles.update import use_reference_update
 
 GB = 1024
 
@@ -117,7 +120,9 @@ class Workload:
                                 "yarn.scheduler.fair.assignmultiple": "true",
                                 "yarn.scheduler.fair.waitTimeBeforeKill": "15000"})
         alloc = parse_allocations_text(self.xml, "bench.xml", site.resource_types)
-        engine = Engine(site, alloc, fast_update=fast)
+        engine = Engine(site, alloc)
+        if not fast:
+            use_reference_update(engine)
         per_rack = max(1, self.size.nodes // self.size.racks)
         for n in range(self.size.nodes):
             engine.add_node(f"n{n:05d}", r(16 * GB, 8), f"/rack{n // per_rack:02d}")
@@ -180,7 +185,7 @@ class Pair:
         for engine in self.engines:
             gc.collect()  # garbage of the other engine and of the tick is not this pass's
             start = time.perf_counter()
-            update(engine.s)
+            engine.update(preempt=False)
             times.append((time.perf_counter() - start) * 1000)
         self.do("preempt")
         self.check()

@@ -11,6 +11,7 @@ from fairshare.config.yarnsite import load_site
 from fairshare.core.engine import ContainerRequest, Engine
 from fairshare.core.events import event_record
 from fairshare.resources.vector import DEFAULT_TYPES, Resource
+from tests.oracles.update import use_reference_update
 
 GB = 1024
 
@@ -32,15 +33,18 @@ def make_engine(
     rack: str = "/default-rack",
     groups: Mapping[str, Sequence[str]] | None = None,
     indexed_walk: bool = True,
-    fast_update: bool = True,
+    reference_update: bool = False,
     fast_preemption: bool = True,
 ) -> Engine:
-    """An engine with ``nodes`` registered. ``body`` is the inside of ``<allocations>``."""
+    """An engine with ``nodes`` registered. ``body`` is the inside of ``<allocations>``.
+    ``reference_update``: the update pass of ``tests/oracles/update.py``."""
     conf = load_site(None, dict(site or {}))
     text = allocations_xml(body or "")
     alloc = parse_allocations_text(text, "test.xml", conf.resource_types)
     engine = Engine(conf, alloc, groups=groups, indexed_walk=indexed_walk,
-                    fast_update=fast_update, fast_preemption=fast_preemption)
+                    fast_preemption=fast_preemption)
+    if reference_update:
+        use_reference_update(engine)
     for name, memory, vcores in nodes:
         engine.add_node(name, r(memory, vcores), rack)
     return engine

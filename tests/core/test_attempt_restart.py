@@ -8,9 +8,9 @@ import pytest
 from tests.core.engine_builders import GB, ask, make_engine, r, records
 
 
-@pytest.mark.parametrize("fast_update", [True, False])
-def test_the_new_attempt_waits_for_the_next_update(fast_update: bool) -> None:
-    engine = make_engine('<queue name="a"/>', fast_update=fast_update)
+@pytest.mark.parametrize("reference_update", [False, True])
+def test_the_new_attempt_waits_for_the_next_update(reference_update: bool) -> None:
+    engine = make_engine('<queue name="a"/>', reference_update=reference_update)
     engine.submit("x", "root.a", "u", am=r(GB, 1), requests=[ask(2, GB)])
     engine.update()
     engine.heartbeat("n1")  # one container per heartbeat: the AM
@@ -28,13 +28,13 @@ def test_the_new_attempt_waits_for_the_next_update(fast_update: bool) -> None:
     assert am["am"] and am["container"] == "container_x_02_000001"
 
 
-@pytest.mark.parametrize("fast_update", [True, False])
-def test_a_new_attempt_starts_with_no_fair_share(fast_update: bool) -> None:
+@pytest.mark.parametrize("reference_update", [False, True])
+def test_a_new_attempt_starts_with_no_fair_share(reference_update: bool) -> None:
     """FSAppAttempt.fairShare starts at (0, 0) and FifoPolicy.computeShares sets only the
     earliest app's: a restarted app that is no longer the earliest holds nothing, although
     the app held the whole leaf before its restart."""
     engine = make_engine('<queue name="a"><schedulingPolicy>fifo</schedulingPolicy></queue>',
-                         fast_update=fast_update)
+                         reference_update=reference_update)
     engine.submit("x", "root.a", "u", am=r(GB, 1), requests=[ask(2, GB)])
     engine.update()
     engine.heartbeat("n1")  # x's AM

@@ -1,10 +1,11 @@
-"""The incremental update pass writes and reports exactly what the straightforward one does.
+"""The incremental update pass writes and reports exactly what the reference pass does.
 
 * :func:`compute_shares_grouped` gives the reference solver's numbers on random inputs, the
   awkward weights, mins and maxes included (spec §2.3).
-* Two engines — ``fast_update=True`` and the reference that recomputes every demand, share
-  and starvation on each pass — run the same random workloads in lockstep: submissions (to
-  configured leaves, to new queues that placement creates, to ``default`` → the user's queue),
+* Two engines — the product's update pass and the reference (``tests/oracles/update.py``)
+  that recomputes every demand, share and starvation on each pass — run the same random
+  workloads in lockstep: submissions (to configured leaves, to new queues that placement
+  creates, to ``default`` → the user's queue),
   asks, heartbeats, completions, releases, finishes, kills, moves, node add / remove / resize,
   reloads, the clock, update passes with and without the preemption round; all three policies,
   ``sizebasedweight`` on and off, min shares with short timeouts, ``maxRunningApps``, a gate
@@ -43,6 +44,7 @@ from tests.core.engine_builders import (
     random_node_change,
     same,
 )
+from tests.oracles.update import use_reference_update
 
 # -- the grouped solver against the reference --------------------------------------------------
 
@@ -93,7 +95,7 @@ def test_sums_at_once_are_the_running_saturating_sums(rows: list[list[int]]) -> 
     assert sum_in_order(vectors, none) == expected
 
 
-# -- lockstep: incremental vs straightforward update pass -----------------------------------------
+# -- lockstep: incremental vs reference update pass ----------------------------------------------
 
 LEAVES = ["root.a.x", "root.a.y", "root.a.z", "root.b.u", "root.b.v", "root.c", "root.d"]
 
@@ -176,8 +178,8 @@ class Lockstep:
         self.forget = forget  # chance, per step, that the starvation cache starts afresh
         self.body = allocation_body(self.rng, self.rng.choice(["fair", "drf"]))
         self.site = site(self.rng)
-        self.engines = [make_engine(self.body, site=self.site, nodes=(), fast_update=flag)
-                        for flag in (True, False)]
+        self.engines = [make_engine(self.body, site=self.site, nodes=(), reference_update=flag)
+                        for flag in (False, True)]
         self.seen = 0
         self.apps = 0
         self.steps: list[tuple[str, tuple[Any, ...]]] = []
@@ -345,7 +347,7 @@ def test_an_app_that_left_a_leaf_before_a_reload_dropped_it_keeps_its_unwritten_
             "<queue name='b'><schedulingPolicy>drf</schedulingPolicy></queue>"
             "<queue name='d'><schedulingPolicy>fair</schedulingPolicy></queue></queue>")
     for fast in (True, False):
-        engine = make_engine(drf, nodes=[("n1", 8 * GB, 16)], fast_update=fast)
+        engine = make_engine(drf, nodes=[("n1", 8 * GB, 16)], reference_update=not fast)
         engine.submit("x", "root.b.v", "u", None, [ask(4, GB, 1)])
         engine.update()
         assert engine.app("x").fair_share == r(8 * GB, 16)
@@ -354,7 +356,7 @@ def test_an_app_that_left_a_leaf_before_a_reload_dropped_it_keeps_its_unwritten_
         assert "root.b.v" not in engine.s.tree and engine.s.tree["root.b"].is_leaf
         assert engine.s.tree["root.d"].settings.policy.value == "fair"
         engine.update()
-        assert engine.app("x").fair_share == r(8 * GB, 16), f"fast_update={fast}"
+        assert engine.app("x").fair_share == r(8 * GB, 16), f"reference={not fast}"
 
 
 def test_an_app_without_a_drf_key_joining_a_steady_leaf_is_passed_as_the_reference_does() -> None:
@@ -369,7 +371,9 @@ def test_an_app_without_a_drf_key_joining_a_steady_leaf_is_passed_as_the_referen
         seen: list[dict[str, Any]] = []
 
         def init(self: Engine, *args: Any, _fast: bool = fast, **kwargs: Any) -> None:
-            original_init(self, *args, **{**kwargs, "fast_update": _fast})
+            original_init(self, *args, **kwargs)
+            if not _fast:
+                use_reference_update(self)
 
         def update(self: Engine, _seen: list[dict[str, Any]] = seen) -> None:
             original_update(self)

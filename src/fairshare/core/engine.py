@@ -39,7 +39,6 @@ from fairshare.core.recovery import recover_container
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.state import App, AppState, ClusterState, Container, Node
 from fairshare.core.tree import QueueTree, reload_queue_tree
-from fairshare.core.update import update
 from fairshare.core.yarn_order import containers_in_hash_order
 from fairshare.resources.vector import Resource, ResourceTypes, add, subtract
 
@@ -64,19 +63,16 @@ class Engine:
         groups: Mapping[str, Sequence[str]] | None = None,
         sink: Callable[[Event], None] | None = None,
         indexed_walk: bool = True,
-        fast_update: bool = True,
         fast_preemption: bool = True,
     ) -> None:
         """``indexed_walk=False`` gives YARN's straightforward walk, which sorts every level on
         each assignment: same decisions, much slower (the reference for tests and benchmarks).
-        ``fast_update=False`` gives the straightforward update pass, which recomputes every
-        demand, share and starvation on each pass: the same, much slower (the reference).
         ``fast_preemption=False`` plans every starved app's victims with the straightforward
         search, from fresh views of every node and owner: the same plans, much slower."""
         if not 0 <= start_ms <= MAX_TIME_MS:
             raise EngineError(f"the clock must start between 0 and {MAX_TIME_MS:,} ms, "
                               f"not at {start_ms:,} ms")
-        self.s = Scheduler(site, allocations, sink, start_ms, indexed_walk, fast_update)
+        self.s = Scheduler(site, allocations, sink, start_ms, indexed_walk)
         self.fast_preemption = fast_preemption
         self.groups: Mapping[str, Sequence[str]] = groups or {}
         self._deadlines: list[tuple[int, str]] = []  # decommission timeouts: (due, node)
@@ -306,7 +302,7 @@ class Engine:
         """One update pass (§2.1, §4); then, as the preemption thread would, every starved
         app's victims are chosen and warned (§5)."""
         self.s.update_root_queue_metrics()
-        update(self.s)
+        self.s.incremental.update(self.s)
         if preempt:
             self.preempt()
 

@@ -20,8 +20,8 @@ from fairshare.core.tree import ROOT
 from fairshare.resources.vector import LONG_MAX, Resource, add, componentwise_min
 
 if TYPE_CHECKING:
-    from fairshare.core.fast_update import Changes
     from fairshare.core.scheduler import Scheduler
+    from fairshare.core.update import Changes
 
 
 class DemandCache:

@@ -28,8 +28,8 @@ from fairshare.core.tree import ROOT, QueueTree
 from fairshare.resources.vector import Resource
 
 if TYPE_CHECKING:
-    from fairshare.core.fast_update import Changes
     from fairshare.core.scheduler import Scheduler
+    from fairshare.core.update import Changes
 
 # A parent's cut: its node (settings, children), its share, its children's settings and activity.
 CutKey = tuple[object, ...]

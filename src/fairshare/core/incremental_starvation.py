@@ -1,7 +1,7 @@
 """Starvation in the incremental update pass (spec §4.1–§4.4, §4.7): the writes and events of
-:func:`fairshare.core.update.update_leaf_starvation` for every leaf, in creation order, with
-the full pass (:func:`fairshare.core.starvation_leaf.leaf_pass`) run only where its outcome may
-differ from the last one.
+``FSLeafQueue.updateStarvedApps`` for every leaf, in creation order, with the full pass
+(:func:`fairshare.core.starvation_leaf.leaf_pass`) run only where its outcome may differ from
+the last one (``tests/oracles/update.py`` runs it for every leaf, every pass).
 
 A leaf's pass reads its settings, the cluster, the clock, its demand and usage, and per
 runnable app the demand, usage, fair share, starvation fields, timestamps and back-off. Only
@@ -18,7 +18,7 @@ a steady leaf costs those two writes. Also steady stays a leaf whose only change
 apps that sit, before and after, behind the app its pass stops at.
 
 What changes a leaf's inputs outside the pass: the apps the engine touched
-(:class:`~fairshare.core.fast_update.Changes`), fair shares moved by the pass, a new tree or
+(:class:`~fairshare.core.update.Changes`), fair shares moved by the pass, a new tree or
 cluster size, and the preemption round, which sets the back-off of the apps it takes — all of
 them in the starved-apps queue when the last pass ended. After a long time with the gate
 closed, the cache forgets what it was told and starts afresh.
@@ -43,8 +43,8 @@ from fairshare.core.state import App, QueueRuntime
 from fairshare.resources.vector import is_none
 
 if TYPE_CHECKING:
-    from fairshare.core.fast_update import Changes
     from fairshare.core.scheduler import Scheduler
+    from fairshare.core.update import Changes
 
 class StarvationCache:
     """Per leaf: the ordered apps, their deficits, and whether the leaf is steady."""

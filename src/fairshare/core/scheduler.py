@@ -16,13 +16,13 @@ from fairshare.config.model import AllocationConfig, PlacementPolicy
 from fairshare.config.placement.policy import generated_policy
 from fairshare.config.yarnsite import SiteConfig
 from fairshare.core.events import Completion, ContainerCompleted, ContainerUnreserved, Event
-from fairshare.core.fairshare import FairShares, app_weight, compute_steady_fair_shares
-from fairshare.core.fast_update import IncrementalUpdate
+from fairshare.core.fairshare import app_weight, compute_steady_fair_shares
 from fairshare.core.order_index import OrderIndex
 from fairshare.core.policies import SchedulableView, calculator_for
 from fairshare.core.queue_settings import QueueSettings
 from fairshare.core.state import App, ClusterState, Container, Node, QueueRuntime, Reservation
 from fairshare.core.tree import ROOT, QueueTree, build_queue_tree
+from fairshare.core.update import IncrementalUpdate
 from fairshare.resources.calc import ResourceCalculator
 from fairshare.resources.vector import (
     Resource,
@@ -45,7 +45,6 @@ class Scheduler:
         sink: Callable[[Event], None] | None = None,
         now: int = 0,
         indexed_walk: bool = True,
-        fast_update: bool = True,
     ) -> None:
         self.site = site
         self.types: ResourceTypes = site.resource_types
@@ -57,7 +56,6 @@ class Scheduler:
         self._sink = sink if sink is not None else self.events.append
         self._seq = 0
         self.state = ClusterState(self.none)
-        self.last_shares: FairShares | None = None
         self.timers: list[Any] = []  # (due, seq, KillTimer) heap, see preemption.commit
         self.allocations = allocations
         self.tree = build_queue_tree(allocations, self.types)
@@ -78,8 +76,8 @@ class Scheduler:
         # root's AvailableMB/VCores gauge: refreshed where FairScheduler calls
         # updateRootQueueMetrics, so stale within a heartbeat (see root_available)
         self._available: Resource = subtract(self.state.capacity, self.state.allocated)
-        # None: the straightforward update pass that recomputes everything (the reference, §2.1)
-        self.incremental: IncrementalUpdate | None = IncrementalUpdate() if fast_update else None
+        # what the update pass remembers between passes, and what changed since
+        self.incremental = IncrementalUpdate()
         self._sync_queues()
 
     # -- configuration -------------------------------------------------------------------------
@@ -178,14 +176,12 @@ class Scheduler:
         """``app``'s usage, asks, AM or admission changed."""
         if self.order is not None:
             self.order.touch_app(app)
-        if self.incremental is not None:
-            self.incremental.touch_app(app)
+        self.incremental.touch_app(app)
 
     def touch_membership(self, app: App) -> None:
         """``app`` may have joined or left its leaf's lists without a ``touch_app`` (a waiting
         app that ends or moves): the incremental update pass re-reads that leaf's demand."""
-        if self.incremental is not None:
-            self.incremental.touch_app(app)
+        self.incremental.touch_app(app)
 
     def touch_fair_share(self, queue: str) -> None:
         """``queue``'s instantaneous fair share changed: a leaf's AM limit reads it."""

@@ -1,129 +1,134 @@
-"""The update pass (spec §2.1): demand, instantaneous fair shares, then starvation (§4).
+"""The update pass (``FairScheduler.update()``), incrementally: demand, instantaneous fair
+shares, then starvation, with work only where an input changed since the previous pass.
 
-This module is the straightforward pass, and the reference (``Engine(fast_update=False)``):
-demand and shares are recomputed from scratch each pass. Starvation is evaluated only when
-preemption is on and the cluster is busier than the utilization threshold (§4.1); then every
-leaf, in creation order, runs ``updateStarvedApps`` (§4.3) through the pure functions of
-:mod:`fairshare.core.starvation`, and the results are written back here. By default the engine
-runs :mod:`fairshare.core.fast_update` instead: the same writes and events, with work only
-where something changed since the previous pass.
+A pass that recomputed everything would redo each app's demand, every fair share of the tree
+and every leaf's starvation. Between two passes (500 ms) a few apps change; so
+:class:`IncrementalUpdate` remembers what each step last computed from which inputs and
+redoes a step for a queue or an app only when those inputs may differ:
+
+* *What changed* comes from the engine: ``Scheduler.touch_app`` (usage, asks, admission,
+  attempts — the hook the tree walk's index uses) and ``Scheduler.touch_membership`` (a
+  waiting app that ended or moved) name the apps, and through them their leaves. A new queue
+  tree is compared queue by queue (settings, children and runtime record, by identity). A new
+  cluster size changes max shares given as percentages, every cut (root's share is the
+  cluster) and what ``drf`` compares; not any app's demand.
+* Demand (§2.2): :mod:`fairshare.core.incremental_demand` — touched apps only; a leaf's sum
+  when one of its apps changed, a parent's when one of its children's demand did.
+* Instantaneous shares (§2.4–§2.7): :mod:`fairshare.core.incremental_shares` — a cut whose
+  inputs equal the last pass's gives the same shares and is skipped.
+* Starvation (§4.3, §4.4): :mod:`fairshare.core.incremental_starvation` — only the leaves
+  whose outcome may have changed run the full pass; the others only get the clock written.
+  Starvation is evaluated only when preemption is on and the cluster is busier than the
+  utilization threshold (§4.1).
+
+``tests/oracles/update.py`` recomputes everything on every pass, as YARN's code reads; tests
+drive both in lockstep on random workloads and compare every event and every number after
+each step.
 """
 
 from __future__ import annotations
 
-from fairshare.core.asks import pending_demand
-from fairshare.core.fairshare import (
-    AppShareInput,
-    FairShares,
-    compute_instantaneous_fair_shares,
-)
-from fairshare.core.scheduler import Scheduler
-from fairshare.core.starvation import AppStarvationView, LeafStarvationView, update_starved_apps
-from fairshare.core.starvation_report import (
-    report_starvation,
-    starvation_gate,
-    starvation_kind,
-    track_min_share_starvation,
-)
-from fairshare.core.state import App
-from fairshare.resources.vector import Resource, add, componentwise_min, is_none
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-__all__ = ["starvation_gate", "starvation_kind", "update", "update_demand",
-           "update_fair_shares", "update_leaf_starvation"]
+from fairshare.core.incremental_demand import DemandCache
+from fairshare.core.incremental_shares import ShareCache
+from fairshare.core.incremental_starvation import StarvationCache
+from fairshare.core.starvation_report import starvation_gate
+from fairshare.core.state import App, QueueRuntime
+from fairshare.core.tree import QueueNode, QueueTree
+from fairshare.resources.vector import Resource
+
+if TYPE_CHECKING:
+    from fairshare.core.scheduler import Scheduler
 
 
-def update(s: Scheduler) -> None:
-    """One ``FairScheduler.update()``."""
-    if s.incremental is not None:
-        s.incremental.update(s)
-        return
-    update_demand(s)
-    update_fair_shares(s)
-    if starvation_gate(s):
-        for leaf in s.tree.leaves():
-            update_leaf_starvation(s, leaf.name)
+@dataclass(slots=True)
+class Changes:
+    """What may differ from the previous pass, as the steps of one pass see it."""
+
+    everything: bool  # the first pass: nothing is known yet
+    cluster_changed: bool  # the cluster size is not the last pass's (always on the first)
+    apps: dict[str, App]  # touched since the last pass
+    # leaf → the touched apps that were in it when touched or are in it now: the only ones
+    # whose numbers, or whose place in its lists, may have changed
+    by_leaf: dict[str, dict[str, App]]
+    queues: set[str]  # queues that are new or whose settings, children or record changed
+    tree_changed: bool
+    demand_leaves: dict[str, None] = field(default_factory=dict)  # filled by the demand step
+    share_leaves: dict[str, None] = field(default_factory=dict)  # leaves whose app shares moved
 
 
-def update_demand(s: Scheduler) -> None:
-    """§2.2: apps (runnable or not) = usage + outstanding ANY asks; queues sum, capped at max."""
-    for node in reversed(list(s.tree.depth_first())):
-        runtime = s.state.queues[node.name]
-        if node.is_leaf:
-            total = s.none
-            for app in [*runtime.runnable_apps, *runtime.non_runnable_apps]:
-                demand = add(app.usage, pending_demand(app))
-                if demand != app.demand:
-                    app.demand = demand
-                    s.touch_app(app)  # the walk's order and offers read the demand
-                total = add(total, app.demand)
-        else:
-            total = s.none
-            for child in node.children:
-                total = add(total, s.state.queues[child].demand)
-            # FSParentQueue.getDemand returns memory and vcores only (§2.2)
-            total = Resource((total.memory, total.vcores, *([0] * (len(total) - 2))))
-        demand = componentwise_min(total, s.max_share(node.name))
-        if demand != runtime.demand:
-            runtime.demand = demand
-            s.touch_queue(node.name)
+class IncrementalUpdate:
+    """What the incremental update pass remembers between passes, and what changed since."""
 
+    def __init__(self) -> None:
+        self._apps: dict[str, App] = {}
+        self._by_leaf: dict[str, dict[str, App]] = {}
+        self._in_pass = False
+        self._tree: QueueTree | None = None
+        self._capacity: Resource | None = None
+        self._records: dict[str, tuple[QueueNode, QueueRuntime]] = {}
+        self.demand = DemandCache()
+        self.shares = ShareCache()
+        self.starvation = StarvationCache()
 
-def update_fair_shares(s: Scheduler) -> None:
-    """§2.4–§2.7: root gets the cluster; each level cut by its parent's policy."""
-    leaves = {leaf.name: s.state.queues[leaf.name].runnable_apps for leaf in s.tree.leaves()}
-    runnable = {
-        name: [AppShareInput(a.id, a.start_time, s.app_weight(a)) for a in apps]
-        for name, apps in leaves.items()
-    }
-    # an app's unwritten components are its attempt's own (FSAppAttempt.fairShare starts at 0)
-    previous = FairShares(s.last_shares.queues if s.last_shares else {},
-                          {a.id: a.fair_share for apps in leaves.values() for a in apps})
-    shares = compute_instantaneous_fair_shares(
-        s.tree, s.state.capacity, runnable, previous=previous)
-    s.last_shares = shares
-    for name, share in shares.queues.items():
-        if s.state.queues[name].fair_share != share:
-            s.state.queues[name].fair_share = share
-            s.touch_fair_share(name)
-    for app_id, share in shares.apps.items():
-        app = s.state.apps[app_id]
-        if share != app.fair_share:
-            app.fair_share = share
-            s.touch_app(app)  # whether it is starved (may reserve) reads its fair share
+    # -- hooks (Scheduler.touch_app, Scheduler.touch_membership) -------------------------------
 
+    def touch_app(self, app: App) -> None:
+        """``app`` changed: its demand, its leaf's lists or its starvation inputs may differ.
 
-def _view(s: Scheduler, app: App) -> AppStarvationView:
-    return AppStarvationView(
-        app.id, app.start_time, app.demand, app.usage, app.fair_share,
-        app.fairshare_starvation, app.minshare_starvation, app.last_time_at_fair_share,
-        app.next_starvation_check, s.app_weight(app),
-    )
+        The leaf is noted now: a move changes ``app.queue`` afterwards. Touches made by the
+        pass itself are not noted: the pass carries what it changed to its later steps.
+        """
+        if self._in_pass:
+            return
+        self._apps[app.id] = app
+        self._by_leaf.setdefault(app.queue, {})[app.id] = app
 
+    # -- the pass ------------------------------------------------------------------------------
 
-def update_leaf_starvation(s: Scheduler, leaf: str) -> None:
-    """§4.3 for one leaf; apps newly in the starved-apps queue are reported with their cause."""
-    runtime, settings = s.state.queues[leaf], s.settings(leaf)
-    apps = runtime.runnable_apps
-    views = [_view(s, a) for a in apps]
-    leaf_view = LeafStarvationView(
-        leaf, settings.policy, settings.min_share, runtime.demand, runtime.usage,
-        settings.fair_share_preemption_threshold, settings.fair_share_preemption_timeout_ms,
-        settings.min_share_preemption_timeout_ms, runtime.last_time_at_min_share,
-    )
-    before = set(s.state.starved.heap)
-    others = {a: s.state.apps[a].starvation for a in s.state.starved.heap}
-    result = update_starved_apps(leaf_view, views, cluster=s.state.capacity, now=s.now,
-                                 queue=s.state.starved, others=others)
-    for app, view in zip(apps, result.apps, strict=True):
-        if app.minshare_starvation != view.minshare_starvation:
-            s.touch_app(app)  # min-share starvation makes it starved: it may reserve
-        app.fairshare_starvation = view.fairshare_starvation
-        app.minshare_starvation = view.minshare_starvation
-        app.last_time_at_fair_share = view.last_time_at_fair_share
-    runtime.last_time_at_min_share = result.min_share.last_time_at_min_share
-    track_min_share_starvation(runtime, not is_none(result.min_share.starvation),
-                               runtime.last_time_at_min_share)
-    s.state.starved = result.queue
-    for app_id in result.queue.heap:
-        if app_id not in before:
-            report_starvation(s, s.state.apps[app_id])
+    def update(self, s: Scheduler) -> None:
+        """One ``FairScheduler.update()``."""
+        self._in_pass = True
+        try:
+            changes = self._changes(s)
+            self.demand.update(s, changes)
+            self.shares.update(s, changes)
+            if s.preemption_enabled:
+                self.starvation.note(s, changes)
+                if starvation_gate(s):
+                    self.starvation.update(s)
+        finally:
+            self._in_pass = False
+
+    def _changes(self, s: Scheduler) -> Changes:
+        tree = s.tree
+        everything = self._capacity is None
+        cluster_changed = self._capacity != s.state.capacity
+        self._capacity = s.state.capacity
+        apps, self._apps = self._apps, {}
+        by_leaf, self._by_leaf = self._by_leaf, {}
+        for app in apps.values():
+            by_leaf.setdefault(app.queue, {})[app.id] = app
+        queues: set[str] = set()
+        tree_changed = tree is not self._tree
+        if tree_changed:
+            self._tree = tree
+            queues = self._changed_queues(s)
+        by_leaf = {q: a for q, a in by_leaf.items() if q in tree and tree[q].is_leaf}
+        return Changes(everything, cluster_changed, apps, by_leaf, queues, tree_changed)
+
+    def _changed_queues(self, s: Scheduler) -> set[str]:
+        """Queues of the new tree that are new or whose node (settings, children) or runtime
+        record is not the one the last pass saw; queues gone are forgotten."""
+        changed: set[str] = set()
+        records: dict[str, tuple[QueueNode, QueueRuntime]] = {}
+        for node in s.tree:
+            record = (node, s.state.queues[node.name])
+            old = self._records.get(node.name)
+            if old is None or old[0] is not record[0] or old[1] is not record[1]:
+                changed.add(node.name)
+            records[node.name] = record
+        self._records = records
+        return changed

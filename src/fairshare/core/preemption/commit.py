@@ -26,8 +26,8 @@ from fairshare.core.preemption.search import VictimSearch
 from fairshare.core.preemption.victims import room_before_victims
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.starvation import take_starved_app
+from fairshare.core.starvation_report import starvation_kind
 from fairshare.core.state import App
-from fairshare.core.update import starvation_kind
 from fairshare.core.yarn_order import victims_grouped_by_app
 from fairshare.resources.vector import Resource, add, is_none
 
