@@ -1,4 +1,4 @@
-"""The update pass recomputed from scratch: the reference for ``core.fast_update``.
+"""The update pass recomputed from scratch: the reference for ``core.update``.
 
 ``FairScheduler.update()`` as it reads: every app's and queue's demand, every instantaneous fair
 share of the tree, then — when preemption is on and the cluster is busier than the utilization
