@@ -118,11 +118,18 @@ def preemption_list(s: Scheduler, node: Node) -> list[tuple[App, Resource]]:
     if not node.earmarks:
         return []
     for key, amount in list(node.earmarks.items()):
-        app = s.state.apps.get(key[0])
-        if app is None or app.attempt_key != key or not keeps_earmark(s, app):
+        app = earmarked_attempt(s, key)
+        if app is None or not keeps_earmark(s, app):
             del node.earmarks[key]
             node.earmarked_total = subtract(node.earmarked_total, amount)
     return [(s.state.apps[app_id], amount) for (app_id, _), amount in node.earmarks.items()]
+
+
+def earmarked_attempt(s: Scheduler, key: AttemptKey) -> App | None:
+    """The app whose current attempt an earmark entry is for; None once that attempt ended
+    (its app ended, or runs a later attempt: ``FSAppAttempt.isStopped``)."""
+    app = s.state.apps.get(key[0])
+    return app if app is not None and app.attempt_key == key else None
 
 
 def keeps_earmark(s: Scheduler, app: App) -> bool:

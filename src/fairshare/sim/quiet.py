@@ -45,7 +45,7 @@ import heapq
 from bisect import bisect_left, insort
 from collections.abc import Callable
 
-from fairshare.core.assignment import keeps_earmark
+from fairshare.core.assignment import earmarked_attempt, keeps_earmark
 from fairshare.core.engine import Engine
 from fairshare.core.events import (
     ConfigReloaded,
@@ -208,9 +208,8 @@ class QuietHeartbeats:
         An attempt gone or stopped is dropped (quietly), one without its AM writes the gauge, one
         under a configured max share may flip with any usage change."""
         for key in node.earmarks:
-            app = self.engine.state.apps.get(key[0])
-            if app is None or app.attempt_key != key or app.stopped or not (
-                    app.am_running or app.unmanaged):
+            app = earmarked_attempt(self.engine.s, key)
+            if app is None or app.stopped or not (app.am_running or app.unmanaged):
                 return True
             if self._queue_bounded(app.queue):
                 return True
@@ -221,15 +220,13 @@ class QuietHeartbeats:
         """What ``preemption_list`` reads of each earmarked attempt: are its earmarks kept.
         ``kept``: answers already known in the present state, by attempt (filled as found)."""
         s = self.engine.s
-        apps = self.engine.state.apps
         known = {} if kept is None else kept
         reads = []
         for key in node.earmarks:
             keeps = known.get(key)
             if keeps is None:
-                app = apps.get(key[0])
-                keeps = known[key] = (app is not None and app.attempt_key == key
-                                      and keeps_earmark(s, app))
+                app = earmarked_attempt(s, key)
+                keeps = known[key] = app is not None and keeps_earmark(s, app)
             reads.append((key, keeps))
         return tuple(reads)
 
