@@ -17,8 +17,8 @@ Phases, all through the public :class:`~fairshare.core.engine.Engine`:
 
 Allocations per second = containers allocated ÷ time spent in heartbeats, keeping the walk's
 index current included. Building the index from scratch (once per engine, and after a reload)
-is timed on its own. The reference — YARN's straightforward walk, which sorts the children at
-every level on each assignment (``Engine(indexed_walk=False)``) — runs the first heartbeats of
+is timed on its own. The reference — YARN's walk, which sorts the children at every level on
+each assignment (``tests/oracles/walk.py``) — runs the first heartbeats of
 the fill phase on an identical engine in the same run; both must produce the same events.
 
     python bench/allocate.py            # full size
@@ -34,12 +34,16 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.yarnsite import load_site
 from fairshare.core.engine import ContainerRequest, Engine
 from fairshare.core.events import Completion, ContainerAllocated, Event, event_record
 from fairshare.resources.vector import DEFAULT_TYPES, Resource
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the references live in tests/
+from tests.oracles.walk import use_reference_walk
 
 GB = 1024
 SIZES = [(1, 1), (2, 1), (3, 1), (4, 2), (8, 4)]  # (GB, vcores) of task containers
@@ -94,11 +98,12 @@ def build(size: Size, seed: int, indexed: bool, sink: list[Event] | Counter[str]
                             "yarn.scheduler.maximum-allocation-mb": str(16 * GB)})
     alloc = parse_allocations_text(allocation_file(size, rng), "bench.xml", site.resource_types)
     if isinstance(sink, list):
-        engine = Engine(site, alloc, indexed_walk=indexed, sink=sink.append)
+        engine = Engine(site, alloc, sink=sink.append)
     else:
         counts = sink
-        engine = Engine(site, alloc, indexed_walk=indexed,
-                        sink=lambda event: counts.update((event.type,)))
+        engine = Engine(site, alloc, sink=lambda event: counts.update((event.type,)))
+    if not indexed:
+        use_reference_walk(engine)
     per_rack = size.nodes // size.racks
     for n in range(size.nodes):
         engine.add_node(f"n{n:05d}", r(128 * GB, 32), f"/rack{n // per_rack:02d}")
@@ -135,8 +140,7 @@ def complete_some(engine: Engine, rng: random.Random, fraction: float) -> int:
 def build_index(engine: Engine) -> float:
     """Seconds to build the walk's index from scratch (the first walk would do it)."""
     start = time.perf_counter()
-    if engine.s.order is not None:
-        engine.s.order.refresh(engine.s)
+    engine.s.order.refresh(engine.s)
     return time.perf_counter() - start
 
 
@@ -148,7 +152,8 @@ def reference_window(size: Size, seed: int) -> dict[str, object]:
         events: list[Event] = []
         engine = build(size, seed, indexed, events)
         engine.update(preempt=False)
-        build_index(engine)
+        if indexed:
+            build_index(engine)
         del events[:]
         nodes = list(engine.state.nodes)[: size.reference_heartbeats]
         allocated, seconds = heartbeat_round(engine, nodes)

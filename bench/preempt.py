@@ -26,16 +26,16 @@ Workload (full size; ``--smoke``: 50 nodes, ~2,000 containers, 10 new apps):
   min-share starved (their fair-share timeout has not passed yet).
 
 Measured: the preemption round as ``preempt_for_starved_apps`` runs it — apps taken in §4.4
-order, each planned and committed before the next, so later apps see earlier marks and
-earmarks. Each ``plan_preemption`` call (with the round's ``VictimSearch``) is timed; the
-percentiles pool three rounds (``--rounds``), each on a fresh build of the same state, which
-must give the same plans. In the first round every 10th app (every app at smoke size;
-``--reference-every``) is also planned with ``plan_preemption_straightforward`` on the same
-state, before the commit (planning is pure), and both times are reported for those apps; the
-run fails unless both plans are equal. The straightforward planner takes about a second per
-app late in the round, so planning every app with it would take some twenty minutes. At the
-end of the first round, a what-if request for one container larger than any node is planned
-both ways: the worst case, where every node must be examined.
+order, each planned and committed before the next, so later apps see earlier marks and earmarks.
+Each ``plan_preemption`` call (with the round's ``VictimSearch``) is timed; the percentiles pool
+three rounds (``--rounds``), each on a fresh build of the same state, which must give the same
+plans. In the first round every 10th app (every app at smoke size; ``--reference-every``) is
+also planned with ``plan_preemption_reference`` (``tests/oracles/preemption.py``) on the same
+state, before the commit (planning is pure), and both times are reported for those apps; the run
+fails unless both plans are equal. The reference planner takes about a second per app late in
+the round, so planning every app with it would take some twenty minutes. At the end of the first
+round, a what-if request for one container larger than any node is planned both ways: the worst
+case, where every node must be examined.
 
     python bench/preempt.py            # full size
     python bench/preempt.py --smoke    # tiny, for CI
@@ -52,6 +52,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.yarnsite import load_site
@@ -60,11 +61,7 @@ from fairshare.core.engine import ContainerRequest, Engine
 from fairshare.core.events import Event
 from fairshare.core.locality import Locality
 from fairshare.core.preemption.commit import after_commit, commit, post_preemption_delay
-from fairshare.core.preemption.plan import (
-    PreemptionPlan,
-    plan_preemption,
-    plan_preemption_straightforward,
-)
+from fairshare.core.preemption.plan import PreemptionPlan, plan_preemption
 from fairshare.core.preemption.search import VictimSearch
 from fairshare.core.preemption.victims import StarvedRequest
 from fairshare.core.scheduler import Scheduler
@@ -72,6 +69,9 @@ from fairshare.core.starvation import take_starved_app
 from fairshare.core.starvation_report import starvation_kind
 from fairshare.core.state import App, Node
 from fairshare.resources.vector import DEFAULT_TYPES, Resource
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the references live in tests/
+from tests.oracles.preemption import plan_preemption_reference
 
 GB = 1024
 RACK_SIZE = 40
@@ -282,7 +282,7 @@ def unsatisfiable(s: Scheduler, search: VictimSearch, app: App) -> dict[str, obj
         plan = plan_preemption(s, app, search, requests)
         out[label] = round((time.perf_counter() - start) * 1000, 2)
     start = time.perf_counter()
-    reference = plan_preemption_straightforward(s, app, requests)
+    reference = plan_preemption_reference(s, app, requests)
     out["straightforward_ms"] = round((time.perf_counter() - start) * 1000, 2)
     out["identical_plans"] = reference == plan and not plan.selections
     return out
@@ -309,7 +309,7 @@ def timed_round(s: Scheduler, reference_every: int) -> Measured:
             out.fast_ms.append((time.perf_counter() - start) * 1000)
             if reference_every and len(out.plans) % reference_every == 0:
                 start = time.perf_counter()
-                reference = plan_preemption_straightforward(s, app)
+                reference = plan_preemption_reference(s, app)
                 out.sampled.append((out.fast_ms[-1], (time.perf_counter() - start) * 1000))
                 out.identical = out.identical and reference == plan
             out.plans.append(plan)

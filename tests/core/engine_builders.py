@@ -11,7 +11,9 @@ from fairshare.config.yarnsite import load_site
 from fairshare.core.engine import ContainerRequest, Engine
 from fairshare.core.events import event_record
 from fairshare.resources.vector import DEFAULT_TYPES, Resource
+from tests.oracles.preemption import use_reference_preemption
 from tests.oracles.update import use_reference_update
+from tests.oracles.walk import use_reference_walk
 
 GB = 1024
 
@@ -32,19 +34,22 @@ def make_engine(
     nodes: Sequence[tuple[str, int, int]] = (("n1", 8 * GB, 8),),
     rack: str = "/default-rack",
     groups: Mapping[str, Sequence[str]] | None = None,
-    indexed_walk: bool = True,
+    reference_walk: bool = False,
     reference_update: bool = False,
-    fast_preemption: bool = True,
+    reference_preemption: bool = False,
 ) -> Engine:
     """An engine with ``nodes`` registered. ``body`` is the inside of ``<allocations>``.
-    ``reference_update``: the update pass of ``tests/oracles/update.py``."""
+    ``reference_*``: the step of ``tests/oracles/`` in place of the engine's own."""
     conf = load_site(None, dict(site or {}))
     text = allocations_xml(body or "")
     alloc = parse_allocations_text(text, "test.xml", conf.resource_types)
-    engine = Engine(conf, alloc, groups=groups, indexed_walk=indexed_walk,
-                    fast_preemption=fast_preemption)
+    engine = Engine(conf, alloc, groups=groups)
+    if reference_walk:
+        use_reference_walk(engine)
     if reference_update:
         use_reference_update(engine)
+    if reference_preemption:
+        use_reference_preemption(engine)
     for name, memory, vcores in nodes:
         engine.add_node(name, r(memory, vcores), rack)
     return engine

@@ -1,6 +1,12 @@
-"""ComputeFairShares (spec §2.3): every worked vector of the spec holds exactly."""
+"""ComputeFairShares (spec §2.3): every worked vector of the spec holds exactly.
+
+Each test runs twice: on the engine's solver, and on the line-by-line port of YARN's code
+(``tests/oracles/shares.py``) that it is checked against on random inputs elsewhere.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 
 import pytest
 from hypothesis import given
@@ -8,6 +14,12 @@ from hypothesis import strategies as st
 
 from fairshare.core.compute_shares import ShareInput, compute_shares
 from fairshare.resources.vector import LONG_MAX, float32
+from tests.oracles.shares import compute_shares_reference
+
+Solver = Callable[[Sequence[ShareInput], int, bool], list[int]]
+# every test below, on both solvers
+pytestmark = pytest.mark.parametrize("solve", [compute_shares, compute_shares_reference],
+                                     ids=["engine", "reference"])
 
 U = LONG_MAX
 
@@ -42,38 +54,39 @@ SPEC_VECTORS = [
 
 @pytest.mark.parametrize(("items", "total", "steady", "expected"), SPEC_VECTORS)
 def test_spec_vectors(
+    solve: Solver,
     items: list[ShareInput], total: int, steady: bool, expected: list[int]
 ) -> None:
-    assert compute_shares(items, total, steady) == expected
+    assert solve(items, total, steady) == expected
 
 
-def test_zero_weight_is_not_capped_by_its_max() -> None:
+def test_zero_weight_is_not_capped_by_its_max(solve: Solver) -> None:
     # spec §2.3: zero-weight schedulables get exactly their min share, not capped by max
-    assert compute_shares([s(0, 3000, 1000), s(1)], 10000, False) == [3000, 7000]
+    assert solve([s(0, 3000, 1000), s(1)], 10000, False) == [3000, 7000]
 
 
-def test_non_positive_max_is_fixed_at_zero() -> None:
-    assert compute_shares([s(1, 500, 0), s(1)], 10000, False) == [0, 10000]
+def test_non_positive_max_is_fixed_at_zero(solve: Solver) -> None:
+    assert solve([s(1, 500, 0), s(1)], 10000, False) == [0, 10000]
 
 
-def test_negative_weight_behaves_like_zero() -> None:
-    assert compute_shares([s(-1, 2000), s(1)], 10000, False) == [2000, 8000]
+def test_negative_weight_behaves_like_zero(solve: Solver) -> None:
+    assert solve([s(-1, 2000), s(1)], 10000, False) == [2000, 8000]
 
 
-def test_saturating_sums_with_a_long_max_total() -> None:
+def test_saturating_sums_with_a_long_max_total(solve: Solver) -> None:
     # Five equal queues sharing 2^63-1: doubling stops at R = 2^61 (5·2^61 saturates).
     # Bisection: 2^60 → 5·2^60 < total; 1.5·2^60 → still below; 1.75·2^60 → 5× saturates to
     # exactly 2^63-1 == total, so the search stops there and everyone gets 1.75·2^60 = 7·2^58.
-    assert compute_shares([s(1)] * 5, LONG_MAX, False) == [7 * 2**58] * 5
+    assert solve([s(1)] * 5, LONG_MAX, False) == [7 * 2**58] * 5
 
 
-def test_apps_are_never_inactive() -> None:
+def test_apps_are_never_inactive(solve: Solver) -> None:
     app = ShareInput(1.0, 0, U, active=False, is_queue=False)
-    assert compute_shares([app, app], 100, False) == [50, 50]
+    assert solve([app, app], 100, False) == [50, 50]
 
 
-def test_total_is_capped_by_the_sum_of_max_shares() -> None:
-    assert compute_shares([s(1, 0, 100), s(1, 0, 200)], 10000, False) == [100, 200]
+def test_total_is_capped_by_the_sum_of_max_shares(solve: Solver) -> None:
+    assert solve([s(1, 0, 100), s(1, 0, 200)], 10000, False) == [100, 200]
 
 
 weights = st.sampled_from([0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 7.0])
@@ -85,9 +98,10 @@ totals = st.integers(min_value=0, max_value=200_000)
 
 @given(share_inputs, totals, st.booleans())
 def test_share_never_exceeds_max_unless_the_min_forces_it(
+    solve: Solver,
     items: list[ShareInput], total: int, steady: bool
 ) -> None:
-    for item, share in zip(items, compute_shares(items, total, steady), strict=True):
+    for item, share in zip(items, solve(items, total, steady), strict=True):
         assert share >= 0
         if item.max_share > 0:
             assert share <= max(item.max_share, item.min_share)
@@ -96,34 +110,37 @@ def test_share_never_exceeds_max_unless_the_min_forces_it(
 
 
 @given(share_inputs, totals)
-def test_inactive_queues_get_zero_instantaneous_share(items: list[ShareInput], total: int) -> None:
-    for item, share in zip(items, compute_shares(items, total, False), strict=True):
+def test_inactive_queues_get_zero_instantaneous_share(
+    solve: Solver, items: list[ShareInput], total: int
+) -> None:
+    for item, share in zip(items, solve(items, total, False), strict=True):
         if not item.active:
             assert share == 0
 
 
 @given(share_inputs, totals, st.booleans(), st.data())
 def test_doubling_a_weight_never_lowers_that_share(
+    solve: Solver,
     items: list[ShareInput], total: int, steady: bool, data: st.DataObject
 ) -> None:
     i = data.draw(st.integers(0, len(items) - 1))
-    before = compute_shares(items, total, steady)[i]
+    before = solve(items, total, steady)[i]
     doubled = list(items)
     doubled[i] = ShareInput(
         items[i].weight * 2, items[i].min_share, items[i].max_share, items[i].active, True
     )
-    assert compute_shares(doubled, total, steady)[i] >= before
+    assert solve(doubled, total, steady)[i] >= before
 
 
-def test_nan_weight_takes_nothing_and_the_search_still_ends() -> None:
+def test_nan_weight_takes_nothing_and_the_search_still_ends(solve: Solver) -> None:
     # share(NaN·R) is (long) NaN = 0. The other queue's used(R) = trunc(R) first reaches 1000
     # at R = 1024; bisection: 512, 768, 896, 960, 992 below, 1008 above, 1000 hits → hi = 1000.
-    assert compute_shares([s(float("nan")), s(1)], 1000, False) == [0, 1000]
+    assert solve([s(float("nan")), s(1)], 1000, False) == [0, 1000]
 
 
-def test_only_nan_weights_end_at_infinity_with_nothing_given() -> None:
+def test_only_nan_weights_end_at_infinity_with_nothing_given(solve: Solver) -> None:
     # YARN would double forever here (docs/fidelity.md); we stop at R = inf and give 0.
-    assert compute_shares([s(float("nan"))], 1000, False) == [0]
+    assert solve([s(float("nan"))], 1000, False) == [0]
 
 
 # Hadoop's own TestComputeFairShares (an independent reference): same inputs, same answers.
@@ -152,6 +169,7 @@ HADOOP_VECTORS = [
 
 @pytest.mark.parametrize(("items", "total", "expected"), HADOOP_VECTORS)
 def test_hadoop_compute_fair_shares_vectors(
+    solve: Solver,
     items: list[ShareInput], total: int, expected: list[int]
 ) -> None:
-    assert compute_shares(items, total, False) == expected
+    assert solve(items, total, False) == expected

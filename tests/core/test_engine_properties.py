@@ -206,9 +206,11 @@ class Config:
             **{f"{fair}am.preemption.{q}": "false" for q in AM_PREEMPTION_OFF},
         }
 
-    def engine(self, indexed_walk: bool = True, reference_update: bool = False) -> Engine:
+    def engine(self, reference: bool = False) -> Engine:
+        """``reference``: the walk, update pass and victim choice of ``tests/oracles/``."""
         return make_engine(allocation_body(self.fs_threshold), site=self.site(), nodes=(),
-                           indexed_walk=indexed_walk, reference_update=reference_update)
+                           reference_walk=reference, reference_update=reference,
+                           reference_preemption=reference)
 
 
 DEFAULT_CONFIG = Config("0", 1, 0, False, 2, "0.5")
@@ -276,17 +278,15 @@ def apply_step(engine: Engine, step: Step) -> None:
     STEPS[op](engine, *args)
 
 
-def replay_engine(config: Config, steps: Sequence[Step], indexed_walk: bool = True,
-                  reference_update: bool = False) -> Engine:
-    engine = config.engine(indexed_walk, reference_update)
+def replay_engine(config: Config, steps: Sequence[Step], reference: bool = False) -> Engine:
+    engine = config.engine(reference)
     for step in steps:
         apply_step(engine, step)
     return engine
 
 
-def replay(config: Config, steps: Sequence[Step], indexed_walk: bool = True
-           ) -> list[dict[str, Any]]:
-    engine = replay_engine(config, steps, indexed_walk)
+def replay(config: Config, steps: Sequence[Step]) -> list[dict[str, Any]]:
+    engine = replay_engine(config, steps)
     return [event_record(e, engine.types) for e in engine.events]
 
 
@@ -418,10 +418,10 @@ class RoundChecker:
 
     def _continues(self, sel: Selection, e: PreemptionWarned) -> bool:
         """A selection's victims are reported together, grouped by app (YARN's HashMap order),
-        not in the order they were chosen: the event's own count says where it ends, and
-        ``_close`` checks that the set is one YARN could choose."""
+        not in the order they were chosen: its events' count (``node-victims``) says where it
+        ends, and ``_close`` checks that the set is one YARN could choose."""
         same = (sel.node, sel.beneficiary, sel.request) == (e.node, e.beneficiary_app, e.request)
-        return same and len(sel.victims) < e.node_victims
+        return same and len(sel.victims) < sel.victims[0].node_victims
 
     def _open(self, e: PreemptionWarned) -> Selection:
         node = self.snap.nodes[e.node]
@@ -818,10 +818,9 @@ class EngineMachine(RuleBasedStateMachine):
             assert set(none["blocked"]) <= {*BLOCKED_CAUSES, ROOM_FREE}, none
         again = replay(self.config, self.steps)
         assert same(first, again), first_difference(first, again)
-        # the straightforward walk (sorting every level, nothing skipped) and update pass
-        # (recomputing everything) decide the same
-        reference = replay_engine(self.config, self.steps, indexed_walk=False,
-                                  reference_update=True)
+        # the reference walk (sorting every level, nothing skipped), update pass (recomputing
+        # everything) and victim choice (fresh views, every node scanned) decide the same
+        reference = replay_engine(self.config, self.steps, reference=True)
         expected = [event_record(e, reference.types) for e in reference.events]
         assert same(first, expected), first_difference(first, expected)
         assert state_digest(self.engine) == state_digest(reference)
@@ -882,6 +881,38 @@ def test_invariants_report_a_corrupted_state() -> None:
         "cluster allocated vs apps"]
     assert queue_counts(engine) == [
         "queue root num_runnable is 2, but 1 runnable apps are in its subtree"]
+
+
+def test_the_round_checker_splits_back_to_back_selections_by_their_own_counts() -> None:
+    """Two selections for one request on one node, the first of 2 victims, the second of 3:
+    hog's 11 tasks (512 MB, 1 vcore) fill n0 but for 2.5 GB and 1 vcore; s asks for two
+    (512 MB, 3 vcores). The first needs 2 victims (1 + 2 vcores); the second finds the node's
+    room earmarked (1.5 GB, 0 vcores) and needs 3. hog (fair share 2 GB of 8, weights 1:3)
+    may lose 7. The checker once ended a selection at the *next* event's count, which read
+    2 + 3 as 3 + 2 and reported both as wrong."""
+    body = ("<defaultFairSharePreemptionTimeout>1</defaultFairSharePreemptionTimeout>"
+            "<defaultFairSharePreemptionThreshold>1.0</defaultFairSharePreemptionThreshold>"
+            "<queue name='a'><schedulingPolicy>fair</schedulingPolicy></queue>"
+            "<queue name='b'><schedulingPolicy>fair</schedulingPolicy><weight>3</weight></queue>")
+    site = {**PREEMPTION_ON, "yarn.scheduler.minimum-allocation-mb": "512",
+            "yarn.scheduler.increment-allocation-mb": "512"}
+    engine = make_engine(body, site=site, nodes=[("n0", 8 * GB, 12)])
+    engine.submit("hog", "root.a", "u", None, [ask(11, 512, 1)])
+    engine.update()
+    for _ in range(11):  # one container per heartbeat (assignmultiple is off)
+        engine.heartbeat("n0")
+    assert engine.app("hog").usage == r(11 * 512, 11)
+    engine.submit("s", "root.b", "u", None, [ask(2, 512, 3)])
+    engine.update()
+    engine.advance(1500)
+    model = QueueModel({"root.a": PolicyName.FAIR, "root.b": PolicyName.FAIR},
+                       frozenset(), frozenset())
+    watch = Watcher(engine, model)
+    watch.consume_events()
+    assert watch.update() == []
+    warned = [e for e in engine.events if isinstance(e, PreemptionWarned)]
+    assert [e.node_victims for e in warned] == [2, 2, 3, 3, 3]
+    assert {(e.node, e.beneficiary_app, e.request) for e in warned} == {("n0", "s", r(512, 3))}
 
 
 # -- determinism across processes ------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The incremental update pass writes and reports exactly what the reference pass does.
 
-* :func:`compute_shares_grouped` gives the reference solver's numbers on random inputs, the
-  awkward weights, mins and maxes included (spec §2.3).
+* :func:`compute_shares` gives the reference solver's numbers (``tests/oracles/shares.py``) on
+  random inputs, the awkward weights, mins and maxes included (spec §2.3).
 * Two engines — the product's update pass and the reference (``tests/oracles/update.py``)
   that recomputes every demand, share and starvation on each pass — run the same random
   workloads in lockstep: submissions (to configured leaves, to new queues that placement
@@ -29,7 +29,6 @@ from fairshare.config.allocation import parse_allocations_text
 from fairshare.core.compute_shares import ShareInput, compute_shares
 from fairshare.core.engine import Engine
 from fairshare.core.events import event_record
-from fairshare.core.grouped_shares import compute_shares_grouped
 from fairshare.core.incremental_demand import sum_in_order
 from fairshare.resources.vector import LONG_MAX, Resource, add, float32
 from fairshare.sim.scenario import load_scenario
@@ -44,9 +43,10 @@ from tests.core.engine_builders import (
     random_node_change,
     same,
 )
+from tests.oracles.shares import compute_shares_reference
 from tests.oracles.update import use_reference_update
 
-# -- the grouped solver against the reference --------------------------------------------------
+# -- the engine's solver against the reference --------------------------------------------------
 
 WEIGHTS = [0.0, 0.1, 0.5, 1.0, 1.0, 1.0, 2.0, 3.3, -1.0, float("nan"), float("inf"), 1e-40, 5e-324,
            1e30, float32(0.1), float32(0.3)]
@@ -67,16 +67,16 @@ def share_problems(draw: st.DrawFn) -> tuple[list[ShareInput], int, bool]:
 
 @settings(max_examples=1500, deadline=None)
 @given(share_problems())
-def test_grouped_solver_gives_the_reference_shares(
+def test_the_engine_solver_gives_the_reference_shares(
         problem: tuple[list[ShareInput], int, bool]) -> None:
     items, total, steady = problem
-    assert compute_shares_grouped(items, total, steady) == compute_shares(items, total, steady)
+    assert compute_shares(items, total, steady) == compute_shares_reference(items, total, steady)
 
 
 @pytest.mark.parametrize(("n", "total"), [(3, 1000), (3, 8192), (2, 10240), (7, 81920000)])
-def test_grouped_solver_reproduces_the_upper_bound_quirk(n: int, total: int) -> None:
+def test_the_engine_solver_reproduces_the_upper_bound_quirk(n: int, total: int) -> None:
     items = [ShareInput(1.0, 0, LONG_MAX)] * n
-    assert compute_shares_grouped(items, total, False) == compute_shares(items, total, False)
+    assert compute_shares(items, total, False) == compute_shares_reference(items, total, False)
 
 
 COMPONENTS = st.sampled_from([0, 1, 1024, -7, 2**62, LONG_MAX, -(2**63)])

@@ -1,12 +1,12 @@
-"""The indexed tree walk decides exactly as YARN's straightforward walk (issue 3, item 7).
+"""The indexed tree walk decides exactly as YARN's walk that sorts every level (issue 3, item 7).
 
 * The sort keys order schedulables as the comparators do (spec §3.5), wherever they give a key.
-* Two engines — ``indexed_walk=True`` and the reference that sorts every level on each
-  assignment — run the same random workloads in lockstep: busy leaves with several apps, all
-  three policies, zero weights, tight ``maxAMShare`` (its gauge), ``maxResources``, min shares,
-  delay scheduling on and off, reservations, preemption, node changes, moves and reloads.
-  After every step both event streams must be equal; at the end, the queue metrics and the apps'
-  and nodes' state too.
+* Two engines — the engine's walk and the reference (``tests/oracles/walk.py``) that sorts every
+  level on each assignment — run the same random workloads in lockstep: busy leaves with several
+  apps, all three policies, zero weights, tight ``maxAMShare`` (its gauge), ``maxResources``,
+  min shares, delay scheduling on and off, reservations, preemption, node changes, moves and
+  reloads. After every step both event streams must be equal; at the end, the queue metrics and
+  the apps' and nodes' state too.
 """
 
 from __future__ import annotations
@@ -157,8 +157,8 @@ class Lockstep:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
         self.body, self.site = allocation_body(self.rng), site(self.rng)
-        self.engines = [make_engine(self.body, site=self.site, nodes=(), indexed_walk=flag)
-                        for flag in (True, False)]
+        self.engines = [make_engine(self.body, site=self.site, nodes=(), reference_walk=flag)
+                        for flag in (False, True)]
         self.seen = 0
         self.apps = 0
 
@@ -342,7 +342,7 @@ def test_a_node_change_reorders_drf_queues_before_the_next_update(
     queues (a heartbeat of the small n0, where nothing fits) and before n1 heartbeats."""
     nodes = [("n1", 8 * GB, 8), ("n0", 512, 1)]
     nodes += [("n2", 24 * GB, 1)] if change == "remove" else []
-    engine = make_engine(DRF_BODY, nodes=nodes, indexed_walk=indexed)
+    engine = make_engine(DRF_BODY, nodes=nodes, reference_walk=not indexed)
     engine.submit("a1", "root.a", "u", None, [ask(1, 4 * GB, 1)])
     engine.submit("b1", "root.b", "u", None, [ask(1, GB, 3)])
     engine.update()
@@ -372,7 +372,7 @@ def test_a_key_some_node_refuses_does_not_hide_the_next_key(indexed: bool) -> No
     The index may not summarise a by its first key alone. (a's queue has weight 0, so a is
     never starved and never reserves: only its second key can get it visited.)"""
     engine = make_engine("<queue name='z'><weight>0</weight></queue>",
-                         nodes=[("n0", 4 * GB, 4)], rack="/rack0", indexed_walk=indexed)
+                         nodes=[("n0", 4 * GB, 4)], rack="/rack0", reference_walk=not indexed)
     engine.add_node("n9", r(8 * GB, 4), "/rack0")
     engine.submit("b", "root.default", "u", None, [ask(1, 2 * GB, 1, locality="n0",
                                                        relax=False)])

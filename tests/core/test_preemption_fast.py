@@ -1,16 +1,16 @@
-"""The round-long victim search gives the straightforward algorithm's decisions (spec §5.3–§5.5).
+"""The round-long victim search gives the reference algorithm's decisions (spec §5.3–§5.5).
 
 :func:`plan_preemption` (with a :class:`VictimSearch` kept across a round) and
-:func:`plan_preemption_straightforward` are compared on small random clusters: nodes on a few
-racks; ``fair`` and ``drf`` leaves, a queue that may not be preempted from, one whose AMs may
-not be preempted, one with fair share 0, a min-share queue; AMs and tasks of several sizes
-placed at random (and clusters full of AMs, so that searches must weigh sets of several AMs);
-reservations; a second round of newcomers that meets the first round's marks and earmarks;
-``waitTimeBeforeKill`` 0 (victims die inside the round) or not. Every starved app of a round
-is planned both ways on the same state before a plan is committed — also for what-if
-requests at hosts and racks, with and without relaxLocality, which §5.2 never makes — and
-whole rounds run both ways on twin engines must emit the same events. Hand-worked cases pin
-what the shortcuts must not get wrong.
+:func:`~tests.oracles.preemption.plan_preemption_reference` are compared on small random
+clusters: nodes on a few racks; ``fair`` and ``drf`` leaves, a queue that may not be preempted
+from, one whose AMs may not be preempted, one with fair share 0, a min-share queue; AMs and
+tasks of several sizes placed at random (and clusters full of AMs, so that searches must weigh
+sets of several AMs); reservations; a second round of newcomers that meets the first round's
+marks and earmarks; ``waitTimeBeforeKill`` 0 (victims die inside the round) or not. Every
+starved app of a round is planned both ways on the same state before a plan is committed — also
+for what-if requests at hosts and racks, with and without relaxLocality, which §5.2 never makes
+— and whole rounds run both ways on twin engines must emit the same events. Hand-worked cases
+pin what the shortcuts must not get wrong.
 """
 
 from __future__ import annotations
@@ -31,15 +31,12 @@ from fairshare.core.preemption.commit import (
     post_preemption_delay,
     preempt_for_starved_apps,
 )
-from fairshare.core.preemption.plan import (
-    PreemptionPlan,
-    plan_preemption,
-    plan_preemption_straightforward,
-)
+from fairshare.core.preemption.plan import PreemptionPlan, plan_preemption
 from fairshare.core.preemption.search import VictimSearch
 from fairshare.core.preemption.victims import ANY, StarvedRequest
 from fairshare.core.starvation import take_starved_app
 from tests.core.engine_builders import GB, ask, make_engine, r, records
+from tests.oracles.preemption import ReferencePlanner, plan_preemption_reference
 
 FAIR = "<schedulingPolicy>fair</schedulingPolicy>"
 BODY = (
@@ -227,11 +224,11 @@ def compared_round(engine: Engine, spec: Spec) -> list[PreemptionPlan]:
             before = digest(engine)
             plan = plan_preemption(s, app, search)
             assert digest(engine) == before, "planning wrote to the state"
-            assert plan == plan_preemption_straightforward(s, app)
+            assert plan == plan_preemption_reference(s, app)
             requests = what_if(engine, spec, app_id)
             if requests:
                 what = plan_preemption(s, app, search, requests)
-                assert what == plan_preemption_straightforward(s, app, requests)
+                assert what == plan_preemption_reference(s, app, requests)
                 if len(requests) % 2:  # else the plan committed is not the latest one
                     plan = what
             plans.append(plan)
@@ -256,7 +253,7 @@ def digest(engine: Engine) -> Any:
 @settings(derandomize=True, deadline=None, max_examples=250,
           suppress_health_check=[HealthCheck.too_slow])
 @given(ANY_SPEC)
-def test_every_plan_of_a_round_is_the_straightforward_plan(spec: Spec) -> None:
+def test_every_plan_of_a_round_is_the_reference_plan(spec: Spec) -> None:
     engine = build(spec)
     engine.update(preempt=False)
     compared_round(engine, spec)
@@ -268,14 +265,14 @@ def test_every_plan_of_a_round_is_the_straightforward_plan(spec: Spec) -> None:
 @settings(derandomize=True, deadline=None, max_examples=150,
           suppress_health_check=[HealthCheck.too_slow])
 @given(ANY_SPEC)
-def test_rounds_emit_the_straightforward_events(spec: Spec) -> None:
+def test_rounds_emit_the_reference_events(spec: Spec) -> None:
     fast, reference = build(spec), build(spec)
-    for engine, straightforward in ((fast, False), (reference, True)):
+    for engine, use_reference in ((fast, False), (reference, True)):
         engine.update(preempt=False)
-        preempt_for_starved_apps(engine.s, straightforward=straightforward)
+        preempt_for_starved_apps(engine.s, ReferencePlanner(engine.s) if use_reference else None)
         newcomers(engine, spec)
         engine.update(preempt=False)
-        preempt_for_starved_apps(engine.s, straightforward=straightforward)
+        preempt_for_starved_apps(engine.s, ReferencePlanner(engine.s) if use_reference else None)
         engine.advance(10_000)  # the kills, and the starved apps' back-off
     assert records(fast) == records(reference)
 
@@ -362,7 +359,7 @@ def test_a_host_request_that_needs_an_am_looks_elsewhere_only_if_it_may_relax() 
     for relax, node in ((True, "n2"), (False, "n1")):
         requests = [(StarvedRequest(r(2 * GB, 1), "n1", relax), 1)]
         plan = plan_preemption(s, app, None, requests)
-        assert plan == plan_preemption_straightforward(s, app, requests)
+        assert plan == plan_preemption_reference(s, app, requests)
         assert [sel.node for sel in plan.selections] == [node]
 
 

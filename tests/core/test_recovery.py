@@ -123,8 +123,8 @@ def test_impossible_recoveries_are_refused(problem: str) -> None:
 
 def test_the_fast_paths_decide_as_the_references_after_a_recovery() -> None:
     def run(fast: bool) -> list[dict[str, object]]:
-        engine = two_nodes(site=PREEMPTION, indexed_walk=fast, reference_update=not fast,
-                           fast_preemption=fast)
+        engine = two_nodes(site=PREEMPTION, reference_walk=not fast, reference_update=not fast,
+                           reference_preemption=not fast)
         recovered(engine)
         engine.submit("app2", "b", "bob", r(GB), [ask(4, GB)])
         for _ in range(6):

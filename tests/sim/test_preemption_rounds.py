@@ -1,10 +1,10 @@
-"""Preemption rounds over simulated time: the fast planner against the straightforward one.
+"""Preemption rounds over simulated time: the engine's planner against the reference one.
 
 Rounds keep what they learnt about nodes (their candidates and the bounds on what they can
 free) and owners from one round to the next while nothing those were built from changed
 (preemption/search.py). Over a simulated workload — allocations, completions, kills, new
-apps, fair shares moving between rounds — every decision must be the one fresh, straightforward
-rounds make: the same events, the same state.
+apps, fair shares moving between rounds — every decision must be the one fresh reference rounds
+(``tests/oracles/preemption.py``) make: the same events, the same state.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from fairshare.sim.workload import AppSpec, TaskGroup
 from tests.core.engine_builders import GB, make_engine, r
 
 
-def contended(seed: int, fast_preemption: bool) -> tuple[Engine, list[AppSpec]]:
+def contended(seed: int, reference: bool) -> tuple[Engine, list[AppSpec]]:
     """Several nodes, queues that take turns being starved, tasks long enough to be preempted."""
     rng = random.Random(seed)
     queues = ["a", "b", "c", "d"][: rng.randint(2, 4)]
@@ -45,7 +45,7 @@ def contended(seed: int, fast_preemption: bool) -> tuple[Engine, list[AppSpec]]:
             "yarn.scheduler.fair.amPreemption": rng.choice(["true", "false"])}
     nodes = [(f"n{i}", rng.choice([4, 8]) * GB, rng.choice([4, 8]))
              for i in range(rng.randint(3, 10))]
-    engine = make_engine(body, site=site, nodes=nodes, fast_preemption=fast_preemption)
+    engine = make_engine(body, site=site, nodes=nodes, reference_preemption=reference)
     apps = []
     for i in range(rng.randint(3, 12)):
         groups = tuple(TaskGroup(rng.randint(2, 12), r(rng.choice([1, 2, 3]) * GB, 1),
@@ -59,11 +59,10 @@ def contended(seed: int, fast_preemption: bool) -> tuple[Engine, list[AppSpec]]:
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(min_value=0, max_value=2**32 - 1))
-def test_rounds_that_keep_what_they_learnt_decide_as_fresh_straightforward_rounds(
-        seed: int) -> None:
+def test_rounds_that_keep_what_they_learnt_decide_as_fresh_reference_rounds(seed: int) -> None:
     runs = []
-    for fast in (False, True):
-        engine, apps = contended(seed, fast)
+    for reference in (True, False):
+        engine, apps = contended(seed, reference)
         sim = Simulation(engine, apps)
         states = []
         for until in (20_000, 60_000, 120_000):
@@ -77,7 +76,7 @@ def test_the_workloads_do_preempt() -> None:
     """The comparison above means something only if rounds warn and kill across many rounds."""
     warned = kills = 0
     for seed in range(10):
-        engine, apps = contended(seed, True)
+        engine, apps = contended(seed, False)
         Simulation(engine, apps).run(120_000)
         types = [e.type for e in engine.events]
         warned += types.count("preemption-warned")

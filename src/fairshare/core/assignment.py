@@ -10,7 +10,7 @@ Each step returns an :class:`Assigned` (a container, or a reservation) or ``None
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from fairshare.core.am_share import (
@@ -23,12 +23,7 @@ from fairshare.core.asks import decrement_asks, first_any_ask, outstanding
 from fairshare.core.decommission import note_app_ran
 from fairshare.core.events import ContainerAllocated, ContainerReserved
 from fairshare.core.locality import Locality, LocalityState, offer, on_allocation
-from fairshare.core.order_index import (
-    comparator_order_apps,
-    comparator_order_children,
-    headroom,
-    reservable_nodes_limit,
-)
+from fairshare.core.order_index import headroom, reservable_nodes_limit
 from fairshare.core.policies import SortKey
 from fairshare.core.scheduler import ROOT, Scheduler
 from fairshare.core.state import (
@@ -72,11 +67,17 @@ class Assigned:
         return Resource((-1, *none.values[1:]))
 
 
+# one walk down the tree for a node: the first container or reservation it makes, if any
+TreeWalk = Callable[[Scheduler, Node], Assigned | None]
+
+
 # -- §3.1 the heartbeat -------------------------------------------------------------------------
 
 
-def attempt_scheduling(s: Scheduler, node: Node) -> None:
-    """``attemptScheduling(node)``."""
+def attempt_scheduling(s: Scheduler, node: Node, tree_walk: TreeWalk | None = None) -> None:
+    """``attemptScheduling(node)``, walking the tree with ``tree_walk`` (:func:`walk` unless
+    given)."""
+    tree_walk = tree_walk or walk
     assign_preempted_containers(s, node)
     valid = False
     if node.reservation is not None:
@@ -87,7 +88,7 @@ def attempt_scheduling(s: Scheduler, node: Node) -> None:
     allocated_before = node.allocated  # half of what is free now bounds assignmultiple (§3.7)
     max_to_assign: Resource | None = None
     while node.reservation is None:
-        result = walk(s, node)
+        result = tree_walk(s, node)
         if result is None:
             break
         count += 1
@@ -176,60 +177,39 @@ def pre_check(s: Scheduler, queue: str, node: Node) -> bool:
 
 
 def walk(s: Scheduler, node: Node) -> Assigned | None:
-    """One walk down the tree from the root: through the index when the engine keeps one."""
-    if s.order is None:
-        return assign_from_queue(s, ROOT, node)
-    s.order.refresh(s)
-    if s.site.delay_scheduling_enabled:  # every visit counts an opportunity: nothing may be skipped
-        return _indexed_from_queue(s, ROOT, node)
+    """One walk down the tree from the root (``FSParentQueue``/``FSLeafQueue.assignContainer``)
+    over the order index's sorted lists. Under delay scheduling every visit to an app counts a
+    scheduling opportunity, so every app is visited; otherwise what can only fail on this node
+    is passed over. Tests check both against YARN's walk that sorts every level
+    (``tests/oracles/walk.py``)."""
+    order = s.order
+    order.refresh(s)
+    if s.site.delay_scheduling_enabled:
+        return _visit_every_app(s, ROOT, node)
     free = node.unallocated
-    if not s.order.may_act(ROOT, free, s.unbounded):
+    if not order.may_act(ROOT, free, s.unbounded):
         # nothing anywhere can use this node: the walk would only run AM checks, which write
         # the same gauges as the last such sweep if nothing they read changed since
         available = s.root_available()
-        if s.order.runs_am_checks(ROOT) and not s.order.gauges_current(available):
+        if order.runs_am_checks(ROOT) and not order.gauges_current(available):
             _am_checks_below(s, ROOT, node)
-            s.order.gauges_written(available)
+            order.gauges_written(available)
         return None
     return _pruned_from_queue(s, ROOT, node, free, s.unbounded)
 
 
-def assign_from_queue(s: Scheduler, queue: str, node: Node) -> Assigned | None:
-    """The straightforward walk: sort the children with the comparator at every level."""
+def _visit_every_app(s: Scheduler, queue: str, node: Node) -> Assigned | None:
+    """The walk over the index's sorted lists, every queue and app visited in turn."""
     if not pre_check(s, queue, node):
         return None
     if s.tree[queue].is_leaf:
-        return assign_from_leaf(s, queue, node)
-    for child in comparator_order_children(s, queue):
-        result = assign_from_queue(s, child, node)
-        if result is not None:
-            return result
-    return None
-
-
-def assign_from_leaf(s: Scheduler, queue: str, node: Node) -> Assigned | None:
-    """Runnable apps with pending demand, in the leaf policy's order (blacklists not modelled)."""
-    for app in comparator_order_apps(s, queue):
-        result = assign_to_app(s, app, node, via="heartbeat")
-        if result is not None:
-            return result
-    return None
-
-
-def _indexed_from_queue(s: Scheduler, queue: str, node: Node) -> Assigned | None:
-    """The straightforward walk over the index's sorted lists."""
-    if not pre_check(s, queue, node):
-        return None
-    order = s.order
-    assert order is not None
-    if s.tree[queue].is_leaf:
-        for app in order.apps(s, queue):  # runnable, with pending demand
+        for app in s.order.apps(s, queue):  # runnable, with pending demand
             result = assign_to_app(s, app, node, via="heartbeat")
             if result is not None:
                 return result
         return None
-    for child in order.children(s, queue):
-        result = _indexed_from_queue(s, child, node)
+    for child in s.order.children(s, queue):
+        result = _visit_every_app(s, child, node)
         if result is not None:
             return result
     return None
@@ -242,7 +222,6 @@ def _pruned_from_queue(s: Scheduler, queue: str, node: Node, free: Resource, roo
     down to here. A walk only starts on a node without a reservation and ends at the first
     allocation or reservation, so ``pre_check`` reduces to the queue's own headroom."""
     order = s.order
-    assert order is not None
     if room is not s.unbounded or order.limited(s, queue):  # else no max share can bind here
         own = headroom(s.state.queues[queue].usage, s.max_share(queue))
         if min(own.values) < 0:
@@ -296,7 +275,6 @@ def _leaf_past_am_limit(s: Scheduler, leaf: str, node: Node, free: Resource, roo
     those visits would only write the limit as the MaxAMShare gauge, so only the other apps
     are visited, and the gauge is written where the walk would reach the first refused app."""
     order = s.order
-    assert order is not None
     unbounded = room is s.unbounded
     for key, app in others:
         if first_am_check is not None and key > first_am_check:
@@ -319,7 +297,6 @@ def _am_checks_below(s: Scheduler, queue: str, node: Node) -> None:
     each leaf writes the same gauge whatever the order: only the leaves with checks are
     visited, in no particular order."""
     order = s.order
-    assert order is not None
     if not pre_check(s, queue, node):
         return
     if s.tree[queue].is_leaf:
@@ -406,7 +383,7 @@ def has_container_for_node(s: Scheduler, app: App, key: Key, node: Node) -> bool
 
 def fits_in_max_share(s: Scheduler, queue: str, amount: Resource) -> bool:
     """``fitsInMaxShare`` up the whole ancestry."""
-    if s.order is not None and not s.order.limited(s, queue):
+    if not s.order.limited(s, queue):
         return True  # every max share above is unbounded: usage + amount saturates below it
     return all(
         fits_in(add(s.state.queues[q].usage, amount), s.max_share(q)) for q in s.ancestry(queue)

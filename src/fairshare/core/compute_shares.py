@@ -1,15 +1,29 @@
-"""ComputeFairShares, exactly as YARN does it (spec §2.3) — the reference implementation.
+"""ComputeFairShares, as YARN does it (spec §2.3), with identical schedulables counted once.
 
 One call cuts one resource type of a parent's share among its schedulables (child queues, or
-the runnable apps of a leaf). It is deliberately a line-by-line port: a doubling search for an
-upper bound on the weight-to-resource ratio R, then 25 bisection steps, then every schedulable
-gets ``trunc(min(max(w·R, min), max))`` at the **upper** bound — which is why three equal queues
-sharing 1000 get 334 each (spec §2.3). ``fairshare.core.fast_shares`` computes the same numbers
-for many groups at once; tests hold the two to identical results.
+the runnable apps of a leaf): a doubling search for an upper bound on the weight-to-resource
+ratio R, then 25 bisection steps, then every schedulable gets ``trunc(min(max(w·R, min), max))``
+at the **upper** bound — which is why three equal queues sharing 1000 get 334 each (spec §2.3).
+
+YARN evaluates ``used(R)`` by summing every searching schedulable's share, about sixty times per
+call. Schedulables with the same weight, min and max share have the same share at every R, so
+here ``used(R)`` is a sum over *groups*: ``count × share``. The runnable apps of a leaf (weight
+1, or a handful of size-based weights) are one or a few groups; a parent's children are a few.
+
+Identical, not approximate: every share is non-negative (the searching ones have a positive max
+share, and ``w·R`` with ``R ≥ 0`` never falls below a min share that is not clamped up to it), so
+YARN's saturating running sum is ``min(Σ, LONG_MAX)`` whatever the order or grouping. The
+doubling and bisection then take the same steps and end at the same upper bound; the final
+shares are computed per schedulable. The bound depends only on the groups and the total searched
+for, so it is memoised (trees repeat the same splits: sibling leaves of one weight get the same
+share and often hold as many apps). Tests hold this module to a line-by-line port of
+``ComputeFairShares`` (``tests/oracles/shares.py``) on random inputs.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -56,14 +70,9 @@ def fixed_share(s: ShareInput, steady: bool) -> int | None:
     return None
 
 
-def resource_used(items: Sequence[ShareInput], ratio: float) -> int:
-    """Saturating sum of every schedulable's share at ratio R (shares here are never negative)."""
-    total = 0
-    for s in items:
-        total += share_at(s, ratio)
-        if total >= LONG_MAX:
-            return LONG_MAX
-    return total
+# (weight, min share, max share, how many schedulables have exactly these); the shares as
+# doubles, the way share_at compares against them
+Group = tuple[float, float, float, int]
 
 
 def compute_shares(items: Sequence[ShareInput], total: int, steady: bool) -> list[int]:
@@ -74,14 +83,39 @@ def compute_shares(items: Sequence[ShareInput], total: int, steady: bool) -> lis
         if value is not None:
             taken = sat_add(taken, value)
     searching = [s for s, value in zip(items, fixed, strict=True) if value is None]
-    ratio = _search_ratio(searching, _search_total(searching, total, taken)) if searching else 0.0
+    if not searching:
+        return [0 if value is None else value for value in fixed]
+    counts: dict[tuple[float, float, float], int] = {}
+    for s in searching:
+        key = (s.weight, float(s.min_share), float(s.max_share))
+        counts[key] = counts.get(key, 0) + 1
+    groups = tuple((w, mn, mx, n) for (w, mn, mx), n in counts.items())
+    ratio = search_ratio(groups, search_total(searching, total, taken))
     return [
         share_at(s, ratio) if value is None else value
         for s, value in zip(items, fixed, strict=True)
     ]
 
 
-def _search_total(searching: Sequence[ShareInput], total: int, taken: int) -> int:
+def _used(groups: tuple[Group, ...], ratio: float) -> int:
+    """``min(Σ count × share(R), LONG_MAX)``: YARN's ``resourceUsedWithWeightToResourceRatio``
+    over the groups."""
+    total = 0
+    for weight, low, high, count in groups:
+        value = weight * ratio
+        if value != value:  # NaN: Java's (long) NaN is 0
+            continue
+        if value < low:
+            value = low
+        if value > high:
+            value = high
+        total += java_long(value) * count
+        if total >= LONG_MAX:
+            return LONG_MAX
+    return total
+
+
+def search_total(searching: Sequence[ShareInput], total: int, taken: int) -> int:
     """``min(Σ max, max(T − taken, 0))``: capping by the max shares lets the doubling end."""
     total_max = 0
     for s in searching:
@@ -91,13 +125,34 @@ def _search_total(searching: Sequence[ShareInput], total: int, taken: int) -> in
     return min(total_max, max(total - taken, 0))
 
 
-def _search_ratio(searching: Sequence[ShareInput], total: int) -> float:
-    """Doubling then 25 bisection steps; returns the upper bound, as YARN uses it (spec §2.3)."""
-    upper = 1.0
-    # A NaN weight never uses anything, so YARN would double forever; we stop at infinity.
-    while resource_used(searching, upper) < total and upper != float("inf"):
-        upper *= 2.0
-    return bisect_ratio(lambda ratio: resource_used(searching, ratio), upper, total)
+@functools.lru_cache(maxsize=1 << 16)
+def search_ratio(groups: tuple[Group, ...], total: int) -> float:
+    """The doubling then 25 bisection steps of spec §2.3; the upper bound, as YARN uses it."""
+    return bisect_ratio(lambda ratio: _used(groups, ratio), _doubled(groups, total), total)
+
+
+def _doubled(groups: tuple[Group, ...], total: int) -> float:
+    """Where YARN's ``while used(R) < total: R *= 2`` from R = 1 stops: the least 2^k (k ≥ 0)
+    with ``used(2^k) ≥ total``, or infinity once 2^k overflows (spec §2.3).
+
+    ``used`` never decreases as R grows, so the k can be found from a first guess — the
+    exponent at which the weights alone would reach the total — by stepping up while
+    ``used(2^k) < total`` and down while ``used(2^(k−1)) ≥ total``: usually two evaluations
+    instead of one per doubling.
+    """
+    weight = sum(w * n for w, _, _, n in groups)
+    if not 0.0 < weight < float("inf") or total <= 0:
+        k = 0
+    else:
+        k = min(max(math.ceil(math.log2(total) - math.log2(weight)), 0), _OVERFLOW)
+    while k < _OVERFLOW and _used(groups, math.ldexp(1.0, k)) < total:
+        k += 1
+    while k > 0 and _used(groups, math.ldexp(1.0, k - 1)) >= total:
+        k -= 1
+    return float("inf") if k >= _OVERFLOW else math.ldexp(1.0, k)
+
+
+_OVERFLOW = 1024  # 2^1024 overflows a double: the doubling loop ends at infinity
 
 
 def bisect_ratio(used_at: Callable[[float], int], upper: float, total: int) -> float:

@@ -21,7 +21,7 @@ from fairshare.core import apps as lifecycle
 from fairshare.core.admission import promote_on_reload
 from fairshare.core.apps import EngineError
 from fairshare.core.asks import ContainerRequest
-from fairshare.core.assignment import attempt_scheduling
+from fairshare.core.assignment import TreeWalk, attempt_scheduling, walk
 from fairshare.core.decommission import drained
 from fairshare.core.events import (
     Completion,
@@ -34,7 +34,12 @@ from fairshare.core.events import (
     NodeRemoved,
     NodeResized,
 )
-from fairshare.core.preemption.commit import fire_due_timers, preempt_for_starved_apps
+from fairshare.core.preemption.commit import (
+    RoundPlanner,
+    SearchPlanner,
+    fire_due_timers,
+    preempt_for_starved_apps,
+)
 from fairshare.core.recovery import recover_container
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.state import App, AppState, ClusterState, Container, Node
@@ -62,18 +67,15 @@ class Engine:
         start_ms: int = 0,
         groups: Mapping[str, Sequence[str]] | None = None,
         sink: Callable[[Event], None] | None = None,
-        indexed_walk: bool = True,
-        fast_preemption: bool = True,
     ) -> None:
-        """``indexed_walk=False`` gives YARN's straightforward walk, which sorts every level on
-        each assignment: same decisions, much slower (the reference for tests and benchmarks).
-        ``fast_preemption=False`` plans every starved app's victims with the straightforward
-        search, from fresh views of every node and owner: the same plans, much slower."""
         if not 0 <= start_ms <= MAX_TIME_MS:
             raise EngineError(f"the clock must start between 0 and {MAX_TIME_MS:,} ms, "
                               f"not at {start_ms:,} ms")
-        self.s = Scheduler(site, allocations, sink, start_ms, indexed_walk)
-        self.fast_preemption = fast_preemption
+        self.s = Scheduler(site, allocations, sink, start_ms)
+        # the steps that have a reference implementation in tests/oracles/, which tests and
+        # benchmarks put here to compare: the tree walk and the preemption round's planner
+        self.tree_walk: TreeWalk = walk
+        self.round_planner: Callable[[Scheduler], RoundPlanner] = SearchPlanner
         self.groups: Mapping[str, Sequence[str]] = groups or {}
         self._deadlines: list[tuple[int, str]] = []  # decommission timeouts: (due, node)
         self.s.recompute_steady_shares()
@@ -232,7 +234,7 @@ class Engine:
                 self._decommissioned(node, "drained")
                 return
             self._shrink_to_used(node, None)
-        attempt_scheduling(self.s, node)
+        attempt_scheduling(self.s, node, self.tree_walk)
         self.s.update_root_queue_metrics()
 
     def heartbeat_all(self) -> None:
@@ -307,7 +309,7 @@ class Engine:
             self.preempt()
 
     def preempt(self) -> None:
-        preempt_for_starved_apps(self.s, straightforward=not self.fast_preemption)
+        preempt_for_starved_apps(self.s, self.round_planner(self.s))
 
     # -- configuration -------------------------------------------------------------------------
 

@@ -9,8 +9,10 @@ and ``fifo`` hands a copy of the leaf's whole share to its earliest app.
 These functions return new mappings and never write through their inputs. Components a policy
 does not write are taken from ``previous`` (YARN keeps one mutable vector per schedulable).
 
-This module is the straightforward per-group reference; :mod:`fairshare.core.fast_shares` gives
-identical results for large trees.
+The engine's update pass redoes only the cuts whose inputs changed
+(:mod:`fairshare.core.incremental_shares`), through the same :func:`cut` and
+:func:`split_among_apps`; :func:`compute_instantaneous_fair_shares` computes the whole tree at
+once, for questions asked without an engine (``fairshare shares``) and as the tests' reference.
 """
 
 from __future__ import annotations
@@ -66,8 +68,8 @@ def active_queues(tree: QueueTree, runnable: Mapping[str, Sequence[AppShareInput
     return active
 
 
-# ComputeFairShares for one resource type: compute_shares, or an implementation held identical
-# to it (fairshare.core.grouped_shares)
+# ComputeFairShares for one resource type: compute_shares; tests pass YARN's line-by-line port
+# (tests/oracles/shares.py) to check it
 Solver = Callable[[Sequence[ShareInput], int, bool], list[int]]
 
 
@@ -136,6 +138,7 @@ def compute_instantaneous_fair_shares(
     cluster: Resource,
     runnable: Mapping[str, Sequence[AppShareInput]],
     previous: FairShares | None = None,
+    solver: Solver = compute_shares,
 ) -> FairShares:
     """Instantaneous fair shares of queues and runnable apps (spec §2.4, §2.5, §2.7)."""
     prev = previous or FairShares({}, {})
@@ -148,7 +151,7 @@ def compute_instantaneous_fair_shares(
         if node.is_leaf:
             leaf_apps = list(runnable.get(node.name, ()))
             old = [prev.apps.get(a.app_id, none) for a in leaf_apps]
-            new_apps = split_among_apps(queues[node.name], leaf_apps, policy, old)
+            new_apps = split_among_apps(queues[node.name], leaf_apps, policy, old, solver)
             apps.update(zip((a.app_id for a in leaf_apps), new_apps, strict=True))
             continue
         children = list(node.children)
@@ -158,6 +161,7 @@ def compute_instantaneous_fair_shares(
             queue_inputs(tree, children, cluster, active),
             share_types(policy, len(cluster.values)),
             steady=False,
+            solver=solver,
         )
         queues.update(zip(children, new, strict=True))
     return FairShares({n.name: queues[n.name] for n in tree}, apps)

@@ -5,7 +5,8 @@ active, and on what the children held before in the components its policy does n
 (:func:`fairshare.core.fairshare.cut`) — which is what this same cut wrote last time. So a cut
 whose inputs equal the last pass's gives the same shares and is skipped; likewise a leaf's
 split among its runnable apps (their ids, start times and weights). A cut or split that must be
-redone uses :mod:`fairshare.core.grouped_shares`, identical to the reference solver.
+redone is computed as :func:`~fairshare.core.fairshare.compute_instantaneous_fair_shares`
+would.
 
 An app's unwritten components are read from the app itself: YARN keeps them in the
 ``FSAppAttempt``'s own vector, which a new attempt starts at zero (so a restart re-splits).
@@ -23,7 +24,6 @@ from fairshare.core.fairshare import (
     share_types,
     split_among_apps,
 )
-from fairshare.core.grouped_shares import compute_shares_grouped
 from fairshare.core.tree import ROOT, QueueTree
 from fairshare.resources.vector import Resource
 
@@ -43,7 +43,7 @@ class ShareCache:
 
     ``queues`` is exactly the reference's ``previous`` (the last pass's result for every queue
     of the tree), so a cut that is redone reads the same unwritten components as the
-    straightforward pass would.
+    reference pass (``tests/oracles/update.py``) would.
     """
 
     def __init__(self) -> None:
@@ -116,8 +116,7 @@ class ShareCache:
             self._cuts[node.name] = key
             new = cut(total, [self.queues.get(c, none) for c in children],
                       queue_inputs(tree, list(children), capacity, self.active),
-                      share_types(node.settings.policy, len(capacity.values)), False,
-                      compute_shares_grouped)
+                      share_types(node.settings.policy, len(capacity.values)), False)
             for child, share in zip(children, new, strict=True):
                 if self.queues.get(child) != share:
                     self.queues[child] = share
@@ -142,7 +141,7 @@ class ShareCache:
                       zip(apps, weights if weights is not None else map(s.app_weight, apps),
                           strict=True)]
             new = split_among_apps(total, inputs, node.settings.policy,
-                                   [a.fair_share for a in apps], compute_shares_grouped)
+                                   [a.fair_share for a in apps])
             for app, share in zip(apps, new, strict=True):
                 if share != app.fair_share:
                     app.fair_share = share

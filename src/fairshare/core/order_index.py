@@ -7,7 +7,7 @@ back) a container and the queues above it change, so :class:`OrderIndex` keeps e
 by a key equivalent to the comparator (:func:`~fairshare.core.policies.sort_key_for`) and
 re-positions just what the engine reports as touched. A list whose keys cannot express the
 comparator (a NaN from an empty cluster or a zero weight) is sorted with the comparator on every
-walk, exactly as the straightforward walk does.
+walk, exactly as YARN does.
 
 The index also keeps, per queue, a summary of the apps below it that the walk would offer a
 node: the container sizes they ask for, the sizes they could reserve for (starved apps below
@@ -22,8 +22,8 @@ the AM checks a visit would have run. With delay scheduling on, nothing is skipp
 Everything that changes a key or a summary tells the index through the ``Scheduler.touch_*``
 hooks (allocation, release, asks, admission, reservations, and the update pass for the demands,
 shares and starvation it changed); a node change re-keys the ``drf`` lists only; a new queue
-tree rebuilds the index on the next walk. Tests run the indexed and the straightforward walk
-side by side and compare their event streams.
+tree rebuilds the index on the next walk. Tests run the indexed walk and YARN's walk that sorts
+every level (``tests/oracles/walk.py``) side by side and compare their event streams.
 """
 
 from __future__ import annotations
@@ -558,7 +558,7 @@ def _am_size(s: Scheduler, app: App) -> Resource | None:
 
 
 def comparator_order_children(s: Scheduler, parent: str) -> list[str]:
-    """The straightforward order: the parent's comparator over its children (§3.4)."""
+    """The comparator order: the parent's comparator over its children (§3.4)."""
     compare = comparator_for(s.settings(parent).policy, len(s.types))
     views = {child: s.queue_view(child) for child in s.tree[parent].children}
     cluster = s.state.capacity
@@ -570,7 +570,7 @@ def comparator_order_children(s: Scheduler, parent: str) -> list[str]:
 
 
 def comparator_order_apps(s: Scheduler, leaf: str) -> list[App]:
-    """The straightforward order of a leaf's runnable apps with pending demand."""
+    """The comparator order of a leaf's runnable apps with pending demand."""
     apps = [a for a in s.state.queues[leaf].runnable_apps
             if not is_none(subtract(a.demand, a.usage))]
     compare = comparator_for(s.settings(leaf).policy, len(s.types))

@@ -44,7 +44,6 @@ class Scheduler:
         allocations: AllocationConfig,
         sink: Callable[[Event], None] | None = None,
         now: int = 0,
-        indexed_walk: bool = True,
     ) -> None:
         self.site = site
         self.types: ResourceTypes = site.resource_types
@@ -61,8 +60,7 @@ class Scheduler:
         self.tree = build_queue_tree(allocations, self.types)
         self.acls: QueueAcls = queue_acls(allocations)
         self._steady_stale = True
-        # None: the straightforward walk that sorts at every level (the reference, §3.4)
-        self.order: OrderIndex | None = OrderIndex() if indexed_walk else None
+        self.order = OrderIndex()  # the tree walk's sorted lists (order_index.py)
         # preemption owners' views, kept from round to round (preemption/search.py): app id →
         # (what the view was built from, the view and its cached decisions)
         self.owner_views: dict[str, tuple[tuple[object, ...], Any]] = {}
@@ -142,8 +140,7 @@ class Scheduler:
         self.victim_nodes.clear()  # built for the old cluster: would never match again
         self.update_root_queue_metrics()
         self.recompute_steady_shares()
-        if self.order is not None:
-            self.order.cluster_changed(self)
+        self.order.cluster_changed(self)
 
     def calc(self, queue: str) -> ResourceCalculator:
         return calculator_for(self.settings(queue).policy)
@@ -169,13 +166,11 @@ class Scheduler:
 
     def invalidate_order(self) -> None:
         """The queue tree (and with it settings and policies) changed: rebuild the index."""
-        if self.order is not None:
-            self.order.invalidate()
+        self.order.invalidate()
 
     def touch_app(self, app: App) -> None:
         """``app``'s usage, asks, AM or admission changed."""
-        if self.order is not None:
-            self.order.touch_app(app)
+        self.order.touch_app(app)
         self.incremental.touch_app(app)
 
     def touch_membership(self, app: App) -> None:
@@ -185,18 +180,16 @@ class Scheduler:
 
     def touch_fair_share(self, queue: str) -> None:
         """``queue``'s instantaneous fair share changed: a leaf's AM limit reads it."""
-        if self.order is not None and self.tree[queue].is_leaf:
+        if self.tree[queue].is_leaf:
             self.order.touch_am_limit(queue)
 
     def touch_am_usage(self, leaf: str) -> None:
         """The leaf's AM usage changed: its AM limit may now let a waiting AM in, or not."""
-        if self.order is not None:
-            self.order.touch_am_limit(leaf)
+        self.order.touch_am_limit(leaf)
 
     def touch_queue(self, queue: str) -> None:
         """``queue``'s usage or demand changed: its place among its siblings may move."""
-        if self.order is not None:
-            self.order.touch_queue(queue)
+        self.order.touch_queue(queue)
 
     # -- events --------------------------------------------------------------------------------
 
@@ -260,8 +253,7 @@ class Scheduler:
         for name in self.ancestry(queue):
             q = self.state.queues[name]
             q.usage = add(q.usage, amount)
-            if order is not None:
-                order.touch_queue(name)
+            order.touch_queue(name)
 
     def free_container(self, container: Container) -> App:
         """Give a container's resources back: node, app, queues, cluster; drop its marks."""

@@ -93,7 +93,7 @@ class QuietHeartbeats:
 
     @staticmethod
     def applicable(engine: Engine) -> bool:
-        return engine.s.order is not None and not engine.site.delay_scheduling_enabled
+        return not engine.site.delay_scheduling_enabled
 
     # -- bookkeeping -----------------------------------------------------------------------------
 
@@ -232,7 +232,6 @@ class QuietHeartbeats:
 
     def _queue_bounded(self, queue: str) -> bool:
         s = self.engine.s
-        assert s.order is not None  # the planner runs only with the walk's index
         return s.order.limited(s, queue)
 
     def _reservation_runs(self, node: Node) -> bool:
@@ -306,7 +305,6 @@ class QuietHeartbeats:
         """The first unreserved node in [start, before) something could use, if any."""
         s = self.engine.s
         order = s.order
-        assert order is not None
         order.refresh(s)
         if self._active_lists is None or order.root_version != self._active_version:
             self._active_version = order.root_version
@@ -337,7 +335,6 @@ class QuietHeartbeats:
             return
         self.skipped += stop - start
         order = self.engine.s.order
-        assert order is not None
         if not order.runs_am_checks(ROOT):
             return
         k = bisect_left(self.unreserved, stop) - 1

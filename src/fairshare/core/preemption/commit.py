@@ -11,17 +11,13 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from fairshare.core.apps import restart_attempt
 from fairshare.core.events import ContainerPreempted, NoPreemption, PreemptionWarned
 from fairshare.core.preemption.blocked import BLOCKED_CAUSES, ROOM_FREE, BlockedCauses
 from fairshare.core.preemption.overlay import reserved_on
-from fairshare.core.preemption.plan import (
-    PreemptionPlan,
-    nodes_for,
-    plan_preemption,
-    plan_preemption_straightforward,
-)
+from fairshare.core.preemption.plan import PreemptionPlan, nodes_for, plan_preemption
 from fairshare.core.preemption.search import VictimSearch
 from fairshare.core.preemption.victims import room_before_victims
 from fairshare.core.scheduler import Scheduler
@@ -55,15 +51,37 @@ def post_preemption_delay(s: Scheduler) -> int:
             + site.wait_time_before_next_starvation_check_ms)
 
 
-def preempt_for_starved_apps(s: Scheduler, *, straightforward: bool = False) -> None:
-    """Drain the starved-apps queue the way the preemption thread does (§5.1).
+class RoundPlanner(Protocol):
+    """Plans a preemption round's starved apps one by one, told of each commit."""
 
-    One :class:`VictimSearch` serves the whole round: only commits change the state meanwhile,
-    and each is reported to it. Victims killed inside a commit (``waitTimeBeforeKill`` ≤ 0)
-    free room, which its indexes do not expect: then the next plan gets a fresh search.
-    ``straightforward`` plans with the reference algorithm instead (same decisions, slower).
-    """
-    search: VictimSearch | None = None  # built for the first app to plan for: most rounds have none
+    def plan(self, app: App) -> PreemptionPlan: ...
+
+    def committed(self, plan: PreemptionPlan) -> None: ...
+
+
+class SearchPlanner:
+    """Plans through one :class:`VictimSearch` for the whole round: only commits change the
+    state meanwhile, and each is reported to it. Victims killed inside a commit
+    (``waitTimeBeforeKill`` ≤ 0) free room, which its indexes do not expect: then the next plan
+    gets a fresh search."""
+
+    def __init__(self, s: Scheduler) -> None:
+        self.s = s
+        self.search: VictimSearch | None = None  # built for the first plan: most rounds have none
+
+    def plan(self, app: App) -> PreemptionPlan:
+        self.search = self.search or VictimSearch(self.s)
+        return plan_preemption(self.s, app, self.search)
+
+    def committed(self, plan: PreemptionPlan) -> None:
+        if self.search is not None:
+            self.search = after_commit(self.s, self.search, plan)
+
+
+def preempt_for_starved_apps(s: Scheduler, planner: RoundPlanner | None = None) -> None:
+    """Drain the starved-apps queue the way the preemption thread does (§5.1), planning with
+    ``planner`` (a :class:`SearchPlanner` unless given)."""
+    planner = planner or SearchPlanner(s)
     causes = BlockedCauses(s)
     starvation_of = CurrentStarvation(s.state.apps)
     while True:
@@ -72,16 +90,11 @@ def preempt_for_starved_apps(s: Scheduler, *, straightforward: bool = False) -> 
             return
         app = s.state.apps[app_id]
         if not app.stopped:
-            if straightforward:
-                plan = plan_preemption_straightforward(s, app)
-            else:
-                search = search or VictimSearch(s)
-                plan = plan_preemption(s, app, search)
+            plan = planner.plan(app)
             commit(s, app, plan, causes)
             if plan.selections:
                 causes.forget()  # the state the causes were found in has changed
-            if search is not None:
-                search = after_commit(s, search, plan)
+            planner.committed(plan)
         app.next_starvation_check = s.now + post_preemption_delay(s)
 
 

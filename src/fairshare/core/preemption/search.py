@@ -1,8 +1,9 @@
 """Victim search for a whole preemption round, without re-scanning what earlier plans drained.
 
-The straightforward planner builds every node's view afresh and scans nodes from the first for
-every requested container, so the later starved apps of a round re-examine, container by
-container, the nodes that earlier apps already drained. A :class:`VictimSearch` lives for one
+YARN builds every node's view afresh and scans the nodes from the first for every requested
+container (as the reference planner in ``tests/oracles/preemption.py`` does), so the later
+starved apps of a round re-examine, container by container, the nodes that earlier apps already
+drained. A :class:`VictimSearch` lives for one
 round of ``preempt_for_starved_apps``. In a round only ``commit`` changes the state, and only by
 adding marks (with ``waitTimeBeforeKill`` > 0): nodes lose candidates and gain earmarks, owners
 gain ``resourcesToBePreempted``; usage, fair shares, free space and reservations stay. So every
@@ -15,7 +16,7 @@ test of §5.4–§5.5 can only turn from pass to fail during a round, never back
   fits. A node dropped there stays dropped for the round: bounds only shrink.
 
 A :class:`PlanSearch` sees those through one plan's own marks. Its decisions are exactly those
-of the straightforward algorithm (tests compare them):
+of the reference (tests compare them):
 
 1. A node is skipped only when a bound does not fit the request; then ``containers_on_node``
    would have returned ``None`` (its potential never exceeds the bound).
@@ -25,7 +26,7 @@ of the straightforward algorithm (tests compare them):
    chosen yet on the node needs no second test: §5.5 is then "may go alone" and not marked.
 3. Where those arguments need more than the engine guarantees — the node's free room already
    fits the request (the fit test would then return even an empty set), a negative component
-   somewhere, a cluster with a negative total — the straightforward function decides.
+   somewhere, a cluster with a negative total — ``containers_on_node`` itself decides.
 4. ``search_nodes`` ends at the first node, in order, whose set has no AM, and whether a node
    yields an AM-free set (and which) does not depend on the AM limit it is searched with. So
    the first node with an AM-free set is looked for first, among the nodes whose AM-free bound
@@ -529,7 +530,7 @@ class PlanSearch:
 
 
 class OwnerViews(Mapping[str, OwnerView]):
-    """The plan's owners as the straightforward ``containers_on_node`` reads them."""
+    """The plan's owners as ``containers_on_node`` reads them."""
 
     def __init__(self, plan: PlanSearch) -> None:
         self.plan = plan
