@@ -38,8 +38,13 @@ from pathlib import Path
 
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.yarnsite import load_site
-from fairshare.core.engine import ContainerRequest, Engine
-from fairshare.core.events import Completion, ContainerAllocated, Event, event_record
+from fairshare.core import (
+    ContainerAllocated,
+    ContainerRequest,
+    Engine,
+    Event,
+    event_record,
+)
 from fairshare.resources.vector import DEFAULT_TYPES, Resource
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the references live in tests/
@@ -133,14 +138,15 @@ def complete_some(engine: Engine, rng: random.Random, fraction: float) -> int:
              if not c.is_am]
     done = rng.sample(tasks, int(len(tasks) * fraction))
     for container in done:
-        engine.s.complete_container(container, Completion.RELEASED)
+        engine.complete_container(container.app_id, container.id)
     return len(done)
 
 
 def build_index(engine: Engine) -> float:
-    """Seconds to build the walk's index from scratch (the first walk would do it)."""
+    """Seconds to build the walk's index from scratch (the first walk would do it; asking
+    the walk's version brings the index up to date)."""
     start = time.perf_counter()
-    engine.s.order.refresh(engine.s)
+    engine.walk_version()
     return time.perf_counter() - start
 
 

@@ -36,8 +36,7 @@ from dataclasses import dataclass
 
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.yarnsite import load_site
-from fairshare.core.engine import Engine
-from fairshare.core.events import Event, event_record
+from fairshare.core import Engine, Event, event_record
 from fairshare.resources.vector import DEFAULT_TYPES, Resource
 from fairshare.sim.loop import Simulation
 from fairshare.sim.workload import AppSpec, TaskGroup

@@ -52,8 +52,7 @@ from typing import Any
 
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.yarnsite import load_site
-from fairshare.core.engine import ContainerRequest, Engine
-from fairshare.core.events import event_record
+from fairshare.core import ContainerRequest, Engine, event_record
 from fairshare.resources.vector import DEFAULT_TYPES, Resource
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the references live in tests/

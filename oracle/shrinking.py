@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from fairshare.config.errors import ConfigError
-from fairshare.core.engine import EngineError
+from fairshare.core import EngineError
 from fairshare.sim.scenario import parse_scenario_text
 from fairshare.sim.scripted import RunResult, run_scenario
 

@@ -29,9 +29,7 @@ from typing import Any
 
 from fairshare.config.allocation import allocation_text
 from fairshare.config.overrides import Override
-from fairshare.core.asks import ContainerRequest
-from fairshare.core.engine import Engine
-from fairshare.core.events import Event, event_record
+from fairshare.core import ContainerRequest, Engine, Event, event_record
 from fairshare.sim.scenario import Scenario
 from fairshare.sim.scripted import ScriptRunner
 from fairshare.sim.snapshot import snapshot
@@ -86,16 +84,13 @@ class _Recorder:
         self.reloads = iter(reloads)  # the timed reloads' files, in the order they happen
 
     def install(self) -> None:
-        sink = self.engine.s._sink
-
         def record(event: Event) -> None:
-            sink(event)
             if self.trace.stopped is None:
                 step = len(self.trace.steps) - 1
                 self.trace.records.append({**event_record(event, self.engine.types),
                                            "step": step})
 
-        self.engine.s._sink = record
+        self.engine.subscribe(record)
         for name in RECORDED:
             setattr(self.engine, name, self._wrap(name, getattr(self.engine, name)))
 

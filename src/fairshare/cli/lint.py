@@ -23,7 +23,7 @@ from fairshare.config.allocation import load_allocations
 from fairshare.config.lint.checks import configuration_findings, ordered
 from fairshare.config.model import AllocationConfig, ConfigWarning
 from fairshare.config.yarnsite import SiteConfig, load_site
-from fairshare.core.tree import build_queue_tree
+from fairshare.core import build_queue_tree
 from fairshare.workbench.lint import cluster_findings
 
 EXIT_ERRORS = 1

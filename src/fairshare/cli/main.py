@@ -35,13 +35,15 @@ from fairshare.config.lint.checks import configuration_findings
 from fairshare.config.model import AllocationConfig, PlacementPolicy, RuleName
 from fairshare.config.placement.policy import generated_policy
 from fairshare.config.yarnsite import SiteConfig, load_site
-from fairshare.core.fairshare import active_queues, placeholder_apps, shares_with_active_leaves
-from fairshare.core.tree import (
+from fairshare.core import (
     QueueNode,
     QueueSettings,
     QueueTree,
+    active_queues,
     build_queue_tree,
     get_or_create_leaf,
+    placeholder_apps,
+    shares_with_active_leaves,
 )
 from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.vector import Resource, componentwise_max, float32_decimal

@@ -25,7 +25,7 @@ from rich.progress import (
 )
 
 from fairshare.cli import format as fmt
-from fairshare.core.events import Event
+from fairshare.core import Event
 from fairshare.sim.loop import SimObserver
 from fairshare.sim.scenario import Scenario
 from fairshare.sim.specs import minimum_span

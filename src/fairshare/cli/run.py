@@ -31,7 +31,7 @@ from fairshare.cli.progress import progress
 from fairshare.cli.report import write_run_report
 from fairshare.config.lint.checks import configuration_findings
 from fairshare.config.overrides import parse_override
-from fairshare.core.engine import Engine
+from fairshare.core import Engine
 from fairshare.sim.scenario import load_scenario
 from fairshare.sim.scripted import RunResult, configuration, run_scenario
 
@@ -148,7 +148,7 @@ def _queue_table(engine: Engine) -> Table:
         q = engine.state.queues[node.name]
         table.add_row(
             _indented(node.name),
-            fmt.short(engine.s.steady_fair_share(node.name), types), fmt.short(q.fair_share, types),
+            fmt.short(engine.steady_fair_share(node.name), types), fmt.short(q.fair_share, types),
             fmt.short(q.usage, types), fmt.short(q.demand, types),
             str(q.containers_preempted),
         )

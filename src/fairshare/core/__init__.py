@@ -1,0 +1,141 @@
+"""The scheduling engine: YARN's Fair Scheduler and its preemption, on an external clock.
+
+This is the layer's public API: ``sim/``, ``cli/``, the reports, the workbench and the
+benchmarks import from ``fairshare.core`` only (``tests/test_layers.py`` checks), and ``__all__``
+is pinned by ``tests/core/test_public_api.py``. Everything else under ``fairshare.core`` is the
+engine's own and may change.
+
+* :class:`Engine` — the scheduler: nodes, apps, heartbeats, the update pass, preemption, the
+  clock, reloads; its read side (:class:`EngineQueries`) answers what a caller may ask.
+* The events it reports (one class per kind, :func:`event_record` for their JSON form).
+* The records it keeps (:class:`App`, :class:`Node`, …), to read, never to write.
+* The queue tree and the fair-share computations that need no engine (``fairshare shares``,
+  ``fairshare lint``).
+"""
+
+from fairshare.core.asks import AM_PRIORITY, ContainerRequest, pending_demand
+from fairshare.core.decommission import DEFAULT_TIMEOUT_MS
+from fairshare.core.engine import MAX_TIME_MS, Engine, EngineError
+from fairshare.core.events import (
+    AppAttemptRestarted,
+    AppFinished,
+    AppMoved,
+    AppNotRunnable,
+    AppRejected,
+    AppRunnable,
+    AppSubmitted,
+    Completion,
+    ConfigErrorEvent,
+    ConfigReloaded,
+    ContainerAllocated,
+    ContainerCompleted,
+    ContainerPreempted,
+    ContainerRecovered,
+    ContainerReserved,
+    ContainersRequested,
+    ContainerUnreserved,
+    Event,
+    MoveRejected,
+    NodeAdded,
+    NodeDecommissioned,
+    NodeDecommissioning,
+    NodeRemoved,
+    NodeResized,
+    NoPreemption,
+    PreemptionWarned,
+    RequestsRejected,
+    Starvation,
+    StarvationGate,
+    event_record,
+    record_problem,
+)
+from fairshare.core.fairshare import (
+    AppShareInput,
+    FairShares,
+    active_queues,
+    compute_instantaneous_fair_shares,
+    compute_steady_fair_shares,
+    placeholder_apps,
+    share_types,
+    shares_with_active_leaves,
+)
+from fairshare.core.queries import EngineQueries
+from fairshare.core.queue_settings import QueueSettings
+from fairshare.core.state import (
+    ANY,
+    App,
+    AppState,
+    AttemptKey,
+    ClusterState,
+    Container,
+    Node,
+    QueueRuntime,
+    Reservation,
+    SchedulerKey,
+)
+from fairshare.core.tree import QueueNode, QueueTree, build_queue_tree, get_or_create_leaf
+
+__all__ = [
+    "AM_PRIORITY",
+    "ANY",
+    "DEFAULT_TIMEOUT_MS",
+    "MAX_TIME_MS",
+    "App",
+    "AppAttemptRestarted",
+    "AppFinished",
+    "AppMoved",
+    "AppNotRunnable",
+    "AppRejected",
+    "AppRunnable",
+    "AppShareInput",
+    "AppState",
+    "AppSubmitted",
+    "AttemptKey",
+    "ClusterState",
+    "Completion",
+    "ConfigErrorEvent",
+    "ConfigReloaded",
+    "Container",
+    "ContainerAllocated",
+    "ContainerCompleted",
+    "ContainerPreempted",
+    "ContainerRecovered",
+    "ContainerRequest",
+    "ContainerReserved",
+    "ContainerUnreserved",
+    "ContainersRequested",
+    "Engine",
+    "EngineError",
+    "EngineQueries",
+    "Event",
+    "FairShares",
+    "MoveRejected",
+    "NoPreemption",
+    "Node",
+    "NodeAdded",
+    "NodeDecommissioned",
+    "NodeDecommissioning",
+    "NodeRemoved",
+    "NodeResized",
+    "PreemptionWarned",
+    "QueueNode",
+    "QueueRuntime",
+    "QueueSettings",
+    "QueueTree",
+    "RequestsRejected",
+    "Reservation",
+    "SchedulerKey",
+    "Starvation",
+    "StarvationGate",
+    "active_queues",
+    "build_queue_tree",
+    "compute_instantaneous_fair_shares",
+    "compute_steady_fair_shares",
+    "event_record",
+    "get_or_create_leaf",
+    "pending_demand",
+    "placeholder_apps",
+    "record_problem",
+    "share_types",
+    "shares_with_active_leaves",
+]

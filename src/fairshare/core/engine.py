@@ -40,12 +40,13 @@ from fairshare.core.preemption.commit import (
     fire_due_timers,
     preempt_for_starved_apps,
 )
+from fairshare.core.queries import EngineQueries
 from fairshare.core.recovery import recover_container
 from fairshare.core.scheduler import Scheduler
-from fairshare.core.state import App, AppState, ClusterState, Container, Node
-from fairshare.core.tree import QueueTree, reload_queue_tree
+from fairshare.core.state import App, AppState, Container, Node
+from fairshare.core.tree import reload_queue_tree
 from fairshare.core.yarn_order import containers_in_hash_order
-from fairshare.resources.vector import Resource, ResourceTypes, add, subtract
+from fairshare.resources.vector import Resource, add, subtract
 
 DEFAULT_RACK = "/default-rack"
 
@@ -56,8 +57,9 @@ __all__ = ["MAX_TIME_MS", "ContainerRequest", "Engine", "EngineError"]
 MAX_TIME_MS = 2**53 - 1
 
 
-class Engine:
-    """A fair scheduler with its preemption machinery, on an external clock."""
+class Engine(EngineQueries):
+    """A fair scheduler with its preemption machinery, on an external clock (its read side:
+    :class:`~fairshare.core.queries.EngineQueries`)."""
 
     def __init__(
         self,
@@ -80,43 +82,9 @@ class Engine:
         self._deadlines: list[tuple[int, str]] = []  # decommission timeouts: (due, node)
         self.s.recompute_steady_shares()
 
-    # -- read access -----------------------------------------------------------------------------
-
-    @property
-    def now(self) -> int:
-        return self.s.now
-
-    @property
-    def events(self) -> list[Event]:
-        return self.s.events
-
-    @property
-    def state(self) -> ClusterState:
-        return self.s.state
-
-    @property
-    def tree(self) -> QueueTree:
-        return self.s.tree
-
-    @property
-    def types(self) -> ResourceTypes:
-        return self.s.types
-
-    @property
-    def site(self) -> SiteConfig:
-        return self.s.site
-
-    def app(self, app_id: str) -> App:
-        app = self.s.state.apps.get(app_id)
-        if app is None:
-            raise EngineError(f"unknown application {app_id}")
-        return app
-
-    def node(self, name: str) -> Node:
-        node = self.s.state.nodes.get(name)
-        if node is None:
-            raise EngineError(f"unknown node {name}")
-        return node
+    def subscribe(self, listener: Callable[[Event], None]) -> None:
+        """Hand every event from now on to ``listener`` as well, after the engine's sink."""
+        self.s.subscribe(listener)
 
     # -- the clock -----------------------------------------------------------------------------
 

@@ -395,13 +395,11 @@ def _json_kinds(annotation: object) -> tuple[type, ...]:
 
 
 def _event_classes() -> list[type[Event]]:
-    found: list[type[Event]] = []
-    pending = Event.__subclasses__()
-    while pending:
-        cls = pending.pop()
-        pending += cls.__subclasses__()
-        found.append(cls)
-    return found
+    """The event classes as this module names them, in definition order. (Not
+    ``Event.__subclasses__()``: ``dataclass(slots=True)`` builds a new class and leaves the
+    one it replaced among the subclasses.)"""
+    return [v for v in globals().values()
+            if isinstance(v, type) and issubclass(v, Event) and v is not Event]
 
 
 def _record_fields(cls: type[Event]) -> dict[str, tuple[type, ...]]:

@@ -198,6 +198,16 @@ class Scheduler:
         """How many events were emitted so far (the last event's ``seq``)."""
         return self._seq
 
+    def subscribe(self, listener: Callable[[Event], None]) -> None:
+        """Hand every later event to ``listener`` too, after the sink."""
+        sink = self._sink
+
+        def both(event: Event) -> None:
+            sink(event)
+            listener(event)
+
+        self._sink = both
+
     def emit(self, cls: type[Event], cause: int | None = None, **fields: Any) -> Event:
         self._seq += 1
         event = cls(seq=self._seq, time=self.now, cause=cause, **fields)

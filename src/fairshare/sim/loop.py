@@ -34,8 +34,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from fairshare.core.engine import MAX_TIME_MS, ContainerRequest, Engine, EngineError
-from fairshare.core.events import (
+from fairshare.core import (
+    MAX_TIME_MS,
     AppFinished,
     AppRejected,
     AppSubmitted,
@@ -43,7 +43,10 @@ from fairshare.core.events import (
     ContainerAllocated,
     ContainerCompleted,
     ContainerPreempted,
+    ContainerRequest,
     ContainersRequested,
+    Engine,
+    EngineError,
     Event,
 )
 from fairshare.sim.quiet import QuietHeartbeats

@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 
 from fairshare.config.errors import ConfigError
 from fairshare.config.files import decode_utf8, memory_guard, read_input
-from fairshare.core.events import Event, event_record
+from fairshare.core import Event, event_record
 from fairshare.resources.vector import ResourceTypes
 from fairshare.sim.recorder import TIMELINE_COLUMNS, VALUES, Matrix
 

@@ -45,9 +45,10 @@ import heapq
 from bisect import bisect_left, insort
 from collections.abc import Callable
 
-from fairshare.core.assignment import earmarked_attempt, keeps_earmark
-from fairshare.core.engine import Engine
-from fairshare.core.events import (
+from fairshare.core import (
+    ANY,
+    App,
+    AttemptKey,
     ConfigReloaded,
     ContainerAllocated,
     ContainerCompleted,
@@ -55,17 +56,19 @@ from fairshare.core.events import (
     ContainerReserved,
     ContainersRequested,
     ContainerUnreserved,
+    Engine,
     Event,
+    Node,
     NodeAdded,
     NodeDecommissioned,
     NodeDecommissioning,
     NodeRemoved,
     NodeResized,
     PreemptionWarned,
+    Reservation,
+    SchedulerKey,
     Starvation,
 )
-from fairshare.core.scheduler import ROOT
-from fairshare.core.state import ANY, App, AttemptKey, Node, Reservation, SchedulerKey
 from fairshare.resources.vector import Resource
 
 RESHAPING = (NodeAdded, NodeRemoved, NodeResized, ConfigReloaded, NodeDecommissioning,
@@ -208,7 +211,7 @@ class QuietHeartbeats:
         An attempt gone or stopped is dropped (quietly), one without its AM writes the gauge, one
         under a configured max share may flip with any usage change."""
         for key in node.earmarks:
-            app = earmarked_attempt(self.engine.s, key)
+            app = self.engine.earmarked_attempt(key)
             if app is None or app.stopped or not (app.am_running or app.unmanaged):
                 return True
             if self._queue_bounded(app.queue):
@@ -219,20 +222,19 @@ class QuietHeartbeats:
                             ) -> tuple[tuple[AttemptKey, bool], ...]:
         """What ``preemption_list`` reads of each earmarked attempt: are its earmarks kept.
         ``kept``: answers already known in the present state, by attempt (filled as found)."""
-        s = self.engine.s
+        engine = self.engine
         known = {} if kept is None else kept
         reads = []
         for key in node.earmarks:
             keeps = known.get(key)
             if keeps is None:
-                app = earmarked_attempt(s, key)
-                keeps = known[key] = app is not None and keeps_earmark(s, app)
+                app = engine.earmarked_attempt(key)
+                keeps = known[key] = app is not None and engine.keeps_earmark(app)
             reads.append((key, keeps))
         return tuple(reads)
 
     def _queue_bounded(self, queue: str) -> bool:
-        s = self.engine.s
-        return s.order.limited(s, queue)
+        return self.engine.max_share_above(queue)
 
     def _reservation_runs(self, node: Node) -> bool:
         """Must a reserved node's heartbeat run even when nothing happened to it?"""
@@ -303,13 +305,12 @@ class QuietHeartbeats:
 
     def _next_unreserved(self, start: int, before: int | None) -> int | None:
         """The first unreserved node in [start, before) something could use, if any."""
-        s = self.engine.s
-        order = s.order
-        order.refresh(s)
-        if self._active_lists is None or order.root_version != self._active_version:
-            self._active_version = order.root_version
+        engine = self.engine
+        version = engine.walk_version()
+        if self._active_lists is None or version != self._active_version:
+            self._active_version = version
             self._active_lists = [members for free, members in self.by_free.items()
-                                  if order.may_act(ROOT, free, s.unbounded)]
+                                  if engine.could_act(free)]
             # under contention some starved app may reserve any node: every class is active
             self._all_active = len(self._active_lists) == len(self.by_free)
         if self._all_active:  # then one list holds them all
@@ -334,8 +335,7 @@ class QuietHeartbeats:
                 self._check_quiet(i, run)
             return
         self.skipped += stop - start
-        order = self.engine.s.order
-        if not order.runs_am_checks(ROOT):
+        if not self.engine.walk_writes_gauges():
             return
         k = bisect_left(self.unreserved, stop) - 1
         if k >= 0 and self.unreserved[k] >= start:
@@ -343,12 +343,12 @@ class QuietHeartbeats:
             self._run(self.unreserved[k], run)
 
     def _check_quiet(self, i: int, run: Callable[[str], None]) -> None:
-        events = self.engine.s.events_emitted
+        events = self.engine.events_emitted
         node = self.nodes[i]
         before = (node.allocated, _reservation_of(node), len(node.earmarks))
         run(self.names[i])
         after = (node.allocated, _reservation_of(node), len(node.earmarks))
-        if self.engine.s.events_emitted != events or before != after:
+        if self.engine.events_emitted != events or before != after:
             raise AssertionError(f"the heartbeat of {self.names[i]} at {self.engine.now} was "
                                  "taken for quiet but changed something")
 

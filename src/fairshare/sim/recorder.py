@@ -26,21 +26,21 @@ import numpy as np
 import numpy.typing as npt
 
 from fairshare.config.model import TIMEOUT_NEVER_MS, UNSET_THRESHOLD, UNSET_TIMEOUT_MS
-from fairshare.core.asks import pending_demand
-from fairshare.core.engine import Engine
-from fairshare.core.events import (
+from fairshare.core import (
+    App,
     AppFinished,
     AppRejected,
+    AppState,
     ContainerAllocated,
     ContainerCompleted,
     ContainerPreempted,
     ContainerRecovered,
     ContainersRequested,
+    Engine,
     Event,
+    QueueTree,
+    pending_demand,
 )
-from fairshare.core.scheduler import Scheduler
-from fairshare.core.state import App, AppState
-from fairshare.core.tree import QueueTree
 from fairshare.resources.vector import float32_decimal
 from fairshare.sim.loop import AppProgress
 
@@ -89,23 +89,23 @@ class QueueSampler:
         tree = self.engine.tree  # immutable: a new object whenever a queue comes or goes
         if tree is self._tree:
             return
-        s = self.engine.s
+        settings = self.engine.settings
         self._tree = tree
         self._names = [node.name for node in tree.tree_view()]
-        self._min_shares = [s.settings(name).min_share.values for name in self._names]
+        self._min_shares = [settings(name).min_share.values for name in self._names]
         self._leaves = [node.name for node in tree.leaves()]
-        self.thresholds = np.array([_threshold(s.settings(name).fair_share_preemption_threshold)
+        self.thresholds = np.array([_threshold(settings(name).fair_share_preemption_threshold)
                                     for name in self._names], dtype=np.float64)
 
     def sample(self) -> tuple[list[str], list[list[int]]]:
         self._layout()
-        s = self.engine.s
-        stats = _app_stats(s, self._leaves)
-        queues = s.state.queues
+        engine = self.engine
+        stats = _app_stats(engine, self._leaves)
+        queues = engine.state.queues
         rows: list[list[int]] = []
         for name, mins in zip(self._names, self._min_shares, strict=True):
             q = queues[name]
-            steady, fair = s.steady_fair_share(name).values, q.fair_share.values
+            steady, fair = engine.steady_fair_share(name).values, q.fair_share.values
             usage, demand = q.usage.values, q.demand.values
             rows.append([steady[0], steady[1], fair[0], fair[1], mins[0], mins[1], usage[0],
                          usage[1], demand[0], demand[1], *stats.get(name, _ZERO_STATS)])
@@ -122,11 +122,11 @@ def _threshold(configured: float) -> float:
     return DEFAULT_FAIR_SHARE_THRESHOLD if configured < 0 else configured
 
 
-def _app_stats(s: Scheduler, leaves: list[str]) -> dict[str, list[int]]:
+def _app_stats(engine: Engine, leaves: list[str]) -> dict[str, list[int]]:
     """One pass over the live apps (they sit in their leaf's lists), summed up the tree."""
     per_queue: dict[str, list[int]] = {}
     for leaf in leaves:
-        runtime = s.state.queues[leaf]
+        runtime = engine.state.queues[leaf]
         if not runtime.runnable_apps and not runtime.non_runnable_apps:
             continue
         total = [0] * _APP_STATS
@@ -134,7 +134,7 @@ def _app_stats(s: Scheduler, leaves: list[str]) -> dict[str, list[int]]:
             _add_app(total, app, running=app.state is AppState.RUNNING)
         for app in runtime.non_runnable_apps:
             _add_app(total, app, running=False)
-        for name in s.ancestry(leaf):
+        for name in engine.ancestry(leaf):
             into = per_queue.setdefault(name, [0] * _APP_STATS)
             for i, v in enumerate(total):
                 into[i] += v
@@ -505,10 +505,9 @@ def _settings(engine: Engine, name: str) -> dict[str, Any] | None:
     queue itself or the ancestor that sets it (inherited, §1.3.3), the file's top-level
     default, or YARN's default — what ``fairshare explain`` tells a starved queue by. A
     timeout of ``null`` never expires (Long.MAX_VALUE: unset in the whole file)."""
-    s = engine.s
-    if name not in s.tree:
+    if name not in engine.tree:
         return None  # gone by the end (a reload, an emptied dynamic queue)
-    settings = s.settings(name)
+    settings = engine.settings(name)
     entry: dict[str, Any] = {
         "weight": float32_decimal(settings.weight),
         "policy": str(settings.policy),
@@ -523,19 +522,20 @@ def _settings(engine: Engine, name: str) -> dict[str, Any] | None:
         else:
             value = None if value == UNSET_THRESHOLD else float32_decimal(value)
         entry[key] = value
-        origins[key] = _origin(s, name, attr, default_attr, element)
+        origins[key] = _origin(engine, name, attr, default_attr, element)
     entry["set-in"] = origins
     return entry
 
 
-def _origin(s: Scheduler, queue: str, attr: str, default_attr: str, element: str) -> str:
-    for name in s.ancestry(queue):  # the queue first, then up to root
-        own = s.allocations.queue(name)
+def _origin(engine: Engine, queue: str, attr: str, default_attr: str, element: str) -> str:
+    allocations = engine.allocations
+    for name in engine.ancestry(queue):  # the queue first, then up to root
+        own = allocations.queue(name)
         if own is not None and getattr(own, attr) is not None:
             return name
-    if not s.allocations.has_file:
+    if not allocations.has_file:
         return "no allocation file"
-    if getattr(s.allocations, default_attr) is not None:
+    if getattr(allocations, default_attr) is not None:
         return f"<{element}>"
     return "YARN default"
 
@@ -554,7 +554,7 @@ def _app_waits(engine: Engine, apps: Mapping[str, dict[str, Any]], end_ms: int |
         queue, submit = entry["queue"], entry["submit-ms"]
         if queue is None or submit is None or end_ms is None:
             continue
-        queues = engine.s.ancestry(queue) if queue in engine.s.tree else (queue,)
+        queues = engine.ancestry(queue) if queue in engine.tree else (queue,)
         for key in _WAITS:
             if key == "am-wait-ms" and not entry["managed"]:
                 continue
@@ -592,7 +592,7 @@ def _subtree(engine: Engine, counter: Counter[str]) -> Counter[str]:
     """Per-leaf counts added up to every ancestor, as YARN's queue metrics do."""
     total: Counter[str] = Counter()
     for leaf, n in counter.items():
-        for name in engine.s.ancestry(leaf):
+        for name in engine.ancestry(leaf):
             total[name] += n
     return total
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from fairshare.core.asks import AM_PRIORITY
+from fairshare.core import AM_PRIORITY
 from fairshare.resources.vector import Resource
 from fairshare.sim.scenario_schema import DEFAULT_TASK_PRIORITY, RunningModel
 from fairshare.sim.specs import RunningSpec

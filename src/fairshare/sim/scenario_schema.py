@@ -26,7 +26,7 @@ from pydantic_core import PydanticCustomError
 
 from fairshare.config.files import file_problem
 from fairshare.config.yarnsite import RESOURCE_NAME
-from fairshare.core.engine import MAX_TIME_MS
+from fairshare.core import MAX_TIME_MS
 from fairshare.resources.vector import INT_MAX, LONG_MAX, LONG_MIN
 from fairshare.sim.yaml_lines import Loc, Problem, not_a_string, scalar_text, show, suggest
 

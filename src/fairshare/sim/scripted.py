@@ -27,8 +27,7 @@ from fairshare.config.errors import ConfigError
 from fairshare.config.model import AllocationConfig
 from fairshare.config.overrides import site_overrides
 from fairshare.config.yarnsite import SITE_KEY_PREFIXES, SiteConfig, known_site_keys, load_site
-from fairshare.core.engine import MAX_TIME_MS, ContainerRequest, Engine, EngineError
-from fairshare.core.events import Event, event_record
+from fairshare.core import MAX_TIME_MS, ContainerRequest, Engine, EngineError, Event, event_record
 from fairshare.resources.vector import Resource, ResourceTypes
 from fairshare.sim.expect import check
 from fairshare.sim.loop import AppRefused, SimObserver, Simulation

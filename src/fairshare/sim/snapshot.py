@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fairshare.core.engine import Engine
-from fairshare.core.metrics import apps_below, queue_metrics
-from fairshare.core.state import App, AppState, Node
+from fairshare.core import App, AppState, Engine, Node
 from fairshare.resources.vector import Resource, float32_decimal, is_none
 
 
@@ -44,7 +42,7 @@ def _earmarked_by_app(engine: Engine, node: Node) -> dict[str, dict[str, int]]:
 def cluster_entry(engine: Engine) -> dict[str, Any]:
     state = engine.state
     apps = [a for a in state.apps.values() if a.state is not AppState.REJECTED]
-    utilization = engine.s.utilization()
+    utilization = engine.utilization()
     return {
         "capacity": _r(engine, state.capacity),
         "allocated": _r(engine, state.allocated),
@@ -62,20 +60,20 @@ def cluster_entry(engine: Engine) -> dict[str, Any]:
 
 
 def queue_entry(engine: Engine, name: str) -> dict[str, Any]:
-    s = engine.s
-    node, runtime, settings = engine.tree[name], s.state.queues[name], s.settings(name)
-    runnable, waiting = apps_below(s, name)
-    active = [a for a in runnable if a.containers or a.am_running or a.usage != s.none]
+    node, runtime, settings = engine.tree[name], engine.state.queues[name], engine.settings(name)
+    runnable, waiting = engine.apps_below(name)
+    none = engine.types.none()
+    active = [a for a in runnable if a.containers or a.am_running or a.usage != none]
     return {
         "type": "leaf" if node.is_leaf else "parent",
         "policy": str(settings.policy),
         "weight": float32_decimal(settings.weight),
         "preemptable": settings.preemptable,
         "dynamic": node.dynamic,
-        "steady-fair-share": _r(engine, s.steady_fair_share(name)),
+        "steady-fair-share": _r(engine, engine.steady_fair_share(name)),
         "fair-share": _r(engine, runtime.fair_share),
         "min-share": _r(engine, settings.min_share),
-        "max-share": _r(engine, s.max_share(name)),
+        "max-share": _r(engine, engine.max_share(name)),
         "usage": _r(engine, runtime.usage),
         "demand": _r(engine, runtime.demand),
         "reserved": _r(engine, runtime.reserved),
@@ -88,12 +86,11 @@ def queue_entry(engine: Engine, name: str) -> dict[str, Any]:
         "num-non-runnable-apps": len(waiting),
         "containers-preempted": runtime.containers_preempted,
         "min-share-starved-since-ms": runtime.min_share_starved_since,
-        "metrics": queue_metrics(s, name),
+        "metrics": engine.queue_metrics(name),
     }
 
 
 def app_entry(engine: Engine, app: App) -> dict[str, Any]:
-    s = engine.s
     return {
         "queue": app.queue or None,
         "user": app.user,
@@ -111,7 +108,7 @@ def app_entry(engine: Engine, app: App) -> dict[str, Any]:
         "minshare-starvation": _r(engine, app.minshare_starvation),
         "starved": not is_none(app.starvation),
         "below-fair-share": (not app.stopped and bool(app.queue)
-                             and s.is_starved_for_fair_share(app)),
+                             and engine.is_starved_for_fair_share(app)),
         "to-be-preempted": _r(engine, app.resources_to_be_preempted),
         "to-be-preempted-containers": len(app.to_be_preempted),
         "preempted-containers": app.preempted_containers,

@@ -30,9 +30,7 @@ from fairshare.config.allocation import read_allocations
 from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.model import AllocationConfig
 from fairshare.config.overrides import Override
-from fairshare.core.engine import Engine
-from fairshare.core.queue_settings import QueueSettings
-from fairshare.core.tree import QueueTree
+from fairshare.core import Engine, QueueSettings, QueueTree
 from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.vector import Resource, ResourceTypes, float32_decimal
 from fairshare.sim import units

@@ -20,8 +20,7 @@ from pydantic import Field, PlainValidator, model_validator
 
 from fairshare.config.errors import ConfigError
 from fairshare.config.overrides import Override, parse_override
-from fairshare.core.decommission import DEFAULT_TIMEOUT_MS
-from fairshare.core.engine import MAX_TIME_MS
+from fairshare.core import DEFAULT_TIMEOUT_MS, MAX_TIME_MS
 from fairshare.sim.scenario_schema import (
     AddNodeModel,
     ExistingFile,

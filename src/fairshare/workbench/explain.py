@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from fairshare.config.errors import ConfigError
-from fairshare.core.events import record_problem
+from fairshare.core import record_problem
 from fairshare.sim.outputs import EVENTS, SUMMARY
 from fairshare.sim.units import duration, percent
 from fairshare.workbench import explain_changes

@@ -12,8 +12,7 @@ from dataclasses import replace
 
 from fairshare.config.model import ConfigWarning
 from fairshare.config.yarnsite import SiteConfig
-from fairshare.core.fairshare import compute_steady_fair_shares, share_types
-from fairshare.core.tree import QueueNode, QueueTree
+from fairshare.core import QueueNode, QueueTree, compute_steady_fair_shares, share_types
 from fairshare.resources.vector import LONG_MAX, Resource
 from fairshare.sim.units import memory, vcores_number
 

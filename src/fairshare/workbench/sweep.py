@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.overrides import Override, parse_override
-from fairshare.core.engine import EngineError
+from fairshare.core import EngineError
 from fairshare.sim.scenario import load_scenario
 from fairshare.sim.scripted import run_scenario
 

@@ -17,7 +17,7 @@ from fairshare.config.allocation import load_allocations
 from fairshare.config.errors import ConfigError
 from fairshare.config.files import read_input
 from fairshare.config.yarnsite import load_site
-from fairshare.core.tree import build_queue_tree
+from fairshare.core import build_queue_tree
 from fairshare.sim.importer.allocations import rebuild_allocations
 from fairshare.sim.importer.containers import read_containers
 from fairshare.sim.importer.dump import Amounts, Dump, DumpQueue, read_dump
