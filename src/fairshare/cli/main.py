@@ -46,7 +46,12 @@ from fairshare.core import (
     shares_with_active_leaves,
 )
 from fairshare.resources.configurable import ConfigurableResource
-from fairshare.resources.vector import Resource, componentwise_max, float32_decimal
+from fairshare.resources.vector import (
+    Resource,
+    ResourceTypes,
+    componentwise_max,
+    float32_decimal,
+)
 from fairshare.sim.outputs import json_text
 
 app = typer.Typer(
@@ -103,10 +108,28 @@ def validate(
     findings of `fairshare lint` (exit 1 when one is an error)."""
     site_config, config, tree = _load(allocations, site)
     findings = all_findings(site_config, config, cluster)
-    types = site_config.resource_types
+    out.print(_settings_table(str(allocations), tree, site_config.resource_types))
+    out.print(_preemption_summary(site_config), soft_wrap=True)
+    if tree.not_created:
+        out.print("Configured queues YARN cannot create (applications cannot run in them):")
+        for name, why in tree.not_created:
+            out.print(f"  {name}: {why}")
+    _print_placement(config, site_config)
+    print_findings(findings, out)
+    errors = sum(1 for f in findings if f.severity == "error")
+    if errors:
+        noun = "finding above is an error" if errors == 1 else "findings above are errors"
+        out.print(f"The ResourceManager would accept this configuration, but {errors} {noun}: "
+                  "applications would not run as intended.", style="red")
+        raise typer.Exit(EXIT_ERRORS)
+    out.print("OK: the ResourceManager would accept this configuration.")
+
+
+def _settings_table(source: str, tree: QueueTree, types: ResourceTypes) -> Table:
+    """Every queue's effective weight, policy, limits and when it counts as starved."""
     nodes = list(tree.tree_view())
     table = Table(
-        title=f"{allocations}: {len(nodes)} queues",
+        title=f"{source}: {len(nodes)} queues",
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
@@ -138,21 +161,7 @@ def validate(
             fmt.min_share_starvation(s.min_share_preemption_timeout_ms, has_min),
             "yes" if s.preemptable else "no",
         )
-    out.print(table)
-    out.print(_preemption_summary(site_config), soft_wrap=True)
-    if tree.not_created:
-        out.print("Configured queues YARN cannot create (applications cannot run in them):")
-        for name, why in tree.not_created:
-            out.print(f"  {name}: {why}")
-    _print_placement(config, site_config)
-    print_findings(findings, out)
-    errors = sum(1 for f in findings if f.severity == "error")
-    if errors:
-        noun = "finding above is an error" if errors == 1 else "findings above are errors"
-        out.print(f"The ResourceManager would accept this configuration, but {errors} {noun}: "
-                  "applications would not run as intended.", style="red")
-        raise typer.Exit(EXIT_ERRORS)
-    out.print("OK: the ResourceManager would accept this configuration.")
+    return table
 
 
 def _max_share(s: QueueSettings) -> ConfigurableResource | None:
