@@ -25,8 +25,9 @@ Workload (full size; ``--smoke``: 50 nodes, ~2,000 containers, 10 new apps):
   (fair-share starvation) — but the new apps in the adhoc leaves with a min share are
   min-share starved (their fair-share timeout has not passed yet).
 
-Measured: the preemption round as ``preempt_for_starved_apps`` runs it — apps taken in §4.4
-order, each planned and committed before the next, so later apps see earlier marks and earmarks.
+Measured: the preemption round as ``preempt_for_starved_apps`` runs it — apps taken in the
+order of docs/semantics.md §4.4, each planned and committed before the next, so later apps see
+earlier marks and earmarks.
 Each ``plan_preemption`` call (with the round's ``VictimSearch``) is timed; the percentiles pool
 three rounds (``--rounds``), each on a fresh build of the same state, which must give the same
 plans. In the first round every 10th app (every app at smoke size; ``--reference-every``) is

@@ -16,7 +16,7 @@
 * ``preemption-warned``: ``victim-usage`` is the victim app's usage as replayed,
   ``victim-usage-after`` that usage less everything warned and not yet gone, and it is not
   below ``victim-fair-share`` as the victim queue's policy compares (memory for ``fair`` and
-  ``fifo``, the dominant share of the cluster for ``drf``; spec §5.5);
+  ``fifo``, the dominant share of the cluster for ``drf``; docs/semantics.md §5.5);
 * without scripted steps, ``summary.json``'s container counts equal the events'.
 
 :func:`compare_runs` is the determinism check: the same files, byte for byte.

@@ -1,4 +1,5 @@
-"""Queue ACLs (spec §1.3.4): Hadoop's AccessControlList string format and the ancestor walk."""
+"""Queue ACLs (docs/semantics.md §1.3.4): Hadoop's AccessControlList string format and the
+ancestor walk."""
 
 from __future__ import annotations
 
@@ -199,7 +200,7 @@ def test_configured_root_without_acls_is_open() -> None:
 
 
 def test_acl_text_is_not_trimmed() -> None:
-    """A leading space in the element makes the names groups (spec §1.3.2 ``aclSubmitApps``)."""
+    """A leading space in the element makes the names groups (§1.3.2 ``aclSubmitApps``)."""
     config = parse_allocations_text(
         '<allocations><queue name="a"><aclSubmitApps> alice</aclSubmitApps></queue></allocations>'
     )

@@ -1,5 +1,5 @@
-"""The allocation file (spec §1.2–§1.5, §1.7): parse rules, every error with its line, warnings,
-safe XML, and a property that nothing but ConfigError escapes.
+"""The allocation file (docs/semantics.md §1.2–§1.5, §1.7): parse rules, every error with its line,
+warnings, safe XML, and a property that nothing but ConfigError escapes.
 
 Inline documents start with ``<allocations>`` on line 1; line numbers are counted by hand.
 """
@@ -29,7 +29,7 @@ from fairshare.config.xml import MAX_XML_BYTES
 from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.vector import INT_MAX, LONG_MAX, ResourceTypes, res
 
-FLOAT32_0_1 = 0.100000001490116119384765625  # the float32 nearest to 0.1 (spec §0.2)
+FLOAT32_0_1 = 0.100000001490116119384765625  # the float32 nearest to 0.1 (§0.2)
 
 
 def parse(xml: str) -> AllocationConfig:
@@ -167,7 +167,7 @@ ERRORS = [
     ),
 ]
 
-# Resource strings (spec §1.4): the element, the text, and YARN's message.
+# Resource strings (§1.4): the element, the text, and YARN's message.
 RESOURCE_ERRORS = [
     ("minResources", " ", "Error reading resource config--the resource string is empty."),
     ("maxResources", "memory-mb=1=2", "Every resource must be of the form: name=value."),
@@ -366,7 +366,7 @@ def test_an_overridden_scalar_is_not_parsed_but_a_default_policy_is() -> None:
     assert errors_of(xml) == [(2, FIFO_DEFAULT)]
 
 
-# --- queue settings (spec §1.3.2) -----------------------------------------------------------
+# --- queue settings (§1.3.2) ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -668,7 +668,7 @@ def test_min_against_percentage_max_is_not_checked() -> None:
 
 
 def test_unknown_queue_children_are_ignored_with_a_warning() -> None:
-    """YARN ignores them silently (spec §1.2); we say so."""
+    """YARN ignores them silently (§1.2); we say so."""
     config = parse("<allocations><queue name='a'><colour>red</colour></queue></allocations>")
     assert config.queues == (QueueConfig("root.a", is_parent=False, line=1),)
     assert [(w.line, w.message) for w in config.warnings] == [
@@ -739,14 +739,14 @@ def test_tree_names_order_and_parent_detection() -> None:
         ("root.a.b", True, 3),
         ("root.a.b.c", False, 4),
         ("root.a.d", True, 6),
-        ("root.e", True, 8),  # a plan queue is a parent internally (spec §1.8)
+        ("root.e", True, 8),  # a plan queue is a parent internally (§1.8)
     ]
     assert config.queue("root.e") == QueueConfig("root.e", is_parent=True, line=8, reservation=True)
 
 
 @pytest.mark.parametrize("tag", ["ueue", "eue", "e", "queue", "pool"])
 def test_nested_queue_tag_quirk(tag: str) -> None:
-    """YARN tests ``"queue".endsWith(tag)``, so odd tags nest queues too (spec §1.3.2)."""
+    """YARN tests ``"queue".endsWith(tag)``, so odd tags nest queues too (§1.3.2)."""
     config = parse(f"<allocations><queue name='a'><{tag} name='b'/></queue></allocations>")
     assert config.queue_names == ("root.a", "root.a.b")
 
@@ -799,7 +799,7 @@ def test_root_alone_may_set_max_am_share() -> None:
 
 def test_root_in_another_case_is_a_queue_whose_settings_are_ignored() -> None:
     """YARN keeps the settings under "Root"/"Root.a" but creates root.Root/root.Root.a, whose
-    lookups miss: the queues exist as configured, with no setting applied (spec §1.3.2)."""
+    lookups miss: the queues exist as configured, with no setting applied (§1.3.2)."""
     xml = """<allocations>
   <queue name='Root'>
     <weight>NaN</weight>
@@ -845,7 +845,7 @@ def test_duplicate_queue_definitions_merge_later_wins() -> None:
     assert [(w.line, "defined more than once" in w.message) for w in config.warnings] == [(6, True)]
 
 
-# --- top-level elements (spec §1.3.1) -------------------------------------------------------
+# --- top-level elements (§1.3.1) ------------------------------------------------------------
 
 
 def test_defaults_without_settings() -> None:
@@ -877,7 +877,7 @@ def test_top_level_settings() -> None:
     )
     assert dict(config.user_max_apps) == {"bob": 3, "eve": 1}
     assert (config.user_max_apps_default, config.queue_max_apps_default) == (5, 10)
-    # The documentation's own example: a literal 0-vcore cap for every queue (spec §1.3.1).
+    # The documentation's own example: a literal 0-vcore cap for every queue (§1.3.1).
     assert config.queue_max_resources_default == ConfigurableResource(res(40000, 0))
     assert config.queue_max_am_share_default == 1.0
     assert config.default_scheduling_policy is PolicyName.DRF
@@ -1010,7 +1010,7 @@ def test_migration_mode_flags_reach_the_placement_parser() -> None:
         parse_allocations_text(xml, no_terminal_rule_check=True)
 
 
-# --- policy compatibility (spec §2.6.4), warnings only ----------------------------------------
+# --- policy compatibility (§2.6.4), warnings only ---------------------------------------------
 
 
 def test_policy_compatibility_warnings() -> None:
@@ -1068,7 +1068,7 @@ def test_default_drf_under_an_explicit_fair_parent() -> None:
 
 
 def test_fifo_policy_class_as_the_default_is_accepted_with_a_warning() -> None:
-    """YARN rejects only the word fifo (spec §2.6.4); the class name passes its check."""
+    """YARN rejects only the word fifo (§2.6.4); the class name passes its check."""
     xml = (
         f"<allocations>\n<defaultQueueSchedulingPolicy>{POLICY_CLASS}FifoPolicy"
         "</defaultQueueSchedulingPolicy>\n</allocations>"

@@ -1,5 +1,5 @@
 """Hadoop's own unit tests for the allocation file, ported as an independent reference
-(spec §1.2, §1.3, §1.5.4, §1.6, §1.7).
+(docs/semantics.md §1.2, §1.3, §1.5.4, §1.6, §1.7).
 
 Sources (apache/hadoop, ``.../scheduler/fair/``): ``TestAllocationFileLoaderService``,
 ``TestFairSchedulerUtilities``, ``TestFairSchedulerQueueACLs`` (with the queue-ACL checks of
@@ -12,7 +12,7 @@ How Hadoop's getters map onto our API:
 
 * ``AllocationConfiguration`` keeps only what the file configures and answers ``-1`` (timeouts,
   threshold) for a queue without its own value; that is ``None`` on our ``QueueConfig``. The
-  effective, inherited value (what ``FSQueue`` ends up with, spec §1.3.3) is checked on the
+  effective, inherited value (what ``FSQueue`` ends up with, §1.3.3) is checked on the
   built queue tree, ``QueueTree[name].settings``.
 * ``getMaxResources`` / ``getQueueMaxApps`` / ``getQueueMaxAMShare`` / ``getMinResources``
   apply the file's defaults; so does ``settings_for``, read here through the tree.
@@ -154,7 +154,7 @@ def test_allocation_file_parsing() -> None:
     def settings(name: str) -> QueueSettings:
         return tree[name].settings
 
-    # Min resources: configured, else none (custom type 0: old-style strings, spec §1.4).
+    # Min resources: configured, else none (custom type 0: old-style strings, §1.4).
     assert settings(DEFAULT).min_share == res(0, 0, 0)
     assert settings(A).min_share == res(1024, 0, 0)
     assert settings(B).min_share == res(2048, 0, 0)
@@ -162,7 +162,7 @@ def test_allocation_file_parsing() -> None:
     for name in (D, E, F, G, H):
         assert settings(name).min_share == res(0, 0, 0), name
 
-    # Max resources: configured, else queueMaxResourcesDefault — parents too (spec §1.3.1).
+    # Max resources: configured, else queueMaxResourcesDefault — parents too (§1.3.1).
     assert absolute(settings(A).max_share) == res(2048, 10, 0)
     assert absolute(settings(B).max_share) == res(5120, 110, 0)
     for name in (C, D, E, F, G, H):
@@ -188,13 +188,13 @@ def test_allocation_file_parsing() -> None:
     assert settings(D).max_am_share == float32(0.4)
 
     # maxContainerAllocation: unset (unbounded) except on G and H; H's old-style string gives
-    # the custom type 0 (spec §1.4).
+    # the custom type 0 (§1.4).
     for name in (DEFAULT, A, B, C, D, E, F):
         assert settings(name).max_container_allocation is None, name
     assert settings(G).max_container_allocation == res(512, 16, 10)
     assert settings(H).max_container_allocation == res(1024, 8, 0)
 
-    # Preemption timeouts and threshold: root takes the file's defaults (spec §1.3.3) ...
+    # Preemption timeouts and threshold: root takes the file's defaults (§1.3.3) ...
     assert settings("root").min_share_preemption_timeout_ms == 120000
     assert settings("root").fair_share_preemption_timeout_ms == 300000
     assert settings("root").fair_share_preemption_threshold == float32(0.4)
@@ -209,7 +209,7 @@ def test_allocation_file_parsing() -> None:
         assert queue.fair_share_preemption_timeout_ms == expected_fair, name
         assert queue.fair_share_preemption_threshold == expected_threshold, name
     assert config.queue(DEFAULT) is None  # not configured at all: -1 for all three in Hadoop
-    # ... and inherit the rest from their parent (spec §1.3.3).
+    # ... and inherit the rest from their parent (§1.3.3).
     for name in (DEFAULT, A, B, C, D, F):
         assert settings(name).min_share_preemption_timeout_ms == 120000, name
     assert settings(E).min_share_preemption_timeout_ms == 60000
@@ -233,7 +233,7 @@ def test_allocation_file_parsing() -> None:
     tree, problem = get_or_create_leaf(tree, "root.newqueue")
     assert problem is None and tree["root.newqueue"].settings.policy is PolicyName.DRF
 
-    # Queue ACLs (asserted by the 2.x version of this test, spec §1.3.4): root lets everyone
+    # Queue ACLs (asserted by the 2.x version of this test, §1.3.4): root lets everyone
     # in, a configured queue without ACLs lets nobody in (" "), and B and C keep theirs.
     acls = queue_acls(config)
     admin, submit = QueueAcl.ADMINISTER_QUEUE, QueueAcl.SUBMIT_APPLICATIONS
@@ -283,7 +283,7 @@ BACKWARDS_COMPATIBLE = """<?xml version="1.0" encoding="UTF-8"?>
     "fair_share_timeout_tag",
     [
         "defaultFairSharePreemptionTimeout",
-        # The 2.x-3.2 versions of this test use the legacy top-level spelling (spec §1.3.1).
+        # The 2.x-3.2 versions of this test use the legacy top-level spelling (§1.3.1).
         "fairSharePreemptionTimeout",
     ],
 )
@@ -323,7 +323,7 @@ def test_backwards_compatible_allocation_file_parsing(fair_share_timeout_tag: st
     assert queue_e.min_share_preemption_timeout_ms == 60000
     assert queue_e.fair_share_preemption_timeout_ms is None
     assert queue_e.fair_share_preemption_threshold == float32(0.3)
-    # Inherited (spec §1.3.3).
+    # Inherited (§1.3.3).
     assert tree[E].settings.fair_share_preemption_timeout_ms == 300000
     assert tree[A].settings.fair_share_preemption_threshold == float32(0.6)
 
@@ -368,7 +368,7 @@ def test_reload() -> None:
     assert second.placement_policy is not None
     specified, nested = second.placement_policy.rules
     assert specified.name is RuleName.SPECIFIED
-    # Hadoop builds nestedUserQueue as a UserPlacementRule with a parent rule (spec §1.5.2).
+    # Hadoop builds nestedUserQueue as a UserPlacementRule with a parent rule (§1.5.2).
     assert nested.name is RuleName.NESTED_USER_QUEUE
     assert nested.parent is not None and nested.parent.name is RuleName.PRIMARY_GROUP
     assert build_queue_tree(second, DEFAULT_TYPES)["root.queueB"].settings.max_running_apps == 3
@@ -378,7 +378,7 @@ def test_reload() -> None:
 def test_reload_3_2_second_file() -> None:
     """The 3.2 copy of testReload ends its second policy with a ``default`` rule after
     ``nestedUserQueue`` and expects three rules. Since 3.3 that ``default`` rule can never be
-    reached (spec §1.5.3), so the file is rejected (a reload would keep the old rules)."""
+    reached (§1.5.3), so the file is rejected (a reload would keep the old rules)."""
     assert errors_of("""<allocations>
   <queue name="queueB">
     <maxRunningApps>3</maxRunningApps>
@@ -507,7 +507,7 @@ def test_reservable_queue() -> None:
     reservable, other = config.queue("root.reservable"), config.queue("root.other")
     assert reservable is not None and other is not None
     assert reservable.reservation and not other.reservation
-    # A plan queue is a parent, not a leaf (spec §1.8).
+    # A plan queue is a parent, not a leaf (§1.8).
     assert "root.reservable" in parents(config)
     assert "root.reservable" not in leaves(config)
     assert config.reservation_agent == "DummyAgentName"
@@ -667,7 +667,7 @@ def test_queue_acl_d_and_d1(
             )
 
 
-# --- TestQueueManager (queue creation and dynamic-queue removal, spec §1.6) -----------------
+# --- TestQueueManager (queue creation and dynamic-queue removal, §1.6) ----------------------
 #
 # Not on the list of classes to port, but it is Hadoop's own reference for get_or_create_leaf
 # and the dynamic-queue clean-up, so the tests that need no reload of a live queue manager are

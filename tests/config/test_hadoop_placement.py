@@ -1,5 +1,5 @@
 """Hadoop's own ``TestQueuePlacementPolicy``, ported as an independent reference for queue
-placement (spec §1.5), emulating Hadoop 3.4.
+placement (docs/semantics.md §1.5), emulating Hadoop 3.4.
 
 Each test is named after the Hadoop test method it comes from; only inputs and outcomes are
 taken over. How Hadoop's fixtures map onto our API:
@@ -15,7 +15,7 @@ taken over. How Hadoop's fixtures map onto our API:
 * The group mapping is Hadoop's ``SimpleGroupsMapping`` (``<user>group``, ``<user>subgroup1``,
   ``<user>subgroup2``) or, for one test, ``PeriodGroupsMapping`` (``<user>.group``, ...).
 
-Version notes (spec §1.5.3): the Hadoop 2.x copy of this test parsed ``testTerminals`` fine and
+Version notes (§1.5.3): the Hadoop 2.x copy of this test parsed ``testTerminals`` fine and
 only failed at placement time, and it followed ``nestedUserQueue`` with a ``default`` rule;
 since 3.x a ``default`` rule with ``create="false"`` is not terminal and a terminal
 ``nestedUserQueue`` must be last, so both are configuration errors. We follow 3.x/3.4.
@@ -368,7 +368,7 @@ def test_specified_queue_with_spaces(queue: str) -> None:
         place(pol, queue, "user1")
 
 
-# --- inputs of older copies of this test whose outcome changed by 3.x (spec §1.5.2, §1.5.3) ---
+# --- inputs of older copies of this test whose outcome changed by 3.x (§1.5.2, §1.5.3) ---
 
 
 def test_nested_user_queue_parsing_2x_input() -> None:

@@ -1,5 +1,5 @@
 """Hadoop's own unit tests for resource strings and yarn-site values, ported as an independent
-reference (spec §1.1, §1.4, §1.7).
+reference (docs/semantics.md §1.1, §1.4, §1.7).
 
 Sources (apache/hadoop, ``.../scheduler/fair/``): ``TestFairSchedulerConfiguration`` and
 ``TestConfigurableResource``. Each test, or each ``pytest.param`` id, is the Hadoop test method

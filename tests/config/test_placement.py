@@ -1,5 +1,5 @@
-"""Queue placement: parsing ``<queuePlacementPolicy>`` (spec §1.5.3), the generated policy
-(§1.5.4) and rule evaluation (§1.5.1, §1.5.2, §8.2 vectors), emulating Hadoop 3.4."""
+"""Queue placement: parsing ``<queuePlacementPolicy>`` (docs/semantics.md §1.5.3), the generated
+policy (§1.5.4) and rule evaluation (§1.5.1, §1.5.2, §8.2 vectors), emulating Hadoop 3.4."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def test_public_api_is_pinned() -> None:
     ]
 
 
-# --- names (spec §1.5.1) ----------------------------------------------------------------------
+# --- names (§1.5.1) ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -319,7 +319,7 @@ def test_empty_policy_rejects() -> None:
     assert place(PlacementPolicy(())) == Placement(None, None, REJECTED)
 
 
-# --- generated policy (spec §1.5.4) -----------------------------------------------------------
+# --- generated policy (§1.5.4) ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -353,13 +353,13 @@ def test_generated_policy(
 
 
 def test_generated_policy_without_undeclared_pools_falls_back() -> None:
-    """Unconfigured queue → user queue if configured, else root.default (spec §1.5.4)."""
+    """Unconfigured queue → user queue if configured, else root.default (§1.5.4)."""
     pol = generated_policy(True, False)
     assert place(pol, queue="adhoc", user="bob", queues=tree("root.bob")).queue == "root.bob"
     assert place(pol, queue="adhoc", user="bob").queue == "root.default"
 
 
-# --- parsing (spec §1.5.3) ------------------------------------------------------------------
+# --- parsing (§1.5.3) -----------------------------------------------------------------------
 
 
 def test_parse_full_policy() -> None:

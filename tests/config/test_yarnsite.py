@@ -1,7 +1,7 @@
-"""yarn-site settings (spec §1.1) and their init-time validation (spec §1.7).
+"""yarn-site settings (docs/semantics.md §1.1) and their init-time validation (§1.7).
 
-Expected values come from the spec's tables or are worked out by hand; float32 values are written
-as exact fractions (e.g. float32(0.8) = 13421773 / 2**24).
+Expected values come from the tables of §1.1 or are worked out by hand; float32 values are
+written as exact fractions (e.g. float32(0.8) = 13421773 / 2**24).
 """
 
 from __future__ import annotations

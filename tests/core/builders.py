@@ -1,4 +1,4 @@
-"""Builders for queue trees and runnable apps in tests (spec-style, not telescoping helpers)."""
+"""Builders for queue trees and runnable apps in tests (keywords, not telescoping helpers)."""
 
 from __future__ import annotations
 

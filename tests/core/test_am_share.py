@@ -1,4 +1,4 @@
-"""The maxAMShare check (spec §3.6.4, vector of §8.2)."""
+"""The maxAMShare check (docs/semantics.md §3.6.4, vector of §8.2)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def leaf(
 
 
 def test_am_limit_vector_uses_float32_share() -> None:
-    # spec §8.2: ceil(10240 × 0.1f) = ceil(1024.0000153) = 1025 MB
+    # §8.2: ceil(10240 × 0.1f) = ceil(1024.0000153) = 1025 MB
     limit = max_am_resource(res(10_240, 0), UNBOUNDED, AVAILABLE, float32(0.1))
     assert limit.memory == 1025
     assert multiply_and_round_up(res(10_240, 0), 0.1).memory == 1024  # what a double would give

@@ -1,4 +1,4 @@
-"""ComputeFairShares (spec §2.3): every worked vector of the spec holds exactly.
+"""ComputeFairShares (docs/semantics.md §2.3): every worked vector of that section holds exactly.
 
 Each test runs twice: on the engine's solver, and on the line-by-line port of YARN's code
 (``tests/oracles/shares.py``) that it is checked against on random inputs elsewhere.
@@ -28,7 +28,7 @@ def s(weight: float, min_share: int = 0, max_share: int = U, active: bool = True
     return ShareInput(float32(weight), min_share, max_share, active=active, is_queue=True)
 
 
-# The table of spec §2.3 ("U" = unbounded max), total 10000 unless stated.
+# The table of §2.3 ("U" = unbounded max), total 10000 unless stated.
 SPEC_VECTORS = [
     pytest.param([s(2), s(1), s(1)], 10000, False, [5000, 2500, 2500], id="weights 2:1:1"),
     pytest.param([s(1, 6000), s(1)], 10000, False, [6000, 4000], id="min share 6000 honoured"),
@@ -61,7 +61,7 @@ def test_spec_vectors(
 
 
 def test_zero_weight_is_not_capped_by_its_max(solve: Solver) -> None:
-    # spec §2.3: zero-weight schedulables get exactly their min share, not capped by max
+    # §2.3: zero-weight schedulables get exactly their min share, not capped by max
     assert solve([s(0, 3000, 1000), s(1)], 10000, False) == [3000, 7000]
 
 

@@ -1,4 +1,4 @@
-"""Heartbeat assignment through the engine (spec §3.1–§3.7)."""
+"""Heartbeat assignment through the engine (docs/semantics.md §3.1–§3.7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Starvation and preemption through the engine (spec §4, §5), with numbers from the spec."""
+"""Starvation and preemption through the engine (docs/semantics.md §4, §5), with the numbers of
+its worked examples and vectors."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ Checked after every step:
 
 Checked for every preemption round (``update``), re-deriving each decision from a snapshot of
 the state taken between the update pass and the preemption pass, without the engine's victim
-code (spec §5.3–§5.6):
+code (docs/semantics.md §5.3–§5.6):
 
 * (a) no victim's leaf is non-preemptable (``allowPreemptionFrom``, inherited — both our reading
   of the XML and ``engine.tree[q].settings.preemptable``); an AM victim's attempt was created in

@@ -1,4 +1,4 @@
-"""Steady and instantaneous fair shares over the hierarchy (spec §2.4–§2.7)."""
+"""Steady and instantaneous fair shares over the hierarchy (docs/semantics.md §2.4–§2.7)."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_seed_instantaneous_shares_with_two_active_tenants() -> None:
 
 
 def test_fair_policy_writes_memory_only() -> None:
-    # spec §2.6.1: the vcores of a fair parent's children are never written (stay 0).
+    # §2.6.1: the vcores of a fair parent's children are never written (stay 0).
     t = tree(queue("root.a"), queue("root.b"))
     steady = compute_steady_fair_shares(t, res(10000, 10))
     assert steady["root.a"] == res(5000, 0)  # 10000 MB over a and b, weights 1:1
@@ -109,7 +109,7 @@ def test_fifo_leaf_gives_everything_to_the_earliest_app() -> None:
     previous = FairShares({}, {"late": res(5, 5)})
     shares = compute_instantaneous_fair_shares(t, res(9000, 9), runnable, previous)
     assert shares.apps["early"] == shares.queues["root.a"] == res(9000, 0)
-    assert shares.apps["late"] == res(5, 5)  # others are left unchanged (spec §2.6.3)
+    assert shares.apps["late"] == res(5, 5)  # others are left unchanged (§2.6.3)
 
 
 def test_size_based_weight() -> None:
@@ -140,7 +140,7 @@ def test_min_share_wins_over_a_smaller_max() -> None:
     shares = compute_instantaneous_fair_shares(
         t, res(10000, 10), {"root.a": apps("x"), "root.b": apps("y")}
     )
-    assert shares.queues["root.a"].memory == 6000  # effective max = max(max, min) (spec §2.8)
+    assert shares.queues["root.a"].memory == 6000  # effective max = max(max, min) (§2.8)
 
 
 def test_non_runnable_queue_without_apps_is_inactive() -> None:
@@ -249,7 +249,7 @@ def test_hadoop_drf_shares_under_different_parents() -> None:
     assert pct(b1.vcores, 10) == pytest.approx(10, abs=0.9)
     steady = compute_steady_fair_shares(tree, cluster)
     # parentB's single vcore is cut between two children at the bisection's upper bound:
-    # each gets 1 (10 %), not 0.5 — the sum exceeds the parent's share (spec §2.3).
+    # each gets 1 (10 %), not 0.5 — the sum exceeds the parent's share (§2.3).
     assert steady["root.parentB.childB1"].vcores / 10 == pytest.approx(0.1, abs=0.001)
     assert steady["root.parentB.childB1"].memory / NODE_MEM == pytest.approx(0.05, abs=0.001)
     assert steady["root.parentA.childA1"].vcores / 10 == pytest.approx(0.2, abs=0.001)

@@ -1,7 +1,7 @@
 """The incremental update pass writes and reports exactly what the reference pass does.
 
 * :func:`compute_shares` gives the reference solver's numbers (``tests/oracles/shares.py``) on
-  random inputs, the awkward weights, mins and maxes included (spec §2.3).
+  random inputs, the awkward weights, mins and maxes included (docs/semantics.md §2.3).
 * Two engines — the product's update pass and the reference (``tests/oracles/update.py``)
   that recomputes every demand, share and starvation on each pass — run the same random
   workloads in lockstep: submissions (to configured leaves, to new queues that placement
@@ -86,7 +86,7 @@ COMPONENTS = st.sampled_from([0, 1, 1024, -7, 2**62, LONG_MAX, -(2**63)])
 @given(st.integers(2, 3).flatmap(lambda n: st.lists(
     st.lists(COMPONENTS, min_size=n, max_size=n), min_size=1, max_size=8)))
 def test_sums_at_once_are_the_running_saturating_sums(rows: list[list[int]]) -> None:
-    """Demand sums (spec §2.2) add vectors one by one, saturating; the fast sum agrees."""
+    """Demand sums (§2.2) add vectors one by one, saturating; the fast sum agrees."""
     vectors = [Resource(tuple(row)) for row in rows]
     none = Resource((0,) * len(rows[0]))
     expected = none

@@ -1,4 +1,4 @@
-"""Delay scheduling state machine (spec §3.6.3, vector of §8.2)."""
+"""Delay scheduling state machine (docs/semantics.md §3.6.3, vector of §8.2)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def offers(count: int, *, nodes: int = 10, node_t: float = 0.2, rack_t: float = 
 
 
 def test_delay_scheduling_vector() -> None:
-    # spec §8.2: 10 nodes × 0.2f = 2.0000000298 opportunities: offers 1 and 2 stay NODE_LOCAL,
+    # §8.2: 10 nodes × 0.2f = 2.0000000298 opportunities: offers 1 and 2 stay NODE_LOCAL,
     # the 3rd (counter 3 > 2.00000003) relaxes to RACK_LOCAL and resets the counter
     assert 10 * float32(0.2) > 2.0
     levels, state = offers(3)

@@ -1,6 +1,7 @@
 """The indexed tree walk decides exactly as YARN's walk that sorts every level (issue 3, item 7).
 
-* The sort keys order schedulables as the comparators do (spec §3.5), wherever they give a key.
+* The sort keys order schedulables as the comparators do (docs/semantics.md §3.5), wherever
+  they give a key.
 * Two engines — the engine's walk and the reference (``tests/oracles/walk.py``) that sorts every
   level on each assignment — run the same random workloads in lockstep: busy leaves with several
   apps, all three policies, zero weights, tight ``maxAMShare`` (its gauge), ``maxResources``,

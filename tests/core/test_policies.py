@@ -1,4 +1,4 @@
-"""Ordering comparators (spec §3.5) and policy rules (spec §2.6.4)."""
+"""Ordering comparators (docs/semantics.md §3.5) and policy rules (§2.6.4)."""
 
 from __future__ import annotations
 

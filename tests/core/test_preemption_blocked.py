@@ -1,4 +1,5 @@
-"""Why a container found no victims: each rule of §5.4–§5.5 switched on in turn."""
+"""Why a container found no victims: each rule of docs/semantics.md §5.4–§5.5 switched on
+in turn."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The round-long victim search gives the reference algorithm's decisions (spec §5.3–§5.5).
+"""The round-long victim search gives the reference algorithm's decisions
+(docs/semantics.md §5.3–§5.5).
 
 :func:`plan_preemption` (with a :class:`VictimSearch` kept across a round) and
 :func:`~tests.oracles.preemption.plan_preemption_reference` are compared on small random

@@ -1,4 +1,5 @@
-"""Starvation detection and the starved-apps queue (spec §4.2–§4.4, §4.7, vectors of §8.2)."""
+"""Starvation detection and the starved-apps queue (docs/semantics.md §4.2–§4.4, §4.7,
+vectors of §8.2)."""
 
 from __future__ import annotations
 
@@ -93,7 +94,7 @@ def leaf(
     ],
 )
 def test_fair_share_starvation_vector(demand: Resource, expected: Resource) -> None:
-    # spec §8.2: app fair share 4096 MB, threshold 0.5, usage 1024, timeout elapsed.
+    # §8.2: app fair share 4096 MB, threshold 0.5, usage 1024, timeout elapsed.
     # fair policy: the app share has 0 vcores, so the starvation is memory only.
     amount, last, below = fs_starvation(demand=demand, now=5000, last=0)
     assert (amount, last, below) == (expected, 0, True)
@@ -126,7 +127,7 @@ def test_default_timeout_never_starves() -> None:
 
 
 def test_threshold_minus_one_without_allocation_file_never_starves() -> None:
-    # spec §1.3.3: no allocation file → threshold −1 → fairDemand negative → never below it
+    # §1.3.3: no allocation file → threshold −1 → fairDemand negative → never below it
     assert fs_starvation(threshold=-1.0, timeout=-1, usage=NONE) == (NONE, 10_000, False)
 
 
@@ -164,7 +165,7 @@ def test_min_share_starvation_minus_fair_share_total() -> None:
 
 
 def test_min_share_vcores_count_even_under_memory_only_policy() -> None:
-    # spec §4.3: isNone tests every component, so an unmet vcore minimum is "min-share starved"
+    # §4.3: isNone tests every component, so an unmet vcore minimum is "min-share starved"
     ms = min_share_starvation_of_leaf(
         min_share=res(0, 4), demand=res(4 * GB, 8), usage=res(4 * GB, 1), timeout=0, now=9,
         last_time_at_min_share=0, fair_share_total=NONE,
@@ -181,7 +182,7 @@ def test_not_min_share_starved_refreshes_timestamp() -> None:
 
 
 def test_attribution_quirk_gives_unmet_minus_pending() -> None:
-    # spec §8.2: unmet 18 GB > pending 8 GB → the app gets 18 − 8 = 10 GB, not 8
+    # §8.2: unmet 18 GB > pending 8 GB → the app gets 18 − 8 = 10 GB, not 8
     result = attribute_min_share_starvation([res(18 * GB, 0)], res(8 * GB, 0), DEFAULT, CLUSTER)
     assert (result.amounts, result.added) == ((res(10 * GB, 0),), (True,))
 
@@ -198,7 +199,7 @@ def test_seed_article_min_share_example() -> None:
 
 
 def test_app_with_nothing_unmet_is_added_while_pending_remains() -> None:
-    # spec §4.3: added to the starved queue even when the amount attributed to it is none
+    # §4.3: added to the starved queue even when the amount attributed to it is none
     result = attribute_min_share_starvation([NONE, res(5 * GB, 0)], res(3 * GB, 0), DEFAULT,
                                             CLUSTER)
     assert result.amounts == (NONE, res(2 * GB, 0))  # second: 5 > 3 → 5 − 3
@@ -213,7 +214,7 @@ def test_unmet_demand_deducts_fair_share_starvation() -> None:
 
 
 def test_min_share_attribution_vector_end_to_end() -> None:
-    # spec §8.2: single app, leaf min 10 GB, demand 20 GB, usage 2 GB; min-share timeout
+    # §8.2: single app, leaf min 10 GB, demand 20 GB, usage 2 GB; min-share timeout
     # elapsed (5000 since t=0), fair-share timeout not (app below 0.5 × 12 GB since t=8000)
     only = app("a1", demand=res(20 * GB, 20), usage=res(2 * GB, 2), fair_share=res(12 * GB, 0),
                last_fs=8000)
@@ -288,7 +289,7 @@ def _take_all(queue: StarvedApps, starvation: dict[str, Resource]) -> list[str]:
 
 @pytest.mark.parametrize("first", ["big", "small"], ids=["4 GB added first", "1 GB added first"])
 def test_least_starved_app_is_taken_first(first: str) -> None:
-    # spec §8.2: starvation 1 GB and 4 GB → the 1 GB app comes out first
+    # §8.2: starvation 1 GB and 4 GB → the 1 GB app comes out first
     starvation = {"small": res(GB, 0), "big": res(4 * GB, 0)}
     queue = StarvedApps()
     for app_id in (first, "small" if first == "big" else "big"):
@@ -356,7 +357,7 @@ def test_heap_returns_every_app_once(vectors: list[tuple[int, int]]) -> None:
 
 
 def test_apps_added_in_the_fair_share_pass_sift_with_their_old_min_share_starvation() -> None:
-    # spec §4.4: the heap compares the values apps hold when it sifts. X is queued with 5 GB.
+    # §4.4: the heap compares the values apps hold when it sifts. X is queued with 5 GB.
     # A is fair-share starved by 1 GB (fair share 4 GB, threshold 0.5 → 2 GB − 1 GB) and is
     # added then, with its old min-share starvation 0: 1 GB fits in 5 GB → A becomes the head.
     # Its later min-share starvation (17 GB) does not re-sift it (the second add is a no-op).

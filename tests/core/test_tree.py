@@ -1,4 +1,5 @@
-"""The queue tree after init: creation order, defaults, inheritance (spec §1.2, §1.3.3, §1.6)."""
+"""The queue tree after init: creation order, defaults, inheritance
+(docs/semantics.md §1.2, §1.3.3, §1.6)."""
 
 from __future__ import annotations
 
@@ -108,12 +109,12 @@ def test_queue_max_resources_default_applies_to_root_and_parents() -> None:
       <queue name="a"/>
     </allocations>""")
     tree, _ = get_or_create_leaf(tree, "default")  # an unconfigured leaf gets it too
-    for name in ("root", "root.default", "root.a"):  # spec §1.3.1 gotcha: a literal 0-vcore cap
+    for name in ("root", "root.default", "root.a"):  # §1.3.1 gotcha: a literal 0-vcore cap
         assert tree[name].settings.effective_max_share(res(10**6, 10**3)) == res(40000, 0)
 
 
 def test_drf_queue_under_a_fair_parent_is_not_created() -> None:
-    # spec §2.6.4 / §1.6: creating the queue fails, so it does not exist
+    # §2.6.4 / §1.6: creating the queue fails, so it does not exist
     tree = build("""<allocations>
       <queue name="a"><schedulingPolicy>drf</schedulingPolicy></queue>
       <queue name="b"/>
@@ -208,7 +209,7 @@ def test_many_queues_build_in_one_pass() -> None:
 
 
 def test_root_default_configured_as_a_fifo_parent_is_not_created() -> None:
-    # spec §1.6: creating it as a parent fails (fifo), as for any other queue
+    # §1.6: creating it as a parent fails (fifo), as for any other queue
     tree = build("""<allocations>
       <queue name="a"/>
       <queue name="default" type="parent"><schedulingPolicy>fifo</schedulingPolicy></queue>
@@ -254,7 +255,7 @@ def test_get_or_create_leaf_under_a_configured_parent() -> None:
     alice = tree["root.users.alice"]
     assert alice.is_leaf and alice.dynamic
     assert tree.is_static("root.users") and not tree.is_static("root.users.alice")
-    # ad-hoc child of a parent with maxChildResources (spec §1.2 step 6)
+    # ad-hoc child of a parent with maxChildResources (§1.6)
     assert alice.settings.effective_max_share(res(10**6, 10**3)) == res(4096, 4)
 
 

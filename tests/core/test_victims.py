@@ -1,4 +1,4 @@
-"""Victim selection (spec §5.3–§5.5, vector of §8.2)."""
+"""Victim selection (docs/semantics.md §5.3–§5.5, vector of §8.2)."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ RICH = owner("rich", usage=6, fair=1)  # well over its app fair share
 
 
 def test_victim_selection_vector() -> None:
-    # spec §8.2: two non-AM 2 GB containers of an over-fair-share app and its AM on a full node;
+    # §8.2: two non-AM 2 GB containers of an over-fair-share app and its AM on a full node;
     # a 4 GB request takes both non-AM containers and no AM (listed first, AMs still go last)
     full = node("n1", c("am", "rich", 2, am=True), c("c1", "rich", 2), c("c2", "rich", 2))
     found = containers_on_node(res(4 * GB, 0), full, owners(RICH), CLUSTER)
@@ -230,7 +230,7 @@ def test_no_wider_search_for_strict_or_any_requests(request_: StarvedRequest) ->
 
 
 def test_wider_search_keeps_the_requested_place_on_equal_am_counts() -> None:
-    # spec §5.3: the other nodes' best set replaces the first only with strictly fewer AMs
+    # §5.3: the other nodes' best set replaces the first only with strictly fewer AMs
     rack, outside = am_node("n0", 1), am_node("n1", 1)
     request_ = StarvedRequest(res(2 * GB, 0), "/rack0")
     found = best_preemptable_containers(request_, [rack], [outside, rack], AM_OWNERS, CLUSTER)

@@ -17,7 +17,7 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def png_size(data: bytes) -> tuple[int, int]:
-    """Width and height from a PNG's IHDR chunk (PNG spec §11.2.2)."""
+    """Width and height from a PNG's IHDR chunk (the PNG specification (ISO/IEC 15948), §11.2.2)."""
     assert data[:8] == PNG_SIGNATURE
     assert data[12:16] == b"IHDR"
     width, height = struct.unpack(">II", data[16:24])

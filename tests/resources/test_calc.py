@@ -1,4 +1,4 @@
-"""Resource calculators (spec §0.2): memory-only and dominant, with singleType."""
+"""Resource calculators (docs/semantics.md §0.2): memory-only and dominant, with singleType."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Resource strings (spec §1.4, error wording §1.7, vectors §8.2).
+"""Resource strings (docs/semantics.md §1.4, error wording §1.7, vectors §8.2).
 
-Expected values are worked out by hand from the spec text; percentages are the written value
-divided by 100.
+Expected values are worked out by hand from docs/semantics.md §1.4; percentages are the written
+value divided by 100.
 """
 
 from __future__ import annotations

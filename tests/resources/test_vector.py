@@ -1,4 +1,4 @@
-"""Resource helpers with YARN's exact edge cases (spec §0.2)."""
+"""Resource helpers with YARN's exact edge cases (docs/semantics.md §0.2)."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_multiply_and_round_up_uses_ceil() -> None:
 
 
 def test_am_limit_example_depends_on_float32() -> None:
-    # spec §0.2 / §8.2: ceil(10240 MB × 0.1f) = 1025, with a double 0.1 it would be 1024.
+    # §0.2 / §8.2: ceil(10240 MB × 0.1f) = 1025, with a double 0.1 it would be 1024.
     assert multiply_and_round_up(res(10240, 0), float32(0.1)).memory == 1025
     assert multiply_and_round_up(res(10240, 0), 0.1).memory == 1024
 
@@ -174,7 +174,7 @@ def test_types_must_start_with_memory_and_vcores() -> None:
     ],
 )
 def test_normalize(ask: Resource, expected: Resource) -> None:
-    # spec §1.1 defaults: min 1024/1, max 8192/4, increment 1024/1
+    # §1.1 defaults: min 1024/1, max 8192/4, increment 1024/1
     assert normalize(ask, res(1024, 1), res(8192, 4), res(1024, 1)) == expected
 
 

@@ -1,7 +1,7 @@
 """The seed article's three tenants, simulated: the numbers come out as the seed describes them.
 
 examples/seed-three-tenants/simulation.yaml (what `make run` simulates). The expected values are
-worked out by hand from the seed and the spec, as the scenario's header comment explains:
+worked out by hand from the seed and docs/semantics.md, as the scenario's header comment explains:
 
 * weights 1:2:1 on 24 GB / 12 vcores → with tenant3 inactive, one third and two thirds
   (8 GB / 4 vcores, 16 GB / 8 vcores); with all three active 25 / 50 / 25 % (6 GB / 3 vcores,

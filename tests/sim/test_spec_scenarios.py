@@ -1,8 +1,8 @@
-"""The spec's "easy to get wrong" behaviours (§8.3), one scripted scenario each.
+"""Behaviours that are "easy to get wrong" (docs/semantics.md §8.3), one scripted scenario each.
 
-Every ``tests/scenarios/*.yaml`` file states, in its comments, the spec rules it exercises and
-the hand arithmetic behind each expected number; here we only run it through the library and
-require every ``expect`` step to hold.
+Every ``tests/scenarios/*.yaml`` file states, in its comments, the rules of docs/semantics.md it
+exercises and the hand arithmetic behind each expected number; here we only run it through the
+library and require every ``expect`` step to hold.
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ def timeout(ms: int) -> str:
 
 
 def fair_share_starvation(timeout_ms: int, threshold: float) -> str:
-    """When an app counts as fair-share starved, e.g. ``< 80% for 5s`` (spec §4.2)."""
+    """When an app counts as fair-share starved, e.g. ``< 80% for 5s`` (docs/semantics.md §4.2)."""
     if timeout_ms == TIMEOUT_NEVER_MS or not threshold > 0:  # NaN thresholds never starve
         return "off"
     wait = "at once" if timeout_ms <= 0 else f"for {timeout(timeout_ms)}"
@@ -58,7 +58,7 @@ def fair_share_starvation(timeout_ms: int, threshold: float) -> str:
 
 
 def min_share_starvation(timeout_ms: int, has_min_share: bool) -> str:
-    """When a queue counts as min-share starved, e.g. ``after 60s`` (spec §4.3)."""
+    """When a queue counts as min-share starved, e.g. ``after 60s`` (§4.3)."""
     if not has_min_share or timeout_ms == TIMEOUT_NEVER_MS:
         return "off"
     return "at once" if timeout_ms <= 0 else f"after {timeout(timeout_ms)}"

@@ -189,7 +189,7 @@ def _tree_label(node: QueueNode, marker: str = "") -> str:
 
 
 def _preemption_summary(site: SiteConfig) -> str:
-    """Whether the starvation columns can ever act (spec §1.1, §4.1)."""
+    """Whether the starvation columns can ever act (docs/semantics.md §1.1, §4.1)."""
     if not site.preemption:
         return ("Preemption: off (yarn.scheduler.fair.preemption=false): starvation is never "
                 "checked and nothing is preempted.")

@@ -1,4 +1,4 @@
-"""Queue ACLs: who may submit to or administer a queue (spec §1.3.4).
+"""Queue ACLs: who may submit to or administer a queue (docs/semantics.md §1.3.4).
 
 An ACL string is read exactly as Hadoop's ``AccessControlList`` reads it: users, then a single
 space, then groups (``"alice,bob admins"``); a leading space means groups only, a blank string
@@ -107,14 +107,14 @@ def has_access(
 
 
 def can_submit(acls: QueueAcls, queue: str, user: str, groups: Sequence[str]) -> bool:
-    """Submission needs SUBMIT_APPLICATIONS **or** ADMINISTER_QUEUE access (spec §1.3.4)."""
+    """Submission needs SUBMIT_APPLICATIONS **or** ADMINISTER_QUEUE access (§1.3.4)."""
     return has_access(acls, queue, user, groups, QueueAcl.SUBMIT_APPLICATIONS) or has_access(
         acls, queue, user, groups, QueueAcl.ADMINISTER_QUEUE
     )
 
 
 def queue_acls(config: AllocationConfig | None) -> dict[str, dict[QueueAcl, AccessControlList]]:
-    """The queue → ACL map YARN builds from an allocation file (spec §1.3.4).
+    """The queue → ACL map YARN builds from an allocation file (§1.3.4).
 
     Root starts with everyone for both types (also without a file); each configured queue gets its
     own ACLs, defaulting to everyone on root and to nobody elsewhere. Queues whose settings YARN

@@ -1,4 +1,5 @@
-"""Loading ``fair-scheduler.xml`` into an :class:`AllocationConfig` (spec §1.2–§1.5, §1.7).
+"""Loading ``fair-scheduler.xml`` into an :class:`AllocationConfig`
+(docs/semantics.md §1.2–§1.5, §1.7).
 
 All-or-nothing, like a YARN reload: every problem in the file is collected and raised together
 as :class:`ConfigErrors` (one error alone is raised as a plain :class:`ConfigError`), each with
@@ -47,7 +48,7 @@ __all__ = ["EMPTY_ALLOCATIONS", "allocation_text", "load_allocations", "parse_al
 
 EMPTY_ALLOCATIONS = "<allocations/>"  # an allocation file with nothing in it
 
-# Top-level elements holding one scalar each: the last occurrence wins (spec §1.3.1).
+# Top-level elements holding one scalar each: the last occurrence wins (§1.3.1).
 _SCALARS = frozenset(
     {
         "queueMaxResourcesDefault",
@@ -362,7 +363,7 @@ def _placement(element: Element | None, problems: Problems, flags: _Flags) -> di
 def _check_policies(
     queues: tuple[QueueConfig, ...], default: PolicyName, problems: Problems
 ) -> None:
-    """Policy combinations the file makes impossible (spec §2.6.4): fifo on a parent queue, and
+    """Policy combinations the file makes impossible (§2.6.4): fifo on a parent queue, and
     drf under a fair parent (``effective`` = the queue's own policy, else the default)."""
     by_name = {q.name: q for q in queues}
 

@@ -1,4 +1,4 @@
-"""The ``<queue>`` / ``<pool>`` elements of the allocation file (spec §1.3.2).
+"""The ``<queue>`` / ``<pool>`` elements of the allocation file (docs/semantics.md §1.3.2).
 
 Each element becomes a :class:`QueueConfig` holding only what it configures, after YARN's
 parse-time clamps. Problems are collected, not raised, so that one pass reports all of them;
@@ -71,7 +71,7 @@ class QueueParser:
     configs: dict[str, QueueConfig] = field(default_factory=dict)  # insertion = document order
 
     def parse_top_level(self, elements: list[Element]) -> tuple[QueueConfig, ...]:
-        """Top-level elements hang under ``root``, unless one of them *is* root (spec §1.3.2)."""
+        """Top-level elements hang under ``root``, unless one of them *is* root (§1.3.2)."""
         for element in elements:
             is_root = equals_ignore_case(dom_attribute(element, "name"), ROOT)
             if is_root and len(elements) > 1:
@@ -124,7 +124,7 @@ class QueueParser:
             return f"{place.parent}.{short}", place.ignored
         if short != ROOT:
             # YARN keeps settings under "Root" / "Root.x" but creates root.Root / root.Root.x,
-            # whose lookups miss: no setting or ACL of this subtree applies (spec §1.3.2).
+            # whose lookups miss: no setting or ACL of this subtree applies (§1.3.2).
             self.problems.warn(
                 f'queue "{short}" is not "root": YARN keeps its settings under the name '
                 f'"{short}" but creates the queue as root.{short}, so all its settings and ACLs, '
@@ -170,7 +170,7 @@ class QueueParser:
                                  element)
 
     def _check_parent_only(self, queue: str, found: _Found) -> None:
-        """``reservation`` and ``maxAMShare`` are leaf-only (spec §1.3.2, YARN-10528)."""
+        """``reservation`` and ``maxAMShare`` are leaf-only (§1.3.2, YARN-10528)."""
         for attribute, tag in (("reservation", "reservation"), ("max_am_share", "maxAMShare")):
             if attribute in found.values:
                 message = _PARENT_ONLY_ERROR.format(queue=queue, tag=tag)

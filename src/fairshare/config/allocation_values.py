@@ -4,7 +4,7 @@ The Java parsers decide which odd inputs are accepted (``Integer.parseInt`` take
 digit but no ``_`` or inner spaces, ``Double.parseDouble`` takes ``1e3``, ``0x1p4``, ``2f`` and
 ``NaN`` but not ``nan``, ``Boolean.parseBoolean`` calls anything but ``true`` false). Where YARN
 would throw ``NumberFormatException`` we raise :class:`BadValue` with a readable reason; the
-allocation parser adds the queue, element and line (spec §1.7).
+allocation parser adds the queue, element and line (docs/semantics.md §1.7).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Frozen configuration objects: what a parsed ``fair-scheduler.xml`` says (spec §1.3–§1.5).
+"""Frozen configuration objects: what a parsed ``fair-scheduler.xml`` says
+(docs/semantics.md §1.3–§1.5).
 
 These hold *configured* values only, exactly as written (after YARN's parse-time clamps and the
 float32 rounding of §0.2); ``None`` means "not set here". Inheritance (§1.3.3) and defaults are
@@ -49,7 +50,7 @@ class QueueConfig:
     fair_share_preemption_timeout_ms: int | None = None
     fair_share_preemption_threshold: float | None = None  # float32, clamped to [0, 1]
     allow_preemption_from: bool | None = None
-    acl_submit_apps: str | None = None  # not trimmed (§1.3.4)
+    acl_submit_apps: str | None = None  # not trimmed (§1.3.2)
     acl_administer_apps: str | None = None
     acl_administer_reservations: str | None = None
     acl_list_reservations: str | None = None
@@ -66,7 +67,7 @@ class QueueConfig:
 
 
 class RuleName(StrEnum):
-    """Placement rule names, case-sensitive as in YARN (§1.5.2)."""
+    """Placement rule names (§1.5.2), case-sensitive as in YARN (§1.5.3)."""
 
     SPECIFIED = "specified"
     USER = "user"

@@ -1,4 +1,5 @@
-"""yarn-site.xml settings the Fair Scheduler reads (spec §1.1) and its init-time checks (§1.7).
+"""yarn-site.xml settings the Fair Scheduler reads (docs/semantics.md §1.1) and its init-time
+checks (§1.7).
 
 Values are read with Hadoop's ``Configuration`` rules (``fairshare.config.hadoopconf``): later
 definitions win unless final, ``${var}`` expands, numbers parse as Java does, and a boolean that is
@@ -53,7 +54,7 @@ __all__ = ["FAIR_SCHEDULER_CLASS", "SITE_KEY_PREFIXES", "SiteConfig", "known_sit
            "load_site", "read_site_xml"]
 
 FAIR_SCHEDULER_CLASS = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
-_SCHEMES = frozenset({"hdfs", "file", "s3a", "viewfs"})  # spec §1.1, case-insensitive
+_SCHEMES = frozenset({"hdfs", "file", "s3a", "viewfs"})  # §1.1, case-insensitive
 _ALNUM_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 # YARN's resource type names: an optional DNS-like prefix ending in "/", then a letter first
 RESOURCE_NAME = re.compile(rf"(?:(?:{_ALNUM_LABEL}\.)*{_ALNUM_LABEL}/)?[A-Za-z][A-Za-z0-9_.-]*")
@@ -67,9 +68,9 @@ def _empty() -> Mapping[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class SiteConfig:
-    """The yarn-site settings of spec §1.1 as the Fair Scheduler holds them after init.
+    """The yarn-site settings of §1.1 as the Fair Scheduler holds them after init.
 
-    Float settings are float32-rounded (spec §0.2). ``locality_threshold_*`` are already clamped to
+    Float settings are float32-rounded (§0.2). ``locality_threshold_*`` are already clamped to
     at most 1.0 (YARN clamps at each use; the result is the same). ``no_terminal_rule_check`` is the
     effective flag: it is honoured only in migration mode. ``raw`` holds every property as
     ``Configuration.get`` returns it (substituted, untrimmed).
@@ -143,7 +144,7 @@ def load_site(
     source: str | None = None,
     override_locations: Mapping[str, tuple[str, int | None]] | None = None,
 ) -> SiteConfig:
-    """Read a yarn-site.xml (None: no file), apply ``overrides`` on top, validate (spec §1.7).
+    """Read a yarn-site.xml (None: no file), apply ``overrides`` on top, validate (§1.7).
 
     Overrides act like ``Configuration.set``: they win over the file, ``final`` or not. ``source``
     names the file in messages instead of ``path``; ``override_locations`` says where each
@@ -188,7 +189,7 @@ def known_site_keys() -> frozenset[str]:
 
 
 def _build(r: ConfReader) -> SiteConfig:
-    """Read every setting the way ``FairScheduler.initScheduler`` does (spec §1.1)."""
+    """Read every setting the way ``FairScheduler.initScheduler`` does (§1.1)."""
     warn_unknown_keys(r)
     types = _resource_types(r)
     preemption = r.boolean(FAIR + "preemption", False)
@@ -254,7 +255,7 @@ def _raw_value(r: ConfReader, entry: ConfEntry) -> str:
 
 
 def _at_most_one(threshold: float) -> float:
-    return 1.0 if threshold > 1.0 else threshold  # spec §1.1; NaN passes through, as in Java
+    return 1.0 if threshold > 1.0 else threshold  # §1.1; NaN passes through, as in Java
 
 
 def _update_interval(r: ConfReader) -> int:
@@ -263,7 +264,7 @@ def _update_interval(r: ConfReader) -> int:
     if interval < 0:
         r.warn(key, f"{key}={interval} is invalid, so YARN uses the default 500 ms instead")
         return 500
-    if interval == 0:  # spec §1.1: the update thread only starts for a positive interval
+    if interval == 0:  # §1.1: the update thread only starts for a positive interval
         r.warn(key, f"{key}=0: no update thread, so fair shares are never recomputed")
     return interval
 
@@ -332,7 +333,7 @@ _INC = "yarn.scheduler.increment-allocation-"  # the deprecated keys, still the 
 
 
 def _min_max_allocation(r: ConfReader, types: ResourceTypes) -> tuple[Resource, Resource]:
-    """``FairScheduler.validateConf``: 0 <= min <= max for memory and vcores (spec §1.7)."""
+    """``FairScheduler.validateConf``: 0 <= min <= max for memory and vcores (§1.7)."""
     low = [r.integer(_MIN + "mb", 1024), r.integer(_MIN + "vcores", 1)]
     high = [r.integer(_MAX + "mb", 8192), r.integer(_MAX + "vcores", 4)]
     for what, unit, lo, hi in zip(("memory", "vcores"), ("mb", "vcores"), low, high, strict=True):
@@ -353,7 +354,7 @@ def _min_max_allocation(r: ConfReader, types: ResourceTypes) -> tuple[Resource, 
 
 
 def _increment_allocation(r: ConfReader, types: ResourceTypes) -> Resource:
-    """``FairSchedulerConfiguration.getIncrementAllocation`` plus its validation (spec §1.1)."""
+    """``FairSchedulerConfiguration.getIncrementAllocation`` plus its validation (§1.1)."""
     values: dict[str, int] = {}
     for name in types.names:
         key = f"yarn.resource-types.{name}.increment-allocation"
@@ -380,7 +381,7 @@ def _increment_allocation(r: ConfReader, types: ResourceTypes) -> Resource:
                 f"allocation configuration: {key}={value}. Values must be greater than 0.",
             )
         result.append(value)
-    # A custom type without an increment is not rounded (a 0 step, spec §1.1).
+    # A custom type without an increment is not rounded (a 0 step, §1.1).
     return Resource((*result, *(values.get(name, 0) for name in types.names[2:])))
 
 

@@ -1,4 +1,5 @@
-"""Admission by ``maxRunningApps`` and ``userMaxApps`` (spec §3.9, ``MaxRunningAppsEnforcer``).
+"""Admission by ``maxRunningApps`` and ``userMaxApps`` (docs/semantics.md §3.9,
+``MaxRunningAppsEnforcer``).
 
 An app is *runnable* when its user and every queue from its leaf to the root are below their
 limits; otherwise it waits in its leaf's non-runnable list and its user's waiting list, still

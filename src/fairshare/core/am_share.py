@@ -1,4 +1,4 @@
-"""The leaf queue's maxAMShare check (spec §3.6.4), as pure functions.
+"""The leaf queue's maxAMShare check (docs/semantics.md §3.6.4), as pure functions.
 
 ``maxAMShare`` is a Java ``float`` (§0.2): the limit is ``ceil(component × float32(share))``,
 so a 10 GB fair share with ``maxAMShare=0.1`` allows 1025 MB of AMs, not 1024.

@@ -1,7 +1,7 @@
 """Application lifecycle: submission, asks, releases, the end of an app, AM restarts, moves.
 
-Submission follows ``RMAppManager`` + ``FairScheduler.addApplication`` (spec §1.5, §3.9,
-§3.10): placement rules pick the queue (creating dynamic queues), the queue must be a leaf
+Submission follows ``RMAppManager`` + ``FairScheduler.addApplication`` (docs/semantics.md §1.5,
+§3.9, §3.10): placement rules pick the queue (creating dynamic queues), the queue must be a leaf
 that can hold the AM, the user needs submit access, then admission decides whether the app is
 runnable. Removal and moves follow ``removeApplicationAttempt`` and ``executeMove`` (§3.9).
 """

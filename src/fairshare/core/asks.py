@@ -3,7 +3,8 @@
 A *container request* is what an AM makes through YARN's ``AMRMClient``: ``count`` containers of
 one size at one priority, optionally at a host or a rack. The client turns it into *resource
 requests* per place — the host, its rack (inferred), and ANY (``*``) — which is what the
-scheduler holds (``AppSchedulingInfo``) and what every rule of spec §3.6 and §5.2 reads.
+scheduler holds (``AppSchedulingInfo``) and what every rule of docs/semantics.md §3.6 and
+§5.2 reads.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def normalize_request(
     asked: Resource, minimum: Resource, maximum: Resource, increment: Resource,
     queue_max_container: Resource | None,
 ) -> Resource:
-    """Spec §1.1: ``min(roundUp(max(ask, min), increment), maxAlloc)`` per type, where
+    """§1.1: ``min(roundUp(max(ask, min), increment), maxAlloc)`` per type, where
     ``maxAlloc`` is the scheduler maximum capped by the queue's ``maxContainerAllocation``."""
     cap = maximum
     if queue_max_container is not None:
@@ -98,7 +99,7 @@ def add_container_request(
 
 
 def pending_demand(app: App) -> Resource:
-    """Σ over keys of the ANY ask's size × count: the app's outstanding demand (spec §2.2)."""
+    """Σ over keys of the ANY ask's size × count: the app's outstanding demand (§2.2)."""
     total = app.none
     for table in app.asks.values():
         ask = table.get(ANY)
@@ -108,7 +109,7 @@ def pending_demand(app: App) -> Resource:
 
 
 def decrement_asks(app: App, key: SchedulerKey, node: str, rack: str, kind: Locality) -> None:
-    """Spec §3.6.2 ``allocate``: node-local takes one from the host, rack and ANY asks;
+    """§3.6.2 ``allocate``: node-local takes one from the host, rack and ANY asks;
     rack-local from rack and ANY; off-switch from ANY. An ask at 0 goes; ANY at 0 ends the key."""
     table = app.asks[key]
     places = {Locality.NODE_LOCAL: (node, rack, ANY), Locality.RACK_LOCAL: (rack, ANY),

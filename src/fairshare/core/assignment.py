@@ -1,4 +1,4 @@
-"""Container assignment on a node heartbeat (spec §3.1–§3.7).
+"""Container assignment on a node heartbeat (docs/semantics.md §3.1–§3.7).
 
 ``attempt_scheduling`` is ``FairScheduler.attemptScheduling``: apps that preemption freed space
 for go first (§3.2), then the node's reservation (§3.3), then the tree walk by comparators

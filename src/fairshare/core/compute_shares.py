@@ -1,9 +1,10 @@
-"""ComputeFairShares, as YARN does it (spec §2.3), with identical schedulables counted once.
+"""ComputeFairShares, as YARN does it (docs/semantics.md §2.3), with identical schedulables
+counted once.
 
 One call cuts one resource type of a parent's share among its schedulables (child queues, or
 the runnable apps of a leaf): a doubling search for an upper bound on the weight-to-resource
 ratio R, then 25 bisection steps, then every schedulable gets ``trunc(min(max(w·R, min), max))``
-at the **upper** bound — which is why three equal queues sharing 1000 get 334 each (spec §2.3).
+at the **upper** bound — which is why three equal queues sharing 1000 get 334 each (§2.3).
 
 YARN evaluates ``used(R)`` by summing every searching schedulable's share, about sixty times per
 call. Schedulables with the same weight, min and max share have the same share at every R, so
@@ -36,15 +37,15 @@ BISECTION_STEPS = 25  # COMPUTE_FAIR_SHARES_ITERATIONS
 class ShareInput:
     """A schedulable as ComputeFairShares sees it, for one resource type."""
 
-    weight: float  # float32 value widened to double (spec §0.2)
+    weight: float  # float32 value widened to double (§0.2)
     min_share: int
     max_share: int
-    active: bool = True  # only queues can be inactive (spec §2.4)
+    active: bool = True  # only queues can be inactive (§2.4)
     is_queue: bool = False
 
 
 def share_at(s: ShareInput, ratio: float) -> int:
-    """``(long) min(max(w·R, min), max)`` in double arithmetic (spec §2.3 ``share``).
+    """``(long) min(max(w·R, min), max)`` in double arithmetic (§2.3 ``share``).
 
     Java's Math.max/min propagate NaN and ``(long) NaN`` is 0, so a NaN product gives 0.
     """
@@ -127,13 +128,13 @@ def search_total(searching: Sequence[ShareInput], total: int, taken: int) -> int
 
 @functools.lru_cache(maxsize=1 << 16)
 def search_ratio(groups: tuple[Group, ...], total: int) -> float:
-    """The doubling then 25 bisection steps of spec §2.3; the upper bound, as YARN uses it."""
+    """The doubling then 25 bisection steps of §2.3; the upper bound, as YARN uses it."""
     return bisect_ratio(lambda ratio: _used(groups, ratio), _doubled(groups, total), total)
 
 
 def _doubled(groups: tuple[Group, ...], total: int) -> float:
     """Where YARN's ``while used(R) < total: R *= 2`` from R = 1 stops: the least 2^k (k ≥ 0)
-    with ``used(2^k) ≥ total``, or infinity once 2^k overflows (spec §2.3).
+    with ``used(2^k) ≥ total``, or infinity once 2^k overflows (§2.3).
 
     ``used`` never decreases as R grows, so the k can be found from a first guess — the
     exponent at which the weights alone would reach the total — by stepping up while
@@ -156,7 +157,7 @@ _OVERFLOW = 1024  # 2^1024 overflows a double: the doubling loop ends at infinit
 
 
 def bisect_ratio(used_at: Callable[[float], int], upper: float, total: int) -> float:
-    """The 25 bisection steps below ``upper``; the upper bound is the answer (spec §2.3)."""
+    """The 25 bisection steps below ``upper``; the upper bound is the answer (§2.3)."""
     low, high = 0.0, upper
     for _ in range(BISECTION_STEPS):
         mid = (low + high) / 2.0

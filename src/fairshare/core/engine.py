@@ -194,7 +194,7 @@ class Engine(EngineQueries):
         self.remove_node(node.name, event.seq)
 
     def heartbeat(self, name: str) -> None:
-        """One NodeManager heartbeat: ``attemptScheduling`` on that node (§3.1). A
+        """One NodeManager heartbeat: ``attemptScheduling`` on that node (docs/semantics.md §3.1). A
         decommissioning node first leaves if drained, else its total follows its usage."""
         node = self.node(name)
         if node.decommissioning:

@@ -112,7 +112,7 @@ class AppRunnable(Event):
     type: ClassVar[str] = "app-runnable"
     app: str
     queue: str
-    promoted: bool  # made runnable later, when another app left (spec §3.9)
+    promoted: bool  # made runnable later, when another app left (docs/semantics.md §3.9)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,7 +130,7 @@ class ContainersRequested(Event):
     priority: int
     locality: str
     count: int
-    resource: Resource  # after normalisation (spec §1.1)
+    resource: Resource  # after normalisation (§1.1)
     asked: Resource  # as the request said
 
 
@@ -216,7 +216,7 @@ class StarvationGate(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Starvation(Event):
-    """An app entered the starved-apps queue (spec §4.3, §4.4)."""
+    """An app entered the starved-apps queue (§4.3, §4.4)."""
 
     type: ClassVar[str] = "starvation"
     app: str
@@ -233,7 +233,7 @@ class Starvation(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PreemptionWarned(Event):
-    """A container was chosen as a victim; it is killed at ``kill_at_ms`` (spec §5.6)."""
+    """A container was chosen as a victim; it is killed at ``kill_at_ms`` (§5.6)."""
 
     type: ClassVar[str] = "preemption-warned"
     added: ClassVar[frozenset[str]] = frozenset(

@@ -1,8 +1,8 @@
-"""Steady and instantaneous fair shares over the queue hierarchy (spec §2.4–§2.7).
+"""Steady and instantaneous fair shares over the queue hierarchy (docs/semantics.md §2.4–§2.7).
 
 Each parent's share is cut among its children by the **parent's** policy; each leaf's share is cut
-among its runnable apps by the leaf's policy (spec §2.5). Policies differ only in which resource
-types they write (spec §2.6): ``fair`` writes memory alone — the other components of the child's
+among its runnable apps by the leaf's policy (§2.5). Policies differ only in which resource
+types they write (§2.6): ``fair`` writes memory alone — the other components of the child's
 vector keep whatever they held before (0 for a new queue) — ``drf`` runs the search once per type,
 and ``fifo`` hands a copy of the leaf's whole share to its earliest app.
 
@@ -29,7 +29,7 @@ from fairshare.resources.vector import LONG_MAX, Resource, float32, none_like
 
 @dataclass(frozen=True, slots=True)
 class AppShareInput:
-    """A runnable app as the leaf's share split sees it (spec §2.7)."""
+    """A runnable app as the leaf's share split sees it (§2.7)."""
 
     app_id: str
     start_time: int = 0
@@ -45,7 +45,7 @@ class FairShares:
 
 
 def app_weight(demand_memory: int, size_based_weight: bool) -> float:
-    """1.0, or with ``sizebasedweight`` ``float32(ln(1 + demand.memory) / ln 2)`` (spec §2.7)."""
+    """1.0, or with ``sizebasedweight`` ``float32(ln(1 + demand.memory) / ln 2)`` (§2.7)."""
     if not size_based_weight:
         return 1.0
     return float32(math.log1p(demand_memory) / math.log(2))
@@ -57,7 +57,7 @@ def share_types(policy: PolicyName, n_types: int) -> range:
 
 
 def active_queues(tree: QueueTree, runnable: Mapping[str, Sequence[AppShareInput]]) -> set[str]:
-    """Queues with at least one runnable app in their subtree (spec §2.4)."""
+    """Queues with at least one runnable app in their subtree (§2.4)."""
     active: set[str] = set()
     for leaf in tree.leaves():
         if runnable.get(leaf.name):
@@ -112,7 +112,7 @@ def queue_inputs(
 def compute_steady_fair_shares(
     tree: QueueTree, cluster: Resource, previous: Mapping[str, Resource] | None = None
 ) -> dict[str, Resource]:
-    """Steady fair share of every queue: all queues take part, active or not (spec §2.4)."""
+    """Steady fair share of every queue: all queues take part, active or not (§2.4)."""
     prev = previous or {}
     none = none_like(cluster)
     shares: dict[str, Resource] = {ROOT: cluster}
@@ -140,7 +140,7 @@ def compute_instantaneous_fair_shares(
     previous: FairShares | None = None,
     solver: Solver = compute_shares,
 ) -> FairShares:
-    """Instantaneous fair shares of queues and runnable apps (spec §2.4, §2.5, §2.7)."""
+    """Instantaneous fair shares of queues and runnable apps (§2.4, §2.5, §2.7)."""
     prev = previous or FairShares({}, {})
     none = none_like(cluster)
     active = active_queues(tree, runnable)
@@ -174,13 +174,13 @@ def split_among_apps(
     previous: Sequence[Resource],
     solver: Solver = compute_shares,
 ) -> list[Resource]:
-    """A leaf's share cut among its runnable ``apps`` (spec §2.7); ``previous[i]`` is what
+    """A leaf's share cut among its runnable ``apps`` (§2.7); ``previous[i]`` is what
     ``apps[i]`` held, kept in the components the policy does not write."""
     if not apps:
         return []
     if policy is PolicyName.FIFO:
         # The earliest app (first in list order on ties) gets a copy of the whole share;
-        # every other app keeps what it had (spec §2.6.3).
+        # every other app keeps what it had (§2.6.3).
         earliest = min(range(len(apps)), key=lambda i: (apps[i].start_time, i))
         new = list(previous)
         new[earliest] = leaf_share
@@ -200,7 +200,7 @@ def shares_with_active_leaves(
 ) -> tuple[dict[str, Resource], FairShares]:
     """Steady and instantaneous shares when exactly ``active_leaves`` have a runnable app.
 
-    This is the "what will each queue get" question without any apps (spec §2.4).
+    This is the "what will each queue get" question without any apps (§2.4).
     """
     runnable = placeholder_apps(active_leaves)
     steady = compute_steady_fair_shares(tree, cluster)

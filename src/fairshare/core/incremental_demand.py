@@ -1,5 +1,5 @@
-"""Demand in the incremental update pass (spec §2.2): the touched apps, their leaves, and the
-parents above a leaf whose demand changed — nothing else can have a new demand.
+"""Demand in the incremental update pass (docs/semantics.md §2.2): the touched apps, their leaves,
+and the parents above a leaf whose demand changed — nothing else can have a new demand.
 
 An app's demand is its usage plus its outstanding ANY asks; only a touched app's can change
 (``Scheduler.touch_app`` fires on every change of usage or asks). A leaf's sum is redone when

@@ -1,4 +1,4 @@
-"""Instantaneous fair shares in the incremental update pass (spec §2.4–§2.7).
+"""Instantaneous fair shares in the incremental update pass (docs/semantics.md §2.4–§2.7).
 
 A parent's cut depends only on its share, its children, their settings and which of them are
 active, and on what the children held before in the components its policy does not write

@@ -1,5 +1,5 @@
-"""Starvation in the incremental update pass (spec §4.1–§4.4, §4.7): the writes and events of
-``FSLeafQueue.updateStarvedApps`` for every leaf, in creation order, with the full pass
+"""Starvation in the incremental update pass (docs/semantics.md §4.1–§4.4, §4.7): the writes and
+events of ``FSLeafQueue.updateStarvedApps`` for every leaf, in creation order, with the full pass
 (:func:`fairshare.core.starvation_leaf.leaf_pass`) run only where its outcome may differ from
 the last one (``tests/oracles/update.py`` runs it for every leaf, every pass).
 

@@ -5,9 +5,9 @@ Each check is a pure function that reads an :class:`~fairshare.core.engine.Engin
 list means the check passed. Nothing here changes the state, so a ``validate`` command, the
 simulator or a test can run them at any point between two engine calls.
 
-* :func:`node_over_allocation` — no node holds more than its capacity (spec §0.3, §3.6.2).
-  A node that :meth:`~fairshare.core.engine.Engine.resize_node` shrank below what it holds is
-  legitimately over-allocated until containers end (YARN keeps them), so callers pass such
+* :func:`node_over_allocation` — no node holds more than its capacity (docs/semantics.md §0.3,
+  §3.6.2). A node that :meth:`~fairshare.core.engine.Engine.resize_node` shrank below what it holds
+  is legitimately over-allocated until containers end (YARN keeps them), so callers pass such
   nodes as ``exempt``; :class:`NodeLedger` checks the exact property from the event stream
   instead: *no allocation ever* took a node past its capacity.
 * :func:`usage_conservation` — node, app, queue and cluster totals equal the sums of the live
@@ -320,7 +320,7 @@ def check_all(target: Engine | Scheduler, exempt_nodes: Collection[str] = ()) ->
 
 @dataclass
 class NodeLedger:
-    """Node capacity and allocation rebuilt from events alone (spec §0.3, §3.6.2, §5.7).
+    """Node capacity and allocation rebuilt from events alone (§0.3, §3.6.2, §5.7).
 
     :meth:`feed` reports an allocation that takes its node past its capacity *at that moment*
     (so a resize that shrinks a busy node is not a violation, but allocating on it afterwards

@@ -1,4 +1,5 @@
-"""Delay scheduling: the allowed locality level of one (app, scheduler key) (spec §3.6.3).
+"""Delay scheduling: the allowed locality level of one (app, scheduler key)
+(docs/semantics.md §3.6.3).
 
 YARN keeps three per-key maps in the app attempt — ``allowedLocalityLevel``,
 ``schedulingOpportunities`` and ``lastScheduledContainer``. Here they are one frozen

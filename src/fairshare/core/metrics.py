@@ -1,4 +1,5 @@
-"""Queue metrics under YARN's own names (spec §6.1: ``FSQueueMetrics`` + ``QueueMetrics``).
+"""Queue metrics under YARN's own names
+(docs/semantics.md §6.1: ``FSQueueMetrics`` + ``QueueMetrics``).
 
 :func:`queue_metrics` reads the engine state and returns, per queue, what the ResourceManager
 would publish over JMX for ``Hadoop:service=ResourceManager,name=QueueMetrics,q0=root,…``.

@@ -1,5 +1,5 @@
 """The tree walk's index: every list it walks kept in comparator order, and what each subtree
-could do on a node (spec §3.4–§3.6).
+could do on a node (docs/semantics.md §3.4–§3.6).
 
 YARN sorts the children of every parent it passes, and the runnable apps of every leaf, with the
 policy comparator on *each* assignment. Between two assignments only the app that got (or gave

@@ -1,4 +1,4 @@
-"""Scheduling policies: their ordering comparators and calculators (spec §2.6, §3.5).
+"""Scheduling policies: their ordering comparators and calculators (docs/semantics.md §2.6, §3.5).
 
 Comparators are plain ``cmp(s1, s2) -> int`` functions with YARN's exact arithmetic — doubles
 where Java uses doubles, float32 where it uses floats, NaN comparing equal to everything — because
@@ -51,7 +51,7 @@ def compare_attributes(s1: SchedulableView, s2: SchedulableView) -> int:
     return sign(s1.start_time - s2.start_time) or java_string_compare(s1.name, s2.name)
 
 
-# -- fair (spec §3.5.1) ------------------------------------------------------------------------
+# -- fair (§3.5.1) -----------------------------------------------------------------------------
 
 
 def _compare_demand(s1: SchedulableView, s2: SchedulableView) -> int:
@@ -102,15 +102,15 @@ def compare_fair(s1: SchedulableView, s2: SchedulableView, cluster: Resource) ->
     )
 
 
-# -- fifo (spec §3.5.2) ------------------------------------------------------------------------
+# -- fifo (§3.5.2) -----------------------------------------------------------------------------
 
 
 def compare_fifo(s1: SchedulableView, s2: SchedulableView, cluster: Resource) -> int:
-    """FifoPolicy: priority (always 1 under FS, spec §2.7), then start time, then name."""
+    """FifoPolicy: priority (always 1 under FS, §2.7), then start time, then name."""
     return compare_attributes(s1, s2)
 
 
-# -- drf (spec §3.5.3) -------------------------------------------------------------------------
+# -- drf (§3.5.3) ------------------------------------------------------------------------------
 
 
 def _drf2_shares(s: SchedulableView, cluster: Resource) -> tuple[int, list[float]]:
@@ -302,12 +302,12 @@ def comparator_for(policy: PolicyName, n_types: int) -> Comparator:
 
 
 def calculator_for(policy: PolicyName) -> ResourceCalculator:
-    """Memory-only for fair and fifo, dominant for drf (spec §2.6)."""
+    """Memory-only for fair and fifo, dominant for drf (§2.6)."""
     return DOMINANT if policy is PolicyName.DRF else DEFAULT
 
 
 def is_child_policy_allowed(parent: PolicyName, child: PolicyName) -> bool:
-    """Spec §2.6.4: a fair parent may not have drf children; fifo may never be a parent."""
+    """§2.6.4: a fair parent may not have drf children; fifo may never be a parent."""
     if parent is PolicyName.FIFO:
         return False
     return not (parent is PolicyName.FAIR and child is PolicyName.DRF)

@@ -1,4 +1,5 @@
-"""A queue's effective settings: configured values, defaults and inheritance (spec §1.3, §2.8)."""
+"""A queue's effective settings: configured values, defaults and inheritance
+(docs/semantics.md §1.3, §2.8)."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ class QueueSettings:
     preemptable: bool
 
     def effective_max_share(self, cluster: Resource) -> Resource:
-        """``componentwiseMax(resolve(rawMax, cluster), minShare)``: min wins (spec §2.8)."""
+        """``componentwiseMax(resolve(rawMax, cluster), minShare)``: min wins (§2.8)."""
         raw = unbounded_like(cluster) if self.max_share is None else self.max_share.resolve(cluster)
         return componentwise_max(raw, self.min_share)
 
@@ -66,7 +67,8 @@ def settings_for(
     max_share = own.max_resources or config.queue_max_resources_default
     if configured is None and parent is not None and parent.max_child_resources is not None:
         # Queues the file does not configure are "ad hoc" and get the parent's
-        # maxChildResources — root.default too, when an app creates it (spec §1.2 step 6).
+        # maxChildResources when created (§1.6) and at every reload (§1.2 step 6) — root.default
+        # too, when an app creates it.
         max_share = parent.max_child_resources
     return QueueSettings(
         weight=_first(own.weight, 1.0),
@@ -92,7 +94,7 @@ class _Preemption(NamedTuple):
 def _preemption_settings(
     config: AllocationConfig, own: QueueConfig, parent: QueueSettings | None
 ) -> _Preemption:
-    """Timeouts and threshold: own value, else the parent's effective one (spec §1.3.3)."""
+    """Timeouts and threshold: own value, else the parent's effective one (§1.3.3)."""
     if parent is None:
         return _root_preemption_settings(config, own)
     return _Preemption(
@@ -107,7 +109,7 @@ def _preemption_settings(
 def _root_preemption_settings(config: AllocationConfig, own: QueueConfig) -> _Preemption:
     if not config.has_file:
         # Without an allocation file the "unset" sentinels propagate down the tree, so
-        # fair-share starvation (threshold −1) can never happen (spec §1.3.3).
+        # fair-share starvation (threshold −1) can never happen (§1.3.3).
         return _Preemption(UNSET_TIMEOUT_MS, UNSET_TIMEOUT_MS, UNSET_THRESHOLD, True)
     return _Preemption(
         _first(

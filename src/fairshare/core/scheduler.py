@@ -3,7 +3,8 @@
 :class:`Scheduler` is what every engine module works on. It holds the immutable configuration
 (yarn-site, allocation file, queue tree) next to the mutable :class:`ClusterState`, plus the
 few bookkeeping operations that several paths share: container completion, reservations,
-queue usage up the ancestry. Time is whatever the caller last passed in (``now``).
+queue usage up the ancestry. Time is whatever the caller last passed in (``now``). The §
+numbers cited here are sections of docs/semantics.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Starvation detection and the starved-apps queue (spec §4.2–§4.4, §4.7), as pure functions.
+"""Starvation detection and the starved-apps queue (docs/semantics.md §4.2–§4.4, §4.7),
+as pure functions.
 
 Nothing here writes state. :func:`update_starved_apps` is the query YARN's
 ``FSLeafQueue.updateStarvedApps`` runs for one leaf during ``update()``; it returns the new
@@ -56,7 +57,7 @@ def fair_share_starvation(
     now: int,
     last_time_at_fair_share: int,
 ) -> FairShareStarvation:
-    """Spec §4.2: ``fairDemand = min(trunc(fairShare × threshold), demand)``, timed by the queue."""
+    """§4.2: ``fairDemand = min(trunc(fairShare × threshold), demand)``, timed by the queue."""
     starved, shortfall = fair_share_deficit(
         fair_share=fair_share, usage=usage, demand=demand, threshold=threshold, calc=calc,
         cluster=cluster)
@@ -104,7 +105,7 @@ def min_share_starvation_of_leaf(
     last_time_at_min_share: int,
     fair_share_total: Resource,
 ) -> MinShareStarvation:
-    """Spec §4.3 (2): ``subtractNonNegative(min(minShare, demand), usage)`` after the timeout."""
+    """§4.3 (2): ``subtractNonNegative(min(minShare, demand), usage)`` after the timeout."""
     starvation = min_share_shortfall(min_share, demand, usage)
     last = now if is_none(starvation) else last_time_at_min_share  # all-components test (§4.3)
     if now - last < timeout:
@@ -141,7 +142,7 @@ def attribute_min_share_starvation(
     calc: ResourceCalculator,
     cluster: Resource,
 ) -> MinShareAttribution:
-    """Spec §4.3 (3), both quirks included.
+    """§4.3 (3), both quirks included.
 
     * An app whose unmet demand ``x`` is greater than ``pending`` (policy calculator,
       ``singleType=false``) gets ``x − pending``, not ``pending`` (YARN-6163 as shipped).
@@ -243,7 +244,7 @@ class _Enqueuer:
     """Replays ``starvedApps.add`` calls with the starvation values current at each call.
 
     Java's heap compares the values apps hold *when it sifts*, so an app added in the
-    fair-share pass is placed with its old min-share starvation (spec §4.4).
+    fair-share pass is placed with its old min-share starvation (§4.4).
     """
 
     def __init__(self, queue: StarvedApps, others: StarvationOf) -> None:
@@ -267,7 +268,7 @@ def _fair_share_pass(
     now: int,
     enqueuer: _Enqueuer,
 ) -> tuple[list[AppStarvationView], Resource]:
-    """Spec §4.3 (1): evaluate apps in order and stop at the first one not starved."""
+    """§4.3 (1): evaluate apps in order and stop at the first one not starved."""
     calc = calculator_for(leaf.policy)
     updated = list(ordered)
     total = none_like(leaf.demand)
@@ -299,7 +300,7 @@ def update_starved_apps(
     queue: StarvedApps | None = None,
     others: StarvationOf | None = None,
 ) -> LeafStarvationUpdate:
-    """Spec §4.3 ``leaf.updateStarvedApps(now)`` for the leaf's runnable ``apps``.
+    """§4.3 ``leaf.updateStarvedApps(now)`` for the leaf's runnable ``apps``.
 
     ``queue`` is the starved-apps queue before this leaf's pass and ``others`` the current
     starvation of every app already in it that is not one of ``apps``.

@@ -1,4 +1,4 @@
-"""The structures the incremental starvation pass keeps (spec §4.3, §4.4).
+"""The structures the incremental starvation pass keeps (docs/semantics.md §4.3, §4.4).
 
 :class:`PendingApps` — one leaf's runnable apps with pending demand, in the leaf policy's order
 (the ``TreeSet`` of ``fetchAppsWithDemand``), kept sorted by the policy's sort key and

@@ -1,5 +1,6 @@
-"""One leaf's starvation pass in the incremental update (spec §4.3): ``updateStarvedApps`` on
-the leaf's kept records, with the writes and ``starvedApps.add`` calls of the reference.
+"""One leaf's starvation pass in the incremental update (docs/semantics.md §4.3):
+``updateStarvedApps`` on the leaf's kept records, with the writes and ``starvedApps.add`` calls of
+the reference.
 
 The record (:class:`LeafRecord`) keeps the leaf's apps with pending demand in order
 (:class:`~fairshare.core.starvation_index.PendingApps`), per app its deficit without the clock

@@ -1,5 +1,5 @@
-"""What both update passes share about starvation: the utilization gate (spec §4.1) and how an
-app entering the starved-apps queue is reported (§4.4)."""
+"""What both update passes share about starvation: the utilization gate (docs/semantics.md §4.1) and
+how an app entering the starved-apps queue is reported (§4.4)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The engine's mutable state: nodes, applications, containers and per-queue runtime numbers.
 
-These are the objects of spec §0.3. They are plain records; the functions that change them live
+These are the objects of docs/semantics.md §0.3, plain records; the functions that change them live
 in :mod:`fairshare.core.assignment` (allocation, reservation), :mod:`fairshare.core.update`
 (demand, shares, starvation), :mod:`fairshare.core.preemption.commit` (warn and kill) and
 :mod:`fairshare.core.engine` (everything else). Nothing here does I/O or reads a clock.
@@ -24,7 +24,7 @@ ANY = "*"  # ResourceRequest.ANY
 # number of types is only known then); an empty vector, never used as a value.
 _UNSET = Resource(())
 
-# A scheduler key (spec §3.6.2): (priority, allocationRequestId); lower sorts first.
+# A scheduler key (§3.6.2): (priority, allocationRequestId); lower sorts first.
 SchedulerKey = tuple[int, int]
 
 # An app attempt: (app id, attempt number).

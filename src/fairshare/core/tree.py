@@ -1,4 +1,5 @@
-"""The queue tree: which queues exist, in what order, with which settings (spec §1.2, §1.6).
+"""The queue tree: which queues exist, in what order, with which settings
+(docs/semantics.md §1.2, §1.6).
 
 A :class:`QueueTree` is immutable; creating a dynamic queue returns a new tree. Children keep
 creation order; the order configured queues are created in is decided in
@@ -56,7 +57,7 @@ class QueueTree:
     queues: Mapping[str, QueueNode]
     config: AllocationConfig
     types: ResourceTypes
-    # Configured queues YARN could not create at load time, with the reason (spec §1.6).
+    # Configured queues YARN could not create at load time, with the reason (§1.6).
     not_created: tuple[tuple[str, str], ...] = field(default=())
     # Why the policy walk of the last load stopped (queues kept their policies), or None.
     policies_kept: str | None = None
@@ -192,7 +193,7 @@ class _Builder:
     def ensure(self, name: str, is_leaf: bool, is_empty: Callable[[str], bool]) -> None:
         """``QueueManager.ensureQueueExistsAndIsCompatibleAndIsStatic`` for one configured queue:
         make way for it (:meth:`remove_incompatible`), then create it and its missing
-        ancestors unless YARN would refuse one (spec §1.6); it is static from now on."""
+        ancestors unless YARN would refuse one (§1.6); it is static from now on."""
         if not self.remove_incompatible(name, is_leaf, is_empty):
             kind = "leaf" if is_leaf else "parent"
             self.not_created.append((name, f"{name} has applications and cannot become a "
@@ -248,7 +249,7 @@ class _Builder:
 
 
 def build_queue_tree(config: AllocationConfig, types: ResourceTypes) -> QueueTree:
-    """The tree right after scheduler init (spec §1.2 steps 2–3, §1.6). Hadoop 3.4's
+    """The tree right after scheduler init (§1.2 steps 2–3, §1.6). Hadoop 3.4's
     ``QueueManager.initialize`` creates only root, with the initial policy, fair (3.3 also
     created root.default; 3.4 creates it when an app is placed there, as any dynamic queue);
     then the file is applied as every reload applies it (:func:`reload_queue_tree`)."""
@@ -286,7 +287,7 @@ def _apply(builder: _Builder, is_empty: Callable[[str], bool],
 
 
 def get_or_create_leaf(tree: QueueTree, name: str) -> tuple[QueueTree, str | None]:
-    """YARN's get-or-create of a leaf queue at submission (spec §1.6).
+    """YARN's get-or-create of a leaf queue at submission (§1.6).
 
     Returns the tree with ``name`` (and its missing ancestors, as parents) created, and None; or
     the unchanged tree and why it cannot be a leaf ("X is not a leaf queue" in YARN). Queues
@@ -312,7 +313,7 @@ def get_or_create_leaf(tree: QueueTree, name: str) -> tuple[QueueTree, str | Non
 
 
 def without_empty_dynamic_queues(tree: QueueTree, has_apps: Callable[[str], bool]) -> QueueTree:
-    """The allocation reload thread's clean-up (spec §1.6).
+    """The allocation reload thread's clean-up (§1.6).
 
     Every dynamic leaf with no runnable, non-runnable or assigned apps (``has_apps`` false) is
     removed; then dynamic parents left without children, transitively.

@@ -12,8 +12,8 @@ redoes a step for a queue or an app only when those inputs may differ:
   tree is compared queue by queue (settings, children and runtime record, by identity). A new
   cluster size changes max shares given as percentages, every cut (root's share is the
   cluster) and what ``drf`` compares; not any app's demand.
-* Demand (§2.2): :mod:`fairshare.core.incremental_demand` — touched apps only; a leaf's sum
-  when one of its apps changed, a parent's when one of its children's demand did.
+* Demand (docs/semantics.md §2.2): :mod:`fairshare.core.incremental_demand` — touched apps only; a
+  leaf's sum when one of its apps changed, a parent's when one of its children's demand did.
 * Instantaneous shares (§2.4–§2.7): :mod:`fairshare.core.incremental_shares` — a cut whose
   inputs equal the last pass's gives the same shares and is skipped.
 * Starvation (§4.3, §4.4): :mod:`fairshare.core.incremental_starvation` — only the leaves

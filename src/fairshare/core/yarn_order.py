@@ -68,7 +68,8 @@ def hash_set_order(names: Sequence[str]) -> list[str]:
 
 
 def request_order(asks: Mapping[K, Mapping[str, T]]) -> list[tuple[K, str, T]]:
-    """The order §5.2 walks a starved app's resource requests, as (key, place, ask) triples.
+    """The order docs/semantics.md §5.2 walks a starved app's resource requests, as
+    (key, place, ask) triples.
 
     YARN iterates a hash map of placement allocators, then a hash map of requests inside each
     (unspecified order). We take scheduler keys in priority order and, within a key, ANY

@@ -21,8 +21,8 @@ KILL_BINS = 200  # the kills strip: containers preempted per 1/200 of the run
 def utilization_chart(run: RunSummary, timeline: Timeline, capacity: Sequence[CapacityChange],
                       preemptions: Sequence[Preemption]) -> Chart:
     """Root's usage over the capacity at each sample, memory and vcores, with the
-    utilization threshold above which YARN checks for starvation (spec §4.1); below it, how
-    many containers preemption killed, and when nodes came or went, the capacity."""
+    utilization threshold above which YARN checks for starvation (docs/semantics.md §4.1); below it,
+    how many containers preemption killed, and when nodes came or went, the capacity."""
     mem, vc, cap_mb, cap_vc = utilization(timeline, capacity)
     percent = {"memory": mem * 100, "vcores": vc * 100}  # NaN (no capacity): a gap
     drawn = steps(timeline, percent)

@@ -1,4 +1,4 @@
-"""The two resource calculators YARN's fair scheduler uses (spec §0.2).
+"""The two resource calculators YARN's fair scheduler uses (docs/semantics.md §0.2).
 
 * :data:`DEFAULT` — memory only; used by the ``fair`` and ``fifo`` policies and by the scheduler.
 * :data:`DOMINANT` — dominant resource share; used by the ``drf`` policy.
@@ -110,7 +110,7 @@ def _compare_sorted(shares_a: list[float], shares_b: list[float]) -> int:
 
 @dataclass(frozen=True, slots=True)
 class DominantResourceCalculator:
-    """Dominant resource fairness comparisons (spec §0.2, ``compare`` steps 1–6)."""
+    """Dominant resource fairness comparisons (§0.2, ``compare`` steps 1–6)."""
 
     name: str = "dominant"
 

@@ -1,4 +1,5 @@
-"""A resource setting that is either absolute or a percentage of the cluster (spec §1.4, §2.8)."""
+"""A resource setting that is either absolute or a percentage of the cluster
+(docs/semantics.md §1.4, §2.8)."""
 
 from __future__ import annotations
 

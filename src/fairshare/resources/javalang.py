@@ -182,7 +182,7 @@ def parse_double(text: str) -> float:
 
 
 def parse_float(text: str) -> float:
-    """``Float.parseFloat``, as a float32 value (spec §0.2).
+    """``Float.parseFloat``, as a float32 value (docs/semantics.md §0.2).
 
     Rounds via a double, which can differ from Java's direct rounding only for decimal strings
     lying within 2^-53 of a float32 rounding boundary; no realistic setting does.

@@ -1,8 +1,8 @@
-"""Resource strings of the allocation file (spec §1.4).
+"""Resource strings of the allocation file (docs/semantics.md §1.4).
 
 ``minResources``, ``maxResources``, ``maxChildResources``, ``maxContainerAllocation`` and
 ``queueMaxResourcesDefault`` all take the same three notations, picked by what the string
-contains (spec §1.4):
+contains (§1.4):
 
 1. blank → error;
 2. contains ``=`` → *new style*, ``memory-mb=4096, vcores=4`` or ``vcores=50%, memory-mb=25%``;
@@ -59,7 +59,7 @@ def parse_resource_config(
     *,
     missing: Literal["zero", "unbounded"],
 ) -> ConfigurableResource:
-    """Parse a resource string into an absolute vector or per-type fractions (spec §1.4).
+    """Parse a resource string into an absolute vector or per-type fractions (§1.4).
 
     ``missing`` is the value of types a new-style absolute string leaves out: ``"zero"`` for
     ``minResources``, ``"unbounded"`` (``LONG_MAX``) for the max-type fields. New-style
@@ -68,9 +68,9 @@ def parse_resource_config(
     Percentages are returned as they are written. It is the *caller's* job to know that YARN
     reads only the absolute value of ``minResources`` and ``maxContainerAllocation``, so a
     percentage there silently means "unset" (no minimum / inherit the cap) — the allocation
-    parser maps it to ``None`` (spec §1.3.2, §8.3 item 16).
+    parser maps it to ``None`` (§1.3.2, §8.3 item 16).
 
-    Raises :class:`ResourceStringError` with YARN's message (spec §1.7).
+    Raises :class:`ResourceStringError` with YARN's message (§1.7).
     """
     if not java_trim(text):
         raise ResourceStringError("Error reading resource config--the resource string is empty.")
@@ -85,7 +85,7 @@ def parse_resource_config(
 
 
 def _parse_new_style(text: str, types: ResourceTypes, missing: int) -> ConfigurableResource:
-    as_percent = "%" in text  # decided for the whole string, not per item (spec §1.4)
+    as_percent = "%" in text  # decided for the whole string, not per item (§1.4)
     percentages = [1.0] * len(types)
     # Unspecified types take ``missing``, built as ResourceUtils.createResourceWithSameValue
     # builds it: vcores is an int there, so an unbounded (Long.MAX_VALUE) vcores narrows to -1,
@@ -162,7 +162,7 @@ def _parse_old_percentage(lowered: str, types: ResourceTypes) -> ConfigurableRes
         return ConfigurableResource(percentages=(_old_fraction(match, raw),) * len(types))
     memory = _old_keyed_percentage(items, "memory")
     cpu = _old_keyed_percentage(items, "cpu")
-    # Custom types are not mentioned in this notation and stay at 0 % (spec §1.4).
+    # Custom types are not mentioned in this notation and stay at 0 % (§1.4).
     return ConfigurableResource(percentages=(memory, cpu) + (0.0,) * (len(types) - 2))
 
 
@@ -187,7 +187,7 @@ def _parse_old_absolute(text: str, types: ResourceTypes) -> ConfigurableResource
     lowered = text.lower()
     items = java_split(lowered, ",")
     if len(items) != 2:
-        # "1024mb 4vcores": fall back to scanning for number+unit tokens (spec §1.4).
+        # "1024mb 4vcores": fall back to scanning for number+unit tokens (§1.4).
         items = _OLD_TOKEN.findall(lowered)
         if len(items) != 2:
             raise ResourceStringError(
@@ -195,7 +195,7 @@ def _parse_old_absolute(text: str, types: ResourceTypes) -> ConfigurableResource
             )
     memory = _old_value(items, "mb", "memory")
     vcores = _old_value(items, "vcores", "vcores")
-    values = {MEMORY: memory, VCORES: vcores}  # custom types are 0 (spec §1.4)
+    values = {MEMORY: memory, VCORES: vcores}  # custom types are 0 (§1.4)
     return ConfigurableResource(absolute=types.of(values))
 
 

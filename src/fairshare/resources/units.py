@@ -1,4 +1,5 @@
-"""Resource values with units, as ``ResourceUtils`` / ``UnitsConversionUtil`` read them (spec §1.1).
+"""Resource values with units, as ``ResourceUtils`` / ``UnitsConversionUtil`` read them
+(docs/semantics.md §1.1).
 
 Used for ``yarn.resource-types.<name>.increment-allocation`` style values: ``"value [unit]"``, a
 non-negative decimal number optionally followed by one space and a unit (``512 Mi``, ``2G``),

@@ -1,4 +1,4 @@
-"""Resource vectors with YARN's exact helper semantics (spec §0.2).
+"""Resource vectors with YARN's exact helper semantics (docs/semantics.md §0.2).
 
 A :class:`Resource` is an immutable vector of Java ``long`` values: index 0 is ``memory-mb``,
 index 1 is ``vcores``, then the custom types configured through ``yarn.resource-types``, in the
@@ -44,7 +44,7 @@ def java_long(value: float) -> int:
 
 
 def float32(value: float) -> float:
-    """Round a double to the nearest IEEE float32, as Java stores ``float`` settings (spec §0.2)."""
+    """Round a double to the nearest IEEE float32, as Java stores ``float`` settings (§0.2)."""
     if math.isinf(value) or value != value:
         return value
     if abs(value) >= 3.4028235677973366e38:  # beyond Float.MAX_VALUE → Java gives ±Infinity
@@ -312,7 +312,7 @@ def round_up(value: int, step: int) -> int:
 
 
 def normalize(r: Resource, minimum: Resource, maximum: Resource, step: Resource) -> Resource:
-    """Request normalisation (spec §1.1): ``min(roundUp(max(ask, min), step), max)`` per type.
+    """Request normalisation (§1.1): ``min(roundUp(max(ask, min), step), max)`` per type.
 
     A 0 step means no rounding for that type.
     """

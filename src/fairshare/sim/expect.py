@@ -49,7 +49,7 @@ class Kind(Enum):
     BOOL = "bool"
     RESOURCE = "resource"
     RESOURCES_BY_APP = "resources-by-app"
-    METRICS = "metrics"  # YARN metric name → number or text (spec §6.1)
+    METRICS = "metrics"  # YARN metric name → number or text (docs/semantics.md §6.1)
 
 
 N, T, B, R = Kind.NUMBER, Kind.TEXT, Kind.BOOL, Kind.RESOURCE

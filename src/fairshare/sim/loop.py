@@ -334,9 +334,9 @@ class Simulation:
         """An engine call that asks for ``groups``' containers (one request each, in order).
 
         The engine records each request with a ``containers-requested`` event, in the order
-        given, or none when it refuses the call whole (§3.10); a managed app's submission
-        first asks for its AM. The events tell the normalised size the app will be given, and
-        which group each belongs to is known only here: groups of equal size and priority are
+        given, or none when it refuses the call whole (docs/semantics.md §3.10); a managed app's
+        submission first asks for its AM. The events tell the normalised size the app will be given,
+        and which group each belongs to is known only here: groups of equal size and priority are
         one request to YARN, yet their tasks may last differently."""
         start = len(self.events)
         self._engine_call(app.spec.id, call, *args)

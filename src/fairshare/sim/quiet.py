@@ -1,8 +1,8 @@
 """Which heartbeats of a tick can be skipped: the event-driven part of the loop (issue 4).
 
 A node's heartbeat is *quiet* when it would change nothing but the MaxAMShare gauge that the AM
-checks of a walk write (spec §3.6.4). Skipping quiet heartbeats leaves every decision, event and
-number as the plain fixed-interval loop has them; the gauge is kept right by running, for
+checks of a walk write (docs/semantics.md §3.6.4). Skipping quiet heartbeats leaves every decision,
+event and number as the plain fixed-interval loop has them; the gauge is kept right by running, for
 real, the last quiet heartbeat before each one that does something (see ``_gauge``).
 
 Quiet, provably (delay scheduling off — with it on, every visit counts an opportunity and

@@ -68,11 +68,11 @@ RowSink = Callable[[int, list[str], Matrix], None]
 class QueueSampler:
     """Samples every queue of the tree, depth-first, with the values of :data:`VALUES`.
 
-    ``pending`` is the apps' outstanding ANY asks (size × count, spec §2.2). ``starving`` is,
-    summed over the apps, their fair-share + min-share starvation as the last update pass left
-    it (``App.starvation``: 0 while preemption is off, frozen while utilization is below the
-    threshold) capped by what the app still asks for: YARN keeps an app's starvation through
-    its post-preemption back-off (§4.6) and behind the early break (§4.3) even once its
+    ``pending`` is the apps' outstanding ANY asks (size × count, docs/semantics.md §2.2).
+    ``starving`` is, summed over the apps, their fair-share + min-share starvation as the last
+    update pass left it (``App.starvation``: 0 while preemption is off, frozen while utilization is
+    below the threshold) capped by what the app still asks for: YARN keeps an app's starvation
+    through its post-preemption back-off (§4.6) and behind the early break (§4.3) even once its
     containers came; the cap leaves out that stale part. Parents add up their subtree;
     ``demand`` is the queue's own (as the last update pass computed it).
     """

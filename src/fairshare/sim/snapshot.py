@@ -2,7 +2,7 @@
 
 A snapshot is plain JSON-ready data with kebab-case keys; ``expect`` steps assert on it and
 ``snapshot`` steps record it in ``snapshots.json``. Queue entries also carry ``metrics``: the
-queue's YARN metrics under YARN's names (spec §6.1).
+queue's YARN metrics under YARN's names (docs/semantics.md §6.1).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Queue placement (spec §1.5): one module per rule, the policy parser and the evaluator."""
+"""Queue placement (docs/semantics.md §1.5): one module per rule, the policy parser and
+the evaluator."""
 
 from fairshare.config.placement.base import Placement, PlacementError, QueueLookup
 from fairshare.config.placement.names import clean_name

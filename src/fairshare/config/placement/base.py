@@ -2,7 +2,7 @@
 
 A rule returns the fully qualified queue it places the application in, or ``None`` to let the next
 rule try ("continue"); it raises :class:`PlacementError` when the submission must fail
-(spec §1.5.1).
+(docs/semantics.md §1.5.1).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class Placement:
 
 
 class PlacementError(Exception):
-    """A rule failed, so the submission fails with this message (spec §1.5.1)."""
+    """A rule failed, so the submission fails with this message (§1.5.1)."""
 
     def __init__(self, message: str, rule: RuleName | None = None) -> None:
         super().__init__(message)
@@ -78,7 +78,7 @@ def nested_parent(rule: PlacementRule, ctx: RuleContext) -> tuple[bool, str | No
 
     Without a nested rule: ``(True, None)``. With one, the outer rule continues (``ok`` False) when
     the nested rule returns nothing or names an existing *leaf* queue; a parent that does not exist
-    yet is fine, it will be created as a parent queue (spec §1.5.2 details).
+    yet is fine, it will be created as a parent queue (§1.5.2 details).
     """
     if rule.parent is None:
         return True, None

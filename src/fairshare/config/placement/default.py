@@ -1,4 +1,5 @@
-"""``default``: the queue in the rule's ``queue`` attribute, else ``root.default`` (spec §1.5.2)."""
+"""``default``: the queue in the rule's ``queue`` attribute, else ``root.default``
+(docs/semantics.md §1.5.2)."""
 
 from __future__ import annotations
 

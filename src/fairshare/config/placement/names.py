@@ -1,4 +1,5 @@
-"""Queue-name helpers shared by the allocation parser and the placement rules (spec §1.3.2, §1.5.1).
+"""Queue-name helpers shared by the allocation parser and the placement rules
+(docs/semantics.md §1.3.2, §1.5.1).
 
 YARN trims queue, user and group names with its own table of Unicode whitespace
 (``FairSchedulerUtilities``), which is neither Java's ``String.trim()`` nor Python's
@@ -21,12 +22,12 @@ DOT_REPLACEMENT = "_dot_"
 
 
 def trim_queue_name(name: str) -> str:
-    """Strip YARN's queue-name whitespace from both ends (spec §1.3.2)."""
+    """Strip YARN's queue-name whitespace from both ends (§1.3.2)."""
     return name.strip(QUEUE_NAME_WHITESPACE)
 
 
 def clean_name(name: str) -> str:
-    """A user or group name as a queue name: trimmed, ``.`` → ``_dot_`` (spec §1.5.1)."""
+    """A user or group name as a queue name: trimmed, ``.`` → ``_dot_`` (§1.5.1)."""
     return trim_queue_name(name).replace(DOT, DOT_REPLACEMENT)
 
 

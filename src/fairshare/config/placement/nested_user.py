@@ -1,4 +1,4 @@
-"""``nestedUserQueue``: the ``user`` rule under a mandatory nested rule (spec §1.5.2).
+"""``nestedUserQueue``: the ``user`` rule under a mandatory nested rule (docs/semantics.md §1.5.2).
 
 YARN builds both names from the same class, so they behave identically; the old name only
 insists on a nested rule (checked when the policy is parsed).

@@ -1,5 +1,5 @@
-"""The placement policy: parsing ``<queuePlacementPolicy>`` (spec §1.5.3), the policy generated when
-the file has none (§1.5.4), and evaluating the rules for one submission (§1.5.1).
+"""The placement policy: parsing ``<queuePlacementPolicy>`` (docs/semantics.md §1.5.3), the policy
+generated when the file has none (§1.5.4), and evaluating the rules for one submission (§1.5.1).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ PLACE: Mapping[RuleName, PlaceFn] = {name: mod.place for name, mod in RULE_MODUL
 
 _RULE_NAMES = {rule.value: rule for rule in RuleName}  # case-sensitive, as in YARN
 
-# Rules that may not be nested inside another rule (spec §1.5.3).
+# Rules that may not be nested inside another rule (§1.5.3).
 _NOT_NESTABLE = (RuleName.REJECT, RuleName.NESTED_USER_QUEUE)
 
 
@@ -99,7 +99,7 @@ def parse_placement_policy(
 
 
 def generated_policy(user_as_default_queue: bool, allow_undeclared_pools: bool) -> PlacementPolicy:
-    """The rules YARN builds from yarn-site when the file has no placement policy (spec §1.5.4)."""
+    """The rules YARN builds from yarn-site when the file has no placement policy (§1.5.4)."""
     create = allow_undeclared_pools
     rules = [PlacementRule(RuleName.SPECIFIED, create=create)]
     if user_as_default_queue:
@@ -116,7 +116,7 @@ def place_application(
     groups: Sequence[str],
     queues: QueueLookup,
 ) -> Placement:
-    """Run the rules in order; the first queue returned wins (spec §1.5.1).
+    """Run the rules in order; the first queue returned wins (§1.5.1).
 
     A missing requested queue is ``default``: the RM fills that in before placement. Raises
     :class:`PlacementError` when a rule fails the submission.
@@ -233,7 +233,7 @@ def _create_flag(element: Element) -> bool:
 def _check_terminal(
     rules: list[PlacementRule], elements: list[Element], problems: Problems, *, warn_only: bool
 ) -> None:
-    """Only the last rule may be terminal, and it must be (spec §1.5.3)."""
+    """Only the last rule may be terminal, and it must be (§1.5.3)."""
     for number, (rule, element) in enumerate(zip(rules[:-1], elements, strict=False), start=1):
         if rule.terminal:
             message = (f"Rules after rule {number} in queue placement policy can never be "

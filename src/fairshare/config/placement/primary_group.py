@@ -1,4 +1,5 @@
-"""``primaryGroup``: a queue named after the user's primary (first) group (spec §1.5.2)."""
+"""``primaryGroup``: a queue named after the user's primary (first) group
+(docs/semantics.md §1.5.2)."""
 
 from __future__ import annotations
 

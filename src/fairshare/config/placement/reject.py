@@ -1,4 +1,5 @@
-"""``reject``: never places; as the last rule it makes the app rejected (spec §1.5.2)."""
+"""``reject``: never places; as the last rule it makes the app rejected
+(docs/semantics.md §1.5.2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``secondaryGroupExistingQueue``: the first group whose queue exists and is static (spec §1.5.2).
+"""``secondaryGroupExistingQueue``: the first group whose queue exists and is static
+(docs/semantics.md §1.5.2).
 
 Emulates Hadoop 3.4: after HADOOP-17079 the rule walks the user's group *set*, which includes the
 primary group (the 3.3 line skipped it, as the documentation still says). The ``create`` flag is

@@ -1,4 +1,4 @@
-"""``specified``: the queue named in the submission (spec §1.5.2)."""
+"""``specified``: the queue named in the submission (docs/semantics.md §1.5.2)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def place(rule: PlacementRule, ctx: RuleContext) -> str | None:
             RuleName.SPECIFIED,
         )
     # Clients that set no queue send "default", so an explicit "default" cannot be told apart
-    # from "no queue asked for": let the next rule decide (spec §1.5.2). "root.default" places.
+    # from "no queue asked for": let the next rule decide (§1.5.2). "root.default" places.
     if name == DEFAULT_QUEUE_NAME:
         return None
     return create_or_static(rule, assure_root(name), ctx)

@@ -1,4 +1,4 @@
-"""``user``: a queue named after the submitting user (spec §1.5.2)."""
+"""``user``: a queue named after the submitting user (docs/semantics.md §1.5.2)."""
 
 from __future__ import annotations
 

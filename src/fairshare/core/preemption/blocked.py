@@ -2,8 +2,8 @@
 by the cause that stopped it (for the ``no-preemption`` event, and ``fairshare explain``).
 
 YARN only logs that nothing was found. To say why, each node the request searched is tried
-again with the rules of §5.4–§5.5 switched on one at a time, in this order; the node is blocked
-by the first rule under which its containers can no longer make room:
+again with the rules of docs/semantics.md §5.4–§5.5 switched on one at a time, in this order; the
+node is blocked by the first rule under which its containers can no longer make room:
 
 1. ``no-node-fits`` — not even freeing every container on it would (the request is larger than
    the node, or its space is reserved or earmarked for others);

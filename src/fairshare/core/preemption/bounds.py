@@ -1,4 +1,5 @@
-"""What a node can free at most: bounds that let a victim search skip nodes (spec §5.4–§5.5).
+"""What a node can free at most: bounds that let a victim search skip nodes
+(docs/semantics.md §5.4–§5.5).
 
 ``containers_on_node`` walks a node's candidates and stops as soon as the node's free room plus
 the chosen containers fit the request. Whatever it chooses, that potential never exceeds the

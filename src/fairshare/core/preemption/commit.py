@@ -1,4 +1,5 @@
-"""Carrying out a preemption plan: warn, earmark, then kill (spec §4.6, §5.1, §5.6, §5.7).
+"""Carrying out a preemption plan: warn, earmark, then kill
+(docs/semantics.md §4.6, §5.1, §5.6, §5.7).
 
 The preemption thread of YARN takes starved apps one by one (§5.1). For each, the plan's
 victims are marked on their node and owner, the node is earmarked for the starved app, every

@@ -1,4 +1,4 @@
-"""Planning preemption for one starved app (spec §5.2–§5.5) without touching the state.
+"""Planning preemption for one starved app (docs/semantics.md §5.2–§5.5) without touching the state.
 
 ``identifyContainersToPreempt`` marks each chosen set before looking for the next container, so
 later choices see earlier ones. A plan keeps those marks in an

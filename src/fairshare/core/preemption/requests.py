@@ -1,4 +1,4 @@
-"""Turning an app's starvation into container requests to preempt for (spec §5.2).
+"""Turning an app's starvation into container requests to preempt for (docs/semantics.md §5.2).
 
 ``getStarvedResourceRequests`` walks the app's resource requests, sizing each with the
 scheduler-wide *memory-only* ratio (even under DRF), and a visited tracker keeps the same ask
@@ -45,7 +45,7 @@ class _Visited:
 
 
 class VisitedTracker:
-    """Accept each ask once across locality levels (spec §5.2).
+    """Accept each ask once across locality levels (§5.2).
 
     ``rack_of`` maps every known node to its rack (``racks``: its values, if the caller has
     them already); a name that is neither a node nor a rack is rejected.

@@ -7,7 +7,8 @@ drained. A :class:`VictimSearch` lives for one
 round of ``preempt_for_starved_apps``. In a round only ``commit`` changes the state, and only by
 adding marks (with ``waitTimeBeforeKill`` > 0): nodes lose candidates and gain earmarks, owners
 gain ``resourcesToBePreempted``; usage, fair shares, free space and reservations stay. So every
-test of §5.4–§5.5 can only turn from pass to fail during a round, never back. The search keeps:
+test of docs/semantics.md §5.4–§5.5 can only turn from pass to fail during a round, never
+back. The search keeps:
 
 * per node: its candidates in §5.4 order minus the committed marks, its free room, and bounds
   on what it can free (:mod:`~fairshare.core.preemption.bounds`);
@@ -411,7 +412,7 @@ class PlanSearch:
         return free
 
     def best(self, request: StarvedRequest) -> VictimSet | None:
-        """``bestPreemptableContainers`` (spec §5.3, YARN-7655)."""
+        """``bestPreemptableContainers`` (§5.3, YARN-7655)."""
         key = (request.capability, request.resource_name, request.relax_locality)
         if key in self.search.hopeless:
             return None  # in a busy cluster most starved apps of a round ask what none can get

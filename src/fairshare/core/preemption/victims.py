@@ -1,4 +1,4 @@
-"""Choosing preemption victims for one requested container (spec §5.3–§5.5).
+"""Choosing preemption victims for one requested container (docs/semantics.md §5.3–§5.5).
 
 Pure functions over frozen views: nothing is marked, earmarked or killed here. The caller (the
 engine's preemption step) applies a returned :class:`VictimSet` — earmark on the node,
@@ -214,7 +214,7 @@ def best_preemptable_containers(
     owners: Owners,
     cluster: Resource,
 ) -> VictimSet | None:
-    """Victims for one container of ``request`` (spec §5.3, YARN-7655).
+    """Victims for one container of ``request`` (§5.3, YARN-7655).
 
     ``nodes`` are the nodes matching the request's resource name. If the best set there needs
     an AM, and the request names a rack or host and may relax locality, the *other* nodes are
