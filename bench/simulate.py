@@ -38,8 +38,8 @@ from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.yarnsite import load_site
 from fairshare.core import Engine, Event, event_record
 from fairshare.resources.vector import DEFAULT_TYPES, Resource
-from fairshare.sim.loop import Simulation
-from fairshare.sim.workload import AppSpec, TaskGroup
+from fairshare.sim.run.loop import Simulation
+from fairshare.sim.sources.workload import AppSpec, TaskGroup
 
 GB = 1024
 HOUR = 3_600_000

@@ -19,8 +19,8 @@ from PIL import Image
 from playwright.sync_api import Browser, ConsoleMessage, Page, Request, sync_playwright
 
 from fairshare.report import build_report, build_sweep_report
-from fairshare.sim.scenario import load_scenario
-from fairshare.sim.scripted import run_scenario
+from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.run.scripted import run_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "examples/seed-three-tenants/simulation.yaml"

@@ -25,9 +25,9 @@ from typing import Any
 import yaml
 
 from fairshare.config.errors import ConfigError, ConfigErrors
-from fairshare.sim.outputs import json_text
-from fairshare.sim.scenario import load_scenario
-from fairshare.sim.scripted import run_scenario
+from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.record.outputs import json_text
+from fairshare.sim.run.scripted import run_scenario
 from oracle.normalise import NotComparable, normalise
 from oracle.trace import trace_workload
 

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from fairshare.config.yarnsite import load_site
-from fairshare.sim.scenario import (
+from fairshare.sim.parse.specs import NodeSpec
+from fairshare.sim.parse.steps import (
     AddNodeStep,
     AdvanceStep,
     ExpectStep,
@@ -25,7 +26,6 @@ from fairshare.sim.scenario import (
     HeartbeatStep,
     KillStep,
     MoveStep,
-    NodeSpec,
     RecoverContainerStep,
     ReleaseStep,
     ReloadStep,

@@ -20,8 +20,8 @@ import yaml
 
 from fairshare.config.errors import ConfigError
 from fairshare.core import EngineError
-from fairshare.sim.scenario import parse_scenario_text
-from fairshare.sim.scripted import RunResult, run_scenario
+from fairshare.sim.parse.scenario import parse_scenario_text
+from fairshare.sim.run.scripted import RunResult, run_scenario
 
 Scenario = dict[str, Any]
 Predicate = Callable[[Scenario], bool]

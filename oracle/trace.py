@@ -30,9 +30,9 @@ from typing import Any
 from fairshare.config.allocation import allocation_text
 from fairshare.config.overrides import Override
 from fairshare.core import ContainerRequest, Engine, Event, event_record
-from fairshare.sim.scenario import Scenario
-from fairshare.sim.scripted import ScriptRunner
-from fairshare.sim.snapshot import snapshot
+from fairshare.sim.parse.steps import Scenario
+from fairshare.sim.record.snapshot import snapshot
+from fairshare.sim.run.scripted import ScriptRunner
 from oracle.normalise import NotComparable
 
 ReloadInputs = tuple[str | None, Path | None, tuple[Override, ...]]

@@ -26,10 +26,10 @@ import yaml
 from typer.testing import CliRunner
 
 from fairshare.cli.main import app
-from fairshare.sim import scenario_schema, timed_spec
-from fairshare.sim.expect import MATCHER_KEYS, SNAPSHOT_FIELDS, SUBJECT_SECTIONS
-from fairshare.sim.scenario import STEP_KINDS, parse_scenario_text
-from fairshare.sim.scenario_schema import RequestModel, ScenarioModel, SchemaModel
+from fairshare.sim.parse import scenario_schema, timed_spec
+from fairshare.sim.parse.expect import MATCHER_KEYS, SNAPSHOT_FIELDS, SUBJECT_SECTIONS
+from fairshare.sim.parse.scenario import STEP_KINDS, parse_scenario_text
+from fairshare.sim.parse.scenario_schema import RequestModel, ScenarioModel, SchemaModel
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 PAGE = DOCS / "scenario-format.md"

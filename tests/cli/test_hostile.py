@@ -234,7 +234,7 @@ def test_a_full_disk_leaves_nothing_half_written(tmp_path, monkeypatch):
     events and timelines written before it."""
     import errno
 
-    import fairshare.sim.scripted as scripted
+    import fairshare.sim.run.scripted as scripted
 
     out = tmp_path / "out"
     assert runner.invoke(app, ["run", str(write(tmp_path / "ok.yaml", SIMULATION)),

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fairshare.cli.main import app
-from fairshare.sim.expect import SNAPSHOT_FIELDS
+from fairshare.sim.parse.expect import SNAPSHOT_FIELDS
 from tests.sim.test_outputs import TWO_TENANTS
 
 EXAMPLES = sorted(Path(__file__).resolve().parents[2].glob("examples/*/scenario.yaml"))

@@ -31,8 +31,8 @@ from fairshare.core.engine import Engine
 from fairshare.core.events import event_record
 from fairshare.core.incremental_demand import sum_in_order
 from fairshare.resources.vector import LONG_MAX, Resource, add, float32
-from fairshare.sim.scenario import load_scenario
-from fairshare.sim.scripted import run_scenario
+from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.run.scripted import run_scenario
 from tests.core.engine_builders import (
     GB,
     allocations_xml,

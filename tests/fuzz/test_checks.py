@@ -18,7 +18,7 @@ TRACE = """Traceback (most recent call last):
     sys.exit(main())
   File "/work/main/src/fairshare/cli/main.py", line 20, in main
     app()
-  File "/work/main/src/fairshare/sim/loop.py", line 275, in _complete
+  File "/work/main/src/fairshare/sim/run/loop.py", line 275, in _complete
     app = self.apps[app_id]
 KeyError: 'a'
 """
@@ -47,7 +47,7 @@ def _classes(findings: list[checks.Finding]) -> list[str]:
 def test_traceback_signature_names_the_exception_and_last_frames() -> None:
     exception, signature = checks.traceback_summary(TRACE)
     assert exception == "KeyError: 'a'"
-    assert signature.startswith("KeyError @ sim/loop.py:_complete < cli/main.py:main")
+    assert signature.startswith("KeyError @ sim/run/loop.py:_complete < cli/main.py:main")
 
 
 @pytest.mark.parametrize(("line", "ok"), [

@@ -23,8 +23,8 @@ import pytest
 from fairshare.config.errors import ConfigError
 from fairshare.sim.importer.build import import_dump
 from fairshare.sim.importer.scenario_text import Choices
-from fairshare.sim.scenario import load_scenario
-from fairshare.sim.scripted import run_scenario
+from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.run.scripted import run_scenario
 from fairshare.workbench.explain import explain, load_run
 
 DUMP = Path(__file__).parent / "dumps" / "basic"

@@ -24,8 +24,8 @@ import pytest
 from fairshare.config.errors import ConfigError
 from fairshare.sim.importer.build import import_dump
 from fairshare.sim.importer.scenario_text import Choices
-from fairshare.sim.scenario import load_scenario
-from fairshare.sim.scripted import run_scenario
+from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.run.scripted import run_scenario
 
 DUMP = Path(__file__).parent / "dumps" / "listed"
 APP1, APP2, APP3 = (f"application_1700000000000_000{i}" for i in (1, 2, 3))

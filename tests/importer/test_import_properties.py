@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from fairshare.sim.importer.build import import_dump
 from fairshare.sim.importer.scenario_text import Choices
-from fairshare.sim.scenario import load_scenario
-from fairshare.sim.scripted import ScriptRunner
+from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.run.scripted import ScriptRunner
 
 QUEUES = ("root.a", "root.b")
 

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from fairshare.sim.scenario import ExpectStep, SnapshotStep, load_scenario
-from fairshare.sim.scripted import run_scenario
+from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.parse.steps import ExpectStep, SnapshotStep
+from fairshare.sim.run.scripted import run_scenario
 from oracle.compare import (
     DRIVER_EVENT_KEYS,
     DRIVER_SNAPSHOT_FIELDS,

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fairshare.sim.scenario import Step, parse_scenario_text
+from fairshare.sim.parse.scenario import parse_scenario_text
+from fairshare.sim.parse.steps import Step
 from oracle.cases import Case, file_cases, prepare, step_of
 from oracle.normalise import _STEPS, NotComparable, normalise
 

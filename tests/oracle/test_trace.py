@@ -12,9 +12,9 @@ from fairshare.config.allocation import parse_allocations_text
 from fairshare.core.asks import ContainerRequest
 from fairshare.core.engine import Engine
 from fairshare.core.events import event_record
-from fairshare.sim.scenario import load_scenario, parse_scenario_text
-from fairshare.sim.scripted import build_engine
-from fairshare.sim.snapshot import snapshot
+from fairshare.sim.parse.scenario import load_scenario, parse_scenario_text
+from fairshare.sim.record.snapshot import snapshot
+from fairshare.sim.run.build import build_engine
 from oracle.normalise import NotComparable
 from oracle.trace import trace_workload
 

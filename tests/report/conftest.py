@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from fairshare.cli.main import app as main_app
 from fairshare.cli.report import report_command
 from fairshare.report import build_report
-from fairshare.sim.scenario import load_scenario
-from fairshare.sim.scripted import run_scenario
+from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.run.scripted import run_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "examples/seed-three-tenants/simulation.yaml"

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from fairshare.report import build_report
-from fairshare.sim.outputs import SUMMARY
-from fairshare.sim.scenario import parse_scenario_text
-from fairshare.sim.scripted import run_scenario
+from fairshare.sim.parse.scenario import parse_scenario_text
+from fairshare.sim.record.outputs import SUMMARY
+from fairshare.sim.run.scripted import run_scenario
 from tests.report.conftest import parse
 
 SCENARIO = """\

@@ -18,18 +18,18 @@ from hypothesis import strategies as st
 from fairshare.config.overrides import parse_override
 from fairshare.core.engine import Engine
 from fairshare.core.events import event_record
-from fairshare.sim.loop import Simulation
-from fairshare.sim.snapshot import snapshot
-from fairshare.sim.specs import NodeSpec
-from fairshare.sim.timed import TimedRun, timed_changes
-from fairshare.sim.timed_spec import (
+from fairshare.sim.parse.specs import NodeSpec
+from fairshare.sim.parse.timed_spec import (
     AddNodeChange,
     ChangeSpec,
     DecommissionChange,
     ReloadChange,
     RemoveNodeChange,
 )
-from fairshare.sim.workload import AppSpec, TaskGroup
+from fairshare.sim.record.snapshot import snapshot
+from fairshare.sim.run.loop import Simulation
+from fairshare.sim.run.timed import TimedRun, timed_changes
+from fairshare.sim.sources.workload import AppSpec, TaskGroup
 from tests.core.engine_builders import GB, allocations_xml, make_engine, r, same
 
 QUEUES = ("a", "b", "c", "d")

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from fairshare.sim.expect import SNAPSHOT_FIELDS, Kind, Mismatch, check, validate_expectation
+from fairshare.sim.parse.expect import SNAPSHOT_FIELDS, Kind, Mismatch, check, validate_expectation
 
 APP: dict[str, Any] = {
     "queue": "root.a",

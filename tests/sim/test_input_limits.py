@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from fairshare.config.errors import ConfigError, all_errors
-from fairshare.sim import yaml_lines
-from fairshare.sim.scenario import load_scenario, parse_scenario_text
+from fairshare.sim.parse import yaml_lines
+from fairshare.sim.parse.scenario import load_scenario, parse_scenario_text
+from fairshare.sim.parse.yaml_lines import MAX_DEPTH, load_yaml
 from fairshare.sim.sources import (
     SlsSettings,
     csv_source,
@@ -31,7 +32,6 @@ from fairshare.sim.sources import (
     load_synth,
     sls,
 )
-from fairshare.sim.yaml_lines import MAX_DEPTH, load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 V = "version: 1\n"
@@ -138,7 +138,7 @@ def test_a_scenario_just_under_the_size_limit_is_refused_fast_and_small(tmp_path
     out, seconds, rss = measured("""
         from pathlib import Path
         from fairshare.config.errors import ConfigError
-        from fairshare.sim.scenario import load_scenario
+        from fairshare.sim.parse.scenario import load_scenario
         try:
             load_scenario(Path(sys.argv[1]))
         except ConfigError as error:
@@ -160,7 +160,7 @@ def test_a_large_inline_workload_loads_in_seconds(tmp_path: Path) -> None:
                       f"tasks: [{{count: {1 + i % 40}, duration-ms: 60000}}]}}\n")
     out_text, seconds, rss = measured("""
         from pathlib import Path
-        from fairshare.sim.scenario import load_scenario
+        from fairshare.sim.parse.scenario import load_scenario
         s = load_scenario(Path(sys.argv[1]))
         last = s.workload[-1]
         print(len(s.workload), last.id, last.line, last.tasks[0].count)

@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 
 from fairshare.cli.main import app
 from fairshare.config.errors import ConfigError, all_errors
-from fairshare.sim.loop import Simulation
-from fairshare.sim.scenario import parse_scenario_text
-from fairshare.sim.workload import AppSpec, TaskGroup
+from fairshare.sim.parse.scenario import parse_scenario_text
+from fairshare.sim.run.loop import Simulation
+from fairshare.sim.sources.workload import AppSpec, TaskGroup
 from tests.core.engine_builders import GB, PREEMPTION_ON, make_engine, r, records
 
 
@@ -320,7 +320,7 @@ def test_an_engine_refusal_during_the_simulation_points_at_that_app(
     model call anyway, the error names the app and its workload line (here the second app's
     completion is made to fail)."""
     from fairshare.core.engine import Engine, EngineError
-    from fairshare.sim.scripted import run_scenario
+    from fairshare.sim.run.scripted import run_scenario
 
     original = Engine.complete_container
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairshare.sim.scenario import parse_scenario_text
-from fairshare.sim.scripted import run_scenario
-from fairshare.sim.specs import minimum_span
+from fairshare.sim.parse.scenario import parse_scenario_text
+from fairshare.sim.parse.specs import minimum_span
+from fairshare.sim.run.scripted import run_scenario
 
 task = st.fixed_dictionaries({
     "count": st.integers(1, 12),

@@ -36,10 +36,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from fairshare.config.errors import ConfigError
-from fairshare.sim.outputs import EVENTS, SUMMARY, TIMELINE_CSV, TIMELINE_PARQUET
-from fairshare.sim.recorder import TIMELINE_COLUMNS
-from fairshare.sim.scenario import load_scenario
-from fairshare.sim.scripted import RunResult, run_scenario
+from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.record.outputs import EVENTS, SUMMARY, TIMELINE_CSV, TIMELINE_PARQUET
+from fairshare.sim.record.recorder import TIMELINE_COLUMNS
+from fairshare.sim.run.scripted import RunResult, run_scenario
 
 TWO_TENANTS = """\
 version: 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fairshare.sim.recorder import _percentiles
+from fairshare.sim.record.summary import _percentiles
 
 
 @given(st.lists(st.tuples(st.integers(0, 10**9), st.booleans()), min_size=1, max_size=60))

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from fairshare.core.engine import Engine
 from fairshare.core.events import event_record
-from fairshare.sim.loop import Simulation
-from fairshare.sim.snapshot import snapshot
-from fairshare.sim.workload import AppSpec, TaskGroup
+from fairshare.sim.record.snapshot import snapshot
+from fairshare.sim.run.loop import Simulation
+from fairshare.sim.sources.workload import AppSpec, TaskGroup
 from tests.core.engine_builders import GB, make_engine, r
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from fairshare.config.errors import ConfigError, ConfigErrors
 from fairshare.core.events import Event
-from fairshare.sim.scenario import parse_scenario_text
-from fairshare.sim.scripted import ScriptRunner, run_scenario
+from fairshare.sim.parse.scenario import parse_scenario_text
+from fairshare.sim.run.scripted import ScriptRunner, run_scenario
 
 GB = 1024
 HEAD = """

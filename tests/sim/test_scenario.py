@@ -18,7 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fairshare.config.errors import ConfigError, ConfigErrors, all_errors
-from fairshare.sim.scenario import (
+from fairshare.sim.parse.scenario import load_scenario, parse_scenario_text
+from fairshare.sim.parse.specs import NodeSpec, WorkloadApp
+from fairshare.sim.parse.steps import (
     AddNodeStep,
     AdvanceStep,
     ExpectStep,
@@ -26,7 +28,6 @@ from fairshare.sim.scenario import (
     HeartbeatStep,
     KillStep,
     MoveStep,
-    NodeSpec,
     ReleaseStep,
     ReloadStep,
     RemoveNodeStep,
@@ -38,9 +39,6 @@ from fairshare.sim.scenario import (
     SnapshotStep,
     SubmitStep,
     UpdateStep,
-    WorkloadApp,
-    load_scenario,
-    parse_scenario_text,
 )
 
 HERE = Path(__file__).resolve().parent

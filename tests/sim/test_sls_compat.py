@@ -23,7 +23,8 @@ from typer.testing import CliRunner
 
 from fairshare.cli.main import app as cli
 from fairshare.config.errors import ConfigError, all_errors
-from fairshare.sim.scenario import NodeSpec, TaskSpec, load_scenario
+from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.parse.specs import NodeSpec, TaskSpec
 from fairshare.sim.sources import SlsSettings, load_sls_jobs, load_sls_topology, load_synth
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sls"

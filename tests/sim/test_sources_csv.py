@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 
 from fairshare.cli.main import app as cli
 from fairshare.config.errors import ConfigError, all_errors
-from fairshare.sim.scenario import TaskSpec, WorkloadApp, parse_scenario_text
+from fairshare.sim.parse.scenario import parse_scenario_text
+from fairshare.sim.parse.specs import TaskSpec, WorkloadApp
 from fairshare.sim.sources import dump_csv, load_csv, parse_csv
 
 ROOT = Path(__file__).resolve().parents[2]

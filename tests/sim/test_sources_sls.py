@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from fairshare.cli.main import app as cli
 from fairshare.config.errors import ConfigError, all_errors
-from fairshare.sim.scenario import NodeSpec, TaskSpec, WorkloadApp, parse_scenario_text
+from fairshare.sim.parse.scenario import parse_scenario_text
+from fairshare.sim.parse.specs import NodeSpec, TaskSpec, WorkloadApp
 from fairshare.sim.sources import SlsSettings, load_sls_jobs, load_sls_topology
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from fairshare.sim.scenario import load_scenario
-from fairshare.sim.scripted import run_scenario
+from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.run.scripted import run_scenario
 
 SCENARIOS = sorted((Path(__file__).resolve().parents[1] / "scenarios").glob("*.yaml"))
 

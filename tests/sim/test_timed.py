@@ -19,9 +19,9 @@ import pytest
 
 from fairshare.cli.main import app as cli
 from fairshare.config.errors import ConfigError
-from fairshare.sim.outputs import EVENTS, SUMMARY, TIMELINE_CSV
-from fairshare.sim.scenario import parse_scenario_text
-from fairshare.sim.scripted import run_scenario
+from fairshare.sim.parse.scenario import parse_scenario_text
+from fairshare.sim.record.outputs import EVENTS, SUMMARY, TIMELINE_CSV
+from fairshare.sim.run.scripted import run_scenario
 
 HEAD = """\
 version: 1

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from fairshare.config.errors import ConfigError
-from fairshare.sim import yaml_lines
-from fairshare.sim.yaml_lines import YamlDoc, load_yaml
+from fairshare.sim.parse import yaml_lines
+from fairshare.sim.parse.yaml_lines import YamlDoc, load_yaml
 
 EMOJI = "\U0001F600"
 ESCAPED = "\\ud83d\\ude00"  # how JSON writers escape EMOJI

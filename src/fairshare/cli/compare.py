@@ -12,7 +12,7 @@ from rich.text import Text
 
 from fairshare.cli import format as fmt
 from fairshare.cli.common import guarded, one_line, out
-from fairshare.sim.outputs import json_text
+from fairshare.sim.record.outputs import json_text
 from fairshare.workbench.compare import Change, Comparison, compare, load_summary
 
 RunDir = Annotated[Path, typer.Argument(show_default=False,

@@ -9,8 +9,8 @@ import typer
 from rich.text import Text
 
 from fairshare.cli.common import fail, guarded, one_line, out
-from fairshare.sim.outputs import json_text
-from fairshare.sim.units import duration
+from fairshare.sim.parse.units import duration
+from fairshare.sim.record.outputs import json_text
 from fairshare.workbench.explain import (
     Explanation,
     explain,

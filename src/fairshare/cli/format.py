@@ -9,9 +9,9 @@ from fairshare.config.model import (
 )
 from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.vector import LONG_MAX, Resource, ResourceTypes
-from fairshare.sim.units import duration as duration  # the same everywhere: re-exported
-from fairshare.sim.units import memory, vcores_number
-from fairshare.sim.units import percent as whole_percent
+from fairshare.sim.parse.units import duration as duration  # the same everywhere: re-exported
+from fairshare.sim.parse.units import memory, vcores_number
+from fairshare.sim.parse.units import percent as whole_percent
 
 
 def amount(value: int) -> str:

@@ -52,7 +52,7 @@ from fairshare.resources.vector import (
     componentwise_max,
     float32_decimal,
 )
-from fairshare.sim.outputs import json_text
+from fairshare.sim.record.outputs import json_text
 
 app = typer.Typer(
     add_completion=False,

@@ -26,9 +26,9 @@ from rich.progress import (
 
 from fairshare.cli import format as fmt
 from fairshare.core import Event
-from fairshare.sim.loop import SimObserver
-from fairshare.sim.scenario import Scenario
-from fairshare.sim.specs import minimum_span
+from fairshare.sim.parse.specs import minimum_span
+from fairshare.sim.parse.steps import Scenario
+from fairshare.sim.run.model import SimObserver
 
 LINE_EVERY_S = 30.0
 

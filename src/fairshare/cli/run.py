@@ -32,8 +32,9 @@ from fairshare.cli.report import write_run_report
 from fairshare.config.lint.checks import configuration_findings
 from fairshare.config.overrides import parse_override
 from fairshare.core import Engine
-from fairshare.sim.scenario import load_scenario
-from fairshare.sim.scripted import RunResult, configuration, run_scenario
+from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.run.build import configuration
+from fairshare.sim.run.scripted import RunResult, run_scenario
 
 EXIT_EXPECT_FAILED = 1
 MAX_QUEUE_ROWS = 40  # a bigger tree shows its most starved and preempted queues

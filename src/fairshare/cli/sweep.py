@@ -24,8 +24,9 @@ from fairshare.cli.progress import count_progress
 from fairshare.cli.report import write_sweep_report
 from fairshare.cli.run import FixedInterval, Quiet, ScenarioPath
 from fairshare.config.errors import ConfigError, all_errors
-from fairshare.sim.scenario import Scenario, load_scenario
-from fairshare.sim.scripted import configuration
+from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.parse.steps import Scenario
+from fairshare.sim.run.build import configuration
 from fairshare.workbench.rows import focus_queues, sweep_row, write_rows
 from fairshare.workbench.sweep import (
     Variant,

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from lxml import etree
 
+from fairshare.config.allocation_policies import check_policies
 from fairshare.config.allocation_queue import QueueParser
 from fairshare.config.allocation_values import (
     BadValue,
@@ -31,9 +32,8 @@ from fairshare.config.dom import Problems, child_elements, dom_attribute, dom_ta
 from fairshare.config.errors import ConfigError, ConfigErrors
 from fairshare.config.files import decode_utf8, read_input
 from fairshare.config.lint import did_you_mean, value_finding
-from fairshare.config.model import AllocationConfig, PolicyName, QueueConfig
+from fairshare.config.model import AllocationConfig, PolicyName
 from fairshare.config.overrides import Override, apply_allocation_overrides
-from fairshare.config.placement.names import ROOT
 from fairshare.config.placement.policy import parse_placement_policy
 from fairshare.config.xml import MAX_XML_BYTES, Element, parse_xml_file, parse_xml_text
 from fairshare.resources.configurable import ConfigurableResource
@@ -170,7 +170,7 @@ def _build(root: Element, source: str, types: ResourceTypes, flags: _Flags,
     queues = QueueParser(problems, types).parse_top_level(top.queues)
     settings = _ScalarReader(problems, top.scalars, types).read()
     placement = _placement(top.placement, problems, flags)
-    _check_policies(queues, top.default_policy, problems)
+    check_policies(queues, top.default_policy, problems)
     if problems.errors:
         errors = sorted(problems.errors, key=lambda e: e.line or 0)
         raise ConfigErrors(errors, warnings=problems.warnings)
@@ -358,57 +358,3 @@ def _placement(element: Element | None, problems: Problems, flags: _Flags) -> di
     problems.errors.extend(parsed.errors)
     problems.warnings.extend(parsed.warnings)
     return {"placement_policy": parsed.policy, "placement_update_ignored": parsed.ignored}
-
-
-def _check_policies(
-    queues: tuple[QueueConfig, ...], default: PolicyName, problems: Problems
-) -> None:
-    """Policy combinations the file makes impossible (§2.6.4): fifo on a parent queue, and
-    drf under a fair parent (``effective`` = the queue's own policy, else the default)."""
-    by_name = {q.name: q for q in queues}
-
-    def effective(name: str) -> PolicyName:
-        queue = by_name.get(name)
-        return queue.scheduling_policy if queue and queue.scheduling_policy else default
-
-    for queue in queues:
-        policy, parent = effective(queue.name), queue.parent_name
-        if queue.is_parent and policy is PolicyName.FIFO and queue.name == ROOT:
-            _fifo_root_warning(problems, queue)
-        elif queue.is_parent and policy is PolicyName.FIFO:
-            _policy_warning(problems, queue, "fifo is not allowed on a parent queue")
-        elif parent and effective(parent) is PolicyName.FAIR and policy is PolicyName.DRF:
-            origin = "" if queue.scheduling_policy else " (the defaultQueueSchedulingPolicy)"
-            _policy_warning(problems, queue, f"drf{origin} is not allowed under fair {parent}")
-        if queue.is_parent and policy is PolicyName.FAIR and default is PolicyName.DRF:
-            problems.warn_at(
-                f"{queue.name}: queues created under it by placement rules get the default "
-                f"policy drf, which its fair policy does not allow, so creating them fails "
-                f"(FSQueue.verifyAndSetPolicyFromConf)",
-                queue.line,
-            )
-
-
-def _fifo_root_warning(problems: Problems, queue: QueueConfig) -> None:
-    # Hadoop 3.4 creates only root before the file is first applied, so the policy walk finds
-    # no child to refuse and sets fifo on root; every queue is then refused under it.
-    problems.warn_at(
-        "root: scheduling policy fifo is not allowed on a parent queue, yet YARN sets it at "
-        "start-up, when root has no queue under it yet (FSQueue.verifyAndSetPolicyFromConf); "
-        "then no queue can be created under it (FifoPolicy.isChildPolicyAllowed), so "
-        "applications cannot run anywhere. A reload while root has queues logs an error and "
-        "keeps the previous policies instead",
-        queue.line,
-    )
-
-
-def _policy_warning(problems: Problems, queue: QueueConfig, what: str) -> None:
-    # YARN does not reject this when it reads the file: on reload it logs an error and leaves
-    # the queue and its ancestors on their previous policy; creating the queue fails (§1.2, §1.6).
-    problems.warn_at(
-        f"{queue.name}: scheduling policy {what} (FSQueue.verifyAndSetPolicyFromConf). "
-        f"YARN accepts the file but "
-        f"cannot apply it: on reload it logs an error and keeps the previous policies, and "
-        f"creating {queue.name} fails, so applications cannot run in it",
-        queue.line,
-    )

@@ -25,7 +25,7 @@ from fairshare.report.series import episodes, kill_times, kills_by_queue
 from fairshare.report.summary import RunSummary, load_summary
 from fairshare.report.timeline import load_timeline
 from fairshare.report.write import check_target, files_dir, write_page
-from fairshare.sim.outputs import EVENTS
+from fairshare.sim.record.outputs import EVENTS
 
 Progress = Callable[[str, int, int], None]  # (what is being done, steps done, steps in all)
 

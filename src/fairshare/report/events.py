@@ -6,7 +6,7 @@ from" — and the ``beneficiary-queue`` — "preempted for") and ``node-added`` 
 ``node-removed`` / ``node-resized`` (the capacity over time). Parsing every line as JSON would
 take minutes, so only the lines that hold ``"type":"container-preempted"`` or
 ``"type":"node-`` are parsed (:mod:`fairshare.report.scan`; every other line is still checked
-to be one JSON object): the writer (``fairshare.sim.outputs.json_text``) prints compact JSON,
+to be one JSON object): the writer (``fairshare.sim.record.outputs.json_text``) prints compact JSON,
 so a type appears exactly so. A parsed line whose type is not one of these (the text was in
 a value) is skipped.
 """
@@ -20,7 +20,7 @@ from typing import Any
 from fairshare.config.errors import ConfigError
 from fairshare.config.files import check_input_file
 from fairshare.report.scan import scan
-from fairshare.sim.outputs import EVENTS
+from fairshare.sim.record.outputs import EVENTS
 
 _NEEDLES = (b'"type":"container-preempted"', b'"type":"node-')
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fairshare.config.errors import ConfigError
-from fairshare.sim.outputs import SUMMARY, read_summary
+from fairshare.sim.record.outputs import SUMMARY, read_summary
 
 WAITS = ("am-wait-ms", "first-task-wait-ms", "turnaround-ms")
 

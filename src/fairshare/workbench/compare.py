@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fairshare.config.errors import ConfigError
-from fairshare.sim.outputs import SUMMARY, read_summary
+from fairshare.sim.record.outputs import SUMMARY, read_summary
 
 __all__ = ["Change", "Comparison", "compare", "load_summary"]
 

@@ -29,8 +29,8 @@ from typing import Any, TypeVar
 from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.overrides import Override, parse_override
 from fairshare.core import EngineError
-from fairshare.sim.scenario import load_scenario
-from fairshare.sim.scripted import run_scenario
+from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.run.scripted import run_scenario
 
 __all__ = ["Axis", "SerialExecutor", "Variant", "VariantJob", "VariantOutcome", "executor",
            "grid", "parse_axis", "run_variant", "run_variants"]

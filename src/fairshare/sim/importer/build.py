@@ -23,8 +23,8 @@ from fairshare.sim.importer.containers import read_containers
 from fairshare.sim.importer.dump import Amounts, Dump, DumpQueue, read_dump
 from fairshare.sim.importer.placement import AppPlan, plan_apps
 from fairshare.sim.importer.scenario_text import Choices, scenario_text, site_unknown_note
-from fairshare.sim.scenario import load_scenario
-from fairshare.sim.scripted import configuration
+from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.run.build import configuration
 
 SCENARIO, ALLOCATIONS, SITE = "scenario.yaml", "fair-scheduler.xml", "yarn-site.xml"
 MAX_CONFIG_BYTES = 16 * 1024**2

@@ -26,7 +26,7 @@ from fairshare.config.errors import ConfigError
 from fairshare.sim.importer.dump import Amounts, Dump, DumpApp
 from fairshare.sim.importer.jsonfile import JsonFile
 from fairshare.sim.importer.placement import Placed
-from fairshare.sim.yaml_lines import Loc, show
+from fairshare.sim.parse.yaml_lines import Loc, show
 
 FOLDER = "containers"
 ENDPOINT = "/ws/v1/cluster/apps/{appid}/appattempts/{appattemptid}/containers"

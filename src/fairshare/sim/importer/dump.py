@@ -15,7 +15,7 @@ from typing import Any
 
 from fairshare.config.errors import ConfigError
 from fairshare.sim.importer.jsonfile import JsonFile
-from fairshare.sim.yaml_lines import Loc, show
+from fairshare.sim.parse.yaml_lines import Loc, show
 
 SCHEDULER, NODES, APPS = "scheduler.json", "nodes.json", "apps.json"
 ENDPOINTS = {SCHEDULER: "/ws/v1/cluster/scheduler", NODES: "/ws/v1/cluster/nodes",

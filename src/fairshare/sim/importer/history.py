@@ -24,8 +24,8 @@ from pathlib import Path
 from fairshare.config.errors import ConfigError
 from fairshare.sim.importer.dump import Amounts, DumpApp, read_apps
 from fairshare.sim.importer.jsonfile import JsonFile
+from fairshare.sim.parse.specs import TaskSpec, WorkloadApp
 from fairshare.sim.sources import dump_csv
-from fairshare.sim.specs import TaskSpec, WorkloadApp
 
 DEFAULT_CONTAINER: Amounts = (1024, 1)  # yarn.scheduler.minimum-allocation-mb / -vcores
 TASK_PRIORITY = 20

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from fairshare.config.errors import ConfigError
+from fairshare.sim.parse.yaml_lines import Loc, render_path, show
 from fairshare.sim.sources.jsontext import (
     MAX_TOPOLOGY_BYTES,
     json_doc,
     json_single,
     read_trace_text,
 )
-from fairshare.sim.yaml_lines import Loc, render_path, show
 
 MAX_DUMP_BYTES = 8 * MAX_TOPOLOGY_BYTES  # 128 MiB: a busy RM's apps list with its history
 

@@ -2,8 +2,8 @@
 and topology files, SLS SYNTH descriptions, and CSV.
 
 Each module is a plain function from a file (and what it needs: SLS's default sizes, the
-scenario's seed) to :class:`~fairshare.sim.specs.WorkloadApp` and
-:class:`~fairshare.sim.specs.NodeSpec` records that remember their file and line;
+scenario's seed) to :class:`~fairshare.sim.parse.specs.WorkloadApp` and
+:class:`~fairshare.sim.parse.specs.NodeSpec` records that remember their file and line;
 :func:`~fairshare.sim.sources.combine.load_workload` reads all of a scenario's and checks them
 together. docs/workloads.md describes every format and each choice made against Hadoop's code.
 """

@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import TypeVar
 
 from fairshare.config.errors import ConfigError, ConfigErrors, LocatedWarning, all_errors
+from fairshare.sim.parse.specs import NodeSpec, WorkloadApp
 from fairshare.sim.sources.csv_source import load_csv
 from fairshare.sim.sources.sls import load_sls_jobs
 from fairshare.sim.sources.sls_settings import SlsSettings
 from fairshare.sim.sources.sls_topology import load_sls_topology
 from fairshare.sim.sources.synth import TimeUnit, load_synth
 from fairshare.sim.sources.values import MAX_ERRORS
-from fairshare.sim.specs import NodeSpec, WorkloadApp
 
 __all__ = ["LoadedWorkload", "SourceFile", "load_workload"]
 

@@ -44,17 +44,17 @@ from pathlib import Path
 from fairshare.config.files import gc_paused, memory_guard
 from fairshare.resources.javalang import parse_int
 from fairshare.resources.vector import INT_MAX, LONG_MAX
-from fairshare.sim.scenario_schema import (
+from fairshare.sim.parse.schema_values import (
     DEFAULT_MEMORY_MB,
     DEFAULT_QUEUE,
     DEFAULT_TASK_PRIORITY,
     DEFAULT_USER,
     DEFAULT_VCORES,
 )
+from fairshare.sim.parse.specs import Resources, TaskSpec, WorkloadApp
+from fairshare.sim.parse.yaml_lines import show, suggest
 from fairshare.sim.sources.jsontext import read_trace_text
 from fairshare.sim.sources.values import RESOURCE_NAME, FileErrors
-from fairshare.sim.specs import Resources, TaskSpec, WorkloadApp
-from fairshare.sim.yaml_lines import show, suggest
 
 __all__ = ["COLUMNS", "MAX_ROWS", "dump_csv", "load_csv"]
 

@@ -9,7 +9,7 @@ The stdlib decoder knows no positions inside a value, so :func:`json_line` walks
 once more to find the line of a loc (``("job.tasks", 3, "container.end.ms")``) — only the way
 to it, skipping what is beside it without decoding it — and :func:`json_doc` gives a
 ``YamlDoc`` whose lines are found that way when asked for, so that
-:func:`~fairshare.sim.yaml_lines.locate` and pydantic locs work with JSON as with YAML.
+:func:`~fairshare.sim.parse.yaml_lines.locate` and pydantic locs work with JSON as with YAML.
 
 JSON is strict here: ``NaN`` and ``Infinity`` (which Python's decoder would accept) are errors, as
 they are for Jackson. A ``\\u`` escape of half a UTF-16 surrogate pair without its other half
@@ -34,7 +34,7 @@ from typing import Any, NoReturn
 
 from fairshare.config.errors import ConfigError
 from fairshare.config.files import decode_utf8, memory_guard, read_input
-from fairshare.sim.yaml_lines import Loc, YamlDoc, lone_surrogate, render_path
+from fairshare.sim.parse.yaml_lines import Loc, YamlDoc, lone_surrogate, render_path
 
 __all__ = [
     "MAX_JSON_CONTAINERS", "MAX_JSON_VALUES", "MAX_SYNTH_BYTES", "MAX_TOPOLOGY_BYTES",

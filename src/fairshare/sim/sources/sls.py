@@ -18,7 +18,7 @@ What each key becomes (docs/workloads.md has the full table and every deviation)
   ``sls_queue_1`` ``root.sls_queue_1`` as YARN does; ``job.user`` defaults to ``default``.
 * ``yarn.sls.am.type`` (the key SLS 3.4 reads, as in Hadoop's ``sls_dag.json``) or
   ``am.type`` (SLS 3.1–3.3, and the SLS documentation) names the AM simulator: accepted, not
-  used (every app follows the one app model of ``sim/loop.py``).
+  used (every app follows the one app model of ``sim/run/loop.py``).
 * ``job.id`` is the app id; without one, or when ``job.count`` > 1 copies the job, an id is the
   AM's number in the trace (0, 1, …) as in SLS.
 * The AM is ``yarn.sls.am.container.*`` (1024 MB, 1 vcore) with ``am.<type>`` overrides; a task
@@ -47,7 +47,9 @@ from typing import Any
 
 from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.files import gc_paused, memory_guard
-from fairshare.sim.scenario_schema import MAX_NODES
+from fairshare.sim.parse.schema_values import MAX_NODES
+from fairshare.sim.parse.specs import NodeSpec, Resources, TaskSpec, WorkloadApp
+from fairshare.sim.parse.yaml_lines import Loc, render_path, show
 from fairshare.sim.sources.jsontext import JsonValue, json_line, json_values, read_trace_text
 from fairshare.sim.sources.kinds import wrong_kind
 from fairshare.sim.sources.sls_settings import SlsSettings
@@ -62,8 +64,6 @@ from fairshare.sim.sources.values import (
     resource_key,
     unknown_key,
 )
-from fairshare.sim.specs import NodeSpec, Resources, TaskSpec, WorkloadApp
-from fairshare.sim.yaml_lines import Loc, render_path, show
 
 __all__ = ["SlsTrace", "load_sls_jobs", "parse_host"]
 

@@ -34,8 +34,8 @@ from pathlib import Path
 from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.hadoopconf import SubstitutionTooDeep, conf_int, read_entries, substitute
 from fairshare.resources.javalang import java_trim
+from fairshare.sim.parse.specs import Resources
 from fairshare.sim.sources.values import RESOURCE_NAME
-from fairshare.sim.specs import Resources
 
 __all__ = ["SlsSettings", "sls_settings"]
 

@@ -29,7 +29,10 @@ from pydantic import Field, PlainValidator, ValidationError
 from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.files import memory_guard
 from fairshare.config.model import ConfigWarning
-from fairshare.sim.scenario_schema import MAX_NODES, Name, fail, known_value, problems_of
+from fairshare.sim.parse.scenario_schema import fail, known_value, problems_of
+from fairshare.sim.parse.schema_values import MAX_NODES, Name
+from fairshare.sim.parse.specs import NodeSpec
+from fairshare.sim.parse.yaml_lines import show
 from fairshare.sim.sources.jsontext import (
     MAX_TOPOLOGY_BYTES,
     JsonValue,
@@ -47,8 +50,6 @@ from fairshare.sim.sources.values import (
     add_problems,
     non_negative,
 )
-from fairshare.sim.specs import NodeSpec
-from fairshare.sim.yaml_lines import show
 
 __all__ = ["JsonNonNegative", "SlsTopology", "load_sls_topology"]
 

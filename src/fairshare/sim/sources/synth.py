@@ -47,7 +47,10 @@ from pydantic import ValidationError
 from fairshare.config.files import memory_guard
 from fairshare.config.model import ConfigWarning
 from fairshare.resources.vector import INT_MAX, LONG_MAX, LONG_MIN
-from fairshare.sim.scenario_schema import problems_of
+from fairshare.sim.parse.scenario_schema import problems_of
+from fairshare.sim.parse.specs import NodeSpec, TaskSpec, WorkloadApp
+from fairshare.sim.parse.units import duration
+from fairshare.sim.parse.yaml_lines import Loc, YamlDoc, render_path, show
 from fairshare.sim.sources.jsontext import (
     MAX_SYNTH_BYTES,
     json_doc,
@@ -68,9 +71,6 @@ from fairshare.sim.sources.synth_schema import (
     without_unknown_keys,
 )
 from fairshare.sim.sources.values import Bad, FileErrors, add_problems
-from fairshare.sim.specs import NodeSpec, TaskSpec, WorkloadApp
-from fairshare.sim.units import duration
-from fairshare.sim.yaml_lines import Loc, YamlDoc, render_path, show
 
 __all__ = ["MAX_TASKS", "SynthWorkload", "TimeUnit", "load_synth"]
 

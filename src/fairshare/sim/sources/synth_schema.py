@@ -19,9 +19,10 @@ from pydantic import PlainValidator, model_validator
 
 from fairshare.resources.javalang import java_trim, parse_double
 from fairshare.resources.vector import INT_MAX
-from fairshare.sim.scenario_schema import MAX_NODES, Long, Name, Text, fail
+from fairshare.sim.parse.scenario_schema import fail
+from fairshare.sim.parse.schema_values import MAX_NODES, Long, Name, Text
+from fairshare.sim.parse.yaml_lines import Loc, show, suggest
 from fairshare.sim.sources.values import JsonModel
-from fairshare.sim.yaml_lines import Loc, show, suggest
 
 __all__ = ["OLD_FORMAT", "JobClassModel", "SampleModel", "TaskModel", "TraceModel",
            "WorkloadModel", "typical", "without_unknown_keys"]

@@ -18,8 +18,8 @@ from fairshare.config.errors import ConfigError, ConfigErrors
 from fairshare.config.model import ConfigWarning
 from fairshare.config.yarnsite import RESOURCE_NAME
 from fairshare.resources.javalang import parse_int
-from fairshare.sim.scenario_schema import SchemaModel
-from fairshare.sim.yaml_lines import (
+from fairshare.sim.parse.scenario_schema import SchemaModel
+from fairshare.sim.parse.yaml_lines import (
     Loc,
     Problem,
     YamlDoc,
@@ -51,7 +51,7 @@ MAX_ERRORS = 20  # per file; a broken trace would otherwise print thousands of l
 
 class JsonModel(SchemaModel):
     """A JSON object of a trace file: keys as written (no ``_`` → ``-``), unknown keys refused
-    with a "did you mean" (:mod:`fairshare.sim.scenario_schema`)."""
+    with a "did you mean" (:mod:`fairshare.sim.parse.scenario_schema`)."""
 
     model_config = ConfigDict(extra="allow", alias_generator=None, frozen=True)
 

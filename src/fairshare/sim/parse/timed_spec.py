@@ -21,18 +21,10 @@ from pydantic import Field, PlainValidator, model_validator
 from fairshare.config.errors import ConfigError
 from fairshare.config.overrides import Override, parse_override
 from fairshare.core import DEFAULT_TIMEOUT_MS, MAX_TIME_MS
-from fairshare.sim.scenario_schema import (
-    AddNodeModel,
-    ExistingFile,
-    Millis,
-    Name,
-    NodeNameModel,
-    SchemaModel,
-    Text,
-    fail,
-)
-from fairshare.sim.specs import NodeSpec
-from fairshare.sim.yaml_lines import Loc, Problem, show, suggest
+from fairshare.sim.parse.scenario_schema import AddNodeModel, NodeNameModel, SchemaModel, fail
+from fairshare.sim.parse.schema_values import ExistingFile, Millis, Name, Text
+from fairshare.sim.parse.specs import NodeSpec
+from fairshare.sim.parse.yaml_lines import Loc, Problem, show, suggest
 
 __all__ = ["AddNodeChange", "ChangeSpec", "DecommissionChange", "ReloadChange",
            "RemoveNodeChange", "parse_changes"]

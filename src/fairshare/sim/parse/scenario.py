@@ -1,12 +1,11 @@
 """Scenario files: parse and validate them into plain frozen data for the runner.
 
-The format is documented in docs/scenario-format.md; this module only reads it.
-YAML (so also JSON) is loaded with line numbers (:mod:`fairshare.sim.yaml_lines`), checked with
-private pydantic models (:mod:`fairshare.sim.scenario_schema`: unknown keys rejected with a
+The format is documented in docs/scenario-format.md; this module only reads it. YAML (so also
+JSON) is loaded with line numbers (:mod:`fairshare.sim.parse.yaml_lines`), checked with private
+pydantic models (:mod:`fairshare.sim.parse.scenario_schema`: unknown keys rejected with a
 did-you-mean, ints must be ints, bools must be bools), ``expect`` steps by
-:mod:`fairshare.sim.expect`, and every
-problem in the file is reported at once as :class:`ConfigErrors`, sorted by line, each
-``file:line: path: message``.
+:mod:`fairshare.sim.parse.expect`, and every problem in the file is reported at once as
+:class:`ConfigErrors`, sorted by line, each ``file:line: path: message``.
 
 Choices where the contract is silent:
 
@@ -33,21 +32,16 @@ Choices where the contract is silent:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path, PurePath
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from fairshare.config.errors import ConfigError, ConfigErrors, LocatedWarning, all_errors
 from fairshare.config.files import memory_guard
-from fairshare.config.overrides import Override
-from fairshare.sim.expect import SubjectKind, validate_expectation
-from fairshare.sim.recovered import running_priority, running_specs
-from fairshare.sim.scenario_schema import (
-    DEFAULT_QUEUE,
-    DEFAULT_USER,
-    MAX_NODES,
+from fairshare.sim.parse.expect import validate_expectation
+from fairshare.sim.parse.scenario_schema import (
     AddNodeModel,
     AdvanceModel,
     AppModel,
@@ -71,10 +65,32 @@ from fairshare.sim.scenario_schema import (
     WorkloadAppModel,
     problems_of,
 )
-from fairshare.sim.sources import SourceFile, load_workload, sls_settings
-from fairshare.sim.specs import NodeSpec, Resources, TaskSpec, WorkloadApp
-from fairshare.sim.timed_spec import ChangeSpec, parse_changes
-from fairshare.sim.yaml_lines import (
+from fairshare.sim.parse.schema_values import MAX_NODES
+from fairshare.sim.parse.specs import NodeSpec, TaskSpec, WorkloadApp
+from fairshare.sim.parse.steps import (
+    AddNodeStep,
+    AdvanceStep,
+    ExpectStep,
+    FinishStep,
+    HeartbeatStep,
+    KillStep,
+    MoveStep,
+    RecoverContainerStep,
+    ReleaseStep,
+    ReloadStep,
+    RemoveNodeStep,
+    RequestSpec,
+    RequestStep,
+    ResizeNodeStep,
+    RunSpec,
+    Scenario,
+    SnapshotStep,
+    Step,
+    SubmitStep,
+    UpdateStep,
+)
+from fairshare.sim.parse.timed_spec import ChangeSpec, parse_changes
+from fairshare.sim.parse.yaml_lines import (
     Loc,
     Problem,
     YamlDoc,
@@ -84,184 +100,10 @@ from fairshare.sim.yaml_lines import (
     show,
     suggest,
 )
+from fairshare.sim.run.recovered import running_priority, running_specs
+from fairshare.sim.sources import SourceFile, load_workload, sls_settings
 
-__all__ = [
-    "AddNodeStep", "AdvanceStep", "ExpectStep", "FinishStep", "HeartbeatStep", "KillStep",
-    "MoveStep", "NodeSpec", "RecoverContainerStep", "ReleaseStep", "ReloadStep",
-    "RemoveNodeStep", "RequestSpec", "RequestStep", "ResizeNodeStep", "RunSpec", "Scenario",
-    "SnapshotStep", "Step", "StepBase",
-    "SubmitStep", "TaskSpec", "UpdateStep", "WorkloadApp", "load_scenario",
-    "parse_scenario_text",
-]
-
-
-# ---- what the runner gets (NodeSpec, TaskSpec and WorkloadApp: fairshare.sim.specs) -----------
-
-
-@dataclass(frozen=True)
-class RequestSpec:
-    """``count`` containers of ``resources`` each, as one AMRMClient container request."""
-
-    count: int
-    resources: Resources
-    priority: int = 1
-    locality: str = "*"
-    relax_locality: bool = True
-    duration_ms: int | None = None
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    until_ms: int | None = None
-    snapshot_every_ms: int = 1000
-    heartbeat_interval_ms: int | None = None  # None: yarn-site's heartbeat interval
-    line: int = field(default=0, compare=False)  # of the ``run`` key, for messages; 0: none
-
-
-@dataclass(frozen=True, kw_only=True)
-class StepBase:
-    line: int  # the step's line in the scenario file, for file:line reports
-
-
-@dataclass(frozen=True, kw_only=True)
-class AddNodeStep(StepBase):
-    node: NodeSpec
-
-
-@dataclass(frozen=True, kw_only=True)
-class RemoveNodeStep(StepBase):
-    name: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class ResizeNodeStep(StepBase):
-    name: str
-    resources: Resources  # the node's new total
-
-
-@dataclass(frozen=True, kw_only=True)
-class SubmitStep(StepBase):
-    app: str
-    queue: str = DEFAULT_QUEUE
-    user: str = DEFAULT_USER
-    am: Resources | None = None  # None: unmanaged AM
-    requests: tuple[RequestSpec, ...] = ()
-    recovering: bool = False  # re-added after an RM restart: its AM is not asked for
-
-
-@dataclass(frozen=True, kw_only=True)
-class RecoverContainerStep(StepBase):
-    """A running container taken over where it runs (YARN's work-preserving recovery)."""
-
-    app: str
-    node: str
-    resources: Resources
-    am: bool = False
-    priority: int = 20
-    container: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class RequestStep(StepBase):
-    app: str
-    requests: tuple[RequestSpec, ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class UpdateStep(StepBase):
-    pass
-
-
-@dataclass(frozen=True, kw_only=True)
-class HeartbeatStep(StepBase):
-    node: str  # a node name, or "*" for every node once in registration order
-    times: int = 1
-
-
-@dataclass(frozen=True, kw_only=True)
-class AdvanceStep(StepBase):
-    ms: int
-
-
-@dataclass(frozen=True, kw_only=True)
-class ReleaseStep(StepBase):
-    app: str
-    count: int = 1
-    which: Literal["newest", "oldest", "am"] = "newest"
-
-
-@dataclass(frozen=True, kw_only=True)
-class FinishStep(StepBase):
-    app: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class KillStep(StepBase):
-    app: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class ReloadStep(StepBase):
-    """Exactly one of the two is set."""
-
-    allocations_text: str | None = None
-    allocations_file: Path | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class MoveStep(StepBase):
-    app: str
-    queue: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class SnapshotStep(StepBase):
-    label: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class ExpectStep(StepBase):
-    """Assert ``fields`` (validated, see :mod:`fairshare.sim.expect`) of one snapshot entry."""
-
-    subject_kind: SubjectKind
-    subject: str | None  # None for the cluster
-    fields: dict[str, Any]
-
-
-Step = (
-    AddNodeStep | RemoveNodeStep | ResizeNodeStep | SubmitStep | RecoverContainerStep
-    | RequestStep | UpdateStep
-    | HeartbeatStep | AdvanceStep | ReleaseStep | FinishStep | KillStep | ReloadStep | MoveStep
-    | SnapshotStep | ExpectStep
-)
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """A validated scenario file. Paths are absolute; ``nodes`` has templates expanded."""
-
-    name: str
-    description: str
-    seed: int
-    site: dict[str, str]  # property → value as Hadoop's Configuration sees it ("true", "0.8")
-    site_file: Path | None
-    allocations_text: str | None
-    allocations_file: Path | None
-    nodes: tuple[NodeSpec, ...]
-    groups: dict[str, tuple[str, ...]]
-    start_ms: int
-    steps: tuple[Step, ...]
-    workload: tuple[WorkloadApp, ...] | None  # workload.apps, then the sls, synth, csv apps
-    run: RunSpec
-    source: str
-    site_lines: dict[str, int] = field(default_factory=dict)  # site property → its line
-    # ``--set`` options of the command line, applied over site and every allocation file
-    overrides: tuple[Override, ...] = ()
-    # what the workload's trace files hold that SLS accepts but deserves a word (file:line)
-    warnings: tuple[LocatedWarning, ...] = ()
-    changes: tuple[ChangeSpec, ...] = ()  # workload.changes, in time order
-
-
+__all__ = ["load_scenario", "parse_scenario_text"]
 
 
 # ---- parsing -----------------------------------------------------------------------------------
@@ -272,7 +114,7 @@ def load_scenario(path: Path) -> Scenario:
 
     A path that is not a regular file (missing, a directory, a FIFO, ``/dev/zero``) is refused
     without being opened; the file's size, its values and their nesting are limited
-    (:mod:`fairshare.sim.yaml_lines`), and so are the trace files it names
+    (:mod:`fairshare.sim.parse.yaml_lines`), and so are the trace files it names
     (:mod:`fairshare.sim.sources`); running out of memory is a :class:`ConfigError` too."""
     with memory_guard(str(path)):
         return parse_scenario_text(read_text(path), str(path), path.parent)

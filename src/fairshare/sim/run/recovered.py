@@ -1,5 +1,5 @@
 """Apps already running when a simulation starts (``workload.apps[].running``): their running
-containers joined to their task groups for the app model (:mod:`fairshare.sim.loop`).
+containers joined to their task groups for the app model (:mod:`fairshare.sim.run.loop`).
 
 A running task belongs to the task group of its size and priority: a re-run after it is
 preempted or lost lasts that group's ``duration-ms``. When no group has its size and priority, a
@@ -15,9 +15,10 @@ from dataclasses import replace
 
 from fairshare.core import AM_PRIORITY
 from fairshare.resources.vector import Resource
-from fairshare.sim.scenario_schema import DEFAULT_TASK_PRIORITY, RunningModel
-from fairshare.sim.specs import RunningSpec
-from fairshare.sim.workload import AppSpec, RunningContainer, TaskGroup
+from fairshare.sim.parse.scenario_schema import RunningModel
+from fairshare.sim.parse.schema_values import DEFAULT_TASK_PRIORITY
+from fairshare.sim.parse.specs import RunningSpec
+from fairshare.sim.sources.workload import AppSpec, RunningContainer, TaskGroup
 
 
 def with_running(spec: AppSpec, running: Sequence[tuple[RunningSpec, Resource]]) -> AppSpec:

@@ -37,7 +37,7 @@ from fairshare.config.errors import ConfigError
 from fairshare.config.files import decode_utf8, memory_guard, read_input
 from fairshare.core import Event, event_record
 from fairshare.resources.vector import ResourceTypes
-from fairshare.sim.recorder import TIMELINE_COLUMNS, VALUES, Matrix
+from fairshare.sim.record.recorder import TIMELINE_COLUMNS, VALUES, Matrix
 
 EVENTS, SNAPSHOTS = "events.jsonl", "snapshots.json"
 TIMELINE_CSV, TIMELINE_PARQUET, SUMMARY = "timeline.csv", "timeline.parquet", "summary.json"

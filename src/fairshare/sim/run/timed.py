@@ -33,8 +33,8 @@ from fairshare.config.overrides import Override
 from fairshare.core import Engine, QueueSettings, QueueTree
 from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.vector import Resource, ResourceTypes, float32_decimal
-from fairshare.sim import units
-from fairshare.sim.timed_spec import (
+from fairshare.sim.parse import units
+from fairshare.sim.parse.timed_spec import (
     AddNodeChange,
     ChangeSpec,
     DecommissionChange,
@@ -45,7 +45,7 @@ from fairshare.sim.timed_spec import (
 __all__ = ["Applied", "TimedChange", "TimedRun", "timed_changes"]
 
 class TimedChange(Protocol):
-    """What the loop (:mod:`fairshare.sim.loop`) runs at ``at_ms`` after the simulation
+    """What the loop (:mod:`fairshare.sim.run.loop`) runs at ``at_ms`` after the simulation
     starts."""
 
     at_ms: int

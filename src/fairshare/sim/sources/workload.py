@@ -1,7 +1,7 @@
 """What a simulated workload is made of: apps arriving over time with groups of tasks.
 
 Every workload source (the scenario's own ``apps`` list, SLS traces, SYNTH, CSV) turns into
-these plain records; the event loop (:mod:`fairshare.sim.loop`) runs them.
+these plain records; the event loop (:mod:`fairshare.sim.run.loop`) runs them.
 """
 
 from __future__ import annotations

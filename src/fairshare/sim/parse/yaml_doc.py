@@ -1,6 +1,6 @@
 """A loaded YAML document, the line of every place in it, and how messages name them.
 
-Read :mod:`fairshare.sim.yaml_lines` first: it loads documents and re-exports the public names
+Read :mod:`fairshare.sim.parse.yaml_lines` first: it loads documents and re-exports the public names
 defined here. A place in a document is its *loc*, the tuple of keys and indices leading to it
 (``("steps", 3, "submit", "queue")``), the same shape as a pydantic error's ``loc``, so a
 validation error maps straight back to a line.

@@ -6,10 +6,10 @@ snapshot with what the scenario says; a failure is recorded (as an ``expect-fail
 and the run goes on. A step that cannot be carried out (an unknown app or node, a resource type
 the cluster does not have) stops the run with a ``file:line`` error.
 
-A workload then runs in the simulator (:mod:`fairshare.sim.loop`) from where the steps left the
+A workload then runs in the simulator (:mod:`fairshare.sim.run.loop`) from where the steps left the
 clock. Its events are not kept: with an output directory they stream to ``events.jsonl`` after
 the steps' records, and the timeline to ``timeline.csv``/``.parquet``; a
-:class:`~fairshare.sim.recorder.SimRecorder` samples the queues for ``summary.json`` (written
+:class:`~fairshare.sim.record.recorder.SimRecorder` samples the queues for ``summary.json`` (written
 with ``-o``, and in :attr:`RunResult.summary` either way). A scripted-only run writes
 ``events.jsonl`` and ``snapshots.json`` only (docs/outputs.md).
 """
@@ -24,27 +24,12 @@ from typing import Any
 
 from fairshare.config.allocation import read_allocations
 from fairshare.config.errors import ConfigError
-from fairshare.config.model import AllocationConfig
-from fairshare.config.overrides import site_overrides
-from fairshare.config.yarnsite import SITE_KEY_PREFIXES, SiteConfig, known_site_keys, load_site
 from fairshare.core import MAX_TIME_MS, ContainerRequest, Engine, EngineError, Event, event_record
-from fairshare.resources.vector import Resource, ResourceTypes
-from fairshare.sim.expect import check
-from fairshare.sim.loop import AppRefused, SimObserver, Simulation
-from fairshare.sim.outputs import (
-    EVENTS,
-    SNAPSHOTS,
-    SUMMARY,
-    EventWriter,
-    TimelineWriter,
-    staged_outputs,
-    write_outputs,
-    write_snapshots,
-    write_summary,
-)
-from fairshare.sim.recorder import SimRecorder, build_summary
-from fairshare.sim.recovered import with_running
-from fairshare.sim.scenario import (
+from fairshare.resources.vector import Resource
+from fairshare.sim.parse.expect import check
+from fairshare.sim.parse.schema_values import MAX_HEARTBEATS_PER_STEP
+from fairshare.sim.parse.specs import MinimumSpan, WorkloadApp, minimum_span
+from fairshare.sim.parse.steps import (
     AddNodeStep,
     AdvanceStep,
     ExpectStep,
@@ -64,13 +49,26 @@ from fairshare.sim.scenario import (
     Step,
     SubmitStep,
     UpdateStep,
-    WorkloadApp,
 )
-from fairshare.sim.scenario_schema import MAX_HEARTBEATS_PER_STEP
-from fairshare.sim.snapshot import snapshot
-from fairshare.sim.specs import MinimumSpan, minimum_span
-from fairshare.sim.timed import TimedRun, timed_changes
-from fairshare.sim.workload import AppSpec, TaskGroup
+from fairshare.sim.record.outputs import (
+    EVENTS,
+    SNAPSHOTS,
+    SUMMARY,
+    EventWriter,
+    TimelineWriter,
+    staged_outputs,
+    write_outputs,
+    write_snapshots,
+    write_summary,
+)
+from fairshare.sim.record.recorder import SimRecorder
+from fairshare.sim.record.snapshot import snapshot
+from fairshare.sim.record.summary import build_summary
+from fairshare.sim.run.build import build_engine, scenario_resource, timed_run
+from fairshare.sim.run.loop import Simulation
+from fairshare.sim.run.model import AppRefused, SimObserver
+from fairshare.sim.run.recovered import with_running
+from fairshare.sim.sources.workload import AppSpec, TaskGroup
 
 SECTIONS = {"app": "apps", "node": "nodes", "queue": "queues"}
 MAX_IMPLICIT_SPAN_MS = 7 * 86_400_000  # a longer simulation needs run.until-ms
@@ -107,63 +105,6 @@ class RunResult:
     step_bounds: list[int] = field(default_factory=list)
 
 
-def configuration(scenario: Scenario) -> tuple[SiteConfig, AllocationConfig]:
-    """The scenario's site and allocations, its ``--set`` overrides applied; configuration
-    errors raise ConfigError, those of its timed reloads' overrides too (:func:`timed_run`).
-    Cheap: nothing is built but the configurations. A check before a run: the run itself
-    reads them once, in :func:`build_engine` and :class:`ScriptRunner`."""
-    site, allocations = _site_and_allocations(scenario)
-    if scenario.changes:
-        timed_run(scenario, site.resource_types)
-    return site, allocations
-
-
-def _site_and_allocations(scenario: Scenario) -> tuple[SiteConfig, AllocationConfig]:
-    options, where = site_overrides(scenario.overrides, known_site_keys(), SITE_KEY_PREFIXES)
-    site = load_site(scenario.site_file, {**scenario.site, **options}, override_locations={
-        **{key: (scenario.source, line) for key, line in scenario.site_lines.items()}, **where})
-    return site, _allocations(scenario, site.resource_types)
-
-
-def timed_run(scenario: Scenario, types: ResourceTypes) -> TimedRun:
-    """The workload's timed changes, every reload's configuration parsed now."""
-    return timed_changes(scenario.changes, scenario.source,
-                         (scenario.allocations_text, scenario.allocations_file),
-                         scenario.overrides, types)
-
-
-def build_engine(scenario: Scenario, sink: Callable[[Event], None] | None = None) -> Engine:
-    """Site, allocations and nodes of a scenario; configuration errors raise ConfigError."""
-    site, allocations = _site_and_allocations(scenario)
-    types = site.resource_types
-    engine = Engine(site, allocations, start_ms=scenario.start_ms, groups=scenario.groups,
-                    sink=sink)
-    for node in scenario.nodes:
-        source = node.source or scenario.source  # a topology file's nodes
-        engine.add_node(node.name, _resource(types, node.resources, source, node.line),
-                        node.rack)
-    return engine
-
-
-def _allocations(scenario: Scenario, types: ResourceTypes) -> AllocationConfig:
-    text, path, overrides = scenario.allocations_text, scenario.allocations_file, scenario.overrides
-    if text is None and path is None and not any(o.scope == "alloc" for o in overrides):
-        return AllocationConfig()  # no allocation file: YARN's defaults
-    # with alloc: overrides but no file, they are set into an empty file, not into none
-    source = "(no allocation file)" if text is None else f"{scenario.source} (allocations)"
-    return read_allocations(text, path, source, types, overrides=overrides)
-
-
-def _resource(types: ResourceTypes, values: Mapping[str, int], source: str,
-              line: int) -> Resource:
-    unknown = [name for name in values if name not in types.names]
-    if unknown:
-        raise ConfigError(
-            f"unknown resource type {unknown[0]!r}; this cluster has {', '.join(types.names)} "
-            "(declare others in yarn.resource-types)", source, line)
-    return types.of(dict(values))
-
-
 class ScriptRunner:
     """Carries out steps one by one, then simulates the workload; :meth:`run` returns what the
     CLI shows. With ``outdir`` the outputs are written there; ``observers`` (a progress bar)
@@ -193,8 +134,9 @@ class ScriptRunner:
 
     def run(self) -> RunResult:
         """With an output directory, the outputs are written to a staging directory and moved
-        into place only if the run gets to its end (:func:`~fairshare.sim.outputs.staged_outputs`):
-        an error, an interrupt or a full disk leave the directory as it was."""
+        into place only if the run gets to its end
+        (:func:`~fairshare.sim.record.outputs.staged_outputs`): an error, an interrupt or a full
+        disk leave the directory as it was."""
         if self.outdir is None:
             return self._run(None)
         with staged_outputs(self.outdir) as stage:
@@ -301,13 +243,13 @@ class ScriptRunner:
         if a.id in self.engine.state.apps:
             raise ConfigError(f"app {a.id} was already submitted by a step", source, a.line)
         types = self.engine.types
-        am = None if a.am is None else _resource(types, a.am, source, a.line)
-        tasks = tuple(TaskGroup(t.count, _resource(types, t.resources, source, a.line),
+        am = None if a.am is None else scenario_resource(types, a.am, source, a.line)
+        tasks = tuple(TaskGroup(t.count, scenario_resource(types, t.resources, source, a.line),
                                 t.duration_ms, t.priority) for t in a.tasks)
         spec = AppSpec(a.id, a.at_ms, a.queue, a.user, am, tasks)
         if not a.running:
             return spec
-        return with_running(spec, [(c, _resource(types, c.resources, source, a.line))
+        return with_running(spec, [(c, scenario_resource(types, c.resources, source, a.line))
                                    for c in a.running])
 
     def _flush(self) -> None:
@@ -316,7 +258,7 @@ class ScriptRunner:
         self._events.clear()
 
     def _res(self, values: Mapping[str, int], line: int) -> Resource:
-        return _resource(self.engine.types, values, self.scenario.source, line)
+        return scenario_resource(self.engine.types, values, self.scenario.source, line)
 
     def _requests(self, specs: tuple[RequestSpec, ...], line: int) -> list[ContainerRequest]:
         return [ContainerRequest(spec.count, self._res(spec.resources, line), spec.priority,
@@ -406,5 +348,4 @@ def run_scenario(scenario: Scenario, outdir: Path | None = None,
     return ScriptRunner(scenario, outdir, observers, event_driven=event_driven).run()
 
 
-__all__ = ["ExpectFailure", "RunResult", "ScriptRunner", "Step", "build_engine", "configuration",
-           "run_scenario"]
+__all__ = ["ExpectFailure", "RunResult", "ScriptRunner", "Step", "run_scenario"]

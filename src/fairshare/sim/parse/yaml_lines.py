@@ -25,8 +25,8 @@ written outside a double-quoted scalar, where ``\\u`` is plain text, is left as 
 second reading.
 
 Reading order: this module (loading, the limits, syntax errors), then
-:mod:`fairshare.sim.yaml_events` (the values built from the parser's events), then
-:mod:`fairshare.sim.yaml_doc` (the loaded document, where lines are kept, and the helpers that
+:mod:`fairshare.sim.parse.yaml_events` (the values built from the parser's events), then
+:mod:`fairshare.sim.parse.yaml_doc` (the loaded document, where lines are kept, and the helpers that
 name places and values in messages, re-exported here).
 """
 
@@ -40,7 +40,7 @@ import yaml
 
 from fairshare.config.errors import ConfigError
 from fairshare.config.files import decode_utf8, gc_paused, memory_guard, read_input
-from fairshare.sim.yaml_doc import (
+from fairshare.sim.parse.yaml_doc import (
     SURROGATE,
     Loc,
     Problem,
@@ -54,8 +54,8 @@ from fairshare.sim.yaml_doc import (
     suggest,
     surrogate_message,
 )
-from fairshare.sim.yaml_events import Builder as _Builder  # not API (tests patch it here)
-from fairshare.sim.yaml_events import NotAnEscape
+from fairshare.sim.parse.yaml_events import Builder as _Builder  # not API (tests patch it here)
+from fairshare.sim.parse.yaml_events import NotAnEscape
 
 __all__ = [
     "MAX_DEPTH",

@@ -1,9 +1,10 @@
 """Plain values and their lines, built from a YAML parser's events within limits.
 
-:func:`fairshare.sim.yaml_lines.load_yaml` hands a parser (libyaml's or PyYAML's own: both send
-the same events) to a :class:`Builder`, which asks it for one event at a time and builds as they
-arrive. The open collections form a stack of :class:`_Frame` objects; the bottom one stands for
-the document and receives its one value. :meth:`Builder.values` sends each event to its step:
+:func:`fairshare.sim.parse.yaml_lines.load_yaml` hands a parser (libyaml's or PyYAML's own: both
+send the same events) to a :class:`Builder`, which asks it for one event at a time and builds as
+they arrive. The open collections form a stack of :class:`Frame` objects; the bottom one stands
+for the document and receives its one value. :meth:`Builder.values` sends each event to its
+step:
 
 * :meth:`~Builder.start` opens a frame for a map or a list, :meth:`~Builder.end` closes it and
   puts the finished value into the frame below (:meth:`~Builder.add`);
@@ -14,8 +15,8 @@ the document and receives its one value. :meth:`Builder.values` sends each event
 
 Every value is counted and its depth checked when its event arrives, so a document over the
 limits fails at the value that crosses them, before the parser reads on. Beside each value goes
-its *entry*, its line (:mod:`fairshare.sim.yaml_doc`). Plain keys, strings and decimal integers,
-of which a scenario or trace may hold a million, take the shortest paths.
+its *entry*, its line (:mod:`fairshare.sim.parse.yaml_doc`). Plain keys, strings and decimal
+integers, of which a scenario or trace may hold a million, take the shortest paths.
 """
 
 from __future__ import annotations
@@ -41,9 +42,8 @@ from yaml.events import (
 from yaml.nodes import ScalarNode
 
 from fairshare.config.errors import ConfigError
-from fairshare.sim.yaml_doc import (
+from fairshare.sim.parse.yaml_doc import (
     SURROGATE,
-    Loc,
     Meta,
     Problem,
     YamlDoc,
@@ -54,6 +54,7 @@ from fairshare.sim.yaml_doc import (
     show,
     surrogate_message,
 )
+from fairshare.sim.parse.yaml_frames import MERGE_KEY, Anchor, Frame, NotAnEscape, merged_map
 
 __all__ = ["Builder", "NotAnEscape"]
 
@@ -62,59 +63,7 @@ _STR, _INT, _FLOAT, _BOOL, _NULL = (_CORE + t for t in ("str", "int", "float", "
 _MAP, _SEQ, _TIMESTAMP = (_CORE + t for t in ("map", "seq", "timestamp"))
 _SCALAR_TAGS = frozenset({_STR, _INT, _FLOAT, _BOOL, _NULL, _TIMESTAMP})
 _PLAIN_INT = re.compile(r"0|-?[1-9][0-9]{0,17}").fullmatch  # decimal, exactly str(int(text))
-_MERGE_KEY = object()  # the key "<<" (plain): merge another map in
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-
-
-class _Frame:
-    """A map or list being filled; the bottom frame (no parent) is the document."""
-
-    __slots__ = ("anchor", "count", "depth", "entries", "height", "is_map", "key", "key_line",
-                 "loc", "merges", "meta", "parent", "value")
-
-    def __init__(self, parent: _Frame | None, is_map: bool, line: int, anchor: str | None,
-                 count: int) -> None:
-        self.parent = parent
-        self.is_map = is_map
-        self.loc: Loc = () if parent is None else parent.child_loc()
-        self.depth: int = 0 if parent is None else parent.depth + 1  # open collections
-        self.meta = Meta(line, {} if is_map else [])
-        self.entries: Any = self.meta.entries
-        self.value: Any = {} if is_map else []
-        self.anchor = anchor
-        self.count = count  # values counted up to this one
-        self.height = 0  # levels of values below this one
-        self.key: Any = None  # a map's key waiting for its value
-        self.key_line = 0
-        self.merges: list[tuple[dict[str, Any], dict[str, Any]]] | None = None
-
-    def child_loc(self) -> Loc:
-        """The loc of the value this frame is reading."""
-        if self.parent is None:
-            return ()  # the document's one value
-        if self.is_map:
-            return (*self.loc, "<<" if self.key is _MERGE_KEY else str(self.key))
-        return (*self.loc, len(self.value))
-
-
-class _Anchor:
-    """What ``&a`` named: its value, entries (a collection's), text (a scalar's), size, height."""
-
-    __slots__ = ("entries", "height", "size", "text", "value")
-
-    def __init__(self, value: Any, entries: Any, text: str | None, size: int,
-                 height: int) -> None:
-        self.value, self.entries, self.text = value, entries, text
-        self.size, self.height = size, height
-
-
-class NotAnEscape(Exception):
-    """Joined pairs of surrogate escapes that were plain text (outside a double-quoted scalar):
-    ``pairs`` holds their indices among the joined ones."""
-
-    def __init__(self, pairs: set[int]) -> None:
-        super().__init__(pairs)
-        self.pairs = pairs
 
 
 class Builder:
@@ -136,9 +85,9 @@ class Builder:
         self.surrogates = surrogates or bool(joined)
         self.parsed, self.joined = parsed, joined
         self.not_escapes: set[int] = set()  # indices in ``joined`` of pairs that were text
-        self.top: _Frame | None = None  # the innermost open collection
+        self.top: Frame | None = None  # the innermost open collection
         self.count = 0  # values so far, an alias counting all those it names
-        self.anchors: dict[str, _Anchor] = {}
+        self.anchors: dict[str, Anchor] = {}
         self.anchor_lines: dict[str, int] = {}
         self.problems: list[Problem] = []
         self.resolver = yaml.resolver.Resolver()
@@ -168,7 +117,7 @@ class Builder:
 
     def values(self, next_event: Any) -> tuple[Any, Any]:
         """The document's value and its entry: the events up to the document's end."""
-        document = _Frame(None, False, 1, None, 0)
+        document = Frame(None, False, 1, None, 0)
         try:
             return self.events(next_event, document)
         except yaml.MarkedYAMLError as exc:
@@ -177,7 +126,7 @@ class Builder:
                 self.lone_escape(exc.problem_mark, self.top)
             raise
 
-    def events(self, next_event: Any, document: _Frame) -> tuple[Any, Any]:
+    def events(self, next_event: Any, document: Frame) -> tuple[Any, Any]:
         top = self.top = document  # the innermost open collection
         while True:
             event = next_event()
@@ -200,7 +149,7 @@ class Builder:
 
     # ---- the steps, one per kind of event ------------------------------------------------------
 
-    def key(self, top: _Frame, event: Any) -> None:
+    def key(self, top: Frame, event: Any) -> None:
         """A map's key: a scalar's text, kept in ``top`` until its value arrives."""
         line = event.start_mark.line + 1
         top.key_line = line
@@ -211,13 +160,13 @@ class Builder:
         text = self.text_of(event, top, line, key=True)
         if event.tag is not None and event.tag != "!" and event.tag not in _SCALAR_TAGS:
             self.error(f"unsupported YAML tag {_tag(event.tag)}", line)
-        top.key = _MERGE_KEY if event.tag is None and event.implicit[0] and text == "<<" else text
+        top.key = MERGE_KEY if event.tag is None and event.implicit[0] and text == "<<" else text
         if event.anchor is not None:
             self.new_anchor(event.anchor, line)
             value = self.construct(self.resolve(event, text), text, line)
-            self.anchors[event.anchor] = _Anchor(value, None, text, 1, 0)
+            self.anchors[event.anchor] = Anchor(value, None, text, 1, 0)
 
-    def scalar(self, top: _Frame, event: Any) -> None:
+    def scalar(self, top: Frame, event: Any) -> None:
         """A scalar value, counted, read and put into ``top`` (in a map, at its key's line)."""
         line = top.key_line if top.is_map else event.start_mark.line + 1
         self.count += 1
@@ -238,14 +187,14 @@ class Builder:
         if not top.is_map:
             top.value.append(value)
             top.entries.append(entry)
-        elif top.key is not _MERGE_KEY and top.key not in top.value:
+        elif top.key is not MERGE_KEY and top.key not in top.value:
             top.value[top.key] = value
             top.entries[top.key] = entry
             top.key = None
         else:
             self.add(top, value, entry, 0)
 
-    def start(self, top: _Frame, event: Any) -> _Frame:
+    def start(self, top: Frame, event: Any) -> Frame:
         """A map or a list begins: counted, and its frame opened on ``top``."""
         if top.is_map and top.key is None:
             self.error("a key must be plain text, not a list or a map",
@@ -257,26 +206,26 @@ class Builder:
         is_map = type(event) is MappingStartEvent
         if event.tag is not None and event.tag != "!" and event.tag != (_MAP if is_map else _SEQ):
             self.error(f"unsupported YAML tag {_tag(event.tag)}", line)
-        frame = _Frame(top, is_map, line, event.anchor, self.count)
+        frame = Frame(top, is_map, line, event.anchor, self.count)
         if event.anchor is not None:
             self.new_anchor(event.anchor, event.start_mark.line + 1)
         return frame
 
-    def end(self, top: _Frame) -> _Frame:
+    def end(self, top: Frame) -> Frame:
         """``top`` is complete: merges applied, its anchor noted, put into the frame below."""
         value, entries = top.value, top.entries
         if top.merges:
-            value, entries = _merged(top.merges, value, entries)
+            value, entries = merged_map(top.merges, value, entries)
             top.meta.entries = entries
         if top.anchor is not None:
-            self.anchors[top.anchor] = _Anchor(value, entries, None, self.count - top.count + 1,
+            self.anchors[top.anchor] = Anchor(value, entries, None, self.count - top.count + 1,
                                                top.height)
         parent = top.parent
         assert parent is not None
         self.add(parent, value, top.meta, top.height)
         return parent
 
-    def alias(self, top: _Frame, event: Any) -> None:
+    def alias(self, top: Frame, event: Any) -> None:
         """``*a``: what anchor ``a`` named, counted again (as a key: the text it named)."""
         if top.is_map and top.key is None:
             self.alias_key(top, event)
@@ -297,7 +246,7 @@ class Builder:
             entry = (line, anchor.text)
         self.add(top, value, entry, anchor.height)
 
-    def alias_key(self, top: _Frame, event: Any) -> None:
+    def alias_key(self, top: Frame, event: Any) -> None:
         line = event.start_mark.line + 1
         anchor = self.anchors.get(event.anchor)
         if anchor is None:
@@ -308,7 +257,7 @@ class Builder:
 
     # ---- putting values in ---------------------------------------------------------------------
 
-    def add(self, top: _Frame, value: Any, entry: Any, height: int) -> None:
+    def add(self, top: Frame, value: Any, entry: Any, height: int) -> None:
         """Put a finished value (with ``height`` levels below it) into ``top``."""
         if height >= top.height:
             top.height = height + 1
@@ -318,7 +267,7 @@ class Builder:
             return
         key = top.key
         top.key = None
-        if key is _MERGE_KEY:
+        if key is MERGE_KEY:
             self.merge(top, value, entry)
             return
         if key in top.value:
@@ -328,7 +277,7 @@ class Builder:
         top.value[key] = value
         top.entries[key] = entry
 
-    def merge(self, top: _Frame, value: Any, entry: Any) -> None:
+    def merge(self, top: Frame, value: Any, entry: Any) -> None:
         """``<<: *base`` or ``<<: [*a, *b]``: pairs merged in, explicit keys win (PyYAML's
         ``flatten_mapping``: in a list, earlier maps win)."""
         if isinstance(value, dict):
@@ -344,7 +293,7 @@ class Builder:
 
     # ---- scalars -------------------------------------------------------------------------------
 
-    def lone_escape(self, mark: Any, top: _Frame) -> None:
+    def lone_escape(self, mark: Any, top: Frame) -> None:
         """libyaml stopped at an escape it cannot read: if it is a surrogate's, the error of
         a lone surrogate, at its place in ``top``."""
         assert self.parsed is not None
@@ -357,7 +306,7 @@ class Builder:
         message = ("a key " if key else "") + surrogate_message(chr(int(found.group()[2:], 16)))
         self.error(f"{path}: {message}" if path else message, line)
 
-    def text_of(self, event: Any, top: _Frame, line: int, *, key: bool = False) -> str:
+    def text_of(self, event: Any, top: Frame, line: int, *, key: bool = False) -> str:
         """A scalar's text (a key's, or a value's in ``top``), surrogates joined in pairs; a
         lone surrogate is an error at ``line``."""
         text: str = event.value
@@ -385,7 +334,7 @@ class Builder:
             entry = line if type(value) is int and str(value) == text else (line, text)
         if event.anchor is not None:
             self.new_anchor(event.anchor, event.start_mark.line + 1)
-            self.anchors[event.anchor] = _Anchor(value, None, text, 1, 0)
+            self.anchors[event.anchor] = Anchor(value, None, text, 1, 0)
         return value, entry
 
     def resolve(self, event: Any, text: str) -> str:
@@ -429,17 +378,6 @@ class Builder:
         if anchor in self.anchor_lines:
             self.error("an alias refers to a value that contains it", line)
         self.error(f"invalid YAML: found undefined alias '{anchor}'", line)
-
-
-def _merged(merges: list[tuple[dict[str, Any], dict[str, Any]]], value: dict[str, Any],
-            entries: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A map's pairs after its merge keys': the map's own keys win."""
-    merged: dict[str, Any] = {}
-    merged_entries: dict[str, Any] = {}
-    for other, other_entries in [*merges, (value, entries)]:
-        merged.update(other)
-        merged_entries.update(other_entries)
-    return merged, merged_entries
 
 
 def _tag(tag: str) -> str:

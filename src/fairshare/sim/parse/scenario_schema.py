@@ -1,6 +1,6 @@
-"""The pydantic schema of scenario files (private to :mod:`fairshare.sim.scenario`).
+"""The pydantic schema of scenario files (private to :mod:`fairshare.sim.parse.scenario`).
 
-Value types carry our own messages (``must be a non-negative integer, got 'lots'``). Every model
+Value types (:mod:`fairshare.sim.parse.schema_values`) carry our own messages. Every model
 rejects unknown keys with a did-you-mean: a ``before`` validator replaces the value of each unknown
 key by an :class:`_Unknown` marker that the typed ``__pydantic_extra__`` refuses, so the error is
 located at the key itself. Resource models (nodes, requests, AMs) instead accept other keys with
@@ -10,7 +10,6 @@ located :class:`Problem`s.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal, NoReturn, Self
 
 from pydantic import (
@@ -19,165 +18,39 @@ from pydantic import (
     Field,
     PlainValidator,
     ValidationError,
-    ValidationInfo,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
 
-from fairshare.config.files import file_problem
 from fairshare.config.yarnsite import RESOURCE_NAME
-from fairshare.core import MAX_TIME_MS
-from fairshare.resources.vector import INT_MAX, LONG_MAX, LONG_MIN
-from fairshare.sim.yaml_lines import Loc, Problem, not_a_string, scalar_text, show, suggest
-
-DEFAULT_RACK = "/default-rack"
-DEFAULT_QUEUE = "default"
-DEFAULT_USER = "nobody"
-DEFAULT_MEMORY_MB = 1024  # YARN's yarn.scheduler.minimum-allocation-mb
-DEFAULT_VCORES = 1  # YARN's yarn.scheduler.minimum-allocation-vcores
-DEFAULT_TASK_PRIORITY = 20  # MapReduce's map priority, as SLS gives its tasks
-MAX_NODES = 100_000  # nodes of the cluster section, templates expanded
-MAX_TASKS_PER_GROUP = 10_000_000  # a workload task group: each task is a simulated container
-MAX_HEARTBEATS_PER_STEP = 1_000_000  # node heartbeats of one heartbeat step (times × nodes)
-
-
-def _fail(message: str, kind: str = "scenario") -> NoReturn:
-    raise PydanticCustomError(kind, "{message}", {"message": message})
-
-
-def _integer(value: Any, low: int, high: int, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        _fail(f"must be {what}, got {show(value)}")
-    return value
-
-
-def _non_negative(value: Any) -> int:
-    return _integer(value, 0, LONG_MAX, "a non-negative integer")
-
-
-def _positive(value: Any) -> int:
-    return _integer(value, 1, LONG_MAX, "a positive integer")
-
-
-def _capped(value: Any, low: int, high: int, what: str, cap: str) -> int:
-    """``_integer``'s message below ``low`` (or not an integer); above ``high``, why the cap."""
-    if isinstance(value, int) and not isinstance(value, bool) and value > high:
-        _fail(f"must be at most {high:,} ({cap}), got {show(value)}")
-    return _integer(value, low, high, what)
-
-
-_CLOCK_CAP = "the clock's limit, 2^53 - 1 ms"
-
-
-def _millis(value: Any) -> int:
-    return _capped(value, 0, MAX_TIME_MS, "a non-negative integer", _CLOCK_CAP)
-
-
-def _positive_millis(value: Any) -> int:
-    return _capped(value, 1, MAX_TIME_MS, "a positive integer", _CLOCK_CAP)
-
-
-def _container_count(value: Any) -> int:
-    return _capped(value, 1, INT_MAX, "a positive integer", "a Java int, as in YARN")
-
-
-def _task_count(value: Any) -> int:
-    return _capped(value, 1, MAX_TASKS_PER_GROUP, "a positive integer", "tasks in one group")
-
-
-def _heartbeat_times(value: Any) -> int:
-    return _capped(value, 1, MAX_HEARTBEATS_PER_STEP, "a positive integer",
-                   "node heartbeats in one step")
-
-
-def _node_count(value: Any) -> int:
-    return _integer(value, 1, MAX_NODES, f"an integer from 1 to {MAX_NODES}")
-
-
-def _java_int(value: Any) -> int:
-    return _integer(value, -INT_MAX - 1, INT_MAX, "an integer")
-
-
-def _long(value: Any) -> int:
-    return _integer(value, LONG_MIN, LONG_MAX, "an integer")
-
-
-def _version(value: Any) -> int:
-    return _integer(value, 1, 1, "1 (the only version so far)")
-
-
-def _text(value: Any) -> str:
-    text = scalar_text(value)
-    if text is None:
-        _fail(not_a_string(value))
-    return text
-
-
-def _name(value: Any) -> str:
-    text = _text(value)
-    if not text.strip():
-        _fail(f"must be a non-empty name, got {show(text)}")
-    return text
-
-
-def _rack(value: Any) -> str:
-    text = _name(value)
-    if not text.startswith("/"):
-        _fail(f"must start with '/' (like {DEFAULT_RACK}), got {show(text)}")
-    return text
-
-
-def _flag(value: Any) -> bool:
-    if not isinstance(value, bool):
-        _fail(f"must be true or false, got {show(value)}")
-    return value
-
-
-def _site_value(value: Any) -> Any:
-    if value is None or isinstance(value, dict | list):
-        _fail(f"must be a single value (text, number or boolean), got {show(value)}")
-    return value
-
-
-def _which(value: Any) -> str:
-    choices = ("newest", "oldest", "am")
-    if value not in choices:
-        _fail(f"must be newest, oldest or am, got {show(value)}{suggest(str(value), choices)}")
-    return str(value)
-
-
-def _existing_file(value: Any, info: ValidationInfo) -> Path:
-    text = _name(value)
-    base = info.context["base_dir"] if isinstance(info.context, dict) else Path()
-    try:
-        path = (Path(base) / text).resolve()
-    except (OSError, ValueError, RuntimeError):
-        _fail(f"not a usable path: {show(text)}")
-    problem = file_problem(path)  # a regular file only: never a FIFO, never /dev/zero
-    if problem is not None:
-        _fail(f"{'file not found' if problem.kind == 'missing' else problem.reason}: {path}")
-    return path
-
-
-NonNegative = Annotated[int, PlainValidator(_non_negative)]
-Positive = Annotated[int, PlainValidator(_positive)]
-NodeCount = Annotated[int, PlainValidator(_node_count)]
-Millis = Annotated[int, PlainValidator(_millis)]
-PositiveMillis = Annotated[int, PlainValidator(_positive_millis)]
-ContainerCount = Annotated[int, PlainValidator(_container_count)]
-TaskCount = Annotated[int, PlainValidator(_task_count)]
-HeartbeatTimes = Annotated[int, PlainValidator(_heartbeat_times)]
-JavaInt = Annotated[int, PlainValidator(_java_int)]
-Long = Annotated[int, PlainValidator(_long)]
-Version = Annotated[int, PlainValidator(_version)]
-Text = Annotated[str, PlainValidator(_text)]
-Name = Annotated[str, PlainValidator(_name)]
-Rack = Annotated[str, PlainValidator(_rack)]
-Flag = Annotated[bool, PlainValidator(_flag)]
-SiteValue = Annotated[Any, PlainValidator(_site_value)]
-Which = Annotated[Literal["newest", "oldest", "am"], PlainValidator(_which)]
-ExistingFile = Annotated[Path, PlainValidator(_existing_file)]
-
+from fairshare.sim.parse.schema_values import (
+    DEFAULT_MEMORY_MB,
+    DEFAULT_QUEUE,
+    DEFAULT_RACK,
+    DEFAULT_TASK_PRIORITY,
+    DEFAULT_USER,
+    DEFAULT_VCORES,
+    ContainerCount,
+    ExistingFile,
+    Flag,
+    HeartbeatTimes,
+    JavaInt,
+    Long,
+    Millis,
+    Name,
+    NodeCount,
+    NonNegative,
+    Positive,
+    PositiveMillis,
+    Rack,
+    SiteValue,
+    TaskCount,
+    Text,
+    Version,
+    Which,
+    non_negative,
+    refuse,
+)
+from fairshare.sim.parse.yaml_lines import Loc, Problem, show, suggest
 
 # ---- models: unknown keys, custom resource types -----------------------------------------------
 
@@ -192,7 +65,7 @@ class _Unknown:
 
 
 def _reject_unknown(value: Any) -> NoReturn:
-    _fail(value.message if isinstance(value, _Unknown) else "unknown key", "unknown_key")
+    refuse(value.message if isinstance(value, _Unknown) else "unknown key", "unknown_key")
 
 
 def known_value(value: Any) -> Any:
@@ -205,13 +78,13 @@ def known_value(value: Any) -> Any:
 
 def fail(message: str) -> NoReturn:
     """A validation error with exactly ``message`` (for validators of other modules)."""
-    _fail(message)
+    refuse(message)
 
 
 def _custom_amount(value: Any) -> int:
     if isinstance(value, _Unknown):
         _reject_unknown(value)
-    return _non_negative(value)
+    return non_negative(value)
 
 
 _KNOWN_KEYS: dict[type, list[str]] = {}  # a model's keys (aliases), by model class
@@ -296,7 +169,7 @@ class RunningModel(ResourceModel):
     @model_validator(mode="after")
     def _task_needs_time(self) -> Self:
         if not self.am and self.remaining_ms is None:
-            _fail("a running task needs 'remaining-ms' (how much longer it runs)")
+            refuse("a running task needs 'remaining-ms' (how much longer it runs)")
         return self
 
 
@@ -313,9 +186,9 @@ class WorkloadAppModel(SchemaModel):
     def _one_am_of_a_managed_app(self) -> Self:
         ams = sum(c.am for c in self.running)
         if ams > 1:
-            _fail(f"'running' has {ams} AM containers; an attempt has one")
+            refuse(f"'running' has {ams} AM containers; an attempt has one")
         if ams and self.am is None:
-            _fail("'running' has an AM container but the app has no 'am' (unmanaged)")
+            refuse("'running' has an AM container but the app has no 'am' (unmanaged)")
         return self
 
 
@@ -324,7 +197,7 @@ def _synth_time_unit(value: Any) -> Literal["s", "ms"]:
         return "s"
     if value == "ms":
         return "ms"
-    _fail(f"must be s (task times in seconds, as SLS documents them) or ms (as SLS reads them), "
+    refuse(f"must be s (task times in seconds, as SLS documents them) or ms (as SLS reads them), "
           f"got {show(value)}")
 
 
@@ -336,7 +209,7 @@ class WorkloadModel(SchemaModel):
     csv: ExistingFile | None = None
     # the unit of SYNTH task times (docs/workloads.md, "SLS SYNTH descriptions")
     synth_time_unit: Annotated[Literal["s", "ms"], PlainValidator(_synth_time_unit)] = "s"
-    changes: list[Any] | None = None  # each entry is validated on its own (sim/timed_spec.py)
+    changes: list[Any] | None = None  # each entry is validated on its own (sim/parse/timed_spec.py)
 
 
 class NodeResourceModel(ResourceModel):
@@ -356,11 +229,11 @@ class NodeModel(NodeResourceModel):
     def _node_or_template(self) -> Self:
         template = self.count is not None or self.prefix is not None
         if template and self.name is not None:
-            _fail("give 'name' (one node) or 'count' and 'prefix' (a template), not both")
+            refuse("give 'name' (one node) or 'count' and 'prefix' (a template), not both")
         if template and (self.count is None or self.prefix is None):
-            _fail(f"a node template needs '{'count' if self.count is None else 'prefix'}' too")
+            refuse(f"a node template needs '{'count' if self.count is None else 'prefix'}' too")
         if not template and self.name is None:
-            _fail("missing required key 'name' (or 'count' and 'prefix' for a template)")
+            refuse("missing required key 'name' (or 'count' and 'prefix' for a template)")
         return self
 
     def names(self) -> list[str]:
@@ -439,7 +312,7 @@ class ReloadModel(SchemaModel):
     @model_validator(mode="after")
     def _exactly_one(self) -> Self:
         if (self.allocations is None) == (self.allocations_file is None):
-            _fail("give exactly one of 'allocations' and 'allocations-file'")
+            refuse("give exactly one of 'allocations' and 'allocations-file'")
         return self
 
 

@@ -4,7 +4,7 @@ This is the plain fixed-interval loop — every node heartbeats every ``heartbea
 and the update pass runs every ``update_interval_ms`` — against which faster variants will be
 checked. Items due at the same millisecond run in this order (YARN runs them on concurrent
 threads; we pick one and keep it): kill timers of preemption and decommission timeouts, the
-workload's timed changes (reloads, node additions, losses and decommissions: sim/timed.py),
+workload's timed changes (reloads, node additions, losses and decommissions: sim/run/timed.py),
 task completions, app arrivals, the update pass (with preemption), then every node's heartbeat
 in registration order.
 
@@ -31,8 +31,7 @@ import heapq
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from fairshare.core import (
     MAX_TIME_MS,
@@ -49,9 +48,10 @@ from fairshare.core import (
     EngineError,
     Event,
 )
-from fairshare.sim.quiet import QuietHeartbeats
-from fairshare.sim.timed import TimedChange
-from fairshare.sim.workload import AppSpec, TaskGroup
+from fairshare.sim.run.model import AppProgress, AppRefused, RunningTask, SimObserver, WaitingKey
+from fairshare.sim.run.quiet import QuietHeartbeats
+from fairshare.sim.run.timed import TimedChange
+from fairshare.sim.sources.workload import AppSpec, TaskGroup
 
 # order of items due at the same time
 CHANGE, COMPLETION, ARRIVAL, UPDATE, HEARTBEATS, SNAPSHOT = range(6)
@@ -82,61 +82,6 @@ def fewer_collections() -> Iterator[None]:
             gc.unfreeze()
 
 
-class AppRefused(EngineError):
-    """The engine refused what the app model did for one app (``app``)."""
-
-    def __init__(self, app: str, message: str) -> None:
-        super().__init__(message)
-        self.app = app
-
-
-class SimObserver(Protocol):
-    """What the loop tells recorders: events as they happen, snapshot ticks, the end."""
-
-    def on_events(self, events: Sequence[Event]) -> None:
-        """Every engine event, in order, exactly once; ``events`` is cleared after the call."""
-
-    def on_snapshot(self, now_ms: int) -> None:
-        """At start + k × snapshot interval (k = 0, 1, …), after everything else due then."""
-
-    def on_end(self, now_ms: int) -> None:
-        """Once, when the run stops."""
-
-
-WaitingKey = tuple[int, tuple[int, ...]]  # (priority, normalised size): what YARN matches on
-
-
-@dataclass(slots=True)
-class _RunningTask:
-    group: int
-    key: WaitingKey
-    started_ms: int
-
-
-@dataclass(slots=True)
-class AppProgress:
-    """What the app model knows of one app, and what the summary reports."""
-
-    spec: AppSpec
-    submitted_ms: int | None = None
-    started_ms: int | None = None  # first container (the AM, for a managed app)
-    first_task_ms: int | None = None  # first task container
-    finished_ms: int | None = None
-    tasks_done: int = 0
-    preempted_containers: int = 0
-    lost_work_ms: int = 0
-    asked_tasks: bool = False
-    running: dict[str, _RunningTask] = field(default_factory=dict)  # container → task
-    # (priority, normalised size) → [group index, containers asked and not yet placed], in the
-    # order asked: groups of one size and priority share YARN's request, and a container placed
-    # for it runs the first waiting group's task (as SLS's AM hands out its pending containers)
-    waiting: dict[WaitingKey, list[list[int]]] = field(default_factory=dict)
-
-    @property
-    def total_tasks(self) -> int:
-        return sum(group.count for group in self.spec.tasks)
-
-
 class Simulation:
     """Runs ``apps`` on ``engine`` (whose nodes are already registered) up to a time."""
 
@@ -146,7 +91,7 @@ class Simulation:
                  snapshot_every_ms: int | None = None, event_driven: bool = True,
                  verify_skips: bool = False, changes: Sequence[TimedChange] = ()) -> None:
         self.engine = engine
-        # the event-driven loop skips heartbeats that provably change nothing (sim/quiet.py)
+        # the event-driven loop skips heartbeats that provably change nothing (sim/run/quiet.py)
         self.quiet = (QuietHeartbeats(engine, verify=verify_skips)
                       if event_driven and QuietHeartbeats.applicable(engine) else None)
         self.observers = tuple(observers)
@@ -313,7 +258,7 @@ class Simulation:
                 raise AppRefused(spec.id, str(e)) from None
             if c.group >= 0:
                 app.first_task_ms = now
-                app.running[container.id] = _RunningTask(c.group, (c.priority,
+                app.running[container.id] = RunningTask(c.group, (c.priority,
                                                                    c.resource.values), now)
                 self._running_tasks += 1
                 self._push(now + (c.remaining_ms or 0), COMPLETION, spec.id, container.id)
@@ -430,7 +375,7 @@ class Simulation:
         slot = next(s for s in app.waiting.get(key, ()) if s[1] > 0)
         slot[1] -= 1
         group: TaskGroup = app.spec.tasks[slot[0]]
-        app.running[event.container] = _RunningTask(slot[0], key, now)
+        app.running[event.container] = RunningTask(slot[0], key, now)
         self._running_tasks += 1
         self._push(now + group.duration_ms, COMPLETION, app.spec.id, event.container)
 

@@ -1,6 +1,6 @@
 """The plain records a scenario parses into that workload sources produce too.
 
-:mod:`fairshare.sim.scenario` re-exports them; they live here so that the workload sources
+:mod:`fairshare.sim.parse.scenario` re-exports them; they live here so that the workload sources
 (:mod:`fairshare.sim.sources`) and the scenario parser can both build them without importing
 each other.
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal
 
-from fairshare.sim.yaml_lines import Loc, Problem, not_a_string, scalar_text, show, suggest
+from fairshare.sim.parse.yaml_lines import Loc, Problem, not_a_string, scalar_text, show, suggest
 
 __all__ = [
     "MATCHER_KEYS",

@@ -1,0 +1,2 @@
+"""Scenario files read and checked: YAML with the line of every value, the schema, nodes and
+workload apps as specified, ``expect`` matchers, timed changes, units."""

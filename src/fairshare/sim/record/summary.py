@@ -1,0 +1,280 @@
+"""``summary.json``: what a simulation's recorder and app model add up to (docs/outputs.md).
+
+:func:`build_summary` reads the engine at the end of the run (through its public questions),
+the :class:`~fairshare.sim.record.recorder.SimRecorder`'s integrals and counts, and each app's
+progress from the loop's app model.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from fairshare.config.model import TIMEOUT_NEVER_MS, UNSET_THRESHOLD, UNSET_TIMEOUT_MS
+from fairshare.core import AppState, Engine
+from fairshare.resources.vector import float32_decimal
+from fairshare.sim.record.recorder import SimRecorder
+from fairshare.sim.run.model import AppProgress
+
+
+def build_summary(engine: Engine, recorder: SimRecorder, apps: Mapping[str, AppProgress],
+                  scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``summary.json`` document; ``scenario`` gives ``name``, ``description``, ``seed``
+    and the ``overrides`` the run was made with.
+
+    Keys come in a fixed order and queues in tree order, so a run gives the same bytes again.
+    """
+    app_entries = {app_id: app_entry(engine, recorder, p) for app_id, p in apps.items()}
+    return {
+        "scenario": dict(scenario),
+        "span": {"start-ms": recorder.start_ms, "end-ms": recorder.end_ms,
+                 "snapshot-every-ms": recorder.snapshot_every_ms, "samples": recorder.samples},
+        "counts": _counts(recorder, app_entries),
+        "cluster": _cluster(engine, recorder),
+        "queues": _queues(engine, recorder, app_entries),
+        "apps": app_entries,
+    }
+
+
+def app_entry(engine: Engine, recorder: SimRecorder, p: AppProgress) -> dict[str, Any]:
+    spec, app = p.spec, engine.state.apps.get(p.spec.id)
+    state = "not-submitted" if p.submitted_ms is None or app is None else str(app.state)
+    submit, start, finish = p.submitted_ms, p.started_ms, p.finished_ms
+    am_start = start if spec.am is not None else None
+    return {
+        "queue": (app.queue or None) if app is not None else None,
+        "requested-queue": spec.queue,
+        "user": spec.user,
+        "managed": spec.am is not None,
+        "state": state,
+        "rejected-reason": recorder.apps.rejected.get(spec.id),
+        "submit-ms": submit,
+        "start-ms": start,
+        "finish-ms": finish,
+        "wait-ms": _since(submit, start),
+        "run-ms": _since(start, finish),
+        "am-wait-ms": _since(submit, am_start),
+        "first-task-wait-ms": _since(submit, p.first_task_ms),
+        "turnaround-ms": _since(submit, finish),
+        "unmet-demand-ms": recorder.apps.unmet_ms[spec.id] if submit is not None else None,
+        "tasks-done": p.tasks_done,
+        "tasks-total": p.total_tasks,
+        "preempted-containers": p.preempted_containers,
+        "lost-work-ms": p.lost_work_ms,
+    }
+
+
+def _since(start: int | None, end: int | None) -> int | None:
+    return None if start is None or end is None else end - start
+
+
+def _counts(recorder: SimRecorder, apps: Mapping[str, dict[str, Any]]) -> dict[str, int]:
+    states = Counter(entry["state"] for entry in apps.values())
+    submitted = len(apps) - states["not-submitted"]
+    return {
+        "apps": len(apps),
+        "apps-submitted": submitted,
+        "apps-rejected": states[str(AppState.REJECTED)],
+        "apps-finished": states[str(AppState.FINISHED)],
+        "apps-unfinished": submitted - states[str(AppState.REJECTED)]
+        - states[str(AppState.FINISHED)],
+        "containers-allocated": sum(recorder.allocated.values()),
+        "containers-completed": sum(recorder.completed.values()),
+        "containers-preempted": sum(recorder.preempted_from.values()),
+        "events": recorder.events,
+        "lost-work-ms": sum(entry["lost-work-ms"] for entry in apps.values()),
+        "preempted-container-ms": recorder.apps.preempted_container_ms,
+    }
+
+
+def _cluster(engine: Engine, recorder: SimRecorder) -> dict[str, Any]:
+    state, types = engine.state, engine.types
+    cap_mb, cap_vc, alloc_mb, alloc_vc = (int(v) for v in recorder.cluster_sums)
+    weight = recorder.weight_ms or 1
+    return {
+        "capacity": types.as_dict(state.capacity),
+        "nodes": len(state.nodes),
+        "utilization": {"memory-mb": _ratio(alloc_mb, cap_mb, 4),
+                        "vcores": _ratio(alloc_vc, cap_vc, 4)},
+        "average-allocated": {"memory-mb": round(alloc_mb / weight, 3),
+                              "vcores": round(alloc_vc / weight, 3)},
+        # what the report draws the utilization gate with (docs/semantics.md §4.1)
+        "preemption": {"enabled": engine.site.preemption,
+                       "utilization-threshold": float32_decimal(
+                           engine.site.preemption_cluster_utilization_threshold)},
+    }
+
+
+def _ratio(part: int, whole: int, digits: int) -> float | None:
+    return None if whole <= 0 else round(part / whole, digits)
+
+
+def _queues(engine: Engine, recorder: SimRecorder, apps: Mapping[str, dict[str, Any]]
+            ) -> dict[str, dict[str, Any]]:
+    counts = {name: _subtree(engine, counter) for name, counter in (
+        ("allocated", recorder.allocated), ("completed", recorder.completed),
+        ("from", recorder.preempted_from), ("for", recorder.preempted_for))}
+    seen = set(recorder.integrals.index).union(*counts.values())  # every count is ≥ 1
+    waits = _app_waits(engine, apps, recorder.end_ms)
+    return {name: {**_queue_entry(recorder, name, counts, waits.get(name, {})),
+                   "settings": _settings(engine, name)}
+            for name in _queue_order(engine, recorder, seen)}
+
+
+# summary key, QueueConfig attribute, AllocationConfig default attribute, its element
+_PREEMPTION_SETTINGS = (
+    ("fair-share-preemption-timeout-ms", "fair_share_preemption_timeout_ms",
+     "default_fair_share_preemption_timeout_ms", "defaultFairSharePreemptionTimeout"),
+    ("fair-share-preemption-threshold", "fair_share_preemption_threshold",
+     "default_fair_share_preemption_threshold", "defaultFairSharePreemptionThreshold"),
+    ("min-share-preemption-timeout-ms", "min_share_preemption_timeout_ms",
+     "default_min_share_preemption_timeout_ms", "defaultMinSharePreemptionTimeout"),
+)
+
+
+def _settings(engine: Engine, name: str) -> dict[str, Any] | None:
+    """The queue's effective preemption settings at the end, and where each comes from: the
+    queue itself or the ancestor that sets it (inherited, §1.3.3), the file's top-level
+    default, or YARN's default — what ``fairshare explain`` tells a starved queue by. A
+    timeout of ``null`` never expires (Long.MAX_VALUE: unset in the whole file)."""
+    if name not in engine.tree:
+        return None  # gone by the end (a reload, an emptied dynamic queue)
+    settings = engine.settings(name)
+    entry: dict[str, Any] = {
+        "weight": float32_decimal(settings.weight),
+        "policy": str(settings.policy),
+        "min-share": engine.types.as_dict(settings.min_share),
+        "preemptable": settings.preemptable,
+    }
+    origins: dict[str, str] = {}
+    for key, attr, default_attr, element in _PREEMPTION_SETTINGS:
+        value = getattr(settings, attr)
+        if key.endswith("-ms"):
+            value = None if value in (TIMEOUT_NEVER_MS, UNSET_TIMEOUT_MS) else value
+        else:
+            value = None if value == UNSET_THRESHOLD else float32_decimal(value)
+        entry[key] = value
+        origins[key] = _origin(engine, name, attr, default_attr, element)
+    entry["set-in"] = origins
+    return entry
+
+
+def _origin(engine: Engine, queue: str, attr: str, default_attr: str, element: str) -> str:
+    allocations = engine.allocations
+    for name in engine.ancestry(queue):  # the queue first, then up to root
+        own = allocations.queue(name)
+        if own is not None and getattr(own, attr) is not None:
+            return name
+    if not allocations.has_file:
+        return "no allocation file"
+    if getattr(allocations, default_attr) is not None:
+        return f"<{element}>"
+    return "YARN default"
+
+
+# An app's times that a queue reports percentiles of (AM waits: managed apps only)
+_WAITS = ("am-wait-ms", "first-task-wait-ms", "turnaround-ms")
+
+
+def _app_waits(engine: Engine, apps: Mapping[str, dict[str, Any]], end_ms: int | None
+               ) -> dict[str, dict[str, list[tuple[int, bool]]]]:
+    """Per queue (an app counts in its queue and every ancestor), per wait: (ms, reached?)
+    of each submitted app placed there; an app that has not reached the point by the end
+    (no AM, no task, not finished) counts with its wait so far, as not reached."""
+    out: dict[str, dict[str, list[tuple[int, bool]]]] = {}
+    for entry in apps.values():
+        queue, submit = entry["queue"], entry["submit-ms"]
+        if queue is None or submit is None or end_ms is None:
+            continue
+        queues = engine.ancestry(queue) if queue in engine.tree else (queue,)
+        for key in _WAITS:
+            if key == "am-wait-ms" and not entry["managed"]:
+                continue
+            value = entry[key]
+            sample = (value, True) if value is not None else (end_ms - submit, False)
+            for name in queues:
+                out.setdefault(name, {}).setdefault(key, []).append(sample)
+    return out
+
+
+def _percentiles(samples: Iterable[tuple[int, bool]]) -> dict[str, int | None]:
+    """Nearest-rank percentiles (the smallest value at or above p % of them) and the maximum,
+    in ms; ``apps`` counted, ``not-reached`` of them counted with their wait so far."""
+    samples = list(samples)
+    ordered = sorted(value for value, _ in samples)
+
+    def rank(p: int) -> int | None:
+        return ordered[max(0, math.ceil(p * len(ordered) / 100) - 1)] if ordered else None
+
+    return {"p50": rank(50), "p95": rank(95), "max": ordered[-1] if ordered else None,
+            "apps": len(samples), "not-reached": sum(not reached for _, reached in samples)}
+
+
+def _queue_order(engine: Engine, recorder: SimRecorder, seen: set[str]) -> list[str]:
+    """The final tree depth-first, then queues gone by then (a reload, an emptied dynamic
+    queue) in the order they were first sampled, then any seen in events only, by name."""
+    order = [node.name for node in engine.tree.tree_view() if node.name in seen]
+    listed = set(order)
+    order += [name for name in recorder.integrals.index if name not in listed]
+    listed.update(order)
+    return order + sorted(seen - listed)
+
+
+def _subtree(engine: Engine, counter: Counter[str]) -> Counter[str]:
+    """Per-leaf counts added up to every ancestor, as YARN's queue metrics do."""
+    total: Counter[str] = Counter()
+    for leaf, n in counter.items():
+        for name in engine.ancestry(leaf):
+            total[name] += n
+    return total
+
+
+def _pair(recorder: SimRecorder, queue: str, prefix: str) -> dict[str, float]:
+    return {"memory-mb": round(recorder.average(queue, f"{prefix}_mb"), 3),
+            "vcores": round(recorder.average(queue, f"{prefix}_vcores"), 3)}
+
+
+def _ratios(recorder: SimRecorder, queue: str, share: str) -> dict[str, float | None]:
+    return {resource: _ratio(recorder.integral(queue, f"usage_{suffix}"),
+                             recorder.integral(queue, f"{share}_{suffix}"), 4)
+            for resource, suffix in (("memory-mb", "mb"), ("vcores", "vcores"))}
+
+
+def _contention_pair(recorder: SimRecorder, queue: str, prefix: str
+                     ) -> dict[str, float | None]:
+    pair: dict[str, float | None] = {}
+    for resource, suffix in (("memory-mb", "mb"), ("vcores", "vcores")):
+        value = recorder.contention_average(queue, f"{prefix}_{suffix}")
+        pair[resource] = None if value is None else round(value, 3)
+    return pair
+
+
+def _queue_entry(recorder: SimRecorder, name: str, counts: Mapping[str, Counter[str]],
+                 waits: Mapping[str, list[tuple[int, bool]]]) -> dict[str, Any]:
+    return {
+        "usage": _pair(recorder, name, "usage"),
+        "steady-fair-share": _pair(recorder, name, "steady_fair_share"),
+        "fair-share": _pair(recorder, name, "fair_share"),
+        "usage-to-steady-fair-share": _ratios(recorder, name, "steady_fair_share"),
+        "usage-to-fair-share": _ratios(recorder, name, "fair_share"),
+        "demand": _pair(recorder, name, "demand"),
+        "time-starved-ms": recorder.time_starved_ms(name),
+        "time-short-of-fair-share-threshold-ms": recorder.time_short_ms(name),
+        "during-contention": {
+            "ms": recorder.time_in_contention_ms(name),
+            "usage": _contention_pair(recorder, name, "usage"),
+            "steady-fair-share": _contention_pair(recorder, name, "steady_fair_share"),
+            "fair-share": _contention_pair(recorder, name, "fair_share"),
+            "demand": _contention_pair(recorder, name, "demand"),
+        },
+        **{key: _percentiles(waits.get(key, ())) for key in _WAITS},
+        "containers-allocated": counts["allocated"][name],
+        "containers-completed": counts["completed"][name],
+        "containers-preempted-from": counts["from"][name],
+        "containers-preempted-for": counts["for"][name],
+    }
+
+
+__all__ = ["app_entry", "build_summary"]

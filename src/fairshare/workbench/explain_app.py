@@ -1,0 +1,293 @@
+"""``fairshare explain --app``: an app's chain, from submission to its end (see
+:mod:`fairshare.workbench.explain`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from fairshare.sim.record.outputs import EVENTS
+from fairshare.workbench import explain_changes
+from fairshare.workbench.explain_model import (
+    Explanation,
+    Run,
+    Statement,
+    at,
+    by_time,
+    events_mentioning,
+    first_event,
+    pct,
+    res,
+    unknown_subject,
+    via_text,
+)
+
+
+def explain_app(run: Run, app: str) -> Explanation:
+    apps = run.summary["apps"]
+    entry = apps.get(app)
+    mine = [e for e in run.events if e.get("app") == app or e.get("beneficiary-app") == app]
+    if entry is None and not mine:
+        raise unknown_subject("app", app, list(apps))
+    said: list[Statement] = []
+    rejected = first_event(mine, "app-rejected")
+    if rejected is not None:
+        said.append(Statement(rejected["t"], f"Submitted to {rejected['requested-queue']} and "
+                              f"rejected: {rejected['reason']}.", (rejected["seq"],)))
+        return Explanation(f"app {app}", tuple(said))
+    submitted = first_event(mine, "app-submitted")
+    if submitted is None:
+        said.append(Statement(None, f"{app} was not submitted before the run ended "
+                                    f"(at {at(run.summary['span']['end-ms'])})."))
+        return Explanation(f"app {app}", tuple(said))
+    t0 = submitted["t"]
+    queue = submitted["queue"]
+    said.append(Statement(t0, f"Submitted by {submitted['user']}, asking for queue "
+                          f"{submitted['requested-queue']}; placed in {queue} "
+                          f"({submitted['placed-by']}).", (submitted["seq"],)))
+    said += _admission(mine)
+    # containers it ran when the run started come first (taken over: container-recovered)
+    allocated = [e for e in mine if e["type"] in ("container-recovered", "container-allocated")
+                 and e["app"] == app]
+    am = next((e for e in allocated if e["am"]), None)
+    first_task = next((e for e in allocated if not e["am"]), None)
+    said += _recovered(allocated)
+    served = am if submitted.get("am") is not None else first_task
+    end = served["t"] if served is not None else run.summary["span"]["end-ms"]
+    said += _why_it_waited(run, mine, app, queue, t0, end)
+    last = run.summary["span"]["end-ms"]
+    said += _reservations(run, mine, app, t0, end, first_task["t"] if first_task else last)
+    if am is not None and am["type"] == "container-allocated":
+        said.append(Statement(am["t"], f"Its AM container was placed on {am['node']} "
+                              f"({via_text(am)}), {at(am['t'] - t0)} after submission.",
+                              (am["seq"],)))
+    elif am is None and submitted.get("am") is not None:
+        said.append(Statement(end, f"Its AM container was never placed: it waited "
+                              f"{at(end - t0)}, to the end of the run."))
+    if first_task is not None and first_task["type"] == "container-allocated":
+        said.append(Statement(first_task["t"], f"Its first task container was placed on "
+                              f"{first_task['node']} ({via_text(first_task)}), "
+                              f"{at(first_task['t'] - t0)} after submission.",
+                              (first_task["seq"],)))
+    said += _preemption_for(mine, app, after=end)
+    said += _preempted_from(mine, app)
+    finished = first_event(mine, "app-finished")
+    said += _timed_changes(run, mine, app, queue, t0, finished["t"] if finished else last)
+    if finished is not None:
+        said.append(Statement(finished["t"], f"It {finished['state']} at {at(finished['t'])}: "
+                              f"turnaround {at(finished['t'] - t0)}.", (finished["seq"],)))
+    elif entry is not None:
+        said.append(Statement(last, f"It had not finished when the run ended "
+                                    f"({entry['tasks-done']} of {entry['tasks-total']} tasks "
+                                    f"done)."))
+    # in the order things happened (a statement without a time stays after its predecessor)
+    timed = sorted(enumerate(said), key=lambda item: (_when(said, item[0]), item[0]))
+    return Explanation(f"app {app}", tuple(statement for _, statement in timed))
+
+
+def _recovered(placed: list[dict[str, Any]]) -> Iterator[Statement]:
+    """An app that was running when the run started (an imported cluster, docs/import.md)."""
+    taken = [e for e in placed if e["type"] == "container-recovered"]
+    if not taken:
+        return
+    am = next((e for e in taken if e["am"]), None)
+    where = f", its AM on {am['node']}" if am is not None else ""
+    yield Statement(taken[0]["t"], f"It was running when the run started: {len(taken)} "
+                    f"container{'' if len(taken) == 1 else 's'} taken over where they ran"
+                    f"{where} (YARN's work-preserving recovery), not scheduled.",
+                    tuple(e["seq"] for e in taken))
+
+
+def _timed_changes(run: Run, mine: list[dict[str, Any]], app: str, queue: str, start: int,
+                   end: int) -> Iterator[Statement]:
+    """Reloads that changed its queue's settings while it ran; nodes lost under it."""
+    lost = [e for e in mine if e["type"] == "container-completed" and e["app"] == app
+            and e["status"] == "lost"]
+    for t, text, seqs in explain_changes.node_losses(run.summary, lost):
+        yield Statement(t, text, seqs)
+    for t, text in explain_changes.reloads_touching(run.summary, queue, start, end):
+        yield Statement(t, text)
+
+
+def _when(said: list[Statement], index: int) -> int:
+    """A statement's time, or that of the nearest earlier one with a time."""
+    for statement in reversed(said[:index + 1]):
+        if statement.time_ms is not None:
+            return statement.time_ms
+    return -1
+
+
+def _admission(mine: list[dict[str, Any]]) -> Iterator[Statement]:
+    for e in mine:
+        if e["type"] == "app-not-runnable":
+            yield Statement(e["t"], f"Held, not runnable: {e['reason']}.", (e["seq"],))
+        elif e["type"] == "app-runnable" and e["promoted"]:
+            yield Statement(e["t"], "Made runnable when another app left.", (e["seq"],))
+
+
+def _why_it_waited(run: Run, mine: list[dict[str, Any]], app: str, queue: str, start: int,
+                   end: int) -> Iterator[Statement]:
+    """Between submission and the container that served it: starvation, the gate, rounds."""
+    preemption = run.summary["cluster"].get("preemption", {})
+    gates = [e for e in run.events if e["type"] == "starvation-gate" and e["t"] <= end]
+    starved = [e for e in mine if e["type"] == "starvation" and e["app"] == app
+               and start <= e["t"] <= end]
+    if end - start <= 0:
+        return
+    if not preemption.get("enabled", True):
+        yield Statement(None, "Preemption is off (yarn.scheduler.fair.preemption), so nothing "
+                              "was taken from other apps for it: it waited for containers to "
+                              "finish.")
+        return
+    if not starved:
+        closed = gates[-1] if gates and not gates[-1]["open"] else None
+        if closed is not None:
+            yield Statement(closed["t"], f"It was never found starved: the utilization gate "
+                            f"was closed (cluster utilization {pct(closed['utilization'])} "
+                            f"≤ threshold {pct(closed['threshold'])}; starvation is only "
+                            f"evaluated above it).", (closed["seq"],))
+        else:
+            yield Statement(None, "It was never found starved before it was served (it got "
+                                  "room before its preemption timeout passed, or stayed at or "
+                                  "above threshold × its fair share).")
+        return
+    first = starved[0]
+    yield Statement(first["t"], _starvation_text(run, queue, first), (first["seq"],))
+    if len(starved) > 1:
+        times = ", ".join(at(e["t"]) for e in starved[1:6])
+        more = f" and {len(starved) - 6} more" if len(starved) > 6 else ""
+        yield Statement(starved[1]["t"], f"Found starved again at {times}{more}: after a "
+                        f"round YARN waits (waitTimeBeforeKill + allocation delay + "
+                        f"waitTimeBeforeNextStarvationCheck) before looking again.",
+                        tuple(e["seq"] for e in starved[1:6]))
+    open_gate = next((g for g in reversed(gates) if g["t"] <= first["t"]), None)
+    if open_gate is not None and open_gate["open"]:
+        yield Statement(first["t"], f"The utilization gate was open (since "
+                        f"{at(open_gate['t'])}: cluster utilization "
+                        f"{pct(open_gate['utilization'])}, above the threshold of "
+                        f"{pct(open_gate['threshold'])}), so starvation was evaluated.",
+                        (open_gate["seq"],))
+
+
+def _reservations(run: Run, mine: list[dict[str, Any]], app: str, start: int, served: int,
+                  until: int) -> Iterator[Statement]:
+    """Reserved nodes: its own until its first task (it was too big for a node's free space),
+    and other apps' while it waited to be served (a reserved node serves that app alone:
+    ``FairScheduler.attemptScheduling`` offers it to no other app)."""
+    made = [e for e in mine if e["type"] == "container-reserved" and e["app"] == app
+            and start <= e["t"] <= until]
+    for e in made[:3]:
+        ended = next((u for u in mine if u["type"] == "container-unreserved"
+                      and u["app"] == app and u["node"] == e["node"] and u["seq"] > e["seq"]),
+                     None)
+        after = (f" It was unreserved at {at(ended['t'])} ({ended['reason']})." if ended
+                 else " It still held it when the run ended.")
+        yield Statement(e["t"], f"It reserved {e['node']} for a container of "
+                        f"{res(e['resource'])}: the node's free space was too small, and a "
+                        f"reserved node is offered to the reserving app alone until the "
+                        f"container fits.{after}",
+                        (e["seq"],) + ((ended["seq"],) if ended else ()))
+    if len(made) > 3:
+        yield Statement(made[3]["t"], f"It made {len(made) - 3} more reservation(s).",
+                        tuple(e["seq"] for e in made[3:9]))
+    held = _others_reservations(run.outdir, app, start, served)
+    if held:
+        nodes = {e["node"] for e in held}
+        by_app = Counter(e["app"] for e in held).most_common(3)
+        who = ", ".join(f"{name} {n}" for name, n in by_app)
+        yield Statement(start, f"While it waited, other apps held reservations on "
+                        f"{len(nodes)} node(s) (reservations by app, most first: {who}); a "
+                        f"reserved node is offered to no other app.",
+                        tuple(e["seq"] for e in held[:6]))
+
+
+def _others_reservations(outdir: Path, app: str, start: int, end: int) -> list[dict[str, Any]]:
+    """The ``container-reserved`` events of other apps whose reservation overlapped
+    [start, end): made before ``end`` and not unreserved by ``start``. A second pass over the
+    events, streamed: only the reservations open at ``start`` and those made after are kept."""
+    wanted = ('"container-reserved"', '"container-unreserved"')
+    held: dict[str, dict[str, Any]] = {}  # node -> the event of its reservation before start
+    made: list[dict[str, Any]] = []
+    for e in events_mentioning(outdir / EVENTS, wanted):
+        if e["type"] == "container-reserved" and e["t"] < start:
+            held[e["node"]] = e
+        elif e["type"] == "container-unreserved" and e["t"] < start:
+            held.pop(e["node"], None)
+        elif e["type"] == "container-reserved" and e["t"] < end and e["app"] != app:
+            made.append(e)
+    overlapping = [e for e in held.values() if e["app"] != app] + made
+    return sorted(overlapping, key=lambda e: e["seq"])
+
+
+def _starvation_text(run: Run, queue: str, e: dict[str, Any]) -> str:
+    settings = (run.summary["queues"].get(queue) or {}).get("settings") or {}
+    origins = settings.get("set-in", {})
+    kind = e["kind"]
+    parts = [f"Found {kind} starved by {res(e['amount'])}: usage {res(e['usage'])} against "
+             f"an instantaneous fair share of {res(e['fair-share'])}"]
+    if "fair-share" in kind:
+        threshold = settings.get("fair-share-preemption-threshold")
+        timeout = settings.get("fair-share-preemption-timeout-ms")
+        if threshold is not None and timeout is not None:
+            parts.append(
+                f"below {threshold:g} × that share since {at(e['since-ms'])}, longer than its "
+                f"fairSharePreemptionTimeout of {at(timeout)} (threshold set in "
+                f"{origins.get('fair-share-preemption-threshold')}, timeout in "
+                f"{origins.get('fair-share-preemption-timeout-ms')})")
+    if "min-share" in kind:
+        timeout = settings.get("min-share-preemption-timeout-ms")
+        parts.append(f"below its min share since {at(e['since-ms'])}, longer than its "
+                     f"minSharePreemptionTimeout of {at(timeout) if timeout else '?'} (set in "
+                     f"{origins.get('min-share-preemption-timeout-ms')})")
+    return "; ".join(parts) + "."
+
+
+def _preemption_for(mine: list[dict[str, Any]], app: str, *, after: int
+                    ) -> Iterator[Statement]:
+    """Rounds: what each wanted and found (by cause), victims warned, killed, space served."""
+    for e in mine:
+        if e["type"] == "no-preemption" and e["app"] == app:
+            wanted, found = e["containers-wanted"], e["containers-found"]
+            causes = "; ".join(f"{n} {_CAUSES.get(c, c)}" for c, n in e["blocked"].items())
+            text = (f"A preemption round wanted {wanted} container(s) for it and found victims "
+                    f"for {found}" + (f": {causes}." if causes else f" ({e['reason']})."))
+            yield Statement(e["t"], text, (e["seq"],))
+    warned = [e for e in mine if e["type"] == "preemption-warned" and e["beneficiary-app"] == app]
+    for t, batch in by_time(warned):
+        from_apps = Counter(f"{e['app']} ({e['queue']})" for e in batch)
+        who = ", ".join(f"{n} of {name}" for name, n in from_apps.items())
+        yield Statement(t, f"{len(batch)} container(s) warned for it — {who} on "
+                        f"{', '.join(sorted({e['node'] for e in batch}))} — to be killed at "
+                        f"{at(batch[0]['kill-at-ms'])} (waitTimeBeforeKill later), each "
+                        f"victim app staying at or above its fair share.",
+                        tuple(e["seq"] for e in batch))
+    killed = [e for e in mine if e["type"] == "container-preempted" and e["beneficiary-app"] == app]
+    for t, batch in by_time(killed):
+        yield Statement(t, f"{len(batch)} of them killed; the freed space is earmarked for it.",
+                        tuple(e["seq"] for e in batch))
+    earmarked = [e for e in mine if e["type"] == "container-allocated" and e["app"] == app
+                 and e["via"] == "earmark"]
+    for t, batch in by_time(earmarked):
+        yield Statement(t, f"{len(batch)} container(s) placed for it on the earmarked space.",
+                        tuple(e["seq"] for e in batch))
+
+
+def _preempted_from(mine: list[dict[str, Any]], app: str) -> Iterator[Statement]:
+    lost = [e for e in mine if e["type"] == "container-preempted" and e["app"] == app]
+    for t, batch in by_time(lost):
+        to = Counter(f"{e['beneficiary-app']} ({e['beneficiary-queue']})" for e in batch)
+        yield Statement(t, f"{len(batch)} of its containers were preempted for "
+                        f"{', '.join(to)}.", tuple(e["seq"] for e in batch))
+
+
+_CAUSES = {
+    "no-node-fits": "fit on no node even if everything there were freed",
+    "non-preemptable-queue": "blocked by containers of non-preemptable queues",
+    "am-preemption-off": "could only be made room for by AM containers (AM preemption off)",
+    "already-chosen": "blocked by containers already chosen for other apps",
+    "victims-at-fair-share": "blocked because what was left to take belonged to apps at or "
+                             "below their fair share (its own included)",
+    "room-free-already": "needed no victim (the node had room)",
+}

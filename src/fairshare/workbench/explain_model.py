@@ -1,0 +1,124 @@
+"""What ``fairshare explain`` reads of a run and says about it: the statements it makes, the
+events of the run that mention its subject, and how it writes times, resources and shares."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fairshare.config.errors import ConfigError
+from fairshare.core import record_problem
+from fairshare.sim.parse.units import duration, percent
+from fairshare.sim.record.outputs import EVENTS
+from fairshare.workbench.compare import load_summary
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    time_ms: int | None
+    text: str
+    seqs: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    subject: str  # "app adhoc", "container …", "queue root.tenant3"
+    statements: tuple[Statement, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"subject": self.subject,
+                "statements": [{"t": s.time_ms, "text": s.text, "seq": list(s.seqs)}
+                               for s in self.statements]}
+
+
+@dataclass
+class Run:
+    """What explain reads of a run: its summary and the events that concern the subject."""
+
+    outdir: Path
+    summary: dict[str, Any]
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def load_run(outdir: Path, mentions: str) -> Run:
+    """The run's summary, and its events that mention ``mentions`` (an app, a container, a
+    queue) or the utilization gate. Lines are filtered as text before they are parsed."""
+    summary = load_summary(outdir)
+    path = outdir / EVENTS
+    if not path.is_file():
+        raise ConfigError("no events.jsonl here (give a run's output directory, its -o)",
+                          str(outdir))
+    needle = json.dumps(mentions)  # as it appears in the file: quoted, escaped
+    events = list(events_mentioning(path, (needle, '"starvation-gate"')))
+    return Run(outdir, summary, events)
+
+
+def events_mentioning(path: Path, needles: Sequence[str]) -> Iterator[dict[str, Any]]:
+    """The events whose line holds one of ``needles`` (filtered as text, then parsed), each
+    checked to be what fairshare writes: a damaged file is an error at its line."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            for number, line in enumerate(f, start=1):
+                if any(needle in line for needle in needles):
+                    try:
+                        record = json.loads(line)
+                    except json.JSONDecodeError as e:
+                        raise ConfigError(f"not JSON: {e.msg}", str(path), number) from None
+                    problem = record_problem(record)
+                    if problem is not None:
+                        raise ConfigError(f"not a fairshare event: {problem}", str(path),
+                                          number)
+                    yield record
+    except UnicodeDecodeError:
+        raise ConfigError("not UTF-8 text", str(path)) from None
+
+
+def unknown_subject(kind: str, name: str, known: Sequence[str]) -> ConfigError:
+    close = difflib.get_close_matches(name, list(known), n=1)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    return ConfigError(f"no {kind} {name} in this run{hint}", f"--{kind} {name}")
+
+
+def first_event(events: list[dict[str, Any]], kind: str) -> dict[str, Any] | None:
+    return next((e for e in events if e["type"] == kind), None)
+
+
+def by_time(events: list[dict[str, Any]]) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    batch: list[dict[str, Any]] = []
+    for e in events:
+        if batch and e["t"] != batch[0]["t"]:
+            yield batch[0]["t"], batch
+            batch = []
+        batch.append(e)
+    if batch:
+        yield batch[0]["t"], batch
+
+
+VIA = {"heartbeat": "on a node heartbeat", "reservation": "on its reservation",
+        "earmark": "on space freed by preemption"}
+
+
+def via_text(e: Mapping[str, Any]) -> str:
+    via = str(e["via"])
+    return VIA.get(via, via)
+
+
+def at(ms: int | None) -> str:
+    return "never" if ms is None else duration(ms)
+
+
+def res(r: Mapping[str, Any]) -> str:
+    return ", ".join(f"{v:,} MB" if k == "memory-mb" else f"{v:,} {k}" for k, v in r.items())
+
+
+def pair(r: Mapping[str, Any]) -> str:
+    mb, vc = r.get("memory-mb"), r.get("vcores")
+    return "–" if mb is None else f"{mb:,.0f} MB, {vc:,.1f} vcores"
+
+
+def pct(x: float | None) -> str:
+    return "?" if x is None else percent(x)
