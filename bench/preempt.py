@@ -17,7 +17,9 @@ Workload (full size; ``--smoke``: 50 nodes, ~2,000 containers, 10 new apps):
   preemptable), batch ~70 % (a third of it Pareto-skewed onto the first leaves), adhoc the
   rest; one app in twenty still asks for more than it holds. Containers go to random nodes,
   first fit from a random node, AMs first: every node holds ~40 containers of ~40 apps, an AM
-  or more among them. About half the running apps are above their fair share, the others at
+  or more among them. They are handed to the engine as a ResourceManager recovers running
+  containers after a restart (``Engine.recover_container``; an app whose AM found no room is
+  submitted as a new one). About half the running apps are above their fair share, the others at
   or below it (they may not lose anything).
 * 1,000 new apps, each an AM ask plus 1–40 tasks of the sizes above (one in fifty asks for
   32 GB / 16 vcores), into batch (45 %), adhoc (50 %) and prod (5 %). After 10 s the update
@@ -25,18 +27,19 @@ Workload (full size; ``--smoke``: 50 nodes, ~2,000 containers, 10 new apps):
   (fair-share starvation) — but the new apps in the adhoc leaves with a min share are
   min-share starved (their fair-share timeout has not passed yet).
 
-Measured: the preemption round as ``preempt_for_starved_apps`` runs it — apps taken in the
-order of docs/semantics.md §4.4, each planned and committed before the next, so later apps see
-earlier marks and earmarks.
-Each ``plan_preemption`` call (with the round's ``VictimSearch``) is timed; the percentiles pool
-three rounds (``--rounds``), each on a fresh build of the same state, which must give the same
-plans. In the first round every 10th app (every app at smoke size; ``--reference-every``) is
-also planned with ``plan_preemption_reference`` (``tests/oracles/preemption.py``) on the same
-state, before the commit (planning is pure), and both times are reported for those apps; the run
-fails unless both plans are equal. The reference planner takes about a second per app late in
-the round, so planning every app with it would take some twenty minutes. At the end of the first
-round, a what-if request for one container larger than any node is planned both ways: the worst
-case, where every node must be examined.
+Measured: the preemption round as ``Engine.preempt()`` runs it — apps taken in the order of
+docs/semantics.md §4.4, each planned and committed before the next, so later apps see earlier
+marks and earmarks — with the engine's planner timed (a ``SearchPlanner`` given to the engine as
+its ``round_planner``), the garbage collector held back as the simulator holds it
+(``fewer_collections``). Each plan (through the round's one victim search) is timed; the
+percentiles pool three rounds (``--rounds``), each on a fresh build of the same state, which
+must give the same plans. In the first round every 10th app (every app at smoke size;
+``--reference-every``) is also planned with ``plan_preemption_reference``
+(``tests/oracles/preemption.py``) on the same state, before the commit (planning is pure), and
+both times are reported for those apps; the run fails unless both plans are equal. The reference
+planner takes about a second per app late in the round, so planning every app with it would take
+some twenty minutes. At the end of the first round, a what-if request for one container larger
+than any node is planned both ways: the worst case, where every node must be examined.
 
     python bench/preempt.py            # full size
     python bench/preempt.py --smoke    # tiny, for CI
@@ -54,22 +57,23 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.yarnsite import load_site
-from fairshare.core.assignment import allocate
-from fairshare.core.engine import ContainerRequest, Engine
-from fairshare.core.events import Event
-from fairshare.core.locality import Locality
-from fairshare.core.preemption.commit import after_commit, commit, post_preemption_delay
-from fairshare.core.preemption.plan import PreemptionPlan, plan_preemption
-from fairshare.core.preemption.search import VictimSearch
-from fairshare.core.preemption.victims import StarvedRequest
-from fairshare.core.scheduler import Scheduler
-from fairshare.core.starvation import take_starved_app
-from fairshare.core.starvation_report import starvation_kind
-from fairshare.core.state import App, Node
+from fairshare.core import (
+    AM_PRIORITY,
+    App,
+    ContainerRequest,
+    Engine,
+    Event,
+    PreemptionPlan,
+    SearchPlanner,
+    StarvedRequest,
+    starvation_kind,
+)
 from fairshare.resources.vector import DEFAULT_TYPES, Resource
+from fairshare.sim.run.loop import fewer_collections
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the references live in tests/
 from tests.oracles.preemption import plan_preemption_reference
@@ -81,6 +85,7 @@ TASK_SIZES = [((1 * GB, 1), 0.2), ((2 * GB, 1), 0.3), ((4 * GB, 1), 0.25), ((4 *
               ((8 * GB, 2), 0.1), ((8 * GB, 4), 0.05)]
 PROD, BATCH, ADHOC = 10, 50, 40
 TIMEOUT_S = 10
+TASK_PRIORITY = 1  # ContainerRequest's default: what the running apps asked their tasks at
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,23 +221,28 @@ def plan_placement(
 
 
 def place_running(engine: Engine, size: Size, rng: random.Random) -> None:
-    """Register the nodes, submit the running apps and allocate their containers directly."""
+    """Register the nodes, then the running apps with their containers as they run, as a
+    ResourceManager recovers them after a restart (``recover_container``): the AM first, then
+    the tasks in the planned order (the order only changes container ids)."""
     apps = running_apps(size, rng)
     where, capacity = plan_placement(size, apps, rng)
+    names = [f"node{n:05d}" for n in range(size.nodes)]
     for n, (memory, vcores) in enumerate(capacity):
-        engine.add_node(f"node{n:05d}", r(memory, vcores), f"/rack{n // RACK_SIZE:03d}")
-    s = engine.s
-    nodes = list(s.state.nodes.values())
-    placements: list[tuple[App, Node]] = []
+        engine.add_node(names[n], r(memory, vcores), f"/rack{n // RACK_SIZE:03d}")
+    placements: list[tuple[str, int, bool, tuple[int, int]]] = []
     for i, a in enumerate(apps):
-        app = engine.submit(f"run{i:05d}", f"root.{a.leaf}", f"u{i % 97}", am=r(a.am_memory, 1),
-                            requests=[ContainerRequest(a.count - 1 + a.pending, r(*a.task))])
-        placements.extend((app, nodes[n]) for n, _ in where[i])
-    # allocation order: every app's AM, then tasks as planned (the order only changes ids)
-    for app, node in placements:
-        key = min(app.asks)
-        capability = next(iter(app.asks[key].values())).capability
-        allocate(s, app, node, key, capability, Locality.OFF_SWITCH, via="bench")
+        app_id = f"run{i:05d}"
+        # tasks still asked for: those that found no room, and those wanted beyond the count
+        waiting = a.count - 1 + a.pending - max(len(where[i]) - 1, 0)
+        asks = [ContainerRequest(waiting, r(*a.task))] if waiting else []
+        # an app whose AM found no room still asks for it, as a new app does
+        engine.submit(app_id, f"root.{a.leaf}", f"u{i % 97}", am=r(a.am_memory, 1),
+                      requests=asks, recovering=bool(where[i]))
+        placements.extend((app_id, n, k == 0, (a.am_memory, 1) if k == 0 else a.task)
+                          for k, (n, _) in enumerate(where[i]))
+    for app_id, n, am, size_of in placements:
+        engine.recover_container(app_id, names[n], r(*size_of), am=am,
+                                 priority=AM_PRIORITY if am else TASK_PRIORITY)
 
 
 def submit_starved(engine: Engine, size: Size, rng: random.Random) -> None:
@@ -266,57 +276,72 @@ def build(size: Size, seed: int, sink: Callable[[Event], None]) -> Engine:
 @dataclass(slots=True)
 class Measured:
     fast_ms: list[float]  # every plan of the round
-    sampled: list[tuple[float, float]]  # (fast, straightforward) ms on the sampled apps
+    sampled: list[tuple[float, float]]  # (fast, reference) ms on the sampled apps
     plans: list[PreemptionPlan]
-    identical: bool  # the sampled apps' straightforward plans equal the fast ones
-    unsatisfiable: dict[str, object]  # see unsatisfiable()
+    identical: bool  # the sampled apps' reference plans equal the fast ones
+    unsatisfiable: dict[str, object]  # see TimedPlanner.unsatisfiable()
 
 
-def unsatisfiable(s: Scheduler, search: VictimSearch, app: App) -> dict[str, object]:
-    """What-if plans for one container larger than any node, at the end of the round: every
-    node is examined. The first such search pays for the nodes the round never visited."""
-    largest = max(n.capacity.memory for n in s.state.nodes.values())
-    out: dict[str, object] = {}
-    for label, memory in (("fast_first_ms", largest + GB), ("fast_again_ms", largest + 2 * GB)):
-        requests = [(StarvedRequest(r(memory, 1)), 1)]
+class TimedPlanner(SearchPlanner):
+    """The engine's own round planner with each plan timed. Every ``reference_every``-th app
+    is also planned the reference way on the same state (planning is pure, so the fast plan is
+    the one committed either way). ``s`` is the engine's scheduler, which the engine hands to
+    the planner it asks for; only the reference reads it."""
+
+    def __init__(self, s: Any, out: Measured, reference_every: int) -> None:
+        super().__init__(s)
+        self.out, self.reference_every = out, reference_every
+        self.ready()  # the round's search is built before the first plan, untimed
+
+    def plan(self, app: App) -> PreemptionPlan:
+        out = self.out
         start = time.perf_counter()
-        plan = plan_preemption(s, app, search, requests)
-        out[label] = round((time.perf_counter() - start) * 1000, 2)
-    start = time.perf_counter()
-    reference = plan_preemption_reference(s, app, requests)
-    out["straightforward_ms"] = round((time.perf_counter() - start) * 1000, 2)
-    out["identical_plans"] = reference == plan and not plan.selections
-    return out
-
-
-def timed_round(s: Scheduler, reference_every: int) -> Measured:
-    """``preempt_for_starved_apps`` with each plan timed: plan, commit, next app. Every
-    ``reference_every``-th app is also planned the straightforward way on the same state
-    (planning is pure, so the fast plan is the one committed either way)."""
-    out = Measured([], [], [], True, {})
-    search = VictimSearch(s)
-    while True:
-        starvation_of = {a: s.state.apps[a].starvation for a in s.state.starved.heap}
-        app_id, s.state.starved = take_starved_app(s.state.starved, starvation_of)
-        if app_id is None:
-            if reference_every and out.plans:
-                out.unsatisfiable = unsatisfiable(s, search, s.state.apps[out.plans[-1].app_id])
-                out.identical = out.identical and bool(out.unsatisfiable["identical_plans"])
-            return out
-        app = s.state.apps[app_id]
-        if not app.stopped:
+        plan = super().plan(app)
+        out.fast_ms.append((time.perf_counter() - start) * 1000)
+        if self.reference_every and len(out.plans) % self.reference_every == 0:
             start = time.perf_counter()
-            plan = plan_preemption(s, app, search)
-            out.fast_ms.append((time.perf_counter() - start) * 1000)
-            if reference_every and len(out.plans) % reference_every == 0:
-                start = time.perf_counter()
-                reference = plan_preemption_reference(s, app)
-                out.sampled.append((out.fast_ms[-1], (time.perf_counter() - start) * 1000))
-                out.identical = out.identical and reference == plan
-            out.plans.append(plan)
-            commit(s, app, plan)
-            search = after_commit(s, search, plan)
-        app.next_starvation_check = s.now + post_preemption_delay(s)
+            reference = plan_preemption_reference(self.s, app)
+            out.sampled.append((out.fast_ms[-1], (time.perf_counter() - start) * 1000))
+            out.identical = out.identical and reference == plan
+        out.plans.append(plan)
+        return plan
+
+    def unsatisfiable(self, app: App) -> dict[str, object]:
+        """What-if plans for one container larger than any node, at the end of the round:
+        every node is examined. The first such search pays for the nodes the round never
+        visited."""
+        largest = max(n.capacity.memory for n in self.s.state.nodes.values())
+        out: dict[str, object] = {}
+        for label, memory in (("fast_first_ms", largest + GB),
+                              ("fast_again_ms", largest + 2 * GB)):
+            requests = [(StarvedRequest(r(memory, 1)), 1)]
+            start = time.perf_counter()
+            plan = self.what_if(app, requests)
+            out[label] = round((time.perf_counter() - start) * 1000, 2)
+        start = time.perf_counter()
+        reference = plan_preemption_reference(self.s, app, requests)
+        out["straightforward_ms"] = round((time.perf_counter() - start) * 1000, 2)
+        out["identical_plans"] = reference == plan and not plan.selections
+        return out
+
+
+def timed_round(engine: Engine, reference_every: int) -> Measured:
+    """One preemption round (``engine.preempt()``: apps taken in the starved-apps queue's
+    order, each planned and committed before the next), each plan timed."""
+    out = Measured([], [], [], True, {})
+    planners: list[TimedPlanner] = []
+
+    def planner(s: Any) -> TimedPlanner:
+        planners.append(TimedPlanner(s, out, reference_every))
+        return planners[-1]
+
+    engine.round_planner = planner
+    with fewer_collections():  # as the simulator runs rounds: no full collection mid-round
+        engine.preempt()
+    if reference_every and out.plans:
+        out.unsatisfiable = planners[-1].unsatisfiable(engine.app(out.plans[-1].app_id))
+        out.identical = out.identical and bool(out.unsatisfiable["identical_plans"])
+    return out
 
 
 def percentiles(ms: list[float]) -> dict[str, float]:
@@ -330,21 +355,21 @@ def percentiles(ms: list[float]) -> dict[str, float]:
 
 
 def workload(engine: Engine) -> dict[str, object]:
-    s = engine.s
-    containers = [c for n in s.state.nodes.values() for c in n.containers.values()]
-    starved = [s.state.apps[a] for a in s.state.starved.heap]
+    state = engine.state
+    containers = [c for n in state.nodes.values() for c in n.containers.values()]
+    starved = [state.apps[a] for a in state.starved.heap]
     kinds: dict[str, int] = {}
     for app in starved:
         kind = starvation_kind(app)
         kinds[kind] = kinds.get(kind, 0) + 1
     return {
-        "nodes": len(s.state.nodes),
+        "nodes": len(state.nodes),
         "running_containers": len(containers),
         "am_containers": sum(c.is_am for c in containers),
         "non_preemptable_containers": sum(
-            not s.settings(s.state.apps[c.app_id].queue).preemptable for c in containers),
-        "running_apps": sum(bool(a.containers) for a in s.state.apps.values()),
-        "utilization": round(s.utilization(), 4),
+            not engine.settings(state.apps[c.app_id].queue).preemptable for c in containers),
+        "running_apps": sum(bool(a.containers) for a in state.apps.values()),
+        "utilization": round(engine.utilization(), 4),
         "starved_apps": len(starved),
         "starvation_kinds": kinds,
     }
@@ -369,11 +394,11 @@ def main() -> int:
     engine = build(size, args.seed, lambda event: None)
     build_s = time.perf_counter() - start
     described = workload(engine)
-    measured = timed_round(engine.s, every)
+    measured = timed_round(engine, every)
     fast_ms = list(measured.fast_ms)
     p99_per_round = [percentiles(measured.fast_ms)["p99_ms"]]
     for _ in range(rounds - 1):
-        again = timed_round(build(size, args.seed, lambda event: None).s, 0)
+        again = timed_round(build(size, args.seed, lambda event: None), 0)
         identical = again.plans == measured.plans  # the same state gives the same round
         measured.identical = measured.identical and identical
         fast_ms += again.fast_ms

@@ -70,8 +70,6 @@ ROOT = SRC.parents[1]
 OUTSIDE_CORE = sorted(
     [p for layer in ORDER[ORDER.index("sim"):] for p in (SRC / layer).rglob("*.py")]
     + list((ROOT / "bench").glob("*.py")) + list((ROOT / "oracle").rglob("*.py")))
-# bench/preempt.py times the victim search plan by plan, below the public API (issue 20 open)
-BELOW_THE_API = {ROOT / "bench" / "preempt.py"}
 
 
 def test_outside_core_only_the_public_api_is_used() -> None:
@@ -79,8 +77,6 @@ def test_outside_core_only_the_public_api_is_used() -> None:
     and never the engine's Scheduler (``engine.s``)."""
     assert len(OUTSIDE_CORE) > 40
     for path in OUTSIDE_CORE:
-        if path in BELOW_THE_API:
-            continue
         where = path.relative_to(ROOT)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.module:

@@ -31,6 +31,8 @@ PINNED = [
     "AppShareInput", "FairShares", "active_queues", "compute_instantaneous_fair_shares",
     "compute_steady_fair_shares", "placeholder_apps", "share_types",
     "shares_with_active_leaves",
+    # preemption rounds: the planner, its plans, what-if requests
+    "PreemptionPlan", "RoundPlanner", "SearchPlanner", "StarvedRequest", "starvation_kind",
 ]
 
 

@@ -11,6 +11,8 @@ engine's own and may change.
 * The records it keeps (:class:`App`, :class:`Node`, …), to read, never to write.
 * The queue tree and the fair-share computations that need no engine (``fairshare shares``,
   ``fairshare lint``).
+* A preemption round's planner (:class:`SearchPlanner`, which an engine's ``round_planner``
+  makes), its plans and what-if requests.
 """
 
 from fairshare.core.asks import AM_PRIORITY, ContainerRequest, pending_demand
@@ -59,8 +61,12 @@ from fairshare.core.fairshare import (
     share_types,
     shares_with_active_leaves,
 )
+from fairshare.core.preemption.commit import RoundPlanner, SearchPlanner
+from fairshare.core.preemption.plan import PreemptionPlan
+from fairshare.core.preemption.victims import StarvedRequest
 from fairshare.core.queries import EngineQueries
 from fairshare.core.queue_settings import QueueSettings
+from fairshare.core.starvation_report import starvation_kind
 from fairshare.core.state import (
     ANY,
     App,
@@ -117,6 +123,7 @@ __all__ = [
     "NodeDecommissioning",
     "NodeRemoved",
     "NodeResized",
+    "PreemptionPlan",
     "PreemptionWarned",
     "QueueNode",
     "QueueRuntime",
@@ -124,9 +131,12 @@ __all__ = [
     "QueueTree",
     "RequestsRejected",
     "Reservation",
+    "RoundPlanner",
     "SchedulerKey",
+    "SearchPlanner",
     "Starvation",
     "StarvationGate",
+    "StarvedRequest",
     "active_queues",
     "build_queue_tree",
     "compute_instantaneous_fair_shares",
@@ -138,4 +148,5 @@ __all__ = [
     "record_problem",
     "share_types",
     "shares_with_active_leaves",
+    "starvation_kind",
 ]

@@ -10,7 +10,7 @@ usage against its fair share), and one kill timer per batch fires ``waitTimeBefo
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -20,7 +20,7 @@ from fairshare.core.preemption.blocked import BLOCKED_CAUSES, ROOM_FREE, Blocked
 from fairshare.core.preemption.overlay import reserved_on
 from fairshare.core.preemption.plan import PreemptionPlan, nodes_for, plan_preemption
 from fairshare.core.preemption.search import VictimSearch
-from fairshare.core.preemption.victims import room_before_victims
+from fairshare.core.preemption.victims import StarvedRequest, room_before_victims
 from fairshare.core.scheduler import Scheduler
 from fairshare.core.starvation import take_starved_app
 from fairshare.core.starvation_report import starvation_kind
@@ -70,9 +70,22 @@ class SearchPlanner:
         self.s = s
         self.search: VictimSearch | None = None  # built for the first plan: most rounds have none
 
-    def plan(self, app: App) -> PreemptionPlan:
+    def ready(self) -> None:
+        """Build the round's search now rather than at the first plan."""
         self.search = self.search or VictimSearch(self.s)
+
+    def plan(self, app: App) -> PreemptionPlan:
+        self.ready()
+        assert self.search is not None
         return plan_preemption(self.s, app, self.search)
+
+    def what_if(self, app: App, requests: Sequence[tuple[StarvedRequest, int]]
+                ) -> PreemptionPlan:
+        """The plan for ``requests`` in place of what ``app``'s starvation asks for, through the
+        round's search as it stands: nothing is marked or committed."""
+        self.ready()
+        assert self.search is not None
+        return plan_preemption(self.s, app, self.search, requests)
 
     def committed(self, plan: PreemptionPlan) -> None:
         if self.search is not None:
