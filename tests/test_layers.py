@@ -89,3 +89,15 @@ def test_outside_core_only_the_public_api_is_used() -> None:
                 name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
                 assert "engine" not in name, f"{where}:{node.lineno} reads {name}.s"
 
+
+
+@pytest.mark.parametrize("package", ["parse", "sources"])
+def test_reading_scenarios_and_workloads_needs_no_loop_and_no_recording(package: str) -> None:
+    """sim/parse and sim/sources turn files into plain data; running it (sim/run), recording a
+    run (sim/record) and importing a cluster (sim/importer) are above them."""
+    above = {"fairshare.sim.run", "fairshare.sim.record", "fairshare.sim.importer"}
+    for path in (SRC / "sim" / package).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                bad = {m for m in above if node.module == m or node.module.startswith(m + ".")}
+                assert not bad, f"{path.relative_to(SRC)} imports {node.module}"

@@ -66,7 +66,13 @@ from fairshare.sim.parse.scenario_schema import (
     problems_of,
 )
 from fairshare.sim.parse.schema_values import MAX_NODES
-from fairshare.sim.parse.specs import NodeSpec, TaskSpec, WorkloadApp
+from fairshare.sim.parse.specs import (
+    NodeSpec,
+    TaskSpec,
+    WorkloadApp,
+    running_priority,
+    running_specs,
+)
 from fairshare.sim.parse.steps import (
     AddNodeStep,
     AdvanceStep,
@@ -100,7 +106,6 @@ from fairshare.sim.parse.yaml_lines import (
     show,
     suggest,
 )
-from fairshare.sim.run.recovered import running_priority, running_specs
 from fairshare.sim.sources import SourceFile, load_workload, sls_settings
 
 __all__ = ["load_scenario", "parse_scenario_text"]

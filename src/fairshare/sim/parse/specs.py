@@ -15,6 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from fairshare.core import AM_PRIORITY
+from fairshare.sim.parse.scenario_schema import RunningModel
+from fairshare.sim.parse.schema_values import DEFAULT_TASK_PRIORITY
+
 __all__ = ["MinimumSpan", "NodeSpec", "Resources", "RunningSpec", "TaskSpec", "WorkloadApp",
            "minimum_span"]
 
@@ -106,3 +110,17 @@ def minimum_span(apps: Sequence[WorkloadApp], capacity: Mapping[str, int]) -> Mi
                                f"its tasks need {work:,} {unit}·ms and the cluster has "
                                f"{room:,} {unit}", None)
     return span
+
+
+def running_specs(models: Sequence[RunningModel]) -> tuple[RunningSpec, ...]:
+    """``running`` entries as parsed; a priority not given is the RM's AM priority (0) for the
+    AM, a task's default priority otherwise."""
+    return tuple(RunningSpec(m.node, m.resources(), m.am, running_priority(m.am, m.priority),
+                             m.remaining_ms, m.container) for m in models)
+
+
+def running_priority(am: bool, given: int | None) -> int:
+    """A running container's priority as given, else the AM's (0) or a task's default."""
+    if given is not None:
+        return given
+    return AM_PRIORITY if am else DEFAULT_TASK_PRIORITY

@@ -13,10 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from fairshare.core import AM_PRIORITY
 from fairshare.resources.vector import Resource
-from fairshare.sim.parse.scenario_schema import RunningModel
-from fairshare.sim.parse.schema_values import DEFAULT_TASK_PRIORITY
 from fairshare.sim.parse.specs import RunningSpec
 from fairshare.sim.sources.workload import AppSpec, RunningContainer, TaskGroup
 
@@ -44,17 +41,3 @@ def _group_of(tasks: list[TaskGroup], resource: Resource, entry: RunningSpec) ->
             return i
     tasks.append(TaskGroup(0, resource, entry.remaining_ms or 0, entry.priority))
     return len(tasks) - 1
-
-
-def running_specs(models: Sequence[RunningModel]) -> tuple[RunningSpec, ...]:
-    """``running`` entries as parsed; a priority not given is the RM's AM priority (0) for the
-    AM, a task's default priority otherwise."""
-    return tuple(RunningSpec(m.node, m.resources(), m.am, running_priority(m.am, m.priority),
-                             m.remaining_ms, m.container) for m in models)
-
-
-def running_priority(am: bool, given: int | None) -> int:
-    """A running container's priority as given, else the AM's (0) or a task's default."""
-    if given is not None:
-        return given
-    return AM_PRIORITY if am else DEFAULT_TASK_PRIORITY
