@@ -27,6 +27,7 @@ from fairshare.core.assignment import allocate
 from fairshare.core.engine import Engine
 from fairshare.core.locality import Locality
 from fairshare.core.preemption.commit import (
+    SearchPlanner,
     after_commit,
     commit,
     post_preemption_delay,
@@ -268,12 +269,12 @@ def test_every_plan_of_a_round_is_the_reference_plan(spec: Spec) -> None:
 @given(ANY_SPEC)
 def test_rounds_emit_the_reference_events(spec: Spec) -> None:
     fast, reference = build(spec), build(spec)
-    for engine, use_reference in ((fast, False), (reference, True)):
+    for engine, planner in ((fast, SearchPlanner), (reference, ReferencePlanner)):
         engine.update(preempt=False)
-        preempt_for_starved_apps(engine.s, ReferencePlanner(engine.s) if use_reference else None)
+        preempt_for_starved_apps(engine.s, planner(engine.s))
         newcomers(engine, spec)
         engine.update(preempt=False)
-        preempt_for_starved_apps(engine.s, ReferencePlanner(engine.s) if use_reference else None)
+        preempt_for_starved_apps(engine.s, planner(engine.s))
         engine.advance(10_000)  # the kills, and the starved apps' back-off
     assert records(fast) == records(reference)
 

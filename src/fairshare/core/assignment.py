@@ -74,10 +74,9 @@ TreeWalk = Callable[[Scheduler, Node], Assigned | None]
 # -- §3.1 the heartbeat -------------------------------------------------------------------------
 
 
-def attempt_scheduling(s: Scheduler, node: Node, tree_walk: TreeWalk | None = None) -> None:
-    """``attemptScheduling(node)``, walking the tree with ``tree_walk`` (:func:`walk` unless
-    given)."""
-    tree_walk = tree_walk or walk
+def attempt_scheduling(s: Scheduler, node: Node, tree_walk: TreeWalk) -> None:
+    """``attemptScheduling(node)``, walking the tree with ``tree_walk`` (the engine's is
+    :func:`walk`)."""
     assign_preempted_containers(s, node)
     valid = False
     if node.reservation is not None:

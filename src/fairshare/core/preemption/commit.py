@@ -70,32 +70,29 @@ class SearchPlanner:
         self.s = s
         self.search: VictimSearch | None = None  # built for the first plan: most rounds have none
 
-    def ready(self) -> None:
-        """Build the round's search now rather than at the first plan."""
-        self.search = self.search or VictimSearch(self.s)
+    def ready(self) -> VictimSearch:
+        """The round's search, built now if no plan has built it yet."""
+        if self.search is None:
+            self.search = VictimSearch(self.s)
+        return self.search
 
     def plan(self, app: App) -> PreemptionPlan:
-        self.ready()
-        assert self.search is not None
-        return plan_preemption(self.s, app, self.search)
+        return plan_preemption(self.s, app, self.ready())
 
     def what_if(self, app: App, requests: Sequence[tuple[StarvedRequest, int]]
                 ) -> PreemptionPlan:
         """The plan for ``requests`` in place of what ``app``'s starvation asks for, through the
         round's search as it stands: nothing is marked or committed."""
-        self.ready()
-        assert self.search is not None
-        return plan_preemption(self.s, app, self.search, requests)
+        return plan_preemption(self.s, app, self.ready(), requests)
 
     def committed(self, plan: PreemptionPlan) -> None:
         if self.search is not None:
             self.search = after_commit(self.s, self.search, plan)
 
 
-def preempt_for_starved_apps(s: Scheduler, planner: RoundPlanner | None = None) -> None:
+def preempt_for_starved_apps(s: Scheduler, planner: RoundPlanner) -> None:
     """Drain the starved-apps queue the way the preemption thread does (§5.1), planning with
-    ``planner`` (a :class:`SearchPlanner` unless given)."""
-    planner = planner or SearchPlanner(s)
+    ``planner`` (the engine's is a :class:`SearchPlanner`)."""
     causes = BlockedCauses(s)
     starvation_of = CurrentStarvation(s.state.apps)
     while True:

@@ -62,8 +62,7 @@ def cluster_entry(engine: Engine) -> dict[str, Any]:
 def queue_entry(engine: Engine, name: str) -> dict[str, Any]:
     node, runtime, settings = engine.tree[name], engine.state.queues[name], engine.settings(name)
     runnable, waiting = engine.apps_below(name)
-    none = engine.types.none()
-    active = [a for a in runnable if a.containers or a.am_running or a.usage != none]
+    active = [a for a in runnable if a.containers or a.am_running or not is_none(a.usage)]
     return {
         "type": "leaf" if node.is_leaf else "parent",
         "policy": str(settings.policy),
