@@ -1,7 +1,7 @@
 """What a generated scenario's outputs must satisfy, checked from the outputs alone.
 
 ``events.jsonl`` is replayed (docs/outputs.md, and the record fields of
-``fairshare.core.events``, read as JSON — nothing of the engine is imported):
+``fairshare.core.model.events``, read as JSON — nothing of the engine is imported):
 
 * events come in order: ``seq`` increasing, ``t`` never going back;
 * no node ever holds more than its capacity: ``node-added`` / ``node-resized`` /

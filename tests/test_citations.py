@@ -146,7 +146,7 @@ def test_every_citation_points_into_docs_semantics() -> None:
 
 def test_the_files_read_include_every_kind_of_citing_file() -> None:
     names = {name for name, _ in text_files(REPO)}
-    assert {"src/fairshare/core/compute_shares.py", "tests/scenarios/02-bisection-upper-bound.yaml",
+    assert {"src/fairshare/core/shares/solver.py", "tests/scenarios/02-bisection-upper-bound.yaml",
             "examples/am-spared/scenario.yaml", "docs/semantics.md", "README.md",
             "tests/report/test_page.py"} <= names
     assert not any(name.endswith(".png") for name in names)

@@ -33,8 +33,8 @@ from fairshare.config.model import AllocationConfig, PolicyName, RuleName
 from fairshare.config.placement.names import trim_queue_name
 from fairshare.config.placement.policy import generated_policy
 from fairshare.config.yarnsite import load_site
-from fairshare.core.queue_settings import QueueSettings, configured_policy
-from fairshare.core.tree import (
+from fairshare.core.model.queue_settings import QueueSettings, configured_policy
+from fairshare.core.model.tree import (
     QueueTree,
     build_queue_tree,
     get_or_create_leaf,

@@ -38,7 +38,7 @@ from fairshare.config.placement import (
     place_application,
 )
 from fairshare.config.xml import parse_xml_text
-from fairshare.core.tree import QueueTree, build_queue_tree
+from fairshare.core.model.tree import QueueTree, build_queue_tree
 from fairshare.resources.vector import DEFAULT_TYPES
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from fairshare.config.model import AllocationConfig, PolicyName, QueueConfig
-from fairshare.core.fairshare import AppShareInput
-from fairshare.core.tree import QueueTree, build_queue_tree
+from fairshare.core.model.tree import QueueTree, build_queue_tree
+from fairshare.core.shares.fair_shares import AppShareInput
 from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.vector import DEFAULT_TYPES, Resource, ResourceTypes, float32, res
 

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from fairshare.core.am_share import LeafAmView, am_check_disabled, can_run_app_am, max_am_resource
+from fairshare.core.shares.am_share import (
+    LeafAmView,
+    am_check_disabled,
+    can_run_app_am,
+    max_am_resource,
+)
 from fairshare.resources.vector import LONG_MAX, Resource, float32, multiply_and_round_up, res
 
 UNBOUNDED = res(LONG_MAX, LONG_MAX)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fairshare.core.compute_shares import ShareInput, compute_shares
+from fairshare.core.shares.solver import ShareInput, compute_shares
 from fairshare.resources.vector import LONG_MAX, float32
 from tests.oracles.shares import compute_shares_reference
 

@@ -81,7 +81,16 @@ from hypothesis.stateful import (
 
 from fairshare.config.model import PolicyName
 from fairshare.core.engine import Engine
-from fairshare.core.events import (
+from fairshare.core.invariants import (
+    NodeLedger,
+    allocation_overflows,
+    check_all,
+    node_over_allocation,
+    queue_counts,
+    usage_conservation,
+)
+from fairshare.core.metrics import queue_metrics
+from fairshare.core.model.events import (
     AppAttemptRestarted,
     AppSubmitted,
     ContainerAllocated,
@@ -93,16 +102,7 @@ from fairshare.core.events import (
     PreemptionWarned,
     event_record,
 )
-from fairshare.core.invariants import (
-    NodeLedger,
-    allocation_overflows,
-    check_all,
-    node_over_allocation,
-    queue_counts,
-    usage_conservation,
-)
-from fairshare.core.metrics import queue_metrics
-from fairshare.core.policies import calculator_for
+from fairshare.core.model.policies import calculator_for
 from fairshare.core.preemption.blocked import BLOCKED_CAUSES, ROOM_FREE
 from fairshare.resources.vector import Resource, fits_in, none_like
 from tests.core.engine_builders import (

@@ -7,14 +7,14 @@ import math
 import pytest
 
 from fairshare.config.allocation import parse_allocations_text
-from fairshare.core.fairshare import (
+from fairshare.core.model.tree import QueueTree, build_queue_tree, get_or_create_leaf
+from fairshare.core.shares.fair_shares import (
     AppShareInput,
     FairShares,
     app_weight,
     compute_instantaneous_fair_shares,
     compute_steady_fair_shares,
 )
-from fairshare.core.tree import QueueTree, build_queue_tree, get_or_create_leaf
 from fairshare.resources.vector import DEFAULT_TYPES, float32, res
 from tests.core.builders import CLUSTER_24G, apps, queue, tree
 

@@ -26,10 +26,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fairshare.config.allocation import parse_allocations_text
-from fairshare.core.compute_shares import ShareInput, compute_shares
 from fairshare.core.engine import Engine
-from fairshare.core.events import event_record
-from fairshare.core.incremental_demand import sum_in_order
+from fairshare.core.model.events import event_record
+from fairshare.core.shares.demand import sum_in_order
+from fairshare.core.shares.solver import ShareInput, compute_shares
 from fairshare.resources.vector import LONG_MAX, Resource, add, float32
 from fairshare.sim.parse.scenario import load_scenario
 from fairshare.sim.run.scripted import run_scenario

@@ -22,12 +22,12 @@ from hypothesis import strategies as st
 
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.model import PolicyName
-from fairshare.core import assignment, order_index
 from fairshare.core.engine import Engine
-from fairshare.core.events import event_record
+from fairshare.core.heartbeat import assignment, order_index
+from fairshare.core.heartbeat.order_index import Offer, OrderIndex
 from fairshare.core.metrics import queue_metrics
-from fairshare.core.order_index import Offer, OrderIndex
-from fairshare.core.policies import SchedulableView, comparator_for, sort_key_for
+from fairshare.core.model.events import event_record
+from fairshare.core.model.policies import SchedulableView, comparator_for, sort_key_for
 from fairshare.resources.vector import DEFAULT_TYPES, ResourceTypes, float32, sign
 from tests.core.engine_builders import (
     GB,

@@ -23,9 +23,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fairshare.core.assignment import allocate
 from fairshare.core.engine import Engine
-from fairshare.core.locality import Locality
+from fairshare.core.heartbeat.assignment import allocate
+from fairshare.core.model.locality import Locality
 from fairshare.core.preemption.commit import (
     SearchPlanner,
     after_commit,
@@ -36,7 +36,7 @@ from fairshare.core.preemption.commit import (
 from fairshare.core.preemption.plan import PreemptionPlan, plan_preemption
 from fairshare.core.preemption.search import VictimSearch
 from fairshare.core.preemption.victims import ANY, StarvedRequest
-from fairshare.core.starvation import take_starved_app
+from fairshare.core.starvation.rules import take_starved_app
 from tests.core.engine_builders import GB, ask, make_engine, r, records
 from tests.oracles.preemption import ReferencePlanner, plan_preemption_reference
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairshare.config.model import PolicyName
-from fairshare.core.starvation import (
+from fairshare.core.starvation.rules import (
     AppStarvationView,
     LeafStarvationView,
     MinShareStarvation,

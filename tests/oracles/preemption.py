@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import overload
 
 from fairshare.core.engine import Engine
+from fairshare.core.model.records import App
+from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.preemption.overlay import Overlay, node_view, owner_view
 from fairshare.core.preemption.plan import (
     PreemptionPlan,
@@ -33,8 +35,6 @@ from fairshare.core.preemption.victims import (
     VictimSet,
     best_preemptable_containers,
 )
-from fairshare.core.scheduler import Scheduler
-from fairshare.core.state import App
 
 
 def plan_preemption_reference(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fairshare.core.compute_shares import (
+from fairshare.core.shares.solver import (
     ShareInput,
     bisect_ratio,
     fixed_share,

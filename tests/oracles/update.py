@@ -3,23 +3,32 @@
 ``FairScheduler.update()`` as it reads: every app's and queue's demand, every instantaneous fair
 share of the tree, then — when preemption is on and the cluster is busier than the utilization
 threshold — every leaf's ``FSLeafQueue.updateStarvedApps``, in creation order, through the pure
-functions of :mod:`fairshare.core.starvation`, whose results are written back here. The engine's
-incremental pass must write and report exactly the same (``tests/core/test_fast_update.py``).
+functions of :mod:`fairshare.core.starvation.rules`, whose results are written back here. The
+engine's incremental pass must write and report exactly the same
+(``tests/core/test_fast_update.py``).
 """
 
 from __future__ import annotations
 
-from fairshare.core.asks import pending_demand
 from fairshare.core.engine import Engine
-from fairshare.core.fairshare import AppShareInput, FairShares, compute_instantaneous_fair_shares
-from fairshare.core.scheduler import Scheduler
-from fairshare.core.starvation import AppStarvationView, LeafStarvationView, update_starved_apps
-from fairshare.core.starvation_report import (
+from fairshare.core.lifecycle.asks import pending_demand
+from fairshare.core.model.records import App
+from fairshare.core.model.scheduler import Scheduler
+from fairshare.core.shares.fair_shares import (
+    AppShareInput,
+    FairShares,
+    compute_instantaneous_fair_shares,
+)
+from fairshare.core.starvation.report import (
     report_starvation,
     starvation_gate,
     track_min_share_starvation,
 )
-from fairshare.core.state import App
+from fairshare.core.starvation.rules import (
+    AppStarvationView,
+    LeafStarvationView,
+    update_starved_apps,
+)
 from fairshare.resources.vector import Resource, add, componentwise_min, is_none
 
 

@@ -9,11 +9,11 @@ what can only fail on the node; its decisions must be these (``tests/core/test_o
 
 from __future__ import annotations
 
-from fairshare.core.assignment import Assigned, assign_to_app, pre_check
 from fairshare.core.engine import Engine
-from fairshare.core.order_index import comparator_order_apps, comparator_order_children
-from fairshare.core.scheduler import ROOT, Scheduler
-from fairshare.core.state import Node
+from fairshare.core.heartbeat.assignment import Assigned, assign_to_app, pre_check
+from fairshare.core.heartbeat.order_index import comparator_order_apps, comparator_order_children
+from fairshare.core.model.records import Node
+from fairshare.core.model.scheduler import ROOT, Scheduler
 
 
 def reference_walk(s: Scheduler, node: Node) -> Assigned | None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from fairshare.config.errors import ConfigError, ConfigErrors
-from fairshare.core.events import Event
+from fairshare.core.model.events import Event
 from fairshare.sim.parse.scenario import parse_scenario_text
 from fairshare.sim.run.scripted import ScriptRunner, run_scenario
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.yarnsite import SiteConfig
-from fairshare.core.tree import build_queue_tree
+from fairshare.core.model.tree import build_queue_tree
 from fairshare.resources.vector import Resource
 from fairshare.workbench.lint import cluster_findings
 

@@ -3,8 +3,8 @@
 
 These hold *configured* values only, exactly as written (after YARN's parse-time clamps and the
 float32 rounding of §0.2); ``None`` means "not set here". Inheritance (§1.3.3) and defaults are
-applied when the queue tree is built (``fairshare.core.tree``), because a dynamic queue inherits
-from whatever its parent is at the time it is created.
+applied when the queue tree is built (``fairshare.core.model.tree``), because a dynamic queue
+inherits from whatever its parent is at the time it is created.
 """
 
 from __future__ import annotations

@@ -15,10 +15,10 @@ engine's own and may change.
   makes), its plans and what-if requests.
 """
 
-from fairshare.core.asks import AM_PRIORITY, ContainerRequest, pending_demand
-from fairshare.core.decommission import DEFAULT_TIMEOUT_MS
 from fairshare.core.engine import MAX_TIME_MS, Engine, EngineError
-from fairshare.core.events import (
+from fairshare.core.lifecycle.asks import AM_PRIORITY, ContainerRequest, pending_demand
+from fairshare.core.lifecycle.decommission import DEFAULT_TIMEOUT_MS
+from fairshare.core.model.events import (
     AppAttemptRestarted,
     AppFinished,
     AppMoved,
@@ -51,23 +51,8 @@ from fairshare.core.events import (
     event_record,
     record_problem,
 )
-from fairshare.core.fairshare import (
-    AppShareInput,
-    FairShares,
-    active_queues,
-    compute_instantaneous_fair_shares,
-    compute_steady_fair_shares,
-    placeholder_apps,
-    share_types,
-    shares_with_active_leaves,
-)
-from fairshare.core.preemption.commit import RoundPlanner, SearchPlanner
-from fairshare.core.preemption.plan import PreemptionPlan
-from fairshare.core.preemption.victims import StarvedRequest
-from fairshare.core.queries import EngineQueries
-from fairshare.core.queue_settings import QueueSettings
-from fairshare.core.starvation_report import starvation_kind
-from fairshare.core.state import (
+from fairshare.core.model.queue_settings import QueueSettings
+from fairshare.core.model.records import (
     ANY,
     App,
     AppState,
@@ -79,7 +64,22 @@ from fairshare.core.state import (
     Reservation,
     SchedulerKey,
 )
-from fairshare.core.tree import QueueNode, QueueTree, build_queue_tree, get_or_create_leaf
+from fairshare.core.model.tree import QueueNode, QueueTree, build_queue_tree, get_or_create_leaf
+from fairshare.core.preemption.commit import RoundPlanner, SearchPlanner
+from fairshare.core.preemption.plan import PreemptionPlan
+from fairshare.core.preemption.victims import StarvedRequest
+from fairshare.core.queries import EngineQueries
+from fairshare.core.shares.fair_shares import (
+    AppShareInput,
+    FairShares,
+    active_queues,
+    compute_instantaneous_fair_shares,
+    compute_steady_fair_shares,
+    placeholder_apps,
+    share_types,
+    shares_with_active_leaves,
+)
+from fairshare.core.starvation.report import starvation_kind
 
 __all__ = [
     "AM_PRIORITY",

@@ -5,7 +5,7 @@ engine's current time (``now``), which only :meth:`Engine.advance_to` moves; kil
 preemption fire as the clock passes them. Nothing happens on its own: the caller decides when
 nodes heartbeat and when the update pass runs (a simulator does so on YARN's intervals).
 
-Everything the engine decides is reported as events (:mod:`fairshare.core.events`), in order,
+Everything the engine decides is reported as events (:mod:`fairshare.core.model.events`), in order,
 to the sink given at construction (default: the ``events`` list).
 """
 
@@ -17,13 +17,14 @@ from collections.abc import Callable, Mapping, Sequence
 from fairshare.config.acl import queue_acls
 from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig
-from fairshare.core import apps as lifecycle
-from fairshare.core.admission import promote_on_reload
-from fairshare.core.apps import EngineError
-from fairshare.core.asks import ContainerRequest
-from fairshare.core.assignment import TreeWalk, attempt_scheduling, walk
-from fairshare.core.decommission import drained
-from fairshare.core.events import (
+from fairshare.core.heartbeat.assignment import TreeWalk, attempt_scheduling, walk
+from fairshare.core.lifecycle import apps as lifecycle
+from fairshare.core.lifecycle.admission import promote_on_reload
+from fairshare.core.lifecycle.apps import EngineError
+from fairshare.core.lifecycle.asks import ContainerRequest
+from fairshare.core.lifecycle.decommission import drained
+from fairshare.core.lifecycle.recovery import recover_container
+from fairshare.core.model.events import (
     Completion,
     ConfigErrorEvent,
     ConfigReloaded,
@@ -34,6 +35,10 @@ from fairshare.core.events import (
     NodeRemoved,
     NodeResized,
 )
+from fairshare.core.model.records import App, AppState, Container, Node
+from fairshare.core.model.scheduler import Scheduler
+from fairshare.core.model.tree import reload_queue_tree
+from fairshare.core.model.yarn_order import containers_in_hash_order
 from fairshare.core.preemption.commit import (
     RoundPlanner,
     SearchPlanner,
@@ -41,11 +46,6 @@ from fairshare.core.preemption.commit import (
     preempt_for_starved_apps,
 )
 from fairshare.core.queries import EngineQueries
-from fairshare.core.recovery import recover_container
-from fairshare.core.scheduler import Scheduler
-from fairshare.core.state import App, AppState, Container, Node
-from fairshare.core.tree import reload_queue_tree
-from fairshare.core.yarn_order import containers_in_hash_order
 from fairshare.resources.vector import Resource, add, subtract
 
 DEFAULT_RACK = "/default-rack"
@@ -171,10 +171,11 @@ class Engine(EngineQueries):
         self.s.emit(NodeResized, cause, node=name, capacity=capacity)
 
     def decommission_node(self, name: str, timeout_ms: int | None) -> None:
-        """Graceful decommission (``yarn rmadmin -refreshNodes -g``; core/decommission.py):
-        the node's total becomes what its containers use, so nothing new is placed there; it
-        leaves when drained or after ``timeout_ms`` (None: no timeout). Asked again, the new
-        timeout counts from now, as a second ``-refreshNodes -g`` does."""
+        """Graceful decommission (``yarn rmadmin -refreshNodes -g``;
+        core/lifecycle/decommission.py): the node's total becomes what its containers use, so
+        nothing new is placed there; it leaves when drained or after ``timeout_ms`` (None: no
+        timeout). Asked again, the new timeout counts from now, as a second ``-refreshNodes -g``
+        does."""
         node = self.node(name)
         deadline = None if timeout_ms is None else min(self.s.now + timeout_ms, MAX_TIME_MS)
         node.decommissioning, node.decommission_deadline = True, deadline
@@ -232,7 +233,8 @@ class Engine(EngineQueries):
         priority: int = 0, container_id: str | None = None,
     ) -> Container:
         """A container that ran before an RM restart is reported by its registering node and
-        taken over as it is: YARN's work-preserving recovery (:mod:`fairshare.core.recovery`)."""
+        taken over as it is: YARN's work-preserving recovery
+        (:mod:`fairshare.core.lifecycle.recovery`)."""
         return recover_container(self.s, self.app(app_id), self.node(node), resource, am,
                                  priority, container_id)
 
@@ -283,8 +285,9 @@ class Engine(EngineQueries):
 
     def reload(self, allocations: AllocationConfig, source: str) -> None:
         """Apply a successfully parsed allocation file (§1.2 steps 1–7) to the queues that
-        exist, as YARN's reload listener does (:func:`~fairshare.core.tree.reload_queue_tree`):
-        what it cannot apply yet is listed in the ``config-reloaded`` event's ``problems``."""
+        exist, as YARN's reload listener does
+        (:func:`~fairshare.core.model.tree.reload_queue_tree`): what it cannot apply yet is
+        listed in the ``config-reloaded`` event's ``problems``."""
         busy = {a.queue for a in self.s.state.live_apps() if a.queue}
         tree = reload_queue_tree(self.s.tree, allocations,
                                  lambda queue: not _holds_apps(queue, busy))

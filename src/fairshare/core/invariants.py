@@ -1,7 +1,7 @@
 """Consistency checks over a running engine: what must hold after every step.
 
 Each check is a pure function that reads an :class:`~fairshare.core.engine.Engine` (or its
-:class:`~fairshare.core.scheduler.Scheduler`) and returns human-readable violations; an empty
+:class:`~fairshare.core.model.scheduler.Scheduler`) and returns human-readable violations; an empty
 list means the check passed. Nothing here changes the state, so a ``validate`` command, the
 simulator or a test can run them at any point between two engine calls.
 
@@ -24,7 +24,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from fairshare.core.events import (
+from fairshare.core.model.events import (
     ContainerAllocated,
     ContainerCompleted,
     ContainerPreempted,
@@ -34,8 +34,8 @@ from fairshare.core.events import (
     NodeRemoved,
     NodeResized,
 )
-from fairshare.core.scheduler import Scheduler
-from fairshare.core.state import App, ClusterState, Node
+from fairshare.core.model.records import App, ClusterState, Node
+from fairshare.core.model.scheduler import Scheduler
 from fairshare.resources.vector import Resource, fits_in, none_like, sum_resources
 
 if TYPE_CHECKING:

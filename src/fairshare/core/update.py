@@ -12,11 +12,11 @@ redoes a step for a queue or an app only when those inputs may differ:
   tree is compared queue by queue (settings, children and runtime record, by identity). A new
   cluster size changes max shares given as percentages, every cut (root's share is the
   cluster) and what ``drf`` compares; not any app's demand.
-* Demand (docs/semantics.md §2.2): :mod:`fairshare.core.incremental_demand` — touched apps only; a
+* Demand (docs/semantics.md §2.2): :mod:`fairshare.core.shares.demand` — touched apps only; a
   leaf's sum when one of its apps changed, a parent's when one of its children's demand did.
-* Instantaneous shares (§2.4–§2.7): :mod:`fairshare.core.incremental_shares` — a cut whose
+* Instantaneous shares (§2.4–§2.7): :mod:`fairshare.core.shares.incremental` — a cut whose
   inputs equal the last pass's gives the same shares and is skipped.
-* Starvation (§4.3, §4.4): :mod:`fairshare.core.incremental_starvation` — only the leaves
+* Starvation (§4.3, §4.4): :mod:`fairshare.core.starvation.incremental` — only the leaves
   whose outcome may have changed run the full pass; the others only get the clock written.
   Starvation is evaluated only when preemption is on and the cluster is busier than the
   utilization threshold (§4.1).
@@ -31,16 +31,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from fairshare.core.incremental_demand import DemandCache
-from fairshare.core.incremental_shares import ShareCache
-from fairshare.core.incremental_starvation import StarvationCache
-from fairshare.core.starvation_report import starvation_gate
-from fairshare.core.state import App, QueueRuntime
-from fairshare.core.tree import QueueNode, QueueTree
+from fairshare.core.model.records import App, QueueRuntime
+from fairshare.core.model.tree import QueueNode, QueueTree
+from fairshare.core.shares.demand import DemandCache
+from fairshare.core.shares.incremental import ShareCache
+from fairshare.core.starvation.incremental import StarvationCache
+from fairshare.core.starvation.report import starvation_gate
 from fairshare.resources.vector import Resource
 
 if TYPE_CHECKING:
-    from fairshare.core.scheduler import Scheduler
+    from fairshare.core.model.scheduler import Scheduler
 
 
 @dataclass(slots=True)

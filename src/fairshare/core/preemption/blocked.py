@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.preemption.overlay import Overlay, node_view, owner_view
 from fairshare.core.preemption.victims import (
     ContainerView,
@@ -32,7 +33,6 @@ from fairshare.core.preemption.victims import (
     StarvedRequest,
     room_before_victims,
 )
-from fairshare.core.scheduler import Scheduler
 from fairshare.resources.vector import Resource, add, fits_in
 
 __all__ = ["BLOCKED_CAUSES", "ROOM_FREE", "BlockedCauses", "blocked_by", "node_blocked_by"]

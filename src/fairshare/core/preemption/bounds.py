@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from fairshare.core.model.records import Container
 from fairshare.core.preemption.victims import OwnerView, stays_at_fair_share
-from fairshare.core.state import Container
 from fairshare.resources.vector import Resource
 
 Bound = tuple[int, ...]

@@ -14,18 +14,18 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from fairshare.core.apps import restart_attempt
-from fairshare.core.events import ContainerPreempted, NoPreemption, PreemptionWarned
+from fairshare.core.lifecycle.apps import restart_attempt
+from fairshare.core.model.events import ContainerPreempted, NoPreemption, PreemptionWarned
+from fairshare.core.model.records import App
+from fairshare.core.model.scheduler import Scheduler
+from fairshare.core.model.yarn_order import victims_grouped_by_app
 from fairshare.core.preemption.blocked import BLOCKED_CAUSES, ROOM_FREE, BlockedCauses
 from fairshare.core.preemption.overlay import reserved_on
 from fairshare.core.preemption.plan import PreemptionPlan, nodes_for, plan_preemption
 from fairshare.core.preemption.search import VictimSearch
 from fairshare.core.preemption.victims import StarvedRequest, room_before_victims
-from fairshare.core.scheduler import Scheduler
-from fairshare.core.starvation import take_starved_app
-from fairshare.core.starvation_report import starvation_kind
-from fairshare.core.state import App
-from fairshare.core.yarn_order import victims_grouped_by_app
+from fairshare.core.starvation.report import starvation_kind
+from fairshare.core.starvation.rules import take_starved_app
 from fairshare.resources.vector import Resource, add, is_none
 
 

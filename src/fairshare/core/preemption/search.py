@@ -45,6 +45,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import islice
 
+from fairshare.core.model.records import App, Container, Node
+from fairshare.core.model.scheduler import Scheduler
+from fairshare.core.model.yarn_order import containers_for_victim_search, nodes_in_search_order
 from fairshare.core.preemption.bounds import (
     UNKNOWN,
     Bound,
@@ -73,9 +76,6 @@ from fairshare.core.preemption.victims import (
     containers_on_node,
     room_before_victims,
 )
-from fairshare.core.scheduler import Scheduler
-from fairshare.core.state import App, Container, Node
-from fairshare.core.yarn_order import containers_for_victim_search, nodes_in_search_order
 from fairshare.resources.vector import (
     INT_MAX,
     Resource,

@@ -235,7 +235,7 @@ class Simulation:
 
     def _recover(self, app: AppProgress) -> None:
         """An app found running (an imported cluster): re-added with its attempt running, its
-        containers recovered where they run (:mod:`fairshare.core.recovery`), and only its
+        containers recovered where they run (:mod:`fairshare.core.lifecycle.recovery`), and only its
         tasks not running yet asked for. A recovered task completes after its remaining time;
         an app without tasks finishes when its AM's time is up."""
         spec, engine, now = app.spec, self.engine, self.engine.now

@@ -13,7 +13,7 @@
   on top of it).
 * **add-node**, **remove-node** — a NodeManager registers; a node is lost (its containers end,
   AMs restart their attempt). A node already gone after a graceful decommission is left alone.
-* **decommission-node** — graceful decommission (:mod:`fairshare.core.decommission`).
+* **decommission-node** — graceful decommission (:mod:`fairshare.core.lifecycle.decommission`).
 
 Each change applied is kept as a :class:`Applied` record for ``summary.json`` (``changes``),
 which the report marks on its timeline charts and ``explain`` cites.

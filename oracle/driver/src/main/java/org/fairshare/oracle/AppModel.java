@@ -43,7 +43,7 @@ import org.apache.hadoop.security.UserGroupInformation;
 /**
  * Apps as the ResourceManager drives them (RMAppManager, RMAppImpl, RMAppAttemptImpl,
  * ApplicationMasterService) and as fairshare's app model behaves (docs/scenario-format.md,
- * "The app model"; core/apps.py): submission with placement, asks through allocate in
+ * "The app model"; core/lifecycle/apps.py): submission with placement, asks through allocate in
  * AMRMClient's way, releases, ends, moves, reloads, and a new attempt when the AM is lost.
  */
 final class AppModel {

@@ -69,7 +69,7 @@ final class Asks {
    * AMRMClient.addContainerRequest for each request, then one allocate: a host request asks at
    * the host, its rack and ANY, a rack request at the rack and ANY; each ResourceRequest
    * carries the new total for its place; sizes at one priority get their own
-   * allocationRequestId (fairshare's core/asks.py key_for). Validation as
+   * allocationRequestId (fairshare's core/lifecycle/asks.py key_for). Validation as
    * ApplicationMasterService (SchedulerUtils.normalizeAndValidateRequest) and
    * FairScheduler.allocate do it: a refused call records nothing.
    */

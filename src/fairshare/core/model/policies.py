@@ -7,7 +7,7 @@ NaN. Sort with :func:`sort_schedulables`, which wraps them in ``functools.cmp_to
 
 Where no NaN arises, each comparator *is* a total order, and :func:`sort_key_for` gives the
 equivalent sort key (``None`` when this schedulable's criteria contain a NaN); the tree walk's
-index (:mod:`fairshare.core.order_index`) keeps its lists sorted by these keys.
+index (:mod:`fairshare.core.heartbeat.order_index`) keeps its lists sorted by these keys.
 
 Every comparator ends with the same tie-break: start time ascending, then name in Java
 ``String.compareTo`` order (UTF-16 code units), so distinct schedulables never compare equal.

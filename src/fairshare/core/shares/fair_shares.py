@@ -10,7 +10,7 @@ These functions return new mappings and never write through their inputs. Compon
 does not write are taken from ``previous`` (YARN keeps one mutable vector per schedulable).
 
 The engine's update pass redoes only the cuts whose inputs changed
-(:mod:`fairshare.core.incremental_shares`), through the same :func:`cut` and
+(:mod:`fairshare.core.shares.incremental`), through the same :func:`cut` and
 :func:`split_among_apps`; :func:`compute_instantaneous_fair_shares` computes the whole tree at
 once, for questions asked without an engine (``fairshare shares``) and as the tests' reference.
 """
@@ -22,8 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fairshare.config.model import PolicyName
-from fairshare.core.compute_shares import ShareInput, compute_shares
-from fairshare.core.tree import ROOT, QueueTree
+from fairshare.core.model.tree import ROOT, QueueTree
+from fairshare.core.shares.solver import ShareInput, compute_shares
 from fairshare.resources.vector import LONG_MAX, Resource, float32, none_like
 
 

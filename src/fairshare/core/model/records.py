@@ -1,9 +1,8 @@
 """The engine's mutable state: nodes, applications, containers and per-queue runtime numbers.
 
-These are the objects of docs/semantics.md §0.3, plain records; the functions that change them live
-in :mod:`fairshare.core.assignment` (allocation, reservation), :mod:`fairshare.core.update`
-(demand, shares, starvation), :mod:`fairshare.core.preemption.commit` (warn and kill) and
-:mod:`fairshare.core.engine` (everything else). Nothing here does I/O or reads a clock.
+These are the objects of docs/semantics.md §0.3, plain records. Only
+:mod:`fairshare.core.model.state` assigns their fields (``tests/test_state_writes.py`` checks
+it); everything else reads them. Nothing here does I/O or reads a clock.
 
 Dicts are only iterated where their insertion order is the documented order (nodes in
 registration order, containers in allocation order, asks per scheduler key in request order).
@@ -14,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from fairshare.core.locality import Locality, LocalityState
-from fairshare.core.starvation import StarvedApps
+from fairshare.core.model.locality import Locality, LocalityState
 from fairshare.resources.vector import Resource
 
 ANY = "*"  # ResourceRequest.ANY
@@ -230,6 +228,20 @@ class QueueRuntime:
                      "am_resource_usage", "max_am_share_metric"):
             if getattr(self, name) is _UNSET:
                 setattr(self, name, self.none)
+
+
+@dataclass(frozen=True, slots=True)
+class StarvedApps:
+    """``FSStarvedApps``: a ``PriorityBlockingQueue`` of app ids plus the app being processed.
+
+    ``heap`` is the queue's backing array. Because :func:`compare_starvation` is not a total
+    order, the head depends on insertion history; this emulation replays Java's binary heap
+    exactly (``siftUpUsingComparator`` on offer, ``siftDownUsingComparator`` on take), reading
+    each app's *current* starvation at comparison time, as Java does.
+    """
+
+    heap: tuple[str, ...] = ()
+    being_processed: str | None = None
 
 
 @dataclass(slots=True, eq=False)

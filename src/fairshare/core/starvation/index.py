@@ -6,8 +6,8 @@ re-keyed only for the apps the engine touched; a leaf where a key would hold a N
 with the comparator on every pass instead, as the reference does.
 
 :class:`StarvedQueue` — the starved-apps queue during one pass: Java's binary heap, as
-:func:`~fairshare.core.starvation.add_starved_app` replays it, on a list with every app's
-position, frozen back into a :class:`~fairshare.core.starvation.StarvedApps` at the end.
+:func:`~fairshare.core.starvation.rules.add_starved_app` replays it, on a list with every app's
+position, frozen back into a :class:`~fairshare.core.starvation.rules.StarvedApps` at the end.
 """
 
 from __future__ import annotations
@@ -19,14 +19,13 @@ from bisect import bisect_left, insort
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from fairshare.core.policies import SortKey, comparator_for, sort_key_for
-from fairshare.core.starvation import StarvedApps
-from fairshare.core.state import App
+from fairshare.core.model.policies import SortKey, comparator_for, sort_key_for
+from fairshare.core.model.records import App, StarvedApps
 from fairshare.resources.vector import fits_in, is_none, subtract
 
 if TYPE_CHECKING:
-    from fairshare.core.queue_settings import QueueSettings
-    from fairshare.core.scheduler import Scheduler
+    from fairshare.core.model.queue_settings import QueueSettings
+    from fairshare.core.model.scheduler import Scheduler
 
 
 def has_pending_demand(app: App) -> bool:

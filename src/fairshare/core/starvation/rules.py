@@ -17,8 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from fairshare.config.model import PolicyName
-from fairshare.core.policies import SchedulableView, calculator_for, comparator_for
-from fairshare.core.yarn_order import heap_offer, heap_poll
+from fairshare.core.model.policies import SchedulableView, calculator_for, comparator_for
+from fairshare.core.model.records import StarvedApps
+from fairshare.core.model.yarn_order import heap_offer, heap_poll
 from fairshare.resources.calc import ResourceCalculator
 from fairshare.resources.vector import (
     Resource,
@@ -338,20 +339,6 @@ def update_starved_apps(
 def compare_starvation(a: Resource, b: Resource) -> int:
     """``StarvationComparator``: −1 if ``a`` fits in ``b`` (all components), else +1; never 0."""
     return -1 if fits_in(a, b) else 1
-
-
-@dataclass(frozen=True, slots=True)
-class StarvedApps:
-    """``FSStarvedApps``: a ``PriorityBlockingQueue`` of app ids plus the app being processed.
-
-    ``heap`` is the queue's backing array. Because :func:`compare_starvation` is not a total
-    order, the head depends on insertion history; this emulation replays Java's binary heap
-    exactly (``siftUpUsingComparator`` on offer, ``siftDownUsingComparator`` on take), reading
-    each app's *current* starvation at comparison time, as Java does.
-    """
-
-    heap: tuple[str, ...] = ()
-    being_processed: str | None = None
 
 
 # app id → its current fairshareStarvation + minshareStarvation; must cover every queued app

@@ -14,21 +14,21 @@ from fairshare.config.acl import can_submit
 from fairshare.config.placement.base import PlacementError
 from fairshare.config.placement.names import assure_root
 from fairshare.config.placement.policy import place_application
-from fairshare.core.admission import (
+from fairshare.core.lifecycle.admission import (
     promote_after_removal,
     track_non_runnable,
     track_runnable,
     untrack,
     why_not_runnable,
 )
-from fairshare.core.asks import (
+from fairshare.core.lifecycle.asks import (
     AM_PRIORITY,
     ContainerRequest,
     Placement,
     add_container_request,
     normalize_request,
 )
-from fairshare.core.events import (
+from fairshare.core.model.events import (
     AppAttemptRestarted,
     AppFinished,
     AppMoved,
@@ -41,9 +41,9 @@ from fairshare.core.events import (
     MoveRejected,
     RequestsRejected,
 )
-from fairshare.core.scheduler import Scheduler
-from fairshare.core.state import ANY, App, AppState, Container
-from fairshare.core.tree import get_or_create_leaf
+from fairshare.core.model.records import ANY, App, AppState, Container
+from fairshare.core.model.scheduler import Scheduler
+from fairshare.core.model.tree import get_or_create_leaf
 from fairshare.resources.vector import Resource, fits_in, subtract
 
 
@@ -59,7 +59,8 @@ def submit(
 
     ``recovering``: the app is re-added after an RM restart with its attempt already running
     (``addApplicationAttempt`` with ``isAttemptRecovering``): its AM container runs somewhere
-    and is recovered with its node (:mod:`fairshare.core.recovery`), so nothing asks for it."""
+    and is recovered with its node (:mod:`fairshare.core.lifecycle.recovery`), so nothing asks
+    for it."""
     if app_id in s.state.apps:
         raise EngineError(f"application {app_id} already exists")
     app = App(app_id, "", user, s.now, am, True, s.none, seq=len(s.state.apps))

@@ -13,20 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from fairshare.core.am_share import (
-    am_check_disabled,
-    am_fits,
-    max_am_resource,
-    refuses_every_am,
-)
-from fairshare.core.asks import decrement_asks, first_any_ask, outstanding
-from fairshare.core.decommission import note_app_ran
-from fairshare.core.events import ContainerAllocated, ContainerReserved
-from fairshare.core.locality import Locality, LocalityState, offer, on_allocation
-from fairshare.core.order_index import headroom, reservable_nodes_limit
-from fairshare.core.policies import SortKey
-from fairshare.core.scheduler import ROOT, Scheduler
-from fairshare.core.state import (
+from fairshare.core.heartbeat.order_index import headroom, reservable_nodes_limit
+from fairshare.core.lifecycle.asks import decrement_asks, first_any_ask, outstanding
+from fairshare.core.lifecycle.decommission import note_app_ran
+from fairshare.core.model.events import ContainerAllocated, ContainerReserved
+from fairshare.core.model.locality import Locality, LocalityState, offer, on_allocation
+from fairshare.core.model.policies import SortKey
+from fairshare.core.model.records import (
     ANY,
     LOCALITY_NAMES,
     App,
@@ -36,8 +29,15 @@ from fairshare.core.state import (
     Container,
     Node,
 )
-from fairshare.core.state import SchedulerKey as Key
-from fairshare.core.yarn_order import container_hash
+from fairshare.core.model.records import SchedulerKey as Key
+from fairshare.core.model.scheduler import ROOT, Scheduler
+from fairshare.core.model.yarn_order import container_hash
+from fairshare.core.shares.am_share import (
+    am_check_disabled,
+    am_fits,
+    max_am_resource,
+    refuses_every_am,
+)
 from fairshare.resources.vector import (
     Resource,
     add,

@@ -14,13 +14,13 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
-from fairshare.core.asks import pending_demand
-from fairshare.core.state import App, QueueRuntime
-from fairshare.core.tree import ROOT
+from fairshare.core.lifecycle.asks import pending_demand
+from fairshare.core.model.records import App, QueueRuntime
+from fairshare.core.model.tree import ROOT
 from fairshare.resources.vector import LONG_MAX, Resource, add, componentwise_min
 
 if TYPE_CHECKING:
-    from fairshare.core.scheduler import Scheduler
+    from fairshare.core.model.scheduler import Scheduler
     from fairshare.core.update import Changes
 
 

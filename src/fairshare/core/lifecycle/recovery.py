@@ -1,8 +1,8 @@
 """Work-preserving recovery: a running container taken over when its node registers.
 
 After a ResourceManager restart with work-preserving recovery on, the apps are re-added first
-(their attempts already running: :func:`fairshare.core.apps.submit` with ``recovering``), then
-each NodeManager registers and reports the containers it runs.
+(their attempts already running: :func:`fairshare.core.lifecycle.apps.submit` with
+``recovering``), then each NodeManager registers and reports the containers it runs.
 ``AbstractYarnScheduler.recoverContainersOnNode`` accounts for each one where it runs, without
 scheduling anything:
 
@@ -23,12 +23,12 @@ when it resyncs (``AMRMClient`` on ``ApplicationMasterNotRegisteredException``).
 
 from __future__ import annotations
 
-from fairshare.core.apps import EngineError
-from fairshare.core.events import ContainerRecovered
-from fairshare.core.locality import Locality
-from fairshare.core.scheduler import Scheduler
-from fairshare.core.state import App, AppState, Container, Node
-from fairshare.core.yarn_order import container_hash
+from fairshare.core.lifecycle.apps import EngineError
+from fairshare.core.model.events import ContainerRecovered
+from fairshare.core.model.locality import Locality
+from fairshare.core.model.records import App, AppState, Container, Node
+from fairshare.core.model.scheduler import Scheduler
+from fairshare.core.model.yarn_order import container_hash
 from fairshare.resources.vector import Resource, add, fits_in
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fairshare.core.locality import Locality
-from fairshare.core.state import ANY, App, Ask, SchedulerKey
+from fairshare.core.model.locality import Locality
+from fairshare.core.model.records import ANY, App, Ask, SchedulerKey
 from fairshare.resources.vector import Resource, add, multiply_long, normalize
 
 AM_PRIORITY = 0  # the RM asks for the AM container at priority 0 (RMAppAttemptImpl)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fairshare.core.events import Starvation, StarvationGate
-from fairshare.core.state import App, QueueRuntime
+from fairshare.core.model.events import Starvation, StarvationGate
+from fairshare.core.model.records import App, QueueRuntime
 from fairshare.resources.vector import float32_decimal, is_none
 
 if TYPE_CHECKING:
-    from fairshare.core.scheduler import Scheduler
+    from fairshare.core.model.scheduler import Scheduler
 
 
 def starvation_gate(s: Scheduler) -> bool:

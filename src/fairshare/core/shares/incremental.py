@@ -2,10 +2,10 @@
 
 A parent's cut depends only on its share, its children, their settings and which of them are
 active, and on what the children held before in the components its policy does not write
-(:func:`fairshare.core.fairshare.cut`) — which is what this same cut wrote last time. So a cut
-whose inputs equal the last pass's gives the same shares and is skipped; likewise a leaf's
+(:func:`fairshare.core.shares.fair_shares.cut`) — which is what this same cut wrote last time. So
+a cut whose inputs equal the last pass's gives the same shares and is skipped; likewise a leaf's
 split among its runnable apps (their ids, start times and weights). A cut or split that must be
-redone is computed as :func:`~fairshare.core.fairshare.compute_instantaneous_fair_shares`
+redone is computed as :func:`~fairshare.core.shares.fair_shares.compute_instantaneous_fair_shares`
 would.
 
 An app's unwritten components are read from the app itself: YARN keeps them in the
@@ -17,18 +17,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from fairshare.core.fairshare import (
+from fairshare.core.model.tree import ROOT, QueueTree
+from fairshare.core.shares.fair_shares import (
     AppShareInput,
     cut,
     queue_inputs,
     share_types,
     split_among_apps,
 )
-from fairshare.core.tree import ROOT, QueueTree
 from fairshare.resources.vector import Resource
 
 if TYPE_CHECKING:
-    from fairshare.core.scheduler import Scheduler
+    from fairshare.core.model.scheduler import Scheduler
     from fairshare.core.update import Changes
 
 # A parent's cut: its node (settings, children), its share, its children's settings and activity.

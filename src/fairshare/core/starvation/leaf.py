@@ -3,7 +3,7 @@
 the reference.
 
 The record (:class:`LeafRecord`) keeps the leaf's apps with pending demand in order
-(:class:`~fairshare.core.starvation_index.PendingApps`), per app its deficit without the clock
+(:class:`~fairshare.core.starvation.index.PendingApps`), per app its deficit without the clock
 (keyed by the identity of its immutable fair share, usage and demand vectors), the leaf's
 shortfall below its min share, and the apps holding some min-share starvation. The pass writes
 as it goes, so the starved-apps queue's comparisons read the values the reference's enqueuer
@@ -16,16 +16,16 @@ from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from fairshare.core.policies import SortKey, calculator_for
-from fairshare.core.queue_settings import QueueSettings
-from fairshare.core.starvation import fair_share_deficit, min_share_shortfall, unmet_demand
-from fairshare.core.starvation_index import PendingApps, StarvedQueue
-from fairshare.core.starvation_report import report_starvation, track_min_share_starvation
-from fairshare.core.state import App, QueueRuntime
+from fairshare.core.model.policies import SortKey, calculator_for
+from fairshare.core.model.queue_settings import QueueSettings
+from fairshare.core.model.records import App, QueueRuntime
+from fairshare.core.starvation.index import PendingApps, StarvedQueue
+from fairshare.core.starvation.report import report_starvation, track_min_share_starvation
+from fairshare.core.starvation.rules import fair_share_deficit, min_share_shortfall, unmet_demand
 from fairshare.resources.vector import Resource, add, is_none, subtract_non_negative
 
 if TYPE_CHECKING:
-    from fairshare.core.scheduler import Scheduler
+    from fairshare.core.model.scheduler import Scheduler
 
 FOREVER = float("inf")
 

@@ -1,6 +1,6 @@
 """Starvation in the incremental update pass (docs/semantics.md §4.1–§4.4, §4.7): the writes and
 events of ``FSLeafQueue.updateStarvedApps`` for every leaf, in creation order, with the full pass
-(:func:`fairshare.core.starvation_leaf.leaf_pass`) run only where its outcome may differ from
+(:func:`fairshare.core.starvation.leaf.leaf_pass`) run only where its outcome may differ from
 the last one (``tests/oracles/update.py`` runs it for every leaf, every pass).
 
 A leaf's pass reads its settings, the cluster, the clock, its demand and usage, and per
@@ -30,8 +30,9 @@ import heapq
 from typing import TYPE_CHECKING, Any
 
 from fairshare.config.model import PolicyName
-from fairshare.core.starvation_index import PendingApps, StarvedQueue
-from fairshare.core.starvation_leaf import (
+from fairshare.core.model.records import App, QueueRuntime
+from fairshare.core.starvation.index import PendingApps, StarvedQueue
+from fairshare.core.starvation.leaf import (
     FOREVER,
     LeafRecord,
     Outcome,
@@ -39,11 +40,10 @@ from fairshare.core.starvation_leaf import (
     leaf_pass,
     shortfall_of,
 )
-from fairshare.core.state import App, QueueRuntime
 from fairshare.resources.vector import is_none
 
 if TYPE_CHECKING:
-    from fairshare.core.scheduler import Scheduler
+    from fairshare.core.model.scheduler import Scheduler
     from fairshare.core.update import Changes
 
 class StarvationCache:

@@ -16,13 +16,20 @@ from fairshare.config.acl import QueueAcls, queue_acls
 from fairshare.config.model import AllocationConfig, PlacementPolicy
 from fairshare.config.placement.policy import generated_policy
 from fairshare.config.yarnsite import SiteConfig
-from fairshare.core.events import Completion, ContainerCompleted, ContainerUnreserved, Event
-from fairshare.core.fairshare import app_weight, compute_steady_fair_shares
-from fairshare.core.order_index import OrderIndex
-from fairshare.core.policies import SchedulableView, calculator_for
-from fairshare.core.queue_settings import QueueSettings
-from fairshare.core.state import App, ClusterState, Container, Node, QueueRuntime, Reservation
-from fairshare.core.tree import ROOT, QueueTree, build_queue_tree
+from fairshare.core.heartbeat.order_index import OrderIndex
+from fairshare.core.model.events import Completion, ContainerCompleted, ContainerUnreserved, Event
+from fairshare.core.model.policies import SchedulableView, calculator_for
+from fairshare.core.model.queue_settings import QueueSettings
+from fairshare.core.model.records import (
+    App,
+    ClusterState,
+    Container,
+    Node,
+    QueueRuntime,
+    Reservation,
+)
+from fairshare.core.model.tree import ROOT, QueueTree, build_queue_tree
+from fairshare.core.shares.fair_shares import app_weight, compute_steady_fair_shares
 from fairshare.core.update import IncrementalUpdate
 from fairshare.resources.calc import ResourceCalculator
 from fairshare.resources.vector import (

@@ -4,7 +4,7 @@ could do on a node (docs/semantics.md §3.4–§3.6).
 YARN sorts the children of every parent it passes, and the runnable apps of every leaf, with the
 policy comparator on *each* assignment. Between two assignments only the app that got (or gave
 back) a container and the queues above it change, so :class:`OrderIndex` keeps each list sorted
-by a key equivalent to the comparator (:func:`~fairshare.core.policies.sort_key_for`) and
+by a key equivalent to the comparator (:func:`~fairshare.core.model.policies.sort_key_for`) and
 re-positions just what the engine reports as touched. A list whose keys cannot express the
 comparator (a NaN from an empty cluster or a zero weight) is sorted with the comparator on every
 walk, exactly as YARN does.
@@ -36,11 +36,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fairshare.config.model import PolicyName
-from fairshare.core.am_share import am_check_disabled, max_am_resource, refuses_every_am
-from fairshare.core.asks import first_any_ask
-from fairshare.core.policies import KeyFunction, SortKey, comparator_for, sort_key_for
-from fairshare.core.state import ANY, App
-from fairshare.core.tree import parent_of
+from fairshare.core.lifecycle.asks import first_any_ask
+from fairshare.core.model.policies import KeyFunction, SortKey, comparator_for, sort_key_for
+from fairshare.core.model.records import ANY, App
+from fairshare.core.model.tree import parent_of
+from fairshare.core.shares.am_share import am_check_disabled, max_am_resource, refuses_every_am
 from fairshare.resources.vector import (
     LONG_MAX,
     Resource,
@@ -52,7 +52,7 @@ from fairshare.resources.vector import (
 )
 
 if TYPE_CHECKING:
-    from fairshare.core.scheduler import Scheduler
+    from fairshare.core.model.scheduler import Scheduler
 
 
 @dataclass(frozen=True, slots=True)
