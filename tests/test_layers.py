@@ -101,3 +101,90 @@ def test_reading_scenarios_and_workloads_needs_no_loop_and_no_recording(package:
             if isinstance(node, ast.ImportFrom) and node.module:
                 bad = {m for m in above if node.module == m or node.module.startswith(m + ".")}
                 assert not bad, f"{path.relative_to(SRC)} imports {node.module}"
+
+
+# Inside core: its packages by concept, each importing only those before it (and itself); the
+# modules at the top of core come last, in this order. docs/architecture.md draws them.
+CORE = SRC / "core"
+CORE_LEVELS = [("model",), ("lifecycle",), ("shares",), ("starvation",), ("heartbeat",),
+               ("preemption",), ("update", "metrics"), ("queries",), ("engine",),
+               ("invariants",), ("ledger",), ("__init__",)]
+
+
+def _core_unit(module: str) -> str:
+    """``fairshare.core.shares.demand`` → ``shares``; ``fairshare.core.engine`` → ``engine``."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 else "__init__"
+
+
+def _core_imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == "fairshare.core":
+                found.update(f"fairshare.core.{a.name}" for a in node.names)
+            elif node.module.startswith("fairshare.core."):
+                found.add(node.module)
+                found.update(f"{node.module}.{a.name}" for a in node.names
+                             if (CORE / Path(*node.module.split(".")[2:]) / a.name).is_dir()
+                             or (CORE / Path(*node.module.split(".")[2:]) /
+                                 f"{a.name}.py").is_file())
+    return found
+
+
+def _module_of(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+CORE_MODULES = {_module_of(p): p for p in sorted(CORE.rglob("*.py"))}
+
+
+def test_core_is_one_folder_per_concept_each_importing_only_what_is_below_it() -> None:
+    rank = {unit: i for i, level in enumerate(CORE_LEVELS) for unit in level}
+    assert {_core_unit(m) for m in CORE_MODULES} == set(rank), "a core unit not in CORE_LEVELS"
+    for module, path in CORE_MODULES.items():
+        mine = rank[_core_unit(module)]
+        for imported in _core_imports(path):
+            theirs = rank[_core_unit(imported)]
+            assert theirs < mine or (theirs == mine and _core_unit(imported)
+                                     == _core_unit(module)), \
+                f"{module} imports {imported}, which is not below it"
+
+
+def test_no_import_cycle_inside_core() -> None:
+    graph = {m: {i for i in _core_imports(p) if i in CORE_MODULES and i != m}
+             for m, p in CORE_MODULES.items()}
+    done: set[str] = set()
+
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        assert module not in path, f"import cycle: {' → '.join((*path, module))}"
+        if module in done:
+            return
+        for imported in sorted(graph[module]):
+            visit(imported, (*path, module))
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module, ())
+
+
+def test_core_has_no_type_checking_imports() -> None:
+    """An import hidden under ``TYPE_CHECKING`` is a cycle the layering above does not see."""
+    for path in CORE.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "TYPE_CHECKING" not in text, f"{path.relative_to(SRC)} uses TYPE_CHECKING"
+
+
+def test_the_core_layer_checks_catch_an_upward_import_and_a_cycle(tmp_path: Path) -> None:
+    upward = tmp_path / "x.py"
+    upward.write_text("from fairshare.core.engine import Engine\n")
+    assert _core_imports(upward) == {"fairshare.core.engine"}
+    assert _core_unit("fairshare.core.engine") == "engine"
+    rank = {unit: i for i, level in enumerate(CORE_LEVELS) for unit in level}
+    assert rank["engine"] > rank["model"]  # so model importing engine is refused above
+    package = tmp_path / "y.py"
+    package.write_text("from fairshare.core import engine\n"
+                       "from fairshare.core.model import state\n")
+    assert _core_imports(package) == {"fairshare.core.engine", "fairshare.core.model",
+                                      "fairshare.core.model.state"}

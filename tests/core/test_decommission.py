@@ -30,11 +30,11 @@ def two_on_n1() -> Engine:
 
 def test_the_total_becomes_the_used_resource_and_steady_shares_follow() -> None:
     engine = two_on_n1()
-    assert engine.s.steady_fair_share("root.a").memory == 8 * GB  # half of 16 GB
+    assert engine.steady_fair_share("root.a").memory == 8 * GB  # half of 16 GB
     engine.decommission_node("n1", None)
     assert engine.node("n1").capacity == r(4 * GB, 2)
     assert engine.state.capacity == r(12 * GB, 10)
-    assert engine.s.steady_fair_share("root.a").memory == 6 * GB  # half of 12 GB
+    assert engine.steady_fair_share("root.a").memory == 6 * GB  # half of 12 GB
     started = records(engine, "node-decommissioning")
     assert started == [{"t": 0, "type": "node-decommissioning", "seq": started[0]["seq"],
                         "node": "n1", "deadline": None, "running-containers": 2}]

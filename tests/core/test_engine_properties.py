@@ -82,13 +82,12 @@ from hypothesis.stateful import (
 from fairshare.config.model import PolicyName
 from fairshare.core.engine import Engine
 from fairshare.core.invariants import (
-    NodeLedger,
-    allocation_overflows,
     check_all,
     node_over_allocation,
     queue_counts,
     usage_conservation,
 )
+from fairshare.core.ledger import NodeLedger, allocation_overflows
 from fairshare.core.metrics import queue_metrics
 from fairshare.core.model.events import (
     AppAttemptRestarted,

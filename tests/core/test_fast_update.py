@@ -188,8 +188,8 @@ class Lockstep:
         self.steps.append((op, args))
         for engine in self.engines:
             getattr(engine, op)(*args)
-        cache = self.engines[0].s.incremental
-        if cache is not None and self.rng.random() < self.forget:
+        cache = self.engines[0].update_pass
+        if self.rng.random() < self.forget:
             cache.starvation._noted = 10**9  # as after a long time with the gate closed
         fast, reference = self.engines
         a = [event_record(e, fast.types) for e in fast.events[self.seen:]]

@@ -24,6 +24,7 @@ from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.model import PolicyName
 from fairshare.core.engine import Engine
 from fairshare.core.heartbeat import assignment, order_index
+from fairshare.core.heartbeat import walk as heartbeat_walk
 from fairshare.core.heartbeat.order_index import Offer, OrderIndex
 from fairshare.core.metrics import queue_metrics
 from fairshare.core.model.events import event_record
@@ -292,14 +293,14 @@ def test_lockstep_runs_reach_the_interesting_cases(monkeypatch: pytest.MonkeyPat
         return real_check(*args)
 
     monkeypatch.setattr(assignment, "can_run_app_am", am_check)
-    real_past = assignment._leaf_past_am_limit
+    real_past = heartbeat_walk._leaf_past_am_limit
 
     def past_am_limit(*args: Any) -> Any:
         counts["past-am-limit"] += 1
         return real_past(*args)
 
     counts["past-am-limit"] = 0
-    monkeypatch.setattr(assignment, "_leaf_past_am_limit", past_am_limit)
+    monkeypatch.setattr(heartbeat_walk, "_leaf_past_am_limit", past_am_limit)
     real_blocked = order_index.am_blocked
 
     def blocked(*args: Any) -> bool:
@@ -417,14 +418,13 @@ def test_an_am_limit_that_refuses_every_waiting_am_hides_them_until_the_fair_sha
     node with 1 GB free (every other ask is for 2 GB). Once a's fair share is reported grown
     to 64 GB the limit is 3,277 MB: a2 could."""
     engine = am_limited(a1_tasks=20)
-    s, order = engine.s, engine.s.order
-    assert order is not None and s.state.queues["root.a"].fair_share.memory == 32 * GB
+    s, order = engine.s, engine.order_index
+    assert s.state.queues["root.a"].fair_share.memory == 32 * GB
     order.refresh(s)
     one_gb = r(GB, 1)
     assert assignment.max_am_limit(s, "root.a").memory == 1639
     assert not order.may_act("root", one_gb, s.unbounded)
-    s.state.queues["root.a"].fair_share = r(64 * GB, 0)
-    s.touch_fair_share("root.a")
+    s.write.set_queue_fair_share("root.a", r(64 * GB, 0), is_leaf=True)
     order.refresh(s)
     assert assignment.max_am_limit(s, "root.a").memory == 3277
     assert order.may_act("root", one_gb, s.unbounded)
@@ -436,8 +436,8 @@ def test_an_app_moving_its_am_out_of_a_leaf_unblocks_the_ams_waiting_there() -> 
     of a (``FSLeafQueue.removeApp``, §3.9): now a2's AM fits the limit, and the walk must see
     it — a node with 1 GB free is of use again."""
     engine = am_limited(a1_tasks=0)
-    s, order = engine.s, engine.s.order
-    assert order is not None and assignment.max_am_limit(s, "root.a").memory == 1639
+    s, order = engine.s, engine.order_index
+    assert assignment.max_am_limit(s, "root.a").memory == 1639
     order.refresh(s)
     one_gb = r(GB, 1)
     assert not order.may_act("root", one_gb, s.unbounded)

@@ -3,7 +3,8 @@
 ``FairScheduler.update()`` as it reads: every app's and queue's demand, every instantaneous fair
 share of the tree, then — when preemption is on and the cluster is busier than the utilization
 threshold — every leaf's ``FSLeafQueue.updateStarvedApps``, in creation order, through the pure
-functions of :mod:`fairshare.core.starvation.rules`, whose results are written back here. The
+functions of :mod:`fairshare.core.starvation.rules`, whose results are written back here
+through the state's writers (which record the changes the tree walk's index follows). The
 engine's incremental pass must write and report exactly the same
 (``tests/core/test_fast_update.py``).
 """
@@ -14,16 +15,13 @@ from fairshare.core.engine import Engine
 from fairshare.core.lifecycle.asks import pending_demand
 from fairshare.core.model.records import App
 from fairshare.core.model.scheduler import Scheduler
+from fairshare.core.model.state import StarvationWrites
 from fairshare.core.shares.fair_shares import (
     AppShareInput,
     FairShares,
     compute_instantaneous_fair_shares,
 )
-from fairshare.core.starvation.report import (
-    report_starvation,
-    starvation_gate,
-    track_min_share_starvation,
-)
+from fairshare.core.starvation.report import report_starvation, starvation_gate
 from fairshare.core.starvation.rules import (
     AppStarvationView,
     LeafStarvationView,
@@ -38,9 +36,6 @@ class ReferenceUpdate:
 
     def __init__(self) -> None:
         self.last_shares: FairShares | None = None
-
-    def touch_app(self, app: App) -> None:
-        """Nothing to note: every pass recomputes everything."""
 
     def update(self, s: Scheduler) -> None:
         """One ``FairScheduler.update()``."""
@@ -66,18 +61,16 @@ class ReferenceUpdate:
         self.last_shares = shares
         for name, share in shares.queues.items():
             if s.state.queues[name].fair_share != share:
-                s.state.queues[name].fair_share = share
-                s.touch_fair_share(name)
+                s.write.set_queue_fair_share(name, share, s.tree[name].is_leaf)
         for app_id, share in shares.apps.items():
             app = s.state.apps[app_id]
             if share != app.fair_share:
-                app.fair_share = share
-                s.touch_app(app)  # whether it is starved (may reserve) reads its fair share
+                s.write.set_app_fair_share(app, share)
 
 
 def use_reference_update(engine: Engine) -> Engine:
     """Give ``engine`` the reference update pass (before its first update)."""
-    engine.s.incremental = ReferenceUpdate()  # type: ignore[assignment]
+    engine.update_pass = ReferenceUpdate()  # type: ignore[assignment]
     return engine
 
 
@@ -91,8 +84,7 @@ def update_demand(s: Scheduler) -> None:
             for app in [*runtime.runnable_apps, *runtime.non_runnable_apps]:
                 demand = add(app.usage, pending_demand(app))
                 if demand != app.demand:
-                    app.demand = demand
-                    s.touch_app(app)  # the walk's order and offers read the demand
+                    s.write.set_app_demand(app, demand)
                 total = add(total, app.demand)
         else:
             total = s.none
@@ -102,8 +94,7 @@ def update_demand(s: Scheduler) -> None:
             total = Resource((total.memory, total.vcores, *([0] * (len(total) - 2))))
         demand = componentwise_min(total, s.max_share(node.name))
         if demand != runtime.demand:
-            runtime.demand = demand
-            s.touch_queue(node.name)
+            s.write.set_queue_demand(node.name, demand)
 
 
 def _view(s: Scheduler, app: App) -> AppStarvationView:
@@ -129,16 +120,15 @@ def update_leaf_starvation(s: Scheduler, leaf: str) -> None:
     others = {a: s.state.apps[a].starvation for a in s.state.starved.heap}
     result = update_starved_apps(leaf_view, views, cluster=s.state.capacity, now=s.now,
                                  queue=s.state.starved, others=others)
+    writes = StarvationWrites(starved=result.queue)
     for app, view in zip(apps, result.apps, strict=True):
+        writes.fairshare[app] = (view.fairshare_starvation, view.last_time_at_fair_share)
         if app.minshare_starvation != view.minshare_starvation:
-            s.touch_app(app)  # min-share starvation makes it starved: it may reserve
-        app.fairshare_starvation = view.fairshare_starvation
-        app.minshare_starvation = view.minshare_starvation
-        app.last_time_at_fair_share = view.last_time_at_fair_share
-    runtime.last_time_at_min_share = result.min_share.last_time_at_min_share
-    track_min_share_starvation(runtime, not is_none(result.min_share.starvation),
-                               runtime.last_time_at_min_share)
-    s.state.starved = result.queue
+            writes.minshare[app] = view.minshare_starvation
+    last = result.min_share.last_time_at_min_share
+    writes.last_time_at_min_share[runtime] = last
+    writes.min_share_starved[runtime] = (not is_none(result.min_share.starvation), last)
+    s.write.apply_starvation(writes)
     for app_id in result.queue.heap:
         if app_id not in before:
             report_starvation(s, s.state.apps[app_id])

@@ -11,13 +11,13 @@ to the sink given at construction (default: the ``events`` list).
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections.abc import Callable, Mapping, Sequence
 
-from fairshare.config.acl import queue_acls
 from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig
-from fairshare.core.heartbeat.assignment import TreeWalk, attempt_scheduling, walk
+from fairshare.core.heartbeat.walk import IndexedWalk, TreeWalk, attempt_scheduling
 from fairshare.core.lifecycle import apps as lifecycle
 from fairshare.core.lifecycle.admission import promote_on_reload
 from fairshare.core.lifecycle.apps import EngineError
@@ -45,8 +45,10 @@ from fairshare.core.preemption.commit import (
     fire_due_timers,
     preempt_for_starved_apps,
 )
-from fairshare.core.queries import EngineQueries
-from fairshare.resources.vector import Resource, add, subtract
+from fairshare.core.preemption.search import SearchMemory
+from fairshare.core.queries import EngineQueries, SteadyShares
+from fairshare.core.update import IncrementalUpdate
+from fairshare.resources.vector import Resource
 
 DEFAULT_RACK = "/default-rack"
 
@@ -76,11 +78,16 @@ class Engine(EngineQueries):
         self.s = Scheduler(site, allocations, sink, start_ms)
         # the steps that have a reference implementation in tests/oracles/, which tests and
         # benchmarks put here to compare: the tree walk and the preemption round's planner
+        # (each step owns its caches, which follow the state through its change log)
+        walk = IndexedWalk(self.s.changes)
+        self.order_index = walk.order
         self.tree_walk: TreeWalk = walk
-        self.round_planner: Callable[[Scheduler], RoundPlanner] = SearchPlanner
+        self.round_planner: Callable[[Scheduler], RoundPlanner] = functools.partial(
+            SearchPlanner, memory=SearchMemory(self.s.changes))
+        self.update_pass = IncrementalUpdate(self.s.changes)
+        self.steady = SteadyShares(self.s.changes)
         self.groups: Mapping[str, Sequence[str]] = groups or {}
         self._deadlines: list[tuple[int, str]] = []  # decommission timeouts: (due, node)
-        self.s.recompute_steady_shares()
 
     def subscribe(self, listener: Callable[[Event], None]) -> None:
         """Hand every event from now on to ``listener`` as well, after the engine's sink."""
@@ -112,7 +119,8 @@ class Engine(EngineQueries):
 
     def next_timer(self) -> int | None:
         """When the next kill timer fires or decommission times out, if any."""
-        kill = self.s.timers[0][0] if self.s.timers else None
+        timers = self.s.state.kill_timers
+        kill = timers[0][0] if timers else None
         due = self._next_deadline()
         return kill if due is None else due if kill is None else min(kill, due)
 
@@ -135,9 +143,7 @@ class Engine(EngineQueries):
         if name in self.s.state.nodes:
             raise EngineError(f"node {name} is already registered")
         node = Node(name, rack, capacity, self.s.none)
-        self.s.state.nodes[name] = node
-        self.s.state.capacity = add(self.s.state.capacity, capacity)
-        self.s.cluster_changed()
+        self.s.write.add_node(node)
         self.s.emit(NodeAdded, node=name, rack=rack, capacity=capacity)
         return node
 
@@ -158,16 +164,12 @@ class Engine(EngineQueries):
         for owner, completed_seq in lost_ams:
             lifecycle.restart_attempt(self.s, owner, "AM container lost with its node",
                                       completed_seq)
-        del self.s.state.nodes[name]
-        self.s.state.capacity = subtract(self.s.state.capacity, node.capacity)
-        self.s.cluster_changed()
+        self.s.write.remove_node(node)
 
     def resize_node(self, name: str, capacity: Resource, cause: int | None = None) -> None:
         """The node's total changes; running containers stay even if they no longer fit."""
         node = self.node(name)
-        self.s.state.capacity = add(subtract(self.s.state.capacity, node.capacity), capacity)
-        node.capacity = capacity
-        self.s.cluster_changed()
+        self.s.write.resize_node(node, capacity)
         self.s.emit(NodeResized, cause, node=name, capacity=capacity)
 
     def decommission_node(self, name: str, timeout_ms: int | None) -> None:
@@ -178,7 +180,7 @@ class Engine(EngineQueries):
         does."""
         node = self.node(name)
         deadline = None if timeout_ms is None else min(self.s.now + timeout_ms, MAX_TIME_MS)
-        node.decommissioning, node.decommission_deadline = True, deadline
+        self.s.write.start_decommission(node, deadline)
         if deadline is not None:
             heapq.heappush(self._deadlines, (deadline, name))
         event = self.s.emit(NodeDecommissioning, node=name, deadline=deadline,
@@ -204,7 +206,7 @@ class Engine(EngineQueries):
                 return
             self._shrink_to_used(node, None)
         attempt_scheduling(self.s, node, self.tree_walk)
-        self.s.update_root_queue_metrics()
+        self.s.write.update_root_queue_metrics()
 
     def heartbeat_all(self) -> None:
         """Every node once, in registration order."""
@@ -223,10 +225,8 @@ class Engine(EngineQueries):
 
         ``recovering``: the app was running before an RM restart; its attempt does not ask for
         its AM, whose container (like its others) is recovered by :meth:`recover_container`."""
-        app = lifecycle.submit(self.s, app_id, queue, user, self.groups.get(user, ()), am,
-                               requests, recovering)
-        self.s.touch_membership(app)
-        return app
+        return lifecycle.submit(self.s, app_id, queue, user, self.groups.get(user, ()), am,
+                                requests, recovering)
 
     def recover_container(
         self, app_id: str, node: str, resource: Resource, *, am: bool = False,
@@ -254,27 +254,21 @@ class Engine(EngineQueries):
     def finish(self, app_id: str) -> None:
         app = self.app(app_id)
         lifecycle.end_app(self.s, app, AppState.FINISHED)
-        self.s.touch_membership(app)
 
     def kill(self, app_id: str) -> None:
         app = self.app(app_id)
         lifecycle.end_app(self.s, app, AppState.KILLED)
-        self.s.touch_membership(app)
 
     def move(self, app_id: str, queue: str) -> bool:
-        app = self.app(app_id)
-        self.s.touch_membership(app)  # the leaf it leaves
-        moved = lifecycle.move(self.s, app, queue)
-        self.s.touch_membership(app)  # the leaf it joins
-        return moved
+        return lifecycle.move(self.s, self.app(app_id), queue)
 
     # -- the update pass and preemption ------------------------------------------------------
 
     def update(self, preempt: bool = True) -> None:
         """One update pass (§2.1, §4); then, as the preemption thread would, every starved
         app's victims are chosen and warned (§5)."""
-        self.s.update_root_queue_metrics()
-        self.s.incremental.update(self.s)
+        self.s.write.update_root_queue_metrics()
+        self.update_pass.update(self.s)
         if preempt:
             self.preempt()
 
@@ -291,10 +285,7 @@ class Engine(EngineQueries):
         busy = {a.queue for a in self.s.state.live_apps() if a.queue}
         tree = reload_queue_tree(self.s.tree, allocations,
                                  lambda queue: not _holds_apps(queue, busy))
-        self.s.allocations = allocations
-        self.s.acls = queue_acls(allocations)
-        self.s.set_tree(tree)
-        self.s.recompute_steady_shares()
+        self.s.set_tree(tree, allocations)
         problems = [f"{name}: {why}" for name, why in tree.not_created]
         if tree.policies_kept is not None:
             problems.insert(0, tree.policies_kept)

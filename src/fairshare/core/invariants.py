@@ -16,34 +16,20 @@ simulator or a test can run them at any point between two engine calls.
 * :func:`running_app_limits` — ``maxRunningApps`` / ``userMaxApps`` are respected (§3.9).
 * :func:`reservation_consistency` — node and app reservations mirror each other (§3.3, §3.6.5).
 * :func:`preemption_marks` — victims marked on nodes and owners agree; earmarks add up (§5.6).
+
+What the event stream alone must satisfy is :mod:`fairshare.core.ledger`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Iterable
 
-from fairshare.core.model.events import (
-    ContainerAllocated,
-    ContainerCompleted,
-    ContainerPreempted,
-    ContainerRecovered,
-    Event,
-    NodeAdded,
-    NodeRemoved,
-    NodeResized,
-)
+from fairshare.core.engine import Engine
 from fairshare.core.model.records import App, ClusterState, Node
 from fairshare.core.model.scheduler import Scheduler
-from fairshare.resources.vector import Resource, fits_in, none_like, sum_resources
-
-if TYPE_CHECKING:
-    from fairshare.core.engine import Engine
+from fairshare.resources.vector import Resource, fits_in, sum_resources
 
 __all__ = [
-    "NodeLedger",
-    "allocation_overflows",
     "check_all",
     "node_over_allocation",
     "preemption_marks",
@@ -54,7 +40,7 @@ __all__ = [
 ]
 
 
-def _sched(target: Engine | Scheduler) -> Scheduler:
+def scheduler_of(target: Engine | Scheduler) -> Scheduler:
     return target if isinstance(target, Scheduler) else target.s
 
 
@@ -62,7 +48,7 @@ def _total(items: Iterable[Resource], like: Resource) -> Resource:
     return sum_resources(list(items), like)
 
 
-def _differs(what: str, actual: Resource, expected: Resource) -> list[str]:
+def differs(what: str, actual: Resource, expected: Resource) -> list[str]:
     return [] if actual == expected else [f"{what} is {actual!r}, expected {expected!r}"]
 
 
@@ -77,7 +63,7 @@ def node_over_allocation(target: Engine | Scheduler, exempt: Collection[str] = (
     """
     return [
         f"node {n.name}: allocated {n.allocated!r} exceeds capacity {n.capacity!r}"
-        for n in _sched(target).state.nodes.values()
+        for n in scheduler_of(target).state.nodes.values()
         if n.name not in exempt and not fits_in(n.allocated, n.capacity)
     ]
 
@@ -93,15 +79,15 @@ def usage_conservation(target: Engine | Scheduler) -> list[str]:
     ``allocated`` = Σ node allocations = Σ app usage = root usage; ``capacity`` = Σ nodes.
     Containers must be known to both their node and their app.
     """
-    s = _sched(target)
+    s = scheduler_of(target)
     state = s.state
     out = _container_links(state)
     for node in state.nodes.values():
         total = _total((c.resource for c in node.containers.values()), s.none)
-        out += _differs(f"node {node.name} allocated", node.allocated, total)
+        out += differs(f"node {node.name} allocated", node.allocated, total)
     for app in state.apps.values():
         total = _total((c.resource for c in app.containers.values()), s.none)
-        out += _differs(f"app {app.id} usage", app.usage, total)
+        out += differs(f"app {app.id} usage", app.usage, total)
     out += _queue_usage(s)
     out += _cluster_totals(state)
     return out
@@ -129,21 +115,21 @@ def _queue_usage(s: Scheduler) -> list[str]:
     placed = [a for a in s.state.apps.values() if a.queue]
     for name, runtime in s.state.queues.items():
         inside = [a.usage for a in placed if _inside(a, name)]
-        out += _differs(f"queue {name} usage", runtime.usage, _total(inside, s.none))
+        out += differs(f"queue {name} usage", runtime.usage, _total(inside, s.none))
     return out
 
 
 def _cluster_totals(state: ClusterState) -> list[str]:
     none = state.none
     nodes = list(state.nodes.values())
-    out = _differs("cluster allocated", state.allocated,
+    out = differs("cluster allocated", state.allocated,
                    _total((n.allocated for n in nodes), none))
-    out += _differs("cluster allocated vs apps", state.allocated,
+    out += differs("cluster allocated vs apps", state.allocated,
                     _total((a.usage for a in state.apps.values()), none))
-    out += _differs("cluster capacity", state.capacity, _total((n.capacity for n in nodes), none))
+    out += differs("cluster capacity", state.capacity, _total((n.capacity for n in nodes), none))
     root = state.queues.get("root")
     if root is not None:
-        out += _differs("root queue usage", root.usage, state.allocated)
+        out += differs("root queue usage", root.usage, state.allocated)
     return out
 
 
@@ -158,7 +144,7 @@ def queue_counts(target: Engine | Scheduler) -> list[str]:
     subtree; per-user runnable counts match the runnable apps; waiting lists hold exactly the
     non-runnable apps.
     """
-    s = _sched(target)
+    s = scheduler_of(target)
     out: list[str] = []
     for app in s.state.apps.values():
         out += _app_listing(s, app)
@@ -208,7 +194,7 @@ def running_app_limits(target: Engine | Scheduler) -> list[str]:
 
     Holds as long as no reload lowered a limit: YARN never demotes running apps (§3.9).
     """
-    s = _sched(target)
+    s = scheduler_of(target)
     out: list[str] = []
     for name, runtime in s.state.queues.items():
         cap = s.settings(name).max_running_apps
@@ -231,7 +217,7 @@ def reservation_consistency(target: Engine | Scheduler) -> list[str]:
     Stopped apps hold none. Reserved totals: each queue's ``reserved`` (and count) = Σ of the
     reservations of apps in its subtree; the cluster's = Σ over nodes.
     """
-    s = _sched(target)
+    s = scheduler_of(target)
     state = s.state
     out: list[str] = []
     for node in state.nodes.values():
@@ -242,11 +228,11 @@ def reservation_consistency(target: Engine | Scheduler) -> list[str]:
             if holder is None or holder.reservation is not r:
                 out.append(f"app {app.id} holds a reservation on {where} the node does not know")
     reserved = [n.reservation for n in state.nodes.values() if n.reservation is not None]
-    out += _differs("cluster reserved", state.reserved,
+    out += differs("cluster reserved", state.reserved,
                     _total((r.resource for r in reserved), s.none))
     for name, runtime in state.queues.items():
         mine = [r for r in reserved if _inside(state.apps[r.app_id], name)]
-        out += _differs(f"queue {name} reserved", runtime.reserved,
+        out += differs(f"queue {name} reserved", runtime.reserved,
                         _total((r.resource for r in mine), s.none))
         if runtime.reserved_containers != len(mine):
             out.append(f"queue {name} reserved_containers is {runtime.reserved_containers}, "
@@ -276,7 +262,7 @@ def preemption_marks(target: Engine | Scheduler) -> list[str]:
     ``earmarked_total`` = Σ of its per-app earmarks. Per app: ``resourcesToBePreempted`` =
     Σ of its marked containers, each of which it still holds.
     """
-    s = _sched(target)
+    s = scheduler_of(target)
     state = s.state
     out: list[str] = []
     for app in state.apps.values():
@@ -287,7 +273,7 @@ def preemption_marks(target: Engine | Scheduler) -> list[str]:
         if set(node.marked_for_preemption) != owners:
             out.append(f"node {node.name} marks {sorted(node.marked_for_preemption)}, owners "
                        f"mark {sorted(owners)}")
-        out += _differs(f"node {node.name} earmarked total", node.earmarked_total,
+        out += differs(f"node {node.name} earmarked total", node.earmarked_total,
                         _total(node.earmarks.values(), s.none))
     return out
 
@@ -295,7 +281,7 @@ def preemption_marks(target: Engine | Scheduler) -> list[str]:
 def _owner_marks(s: Scheduler, app: App) -> list[str]:
     out = [f"app {app.id} marks container {cid}, which it no longer holds"
            for cid in app.to_be_preempted if cid not in app.containers]
-    out += _differs(f"app {app.id} resources to be preempted", app.resources_to_be_preempted,
+    out += differs(f"app {app.id} resources to be preempted", app.resources_to_be_preempted,
                     _total((c.resource for c in app.to_be_preempted.values()), s.none))
     return out
 
@@ -313,97 +299,3 @@ def check_all(target: Engine | Scheduler, exempt_nodes: Collection[str] = ()) ->
         *reservation_consistency(target),
         *preemption_marks(target),
     ]
-
-
-# -- the event stream: no allocation over capacity ----------------------------------------------
-
-
-@dataclass
-class NodeLedger:
-    """Node capacity and allocation rebuilt from events alone (§0.3, §3.6.2, §5.7).
-
-    :meth:`feed` reports an allocation that takes its node past its capacity *at that moment*
-    (so a resize that shrinks a busy node is not a violation, but allocating on it afterwards
-    is), a container allocated twice, and a completion of a container that is not running.
-    :meth:`mismatches` compares the rebuilt ledger with an engine's state.
-    """
-
-    capacity: dict[str, Resource] = field(default_factory=dict)
-    allocated: dict[str, Resource] = field(default_factory=dict)
-    removed: set[str] = field(default_factory=set)
-    live: dict[str, tuple[str, Resource]] = field(default_factory=dict)  # container → node, r
-
-    def feed(self, event: Event) -> list[str]:
-        if isinstance(event, NodeAdded):
-            return self._added(event)
-        if isinstance(event, NodeResized):
-            self.capacity[event.node] = event.capacity
-        elif isinstance(event, NodeRemoved):
-            self.removed.add(event.node)
-        elif isinstance(event, ContainerAllocated | ContainerRecovered):
-            return self._allocated(event)
-        elif isinstance(event, ContainerCompleted | ContainerPreempted):
-            return self._ended(event.seq, event.container, event.node)
-        return []
-
-    def feed_all(self, events: Iterable[Event]) -> list[str]:
-        return [problem for event in events for problem in self.feed(event)]
-
-    def _added(self, e: NodeAdded) -> list[str]:
-        left = self.allocated.get(e.node)
-        out = []
-        if left is not None and any(left.values):
-            out.append(f"event {e.seq}: node {e.node} re-registers still holding {left!r}")
-        self.capacity[e.node] = e.capacity
-        self.allocated[e.node] = none_like(e.capacity)
-        self.removed.discard(e.node)
-        return out
-
-    def _allocated(self, e: ContainerAllocated | ContainerRecovered) -> list[str]:
-        if e.node not in self.capacity or e.node in self.removed:
-            return [f"event {e.seq}: container {e.container} allocated on unknown node {e.node}"]
-        out = []
-        if e.container in self.live:
-            out.append(f"event {e.seq}: container {e.container} allocated while already running")
-        self.live[e.container] = (e.node, e.resource)
-        after = self.allocated[e.node] + e.resource
-        self.allocated[e.node] = after
-        if not fits_in(after, self.capacity[e.node]):
-            out.append(f"event {e.seq}: allocating {e.container} ({e.resource!r}) on {e.node} "
-                       f"makes it hold {after!r}, over its capacity {self.capacity[e.node]!r}")
-        return out
-
-    def _ended(self, seq: int, container: str, node: str) -> list[str]:
-        entry = self.live.pop(container, None)
-        if entry is None:
-            return [f"event {seq}: container {container} ended but was not running"]
-        where, resource = entry
-        self.allocated[where] = self.allocated[where] - resource
-        if where != node:
-            return [f"event {seq}: container {container} ended on {node}, ran on {where}"]
-        return []
-
-    def mismatches(self, target: Engine | Scheduler) -> list[str]:
-        """Where the ledger and the engine's state disagree."""
-        state = _sched(target).state
-        out: list[str] = []
-        known = {n for n in self.capacity if n not in self.removed}
-        if known != set(state.nodes):
-            out.append(f"ledger nodes {sorted(known)} != state nodes {sorted(state.nodes)}")
-        for node in state.nodes.values():
-            if node.name in known:
-                out += _differs(f"ledger capacity of {node.name}", self.capacity[node.name],
-                                node.capacity)
-                out += _differs(f"ledger allocation of {node.name}", self.allocated[node.name],
-                                node.allocated)
-        running = {cid for n in state.nodes.values() for cid in n.containers}
-        if set(self.live) != running:
-            out.append(f"ledger containers differ from state: only in ledger "
-                       f"{sorted(set(self.live) - running)}, only in state "
-                       f"{sorted(running - set(self.live))}")
-        return out
-
-
-def allocation_overflows(events: Sequence[Event]) -> list[str]:
-    """:class:`NodeLedger` over a whole event stream: every allocation within capacity."""
-    return NodeLedger().feed_all(events)

@@ -42,7 +42,7 @@ def queue_metrics(s: Scheduler, queue: str) -> dict[str, Any]:
     max_share = s.max_share(queue)
     metrics: dict[str, Any] = {
         **_mb_vcores("FairShare", runtime.fair_share),
-        **_mb_vcores("SteadyFairShare", s.steady_fair_share(queue)),
+        **_mb_vcores("SteadyFairShare", s.state.queues[queue].steady_fair_share),
         **_mb_vcores("MinShare", settings.min_share),
         "MaxShareMB": max_share.memory,
         "MaxShareVCores": max_share.vcores_int,

@@ -8,7 +8,8 @@ the simulator's event-driven loop asks to know which heartbeats would be quiet. 
 
 The loop's questions read the tree walk's index, which they first bring up to date (a cache:
 the walk would do the same before its next visit), so asking never changes what the engine
-decides.
+decides. Steady fair shares (:class:`SteadyShares`) are computed when first read after the tree
+or the cluster changed: nothing in scheduling reads them.
 """
 
 from __future__ import annotations
@@ -18,13 +19,16 @@ from typing import Any
 from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig
 from fairshare.core.heartbeat.assignment import earmarked_attempt, keeps_earmark
+from fairshare.core.heartbeat.order_index import OrderIndex
 from fairshare.core.lifecycle.apps import EngineError
 from fairshare.core.metrics import apps_below, queue_metrics
+from fairshare.core.model.changes import ChangeLog
 from fairshare.core.model.events import Event
 from fairshare.core.model.queue_settings import QueueSettings
 from fairshare.core.model.records import App, AttemptKey, ClusterState, Node
 from fairshare.core.model.scheduler import ROOT, Scheduler
 from fairshare.core.model.tree import QueueTree
+from fairshare.core.shares.fair_shares import compute_steady_fair_shares
 from fairshare.resources.vector import Resource, ResourceTypes
 
 
@@ -33,6 +37,8 @@ class EngineQueries:
     questions."""
 
     s: Scheduler
+    order_index: OrderIndex
+    steady: SteadyShares
 
     # -- records -------------------------------------------------------------------------------
 
@@ -97,10 +103,12 @@ class EngineQueries:
         return self.s.max_share(queue)
 
     def steady_fair_share(self, queue: str) -> Resource:
-        return self.s.steady_fair_share(queue)
+        self.steady.refresh(self.s)
+        return self.s.state.queues[queue].steady_fair_share
 
     def queue_metrics(self, queue: str) -> dict[str, Any]:
         """The queue's ``FSQueueMetrics``, under YARN's names."""
+        self.steady.refresh(self.s)
         return queue_metrics(self.s, queue)
 
     def apps_below(self, queue: str) -> tuple[list[App], list[App]]:
@@ -127,18 +135,34 @@ class EngineQueries:
 
     def max_share_above(self, queue: str) -> bool:
         """Is a max share configured on the queue or an ancestor (could one ever bind)?"""
-        return self.s.order.limited(self.s, queue)
+        return self.s.max_share_above(queue)
 
     def walk_version(self) -> int:
         """A number that changes whenever the answer of :meth:`could_act` may have."""
-        self.s.order.refresh(self.s)
-        return self.s.order.root_version
+        self.order_index.refresh(self.s)
+        return self.order_index.root_version
 
     def could_act(self, free: Resource) -> bool:
         """Could some app allocate or reserve on an unreserved node with ``free`` space?"""
-        self.s.order.refresh(self.s)
-        return self.s.order.may_act(ROOT, free, self.s.unbounded)
+        self.order_index.refresh(self.s)
+        return self.order_index.may_act(ROOT, free, self.s.unbounded)
 
     def walk_writes_gauges(self) -> bool:
         """Does a walk that allocates nothing still write some leaf's MaxAMShare gauge?"""
-        return self.s.order.runs_am_checks(ROOT)
+        return self.order_index.runs_am_checks(ROOT)
+
+
+class SteadyShares:
+    """Steady shares change with the cluster and the configuration only (docs/semantics.md
+    §2.4). YARN recomputes them on every node and queue change; nothing in scheduling reads
+    them, so they are recomputed once, when next read after a change (thousands of nodes
+    register one by one)."""
+
+    def __init__(self, log: ChangeLog) -> None:
+        self._changes = log.reader(flags_only=True)
+
+    def refresh(self, s: Scheduler) -> None:
+        changes = self._changes
+        if changes.tree or changes.cluster:
+            s.write.set_steady_fair_shares(compute_steady_fair_shares(s.tree, s.state.capacity))
+            changes.clear()

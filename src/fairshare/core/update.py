@@ -6,9 +6,9 @@ and every leaf's starvation. Between two passes (500 ms) a few apps change; so
 :class:`IncrementalUpdate` remembers what each step last computed from which inputs and
 redoes a step for a queue or an app only when those inputs may differ:
 
-* *What changed* comes from the engine: ``Scheduler.touch_app`` (usage, asks, admission,
-  attempts — the hook the tree walk's index uses) and ``Scheduler.touch_membership`` (a
-  waiting app that ended or moved) name the apps, and through them their leaves. A new queue
+* *What changed* comes from the state's change log (:mod:`fairshare.core.model.changes`): the
+  apps whose usage, asks, admission or attempt were written, and those that joined or left a
+  leaf's lists, each under the leaf it was in when written. A new queue
   tree is compared queue by queue (settings, children and runtime record, by identity). A new
   cluster size changes max shares given as percentages, every cut (root's share is the
   cluster) and what ``drf`` compares; not any app's demand.
@@ -18,6 +18,9 @@ redoes a step for a queue or an app only when those inputs may differ:
   inputs equal the last pass's gives the same shares and is skipped.
 * Starvation (§4.3, §4.4): :mod:`fairshare.core.starvation.incremental` — only the leaves
   whose outcome may have changed run the full pass; the others only get the clock written.
+  It is a query: it returns what to write, which the pass applies
+  (:meth:`~fairshare.core.model.state.StateWriter.apply_starvation`) before reporting the apps
+  new in the starved-apps queue.
   Starvation is evaluated only when preemption is on and the cluster is busier than the
   utilization threshold (§4.1).
 
@@ -28,44 +31,22 @@ each step.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-from fairshare.core.model.records import App, QueueRuntime
+from fairshare.core.model.changes import ChangeLog, PassChanges
+from fairshare.core.model.records import QueueRuntime
+from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.model.tree import QueueNode, QueueTree
 from fairshare.core.shares.demand import DemandCache
 from fairshare.core.shares.incremental import ShareCache
 from fairshare.core.starvation.incremental import StarvationCache
-from fairshare.core.starvation.report import starvation_gate
+from fairshare.core.starvation.report import report_starvation, starvation_gate
 from fairshare.resources.vector import Resource
-
-if TYPE_CHECKING:
-    from fairshare.core.model.scheduler import Scheduler
-
-
-@dataclass(slots=True)
-class Changes:
-    """What may differ from the previous pass, as the steps of one pass see it."""
-
-    everything: bool  # the first pass: nothing is known yet
-    cluster_changed: bool  # the cluster size is not the last pass's (always on the first)
-    apps: dict[str, App]  # touched since the last pass
-    # leaf → the touched apps that were in it when touched or are in it now: the only ones
-    # whose numbers, or whose place in its lists, may have changed
-    by_leaf: dict[str, dict[str, App]]
-    queues: set[str]  # queues that are new or whose settings, children or record changed
-    tree_changed: bool
-    demand_leaves: dict[str, None] = field(default_factory=dict)  # filled by the demand step
-    share_leaves: dict[str, None] = field(default_factory=dict)  # leaves whose app shares moved
 
 
 class IncrementalUpdate:
     """What the incremental update pass remembers between passes, and what changed since."""
 
-    def __init__(self) -> None:
-        self._apps: dict[str, App] = {}
-        self._by_leaf: dict[str, dict[str, App]] = {}
-        self._in_pass = False
+    def __init__(self, log: ChangeLog) -> None:
+        self._changes = log.reader(by_leaf=True)
         self._tree: QueueTree | None = None
         self._capacity: Resource | None = None
         self._records: dict[str, tuple[QueueNode, QueueRuntime]] = {}
@@ -73,42 +54,30 @@ class IncrementalUpdate:
         self.shares = ShareCache()
         self.starvation = StarvationCache()
 
-    # -- hooks (Scheduler.touch_app, Scheduler.touch_membership) -------------------------------
-
-    def touch_app(self, app: App) -> None:
-        """``app`` changed: its demand, its leaf's lists or its starvation inputs may differ.
-
-        The leaf is noted now: a move changes ``app.queue`` afterwards. Touches made by the
-        pass itself are not noted: the pass carries what it changed to its later steps.
-        """
-        if self._in_pass:
-            return
-        self._apps[app.id] = app
-        self._by_leaf.setdefault(app.queue, {})[app.id] = app
-
     # -- the pass ------------------------------------------------------------------------------
 
     def update(self, s: Scheduler) -> None:
-        """One ``FairScheduler.update()``."""
-        self._in_pass = True
-        try:
-            changes = self._changes(s)
-            self.demand.update(s, changes)
-            self.shares.update(s, changes)
-            if s.preemption_enabled:
-                self.starvation.note(s, changes)
-                if starvation_gate(s):
-                    self.starvation.update(s)
-        finally:
-            self._in_pass = False
+        """One ``FairScheduler.update()``. What the pass itself writes is not news to the
+        next pass (it carries what it changed to its later steps): its records are dropped."""
+        changes = self._pass_changes(s)
+        self.demand.update(s, changes)
+        self.shares.update(s, changes)
+        if s.preemption_enabled:
+            self.starvation.note(s, changes)
+            if starvation_gate(s):
+                writes, reported = self.starvation.update(s)
+                s.write.apply_starvation(writes)
+                for app_id in reported:
+                    report_starvation(s, s.state.apps[app_id])
+        self._changes.clear()
 
-    def _changes(self, s: Scheduler) -> Changes:
+    def _pass_changes(self, s: Scheduler) -> PassChanges:
         tree = s.tree
         everything = self._capacity is None
         cluster_changed = self._capacity != s.state.capacity
         self._capacity = s.state.capacity
-        apps, self._apps = self._apps, {}
-        by_leaf, self._by_leaf = self._by_leaf, {}
+        apps, by_leaf = self._changes.apps, self._changes.by_leaf
+        self._changes.clear()
         for app in apps.values():
             by_leaf.setdefault(app.queue, {})[app.id] = app
         queues: set[str] = set()
@@ -117,7 +86,7 @@ class IncrementalUpdate:
             self._tree = tree
             queues = self._changed_queues(s)
         by_leaf = {q: a for q, a in by_leaf.items() if q in tree and tree[q].is_leaf}
-        return Changes(everything, cluster_changed, apps, by_leaf, queues, tree_changed)
+        return PassChanges(everything, cluster_changed, apps, by_leaf, queues, tree_changed)
 
     def _changed_queues(self, s: Scheduler) -> set[str]:
         """Queues of the new tree that are new or whose node (settings, children) or runtime

@@ -10,42 +10,33 @@ Each step returns an :class:`Assigned` (a container, or a reservation) or ``None
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from fairshare.core.heartbeat.order_index import headroom, reservable_nodes_limit
-from fairshare.core.lifecycle.asks import decrement_asks, first_any_ask, outstanding
-from fairshare.core.lifecycle.decommission import note_app_ran
+from fairshare.core.heartbeat.order_index import reservable_nodes_limit
+from fairshare.core.lifecycle.asks import allocated_places, first_any_ask, outstanding
+from fairshare.core.model.am_share import (
+    am_check_disabled,
+    am_fits,
+)
 from fairshare.core.model.events import ContainerAllocated, ContainerReserved
 from fairshare.core.model.locality import Locality, LocalityState, offer, on_allocation
-from fairshare.core.model.policies import SortKey
 from fairshare.core.model.records import (
     ANY,
     LOCALITY_NAMES,
     App,
-    AppState,
     Ask,
     AttemptKey,
     Container,
     Node,
 )
 from fairshare.core.model.records import SchedulerKey as Key
-from fairshare.core.model.scheduler import ROOT, Scheduler
+from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.model.yarn_order import container_hash
-from fairshare.core.shares.am_share import (
-    am_check_disabled,
-    am_fits,
-    max_am_resource,
-    refuses_every_am,
-)
 from fairshare.resources.vector import (
     Resource,
     add,
-    componentwise_min,
     fits_in,
     is_none,
-    multiply,
-    subtract,
     subtract_non_negative,
 )
 
@@ -67,48 +58,6 @@ class Assigned:
         return Resource((-1, *none.values[1:]))
 
 
-# one walk down the tree for a node: the first container or reservation it makes, if any
-TreeWalk = Callable[[Scheduler, Node], Assigned | None]
-
-
-# -- §3.1 the heartbeat -------------------------------------------------------------------------
-
-
-def attempt_scheduling(s: Scheduler, node: Node, tree_walk: TreeWalk) -> None:
-    """``attemptScheduling(node)``, walking the tree with ``tree_walk`` (the engine's is
-    :func:`walk`)."""
-    assign_preempted_containers(s, node)
-    valid = False
-    if node.reservation is not None:
-        valid = assign_reserved_container(s, node)
-    if valid:
-        return  # a valid reservation blocks everything else on this node (§3.1)
-    count, assigned = 0, s.none
-    allocated_before = node.allocated  # half of what is free now bounds assignmultiple (§3.7)
-    max_to_assign: Resource | None = None
-    while node.reservation is None:
-        result = tree_walk(s, node)
-        if result is None:
-            break
-        count += 1
-        assigned = add(assigned, result.counted(s.none))
-        if max_to_assign is None:  # measured once, truncating (§3.7)
-            max_to_assign = multiply(subtract(node.capacity, allocated_before), 0.5)
-        if not should_continue_assigning(s, count, max_to_assign, assigned):
-            break
-
-
-def should_continue_assigning(
-    s: Scheduler, count: int, max_to_assign: Resource, assigned: Resource
-) -> bool:
-    """§3.7: one container unless assignmultiple; then half the node, or max.assign."""
-    if not s.site.assign_multiple:
-        return False
-    if s.site.dynamic_max_assign:
-        return fits_in(assigned, max_to_assign)
-    return s.site.max_assign <= 0 or count < s.site.max_assign
-
-
 # -- §3.2 earmarked space goes to the starved app first ------------------------------------------
 
 
@@ -117,11 +66,10 @@ def preemption_list(s: Scheduler, node: Node) -> list[tuple[App, Resource]]:
     An ended attempt's entry is stopped, even when its app runs a new attempt."""
     if not node.earmarks:
         return []
-    for key, amount in list(node.earmarks.items()):
+    for key in list(node.earmarks):
         app = earmarked_attempt(s, key)
         if app is None or not keeps_earmark(s, app):
-            del node.earmarks[key]
-            node.earmarked_total = subtract(node.earmarked_total, amount)
+            s.write.drop_earmark(node, key)
     return [(s.state.apps[app_id], amount) for (app_id, _), amount in node.earmarks.items()]
 
 
@@ -175,137 +123,6 @@ def pre_check(s: Scheduler, queue: str, node: Node) -> bool:
     return node.reservation is None and fits_in(s.state.queues[queue].usage, s.max_share(queue))
 
 
-def walk(s: Scheduler, node: Node) -> Assigned | None:
-    """One walk down the tree from the root (``FSParentQueue``/``FSLeafQueue.assignContainer``)
-    over the order index's sorted lists. Under delay scheduling every visit to an app counts a
-    scheduling opportunity, so every app is visited; otherwise what can only fail on this node
-    is passed over. Tests check both against YARN's walk that sorts every level
-    (``tests/oracles/walk.py``)."""
-    order = s.order
-    order.refresh(s)
-    if s.site.delay_scheduling_enabled:
-        return _visit_every_app(s, ROOT, node)
-    free = node.unallocated
-    if not order.may_act(ROOT, free, s.unbounded):
-        # nothing anywhere can use this node: the walk would only run AM checks, which write
-        # the same gauges as the last such sweep if nothing they read changed since
-        available = s.root_available()
-        if order.runs_am_checks(ROOT) and not order.gauges_current(available):
-            _am_checks_below(s, ROOT, node)
-            order.gauges_written(available)
-        return None
-    return _pruned_from_queue(s, ROOT, node, free, s.unbounded)
-
-
-def _visit_every_app(s: Scheduler, queue: str, node: Node) -> Assigned | None:
-    """The walk over the index's sorted lists, every queue and app visited in turn."""
-    if not pre_check(s, queue, node):
-        return None
-    if s.tree[queue].is_leaf:
-        for app in s.order.apps(s, queue):  # runnable, with pending demand
-            result = assign_to_app(s, app, node, via="heartbeat")
-            if result is not None:
-                return result
-        return None
-    for child in s.order.children(s, queue):
-        result = _visit_every_app(s, child, node)
-        if result is not None:
-            return result
-    return None
-
-
-def _pruned_from_queue(s: Scheduler, queue: str, node: Node, free: Resource, room: Resource
-                       ) -> Assigned | None:
-    """The same walk, passing over what can only fail on this node (see order_index):
-    ``free`` is the node's unallocated space, ``room`` the max-share headroom of every queue
-    down to here. A walk only starts on a node without a reservation and ends at the first
-    allocation or reservation, so ``pre_check`` reduces to the queue's own headroom."""
-    order = s.order
-    if room is not s.unbounded or order.limited(s, queue):  # else no max share can bind here
-        own = headroom(s.state.queues[queue].usage, s.max_share(queue))
-        if min(own.values) < 0:
-            return None  # over its max share
-        room = componentwise_min(room, own)
-    if s.tree[queue].is_leaf:
-        # every AM check of the leaf computes the same limit until the walk allocates or
-        # reserves, which ends it: computed once, written as the gauge at the first check
-        am_sizes = order.am_sizes(queue)
-        limit = max_am_limit(s, queue) if am_sizes else None
-        if limit is not None and refuses_every_am(s.state.queues[queue].am_resource_usage,
-                                                  am_sizes, limit):
-            others = order.apps_without_am_check(s, queue)
-            if others is not None:  # the usual case in a leaf full of waiting apps
-                return _leaf_past_am_limit(s, queue, node, free, room, limit, *others)
-        unbounded = room is s.unbounded
-        recorded = False
-        for app in order.apps(s, queue):
-            offer = order.offer(app)
-            assert offer is not None  # the leaf's list holds offered apps only
-            if offer.am_check and not recorded:  # the check runs whether or not it may act
-                assert limit is not None  # an offer with the check gives the leaf an AM size
-                s.state.queues[queue].max_am_share_metric = limit
-                recorded = True
-            if offer.may_act(free, room, unbounded):
-                if offer.am_check:  # assign_to_app with the leaf's limit
-                    assert limit is not None
-                    if over_am_limit(s, app, limit):
-                        continue
-                    result = assign_keys(s, app, node, app.sorted_keys(), reserved=False,
-                                         via="heartbeat")
-                else:
-                    result = assign_to_app(s, app, node, via="heartbeat")
-                if result is not None:
-                    return result
-        return None
-    for child in order.children(s, queue):
-        if order.may_act(child, free, room):
-            result = _pruned_from_queue(s, child, node, free, room)
-            if result is not None:
-                return result
-        elif order.runs_am_checks(child):
-            _am_checks_below(s, child, node)
-    return None
-
-
-def _leaf_past_am_limit(s: Scheduler, leaf: str, node: Node, free: Resource, room: Resource,
-                        limit: Resource, first_am_check: SortKey | None,
-                        others: Iterator[tuple[SortKey, App]]) -> Assigned | None:
-    """The leaf's walk when its AM ``limit`` refuses every app whose visit runs the AM check:
-    those visits would only write the limit as the MaxAMShare gauge, so only the other apps
-    are visited, and the gauge is written where the walk would reach the first refused app."""
-    order = s.order
-    unbounded = room is s.unbounded
-    for key, app in others:
-        if first_am_check is not None and key > first_am_check:
-            s.state.queues[leaf].max_am_share_metric = limit
-            first_am_check = None
-        offer = order.offer(app)
-        assert offer is not None
-        if offer.may_act(free, room, unbounded):
-            result = assign_to_app(s, app, node, via="heartbeat")
-            if result is not None:
-                return result
-    if first_am_check is not None:
-        s.state.queues[leaf].max_am_share_metric = limit
-    return None
-
-
-def _am_checks_below(s: Scheduler, queue: str, node: Node) -> None:
-    """A visit of a subtree where nothing can be allocated or reserved: only its AM checks
-    have an effect (the MaxAMShare gauge). Nothing they read changes during the visit, so
-    each leaf writes the same gauge whatever the order: only the leaves with checks are
-    visited, in no particular order."""
-    order = s.order
-    if not pre_check(s, queue, node):
-        return
-    if s.tree[queue].is_leaf:
-        if order.runs_am_checks(queue):  # some offered app's visit runs the check: once will do
-            record_max_am_share(s, queue)
-        return
-    for child in order.checking_children(queue):
-        _am_checks_below(s, child, node)
-
-
 # -- §3.6 inside an application ------------------------------------------------------------------
 
 
@@ -345,22 +162,16 @@ def over_am_limit(s: Scheduler, app: App, limit: Resource) -> bool:
 def record_max_am_share(s: Scheduler, queue: str) -> Resource:
     """What every ``canRunAppAM`` of a leaf with the check enabled writes, whichever app asks:
     the AM limit, as the queue's MaxAMShare metric."""
-    limit = s.state.queues[queue].max_am_share_metric = max_am_limit(s, queue)
+    limit = max_am_limit(s, queue)
+    s.write.record_max_am_share(queue, limit)
     return limit
 
 
 def max_am_limit(s: Scheduler, queue: str) -> Resource:
     """The leaf's AM limit as ``canRunAppAM`` computes it (§3.6.4): the last one computed, if
     what it is computed from is the same (vectors are replaced, never changed in place)."""
-    fair_share, max_share = s.state.queues[queue].fair_share, s.max_share(queue)
-    available, share = s.root_available(), s.settings(queue).max_am_share
-    kept = s.am_limits.get(queue)
-    if (kept is not None and kept[0] is fair_share and kept[1] is max_share
-            and kept[2] is available and kept[3] == share):
-        return kept[4]
-    limit = max_am_resource(fair_share, max_share, available, share)
-    s.am_limits[queue] = (fair_share, max_share, available, share, limit)
-    return limit
+    return s.am_limit(queue, s.state.queues[queue].fair_share, s.max_share(queue),
+                      s.root_available())
 
 
 def has_container_for_node(s: Scheduler, app: App, key: Key, node: Node) -> bool:
@@ -382,7 +193,7 @@ def has_container_for_node(s: Scheduler, app: App, key: Key, node: Node) -> bool
 
 def fits_in_max_share(s: Scheduler, queue: str, amount: Resource) -> bool:
     """``fitsInMaxShare`` up the whole ancestry."""
-    if not s.order.limited(s, queue):
+    if not s.max_share_above(queue):
         return True  # every max share above is unbounded: usage + amount saturates below it
     return all(
         fits_in(add(s.state.queues[q].usage, amount), s.max_share(q)) for q in s.ancestry(queue)
@@ -398,11 +209,12 @@ def assign_keys(
             continue
         allowed = Locality.OFF_SWITCH
         if s.site.delay_scheduling_enabled:  # else the opportunity count is never read: not kept
-            allowed, app.locality[key] = offer(
+            allowed, locality = offer(
                 app.locality.get(key) or LocalityState(), num_nodes=len(s.state.nodes),
                 node_threshold=s.site.locality_threshold_node,
                 rack_threshold=s.site.locality_threshold_rack,
             )
+            s.write.set_locality(app, key, locality)
         table = app.asks.get(key, {})
         rack_ask, node_ask = outstanding(app, key, node.rack), outstanding(app, key, node.name)
         any_ask = outstanding(app, key, ANY)
@@ -433,7 +245,7 @@ def place(
     capability = ask.capability
     if fits_in(capability, node.unallocated):
         if key in app.locality:
-            app.locality[key] = on_allocation(app.locality[key], kind)
+            s.write.set_locality(app, key, on_allocation(app.locality[key], kind))
         if outstanding(app, key, ANY) is None:
             if reserved:
                 s.unreserve(app, node, "no outstanding ask")
@@ -456,54 +268,15 @@ def allocate(
 ) -> Container:
     """Create the container and account for it everywhere (§3.6.2 ``allocate``, §3.2)."""
     if container_id is None:
-        container_id = app.new_container_id()
+        container_id = s.write.new_container_id(app)
     is_am = not app.am_running and not app.unmanaged  # the first container is the AM
     container = Container(container_id, app.id, node.name, capability, is_am, key, kind, s.now,
                           container_hash(container_id, s.app_number(app.id)))
-    decrement_asks(app, key, node.name, node.rack, kind)
-    node.allocated = add(node.allocated, capability)
-    node.containers[container_id] = container
-    node.peak_containers = max(node.peak_containers, len(node.containers))
-    if app.id not in node.apps_ran:
-        note_app_ran(s, node, app.id)
-    _consume_earmark(node, app.attempt_key, capability)
-    app.containers[container_id] = container
-    app.usage = add(app.usage, capability)
-    s.touch_app(app)
-    if is_am:
-        app.am_resource, app.am_running = capability, True
-        leaf = s.state.queues[app.queue]
-        leaf.am_resource_usage = add(leaf.am_resource_usage, capability)
-    app.state = AppState.RUNNING
-    s.add_usage(app.queue, capability)
-    for name in s.ancestry(app.queue):
-        q = s.state.queues[name]
-        q.containers_allocated += 1
-        if kind is Locality.NODE_LOCAL:
-            q.node_local += 1
-        elif kind is Locality.RACK_LOCAL:
-            q.rack_local += 1
-        else:
-            q.off_switch += 1
-    s.state.allocated = add(s.state.allocated, capability)
-    s.state.containers_allocated += 1
+    s.write.decrement_asks(app, key, allocated_places(node.name, node.rack, kind))
+    s.write.allocate(app, node, container, kind)
     s.emit(ContainerAllocated, app=app.id, queue=app.queue, container=container_id,
            node=node.name, resource=capability, am=is_am, locality=LOCALITY_NAMES[kind], via=via)
     return container
-
-
-def _consume_earmark(node: Node, attempt: AttemptKey, allocated: Resource) -> None:
-    """Every allocation for an earmarked attempt reduces its entry on the node (§3.2)."""
-    entry = node.earmarks.get(attempt)
-    if entry is None:
-        return
-    taken = componentwise_min(entry, allocated)
-    node.earmarked_total = subtract(node.earmarked_total, taken)
-    left = subtract(entry, taken)
-    if is_none(left):
-        del node.earmarks[attempt]
-    else:
-        node.earmarks[attempt] = left
 
 
 # -- §3.6.5 reservations ------------------------------------------------------------------------
@@ -522,7 +295,7 @@ def reserve(s: Scheduler, app: App, node: Node, capability: Resource, kind: Loca
         return False
     if reservation_exceeds_threshold(s, app, node, kind):
         return False
-    if s.reserve(app, node, key, capability):
+    if s.write.reserve(app, node, key, capability):
         s.emit(ContainerReserved, app=app.id, queue=app.queue, node=node.name,
                resource=capability, priority=key[0])
     return True

@@ -19,11 +19,12 @@ at most count scheduling opportunities, which nothing reads unless delay schedul
 record the gauge — so the walk skips it (:meth:`OrderIndex.may_act`), descending only to run
 the AM checks a visit would have run. With delay scheduling on, nothing is skipped.
 
-Everything that changes a key or a summary tells the index through the ``Scheduler.touch_*``
-hooks (allocation, release, asks, admission, reservations, and the update pass for the demands,
-shares and starvation it changed); a node change re-keys the ``drf`` lists only; a new queue
-tree rebuilds the index on the next walk. Tests run the indexed walk and YARN's walk that sorts
-every level (``tests/oracles/walk.py``) side by side and compare their event streams.
+Every write that changes a key or a summary is recorded in the state's change log
+(:mod:`fairshare.core.model.changes`: allocation, release, asks, admission, reservations, and
+the update pass's demands, shares and starvation); the index drains its reader before each
+walk. A node change re-keys the ``drf`` lists only; a new queue tree rebuilds the index.
+Tests run the indexed walk and YARN's walk that sorts every level (``tests/oracles/walk.py``)
+side by side and compare their event streams.
 """
 
 from __future__ import annotations
@@ -31,16 +32,17 @@ from __future__ import annotations
 import functools
 import math
 from bisect import bisect_left, insort
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from fairshare.config.model import PolicyName
 from fairshare.core.lifecycle.asks import first_any_ask
+from fairshare.core.model.am_share import am_check_disabled, max_am_resource, refuses_every_am
+from fairshare.core.model.changes import ChangeLog
 from fairshare.core.model.policies import KeyFunction, SortKey, comparator_for, sort_key_for
 from fairshare.core.model.records import ANY, App
+from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.model.tree import parent_of
-from fairshare.core.shares.am_share import am_check_disabled, max_am_resource, refuses_every_am
 from fairshare.resources.vector import (
     LONG_MAX,
     Resource,
@@ -50,9 +52,6 @@ from fairshare.resources.vector import (
     is_none,
     subtract,
 )
-
-if TYPE_CHECKING:
-    from fairshare.core.model.scheduler import Scheduler
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +172,9 @@ class _Ordered:
 class OrderIndex:
     """Sorted children and apps for the tree walk, with per-queue activity summaries."""
 
-    def __init__(self) -> None:
+    def __init__(self, log: ChangeLog) -> None:
+        self._log = log  # its version moves with every record: the gauges' sweeps compare it
+        self._changes = log.reader()
         self._stale = True
         self._children: dict[str, _Ordered] = {}  # parent → its children
         self._apps: dict[str, _Ordered] = {}  # leaf → its offered apps (runnable, pending)
@@ -182,9 +183,8 @@ class OrderIndex:
         self._without_am_check: dict[str, _Ordered] = {}
         self._am_checks: dict[str, _AmChecks] = {}
         self._dirty_am_limits: dict[str, None] = {}
-        # bumped by every hook: the MaxAMShare gauges a sweep of the whole tree writes are a
-        # function of what the hooks report and of root's available space
-        self._version = 0
+        # the MaxAMShare gauges a sweep of the whole tree writes are a function of what the
+        # change log records (its version) and of root's available space
         self._gauges_swept: tuple[int, Resource] | None = None
         self._offers: dict[str, Offer] = {}  # app id → its current offer
         self._activity: dict[str, Activity] = {}
@@ -195,35 +195,7 @@ class OrderIndex:
         # free space" use it to know when to ask again
         self.root_version = 0
         self._min_capacity: Resource | None = None  # componentwise, over the nodes
-        self._limited_queues: dict[str, bool] = {}  # queue → some ancestor has a max share
         self._unbounded: Resource | None = None  # the scheduler's: no max share in the way
-
-    # -- hooks ---------------------------------------------------------------------------------
-
-    def invalidate(self) -> None:
-        """Everything may have changed: rebuild on the next walk."""
-        self._version += 1
-        self._stale = True
-        self._dirty_queues.clear()
-        self._dirty_apps.clear()
-        self._dirty_am_limits.clear()
-        self._limited_queues.clear()  # max shares may have changed (a reload)
-
-    def touch_queue(self, name: str) -> None:
-        self._version += 1
-        if not self._stale:
-            self._dirty_queues[name] = None
-
-    def touch_app(self, app: App) -> None:
-        self._version += 1
-        if not self._stale:
-            self._dirty_apps[app.id] = app
-
-    def touch_am_limit(self, leaf: str) -> None:
-        """The leaf's AM limit (its fair share) or its AM usage changed."""
-        self._version += 1
-        if not self._stale:
-            self._dirty_am_limits[leaf] = None
 
     # -- reading, for the walk -----------------------------------------------------------------
 
@@ -247,13 +219,6 @@ class OrderIndex:
         if room is self._unbounded:
             return a.may_act_unbounded(free)
         return may_act(a.sizes, a.reservable, free, room)
-
-    def limited(self, s: Scheduler, queue: str) -> bool:
-        """Is a max share configured on ``queue`` or an ancestor (cached until a rebuild)?"""
-        limited = self._limited_queues.get(queue)
-        if limited is None:
-            limited = self._limited_queues[queue] = max_share_above(s, queue)
-        return limited
 
     def am_sizes(self, leaf: str) -> Collection[Resource]:
         """The AM sizes of the leaf's offered apps whose visit runs the AM check."""
@@ -284,10 +249,10 @@ class OrderIndex:
     def gauges_current(self, root_available: Resource) -> bool:
         """Would a sweep of every leaf's AM checks write the gauges as the last one did —
         nothing reported since, and root's available space the same?"""
-        return self._gauges_swept == (self._version, root_available)
+        return self._gauges_swept == (self._log.version, root_available)
 
     def gauges_written(self, root_available: Resource) -> None:
-        self._gauges_swept = (self._version, root_available)
+        self._gauges_swept = (self._log.version, root_available)
 
     def offer(self, app: App) -> Offer | None:
         return self._offers.get(app.id)
@@ -295,7 +260,8 @@ class OrderIndex:
     # -- keeping it current --------------------------------------------------------------------
 
     def refresh(self, s: Scheduler) -> None:
-        """Bring every touched entry up to date (called before each walk)."""
+        """Bring every entry the change log names up to date (called before each walk)."""
+        self._drain(s)
         if not (self._stale or self._dirty_apps or self._dirty_queues or self._dirty_am_limits):
             return  # most walks: nothing changed since the last one
         if self._stale:
@@ -319,12 +285,29 @@ class OrderIndex:
         self._dirty_queues.clear()
         am_limits.clear()
 
+    def _drain(self, s: Scheduler) -> None:
+        """Take in what the change log recorded since the last refresh: a new tree rebuilds
+        everything on this refresh; the rest names the entries to bring up to date."""
+        changes = self._changes
+        if changes.tree:
+            self._stale = True
+        if not self._stale and changes.cluster:
+            self._cluster_changed(s)
+        if not self._stale:
+            self._dirty_apps.update(changes.apps)
+            self._dirty_queues.update(changes.queues)
+            self._dirty_am_limits.update(changes.am_limits)
+        else:
+            self._dirty_apps.clear()
+            self._dirty_queues.clear()
+            self._dirty_am_limits.clear()
+        changes.clear()
+
     def _rebuild(self, s: Scheduler) -> None:
         self._children, self._apps, self._offers = {}, {}, {}
         self._without_am_check, self._am_checks = {}, {}
         self._min_capacity = _min_capacity(s)
         self._unbounded = s.unbounded
-        self._limited_queues = {}
         self._activity = {node.name: Activity() for node in s.tree}
         for node in s.tree:
             key = sort_key_for(node.settings.policy, len(s.types))
@@ -347,7 +330,7 @@ class OrderIndex:
         """Re-key and re-summarise ``app``; a leaf's list holds exactly its offered apps.
         Returns the leaf of its previous offer when the offer changed."""
         old = self._offers.get(app.id)
-        new = offer_of(s, app, self._min_capacity, self.limited)
+        new = offer_of(s, app, self._min_capacity)
         if old is not None and (new is None or new.leaf != old.leaf):
             self._apps[old.leaf].drop(app.id)
             self._without_am_check[old.leaf].drop(app.id)
@@ -369,14 +352,11 @@ class OrderIndex:
             self._offers[app.id] = new
         return old.leaf if old is not None else None
 
-    def cluster_changed(self, s: Scheduler) -> None:
+    def _cluster_changed(self, s: Scheduler) -> None:
         """Only drf keys and starvation (dominant shares) and the reservable-nodes limit read
         the cluster; fair and fifo orders stay as they are."""
-        self._version += 1
-        if self._stale:
-            return
         if _min_capacity(s) != self._min_capacity:
-            self.invalidate()  # every offer's sizes may change
+            self._stale = True  # every offer's sizes may change
             return
         for leaf in self._am_checks:  # the largest AM limits follow the cluster's size
             self._dirty_am_limits[leaf] = None
@@ -384,13 +364,13 @@ class OrderIndex:
             if s.settings(node.name).policy is PolicyName.DRF:
                 if node.is_leaf:
                     for app in s.state.queues[node.name].runnable_apps:
-                        self.touch_app(app)
+                        self._dirty_apps[app.id] = app
                 else:
                     for child in node.children:
-                        self.touch_queue(child)
+                        self._dirty_queues[child] = None
         for app in s.state.apps.values():
             if app.reservations:
-                self.touch_app(app)
+                self._dirty_apps[app.id] = app
 
     def _count(self, s: Scheduler, offer: Offer, delta: int) -> None:
         sizes, reservable = offer.sizes, offer.reservable
@@ -440,15 +420,14 @@ class OrderIndex:
             self.root_version += 1
 
 
-def offer_of(s: Scheduler, app: App, min_capacity: Resource | None = None,
-             limited: Callable[[Scheduler, str], bool] | None = None) -> Offer | None:
+def offer_of(s: Scheduler, app: App, min_capacity: Resource | None) -> Offer | None:
     """What the walk could do with ``app``; None if it would not even look at it (not runnable,
     or no pending demand as of the last update pass — the filter of ``assign_from_leaf``).
 
     Its sizes are those of its keys in priority order up to the first key that every node
     would let through to placement: an off-switch-only ask that fits the smallest node
-    (``min_capacity``), in a queue whose ancestry has no max share (``limited`` says) — a
-    heartbeat never gets past that key."""
+    (``min_capacity``), in a queue whose ancestry has no max share — a heartbeat never gets
+    past that key."""
     if not app.runnable or app.demand.values == app.usage.values:  # no pending demand
         return None
     sizes: list[Resource] = []
@@ -460,20 +439,14 @@ def offer_of(s: Scheduler, app: App, min_capacity: Resource | None = None,
         if ask.capability not in sizes:
             sizes.append(ask.capability)
         if (len(table) == 1 and ask.relax_locality and min_capacity is not None
-                and limited is not None and fits_in(ask.capability, min_capacity)
-                and not limited(s, app.queue)):
+                and fits_in(ask.capability, min_capacity)
+                and not s.max_share_above(app.queue)):
             break  # hasContainerForNode passes on every node: later keys are never tried
     reservable: tuple[Resource, ...] = ()
     if _may_reserve(s, app):
         calc, cluster, threshold = s.calc(app.queue), s.state.capacity, s.reservation_threshold
         reservable = tuple(size for size in sizes if calc.compare(cluster, size, threshold) >= 0)
     return Offer(app.queue, tuple(sizes), reservable, _am_size(s, app))
-
-
-def max_share_above(s: Scheduler, queue: str) -> bool:
-    """Is a max share configured on ``queue`` or an ancestor? If not, ``fitsInMaxShare``
-    cannot fail below it, whatever the usage."""
-    return any(s.settings(q).max_share is not None for q in s.ancestry(queue))
 
 
 def _min_capacity(s: Scheduler) -> Resource | None:

@@ -13,7 +13,6 @@ from fairshare.core.model.events import AppRunnable
 from fairshare.core.model.records import App
 from fairshare.core.model.scheduler import ROOT, Scheduler
 from fairshare.core.model.yarn_order import merged_by_start_time
-from fairshare.resources.vector import subtract
 
 INT_MAX = 2**31 - 1
 
@@ -33,48 +32,6 @@ def why_not_runnable(s: Scheduler, app: App, queue: str | None = None) -> str | 
         if s.state.queues[name].num_runnable >= cap:
             return f"queue {name} already has {cap} running app(s) (maxRunningApps)"
     return None
-
-
-def track_runnable(s: Scheduler, app: App) -> None:
-    """``trackRunnableApp`` + ``addApp(runnable=true)``."""
-    app.runnable = True
-    s.state.queues[app.queue].runnable_apps.append(app)
-    s.touch_app(app)
-    s.state.user_runnable[app.user] = s.state.user_runnable.get(app.user, 0) + 1
-    for name in s.ancestry(app.queue):
-        s.state.queues[name].num_runnable += 1
-
-
-def track_non_runnable(s: Scheduler, app: App) -> None:
-    """``trackNonRunnableApp`` + ``addApp(runnable=false)``."""
-    app.runnable = False
-    s.state.queues[app.queue].non_runnable_apps.append(app)
-    s.state.user_waiting.setdefault(app.user, []).append(app)
-
-
-def untrack(s: Scheduler, app: App) -> bool:
-    """Take ``app`` out of its leaf and the counts; True if it was runnable (``removeApp``).
-
-    A runnable app with a running AM also leaves the leaf's AM usage (``FSLeafQueue.removeApp``).
-    """
-    leaf = s.state.queues[app.queue]
-    if app.runnable and app in leaf.runnable_apps:
-        leaf.runnable_apps.remove(app)
-        s.touch_app(app)
-        if app.am_running and app.am_resource is not None:
-            leaf.am_resource_usage = subtract(leaf.am_resource_usage, app.am_resource)
-            s.touch_am_usage(app.queue)  # a move changes app.queue before the index looks
-        s.state.user_runnable[app.user] -= 1
-        for name in s.ancestry(app.queue):
-            s.state.queues[name].num_runnable -= 1
-        app.runnable = False
-        return True
-    if app in leaf.non_runnable_apps:
-        leaf.non_runnable_apps.remove(app)
-    waiting = s.state.user_waiting.get(app.user, [])
-    if app in waiting:
-        waiting.remove(app)
-    return False
 
 
 def _gather(s: Scheduler, queue: str, lists: list[list[App]]) -> None:
@@ -118,7 +75,7 @@ def _promote(s: Scheduler, lists: list[list[App]], limit: int, cause: int | None
         if app is previous:
             continue
         if not app.runnable and not app.stopped and why_not_runnable(s, app) is None:
-            _make_runnable(s, app)
+            s.write.promote(app)
             promoted.append(app)
             s.emit(AppRunnable, cause, app=app.id, queue=app.queue, promoted=True)
             if len(promoted) >= limit:
@@ -126,9 +83,3 @@ def _promote(s: Scheduler, lists: list[list[App]], limit: int, cause: int | None
         previous = app
     return len(promoted)
 
-
-def _make_runnable(s: Scheduler, app: App) -> None:
-    leaf = s.state.queues[app.queue]
-    leaf.non_runnable_apps.remove(app)
-    s.state.user_waiting[app.user].remove(app)
-    track_runnable(s, app)

@@ -16,17 +16,15 @@ from fairshare.config.placement.names import assure_root
 from fairshare.config.placement.policy import place_application
 from fairshare.core.lifecycle.admission import (
     promote_after_removal,
-    track_non_runnable,
-    track_runnable,
-    untrack,
     why_not_runnable,
 )
 from fairshare.core.lifecycle.asks import (
     AM_PRIORITY,
     ContainerRequest,
     Placement,
-    add_container_request,
+    key_for,
     normalize_request,
+    request_places,
 )
 from fairshare.core.model.events import (
     AppAttemptRestarted,
@@ -64,17 +62,16 @@ def submit(
     if app_id in s.state.apps:
         raise EngineError(f"application {app_id} already exists")
     app = App(app_id, "", user, s.now, am, True, s.none, seq=len(s.state.apps))
-    s.state.apps[app_id] = app
+    s.write.add_app(app)
     queue, reason = _choose_queue(s, requested_queue, user, groups, am, recovering)
     if queue is None:
-        app.state, app.rejection_reason = AppState.REJECTED, reason
+        s.write.reject_app(app, reason)
         s.emit(AppRejected, app=app_id, user=user, requested_queue=requested_queue,
                reason=reason or "rejected")
         return app
-    app.queue = queue
-    app.am_preemption = s.site.am_preemption_for(queue)  # fixed for the attempt (YARN-9537)
-    for name in s.ancestry(queue):
-        s.state.queues[name].apps_submitted += 1
+    # am.preemption is fixed for the attempt (YARN-9537)
+    s.write.place_app(app, queue, s.site.am_preemption_for(queue))
+    s.write.count(queue, "apps_submitted")
     placed = s.emit(AppSubmitted, app=app_id, queue=queue, user=user,
                     requested_queue=requested_queue, placed_by=reason or "",
                     am=None if am is None else _normalized(s, queue, am))
@@ -103,7 +100,6 @@ def _choose_queue(
         return None, problem
     if tree is not s.tree:
         s.set_tree(tree)
-        s.recompute_steady_shares()
     if am is not None:
         problem = zero_max_violation(s, leaf, am)
         if problem is not None:
@@ -145,10 +141,10 @@ def _admit(s: Scheduler, app: App, cause: int | None) -> None:
 def _track(s: Scheduler, app: App, cause: int | None, reason: str | None) -> None:
     """Track ``app`` as runnable (``reason`` None) or as held back by ``reason``."""
     if reason is None:
-        track_runnable(s, app)
+        s.write.track_runnable(app)
         s.emit(AppRunnable, cause, app=app.id, queue=app.queue, promoted=False)
     else:
-        track_non_runnable(s, app)
+        s.write.track_non_runnable(app)
         s.emit(AppNotRunnable, cause, app=app.id, queue=app.queue, reason=reason)
 
 
@@ -198,11 +194,12 @@ def add_requests(
             return
     for request in requests:
         capability = _normalized(s, app.queue, request.resource)
-        add_container_request(app, request, capability, _where(s, request.locality))
+        s.write.add_asks(app, key_for(app, request.priority, capability),
+                         request_places(request, _where(s, request.locality)), capability,
+                         request.count)
         s.emit(ContainersRequested, cause, app=app.id, priority=request.priority,
                locality=request.locality, count=request.count, resource=capability,
                asked=request.resource)
-    s.touch_app(app)
 
 
 def release(s: Scheduler, app: App, count: int, which: str) -> int:
@@ -226,7 +223,7 @@ def _stop_attempt(s: Scheduler, app: App, status: Completion, cause: int | None)
         s.complete_container(container, status, cause)
     for node_name in list(app.reservations):
         s.unreserve(app, s.state.nodes[node_name], "application attempt ended", cause)
-    return untrack(s, app)
+    return s.write.untrack(app)
 
 
 def end_app(s: Scheduler, app: App, state: AppState) -> None:
@@ -234,14 +231,7 @@ def end_app(s: Scheduler, app: App, state: AppState) -> None:
     if app.stopped:
         raise EngineError(f"application {app.id} has already ended ({app.state})")
     was_runnable = _stop_attempt(s, app, Completion.APP_ENDED, None)
-    app.state, app.finish_time = state, s.now
-    app.asks.clear()
-    for name in s.ancestry(app.queue):
-        q = s.state.queues[name]
-        if state is AppState.FINISHED:
-            q.apps_completed += 1
-        else:
-            q.apps_killed += 1
+    s.write.end_app(app, state, s.now)
     event = s.emit(AppFinished, app=app.id, queue=app.queue, state=str(state))
     if was_runnable:
         promote_after_removal(s, app, app.queue, event.seq)
@@ -259,17 +249,8 @@ def restart_attempt(s: Scheduler, app: App, reason: str, cause: int | None) -> N
     event = s.emit(AppAttemptRestarted, cause, app=app.id, queue=app.queue, reason=reason)
     if was_runnable:
         promote_after_removal(s, app, app.queue, event.seq)
-    app.attempt += 1
-    app.am_preemption = s.site.am_preemption_for(app.queue)  # looked up per attempt (YARN-9537)
-    app.start_time = app.last_time_at_fair_share = s.now
-    app.am_running, app.am_resource, app.next_container = False, None, 1
-    app.fairshare_starvation = app.minshare_starvation = app.fair_share = s.none
-    # a new FSAppAttempt: its demand is 0 until the next update pass computes it, so no
-    # heartbeat serves the new attempt before then
-    app.demand = s.none
-    app.next_starvation_check = 0
-    app.locality.clear()
-    app.state = AppState.ACCEPTED
+    # am.preemption is looked up per attempt (YARN-9537)
+    s.write.new_attempt(app, s.now, s.site.am_preemption_for(app.queue))
     _admit(s, app, event.seq)
     _request_am(s, app, event.seq)
     add_requests(s, app, [ContainerRequest(1, c.resource, c.key[0]) for c in killed], event.seq)
@@ -300,13 +281,12 @@ def move(s: Scheduler, app: App, queue: str) -> bool:
     if problem is not None:
         s.emit(MoveRejected, app=app.id, queue=target, reason=problem)
         return False
-    was_runnable = untrack(s, app)  # the old leaf also drops the AM usage (FSLeafQueue.removeApp)
-    s.add_usage(old, subtract(s.none, app.usage))
-    for reservation in app.reservations.values():
-        s.change_reserved(old, subtract(s.none, reservation.resource), -1)
-        s.change_reserved(target, reservation.resource, 1)
-    app.queue = target
-    s.add_usage(target, app.usage)
+    # the old leaf also drops the AM usage (FSLeafQueue.removeApp)
+    was_runnable = s.write.untrack(app)
+    s.write.add_usage(old, subtract(s.none, app.usage))
+    s.write.move_reservations(app, old, target)
+    s.write.move_app(app, target)
+    s.write.add_usage(target, app.usage)
     # addApp does not add the AM to the new leaf's AM usage: a YARN quirk we keep (§3.9)
     event = s.emit(AppMoved, app=app.id, from_queue=old, to_queue=target)
     _track(s, app, event.seq, why_not)

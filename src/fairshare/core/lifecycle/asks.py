@@ -68,16 +68,14 @@ def key_for(app: App, priority: int, capability: Resource) -> SchedulerKey:
     return (priority, request_id)
 
 
-def add_container_request(
-    app: App, request: ContainerRequest, capability: Resource, where: Placement
-) -> SchedulerKey:
-    """``AMRMClient.addContainerRequest``: asks at the host (relaxable), its rack and ANY.
+def request_places(request: ContainerRequest, where: Placement) -> list[tuple[str, bool]]:
+    """``AMRMClient.addContainerRequest``: where a request asks, with each ask's
+    relaxLocality — the host (relaxable), its rack and ANY.
 
     A host request asks at the host with relaxLocality true, at the host's rack and at ANY with
-    the request's flag; a rack request at the rack (true) and ANY (the flag). Counts add up.
+    the request's flag; a rack request at the rack (true) and ANY (the flag). Counts add up
+    (:meth:`~fairshare.core.model.state.StateWriter.add_asks`).
     """
-    key = key_for(app, request.priority, capability)
-    table = app.asks.setdefault(key, {})
     places: list[tuple[str, bool]] = []
     if where.host is not None:
         places.append((where.host, True))
@@ -86,16 +84,7 @@ def add_container_request(
     elif where.rack is not None:
         places.append((where.rack, True))
     places.append((ANY, request.relax_locality if places else True))
-    for name, relax in places:
-        ask = table.get(name)
-        if ask is None:
-            table[name] = Ask(capability, request.count, relax)
-        else:
-            ask.count += request.count
-            ask.relax_locality = relax  # the newest request's flag wins, as in YARN
-    if ANY in table and next(iter(table)) != ANY:  # keep ANY first (the §5.2 order)
-        app.asks[key] = {ANY: table.pop(ANY), **table}
-    return key
+    return places
 
 
 def pending_demand(app: App) -> Resource:
@@ -108,21 +97,14 @@ def pending_demand(app: App) -> Resource:
     return total
 
 
-def decrement_asks(app: App, key: SchedulerKey, node: str, rack: str, kind: Locality) -> None:
-    """§3.6.2 ``allocate``: node-local takes one from the host, rack and ANY asks;
-    rack-local from rack and ANY; off-switch from ANY. An ask at 0 goes; ANY at 0 ends the key."""
-    table = app.asks[key]
-    places = {Locality.NODE_LOCAL: (node, rack, ANY), Locality.RACK_LOCAL: (rack, ANY),
-              Locality.OFF_SWITCH: (ANY,)}[kind]
-    for name in places:
-        ask = table.get(name)
-        if ask is None:
-            continue
-        ask.count -= 1
-        if ask.count <= 0:
-            del table[name]
-    if ANY not in table:
-        del app.asks[key]
+def allocated_places(node: str, rack: str, kind: Locality) -> tuple[str, ...]:
+    """§3.6.2 ``allocate``: the asks one container takes from — node-local takes one from
+    the host, rack and ANY asks; rack-local from rack and ANY; off-switch from ANY."""
+    if kind is Locality.NODE_LOCAL:
+        return node, rack, ANY
+    if kind is Locality.RACK_LOCAL:
+        return rack, ANY
+    return (ANY,)
 
 
 def first_any_ask(app: App) -> Ask | None:

@@ -20,18 +20,6 @@ from fairshare.core.model.scheduler import Scheduler
 DEFAULT_TIMEOUT_MS = 3_600_000
 
 
-def note_app_ran(s: Scheduler, node: Node, app_id: str) -> None:
-    """``app_id`` has a container on ``node``: remember it until it ends. Apps that ended are
-    dropped whenever the record doubles, so it stays about as long as the node's live apps."""
-    ran = node.apps_ran
-    ran[app_id] = None
-    if len(ran) > node.apps_ran_limit:
-        apps = s.state.apps
-        for gone in [a for a in ran if a not in apps or apps[a].stopped]:
-            del ran[gone]
-        node.apps_ran_limit = max(16, 2 * len(ran))
-
-
 def drained(s: Scheduler, node: Node) -> bool:
     """Can the decommissioning ``node`` leave: no container on it, and no app that ran one
     there still running (``StatusUpdateWhenHealthyTransition``)?"""
@@ -41,4 +29,4 @@ def drained(s: Scheduler, node: Node) -> bool:
     return all(a not in apps or apps[a].stopped for a in node.apps_ran)
 
 
-__all__ = ["DEFAULT_TIMEOUT_MS", "drained", "note_app_ran"]
+__all__ = ["DEFAULT_TIMEOUT_MS", "drained"]

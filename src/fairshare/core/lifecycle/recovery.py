@@ -26,10 +26,10 @@ from __future__ import annotations
 from fairshare.core.lifecycle.apps import EngineError
 from fairshare.core.model.events import ContainerRecovered
 from fairshare.core.model.locality import Locality
-from fairshare.core.model.records import App, AppState, Container, Node
+from fairshare.core.model.records import App, Container, Node
 from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.model.yarn_order import container_hash
-from fairshare.resources.vector import Resource, add, fits_in
+from fairshare.resources.vector import Resource, fits_in
 
 
 def recover_container(
@@ -39,29 +39,14 @@ def recover_container(
     """Account for one running container of ``app`` on ``node``; returns it."""
     _check(app, node, resource, container_id)
     if container_id is None:
-        container_id = app.new_container_id()
+        container_id = s.write.new_container_id(app)
     # a recovered container was placed by the scheduler before the restart: its locality then
     # is not known, and QueueMetrics count no locality for it
     container = Container(container_id, app.id, node.name, resource, is_am, (priority, 0),
                           Locality.OFF_SWITCH, s.now,
                           container_hash(container_id, s.app_number(app.id)))
-    node.allocated = add(node.allocated, resource)
-    node.containers[container_id] = container
-    node.peak_containers = max(node.peak_containers, len(node.containers))
-    app.containers[container_id] = container
-    app.usage = add(app.usage, resource)
-    if not app.am_running and not app.unmanaged:  # FSAppAttempt: the first one is the AM
-        app.am_resource, app.am_running = resource, True
-        leaf = s.state.queues[app.queue]
-        leaf.am_resource_usage = add(leaf.am_resource_usage, resource)
-        s.touch_am_usage(app.queue)
-    app.state = AppState.RUNNING
-    s.touch_app(app)
-    s.add_usage(app.queue, resource)
-    for name in s.ancestry(app.queue):
-        s.state.queues[name].containers_allocated += 1  # QueueMetrics.allocateResources
-    s.state.allocated = add(s.state.allocated, resource)
-    s.update_root_queue_metrics()  # FairScheduler.addNode recovers, then updates the gauge
+    s.write.allocate(app, node, container, None)  # FSAppAttempt: the first one is the AM
+    s.write.update_root_queue_metrics()  # FairScheduler.addNode recovers, then updates it
     s.emit(ContainerRecovered, app=app.id, queue=app.queue, container=container_id,
            node=node.name, resource=resource, am=is_am, priority=priority)
     return container

@@ -16,6 +16,7 @@ Every comparator ends with the same tie-break: start time ascending, then name i
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -323,3 +324,10 @@ def sort_schedulables(
         return compare(a, b, cluster)
 
     return sorted(items, key=functools.cmp_to_key(cmp))
+
+
+def app_weight(demand_memory: int, size_based_weight: bool) -> float:
+    """1.0, or with ``sizebasedweight`` ``float32(ln(1 + demand.memory) / ln 2)`` (§2.7)."""
+    if not size_based_weight:
+        return 1.0
+    return float32(math.log1p(demand_memory) / math.log(2))

@@ -124,12 +124,6 @@ class App:
                 setattr(self, name, self.none)
         self.last_time_at_fair_share = self.start_time
 
-    def new_container_id(self) -> str:
-        """YARN-like ``container_<app>_<attempt>_<seq>``; reservations draw from it too."""
-        container_id = f"container_{self.id}_{self.attempt:02d}_{self.next_container:06d}"
-        self.next_container += 1
-        return container_id
-
     @property
     def unmanaged(self) -> bool:
         return self.am_request is None
@@ -231,6 +225,15 @@ class QueueRuntime:
 
 
 @dataclass(frozen=True, slots=True)
+class KillTimer:
+    """One batch of victims to kill when the clock reaches the due time (§5.7)."""
+
+    victims: tuple[tuple[str, str], ...]  # (app id, container id)
+    beneficiary: str
+    warned: tuple[int, ...]  # seq of each preemption-warned event, the kill's cause
+
+
+@dataclass(frozen=True, slots=True)
 class StarvedApps:
     """``FSStarvedApps``: a ``PriorityBlockingQueue`` of app ids plus the app being processed.
 
@@ -260,9 +263,14 @@ class ClusterState:
     user_waiting: dict[str, list[App]] = field(default_factory=dict)  # §3.9, start-time order
     containers_allocated: int = 0
     starvation_gate_open: bool | None = None
+    # root's AvailableMB/VCores gauge: refreshed where FairScheduler calls
+    # updateRootQueueMetrics, so stale within a heartbeat (Scheduler.root_available)
+    root_available: Resource = _UNSET
+    # (due, seq of the first warning, timer): a heap of the preemption kills to come (§5.7)
+    kill_timers: list[tuple[int, int, KillTimer]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        for name in ("capacity", "allocated", "reserved"):
+        for name in ("capacity", "allocated", "reserved", "root_available"):
             if getattr(self, name) is _UNSET:
                 setattr(self, name, self.none)
 

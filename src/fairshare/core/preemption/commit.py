@@ -9,33 +9,22 @@ usage against its fair share), and one kill timer per batch fires ``waitTimeBefo
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from fairshare.core.lifecycle.apps import restart_attempt
 from fairshare.core.model.events import ContainerPreempted, NoPreemption, PreemptionWarned
-from fairshare.core.model.records import App
+from fairshare.core.model.records import App, KillTimer
 from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.model.yarn_order import victims_grouped_by_app
 from fairshare.core.preemption.blocked import BLOCKED_CAUSES, ROOM_FREE, BlockedCauses
 from fairshare.core.preemption.overlay import reserved_on
 from fairshare.core.preemption.plan import PreemptionPlan, nodes_for, plan_preemption
-from fairshare.core.preemption.search import VictimSearch
+from fairshare.core.preemption.search import SearchMemory, VictimSearch
 from fairshare.core.preemption.victims import StarvedRequest, room_before_victims
 from fairshare.core.starvation.report import starvation_kind
 from fairshare.core.starvation.rules import take_starved_app
-from fairshare.resources.vector import Resource, add, is_none
-
-
-@dataclass(frozen=True, slots=True)
-class KillTimer:
-    """One batch of victims to kill when the clock reaches the due time (§5.7)."""
-
-    victims: tuple[tuple[str, str], ...]  # (app id, container id)
-    beneficiary: str
-    warned: tuple[int, ...]  # seq of each preemption-warned event, the kill's cause
+from fairshare.resources.vector import Resource, is_none
 
 
 def post_preemption_delay(s: Scheduler) -> int:
@@ -66,14 +55,16 @@ class SearchPlanner:
     (``waitTimeBeforeKill`` ≤ 0) free room, which its indexes do not expect: then the next plan
     gets a fresh search."""
 
-    def __init__(self, s: Scheduler) -> None:
+    def __init__(self, s: Scheduler, memory: SearchMemory | None = None) -> None:
         self.s = s
+        # what the engine's searches keep from round to round (None: this round's own)
+        self.memory = memory if memory is not None else SearchMemory()
         self.search: VictimSearch | None = None  # built for the first plan: most rounds have none
 
     def ready(self) -> VictimSearch:
         """The round's search, built now if no plan has built it yet."""
         if self.search is None:
-            self.search = VictimSearch(self.s)
+            self.search = VictimSearch(self.s, self.memory)
         return self.search
 
     def plan(self, app: App) -> PreemptionPlan:
@@ -96,7 +87,8 @@ def preempt_for_starved_apps(s: Scheduler, planner: RoundPlanner) -> None:
     causes = BlockedCauses(s)
     starvation_of = CurrentStarvation(s.state.apps)
     while True:
-        app_id, s.state.starved = take_starved_app(s.state.starved, starvation_of)
+        app_id, starved = take_starved_app(s.state.starved, starvation_of)
+        s.write.set_starved(starved)
         if app_id is None:
             return
         app = s.state.apps[app_id]
@@ -106,7 +98,7 @@ def preempt_for_starved_apps(s: Scheduler, planner: RoundPlanner) -> None:
             if plan.selections:
                 causes.forget()  # the state the causes were found in has changed
             planner.committed(plan)
-        app.next_starvation_check = s.now + post_preemption_delay(s)
+        s.write.set_next_starvation_check(app, s.now + post_preemption_delay(s))
 
 
 class CurrentStarvation(Mapping[str, Resource]):
@@ -132,7 +124,7 @@ def after_commit(s: Scheduler, search: VictimSearch, plan: PreemptionPlan) -> Vi
     if not plan.selections:
         return search
     if s.site.wait_time_before_kill_ms <= 0:
-        return VictimSearch(s)
+        return VictimSearch(s, search.memory)
     search.committed({sel.node for sel in plan.selections},
                      {v.app_id for sel in plan.selections for v in sel.victims})
     return search
@@ -155,13 +147,7 @@ def commit(s: Scheduler, app: App, plan: PreemptionPlan,
                 continue
             owner = s.state.apps[victim.app_id]
             container = owner.containers[victim.container_id]
-            node.marked_for_preemption[container.id] = container
-            node.earmarks[app.attempt_key] = add(node.earmarks.get(app.attempt_key, s.none),
-                                                container.resource)
-            node.earmarked_total = add(node.earmarked_total, container.resource)
-            owner.to_be_preempted[container.id] = container
-            owner.resources_to_be_preempted = add(owner.resources_to_be_preempted,
-                                                  container.resource)
+            s.write.mark_for_preemption(node, owner, container, app.attempt_key)
             event = s.emit(
                 PreemptionWarned, container=container.id, app=owner.id, queue=owner.queue,
                 node=node.name, resource=container.resource, am=container.is_am,
@@ -186,7 +172,7 @@ def commit(s: Scheduler, app: App, plan: PreemptionPlan,
         if s.site.wait_time_before_kill_ms <= 0:
             kill(s, timer)
         else:
-            heapq.heappush(s.timers, (kill_at, warned[0], timer))
+            s.write.add_kill_timer(kill_at, warned[0], timer)
 
 
 def _report_shortfall(s: Scheduler, app: App, plan: PreemptionPlan,
@@ -218,8 +204,8 @@ def _blocked(s: Scheduler, plan: PreemptionPlan, causes: BlockedCauses) -> dict[
 
 def fire_due_timers(s: Scheduler, until: int) -> None:
     """Kill every batch due at or before ``until``, at its own due time, in order."""
-    while s.timers and s.timers[0][0] <= until:
-        due, _, timer = heapq.heappop(s.timers)
+    while s.state.kill_timers and s.state.kill_timers[0][0] <= until:
+        due, _, timer = s.write.pop_kill_timer()
         s.now = max(s.now, due)
         kill(s, timer)
 
@@ -232,13 +218,8 @@ def kill(s: Scheduler, timer: KillTimer) -> None:
         container = owner.containers.get(container_id)
         if container is None:
             continue  # it finished on its own in the meantime
-        s.free_container(container)
-        owner.preempted_resource = add(owner.preempted_resource, container.resource)
-        owner.preempted_containers += 1  # AM containers included; also counted below
-        if container.is_am:
-            owner.preempted_am_containers += 1
-        for name in s.ancestry(owner.queue):
-            s.state.queues[name].containers_preempted += 1  # AggregateContainersPreempted
+        s.write.free_container(container)
+        s.write.count_preempted(owner, container)
         event = s.emit(
             ContainerPreempted, cause, container=container.id, app=owner.id, queue=owner.queue,
             node=container.node, resource=container.resource, am=container.is_am,

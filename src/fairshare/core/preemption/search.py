@@ -45,6 +45,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import islice
 
+from fairshare.core.model.changes import ChangeLog
 from fairshare.core.model.records import App, Container, Node
 from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.model.yarn_order import containers_for_victim_search, nodes_in_search_order
@@ -122,18 +123,36 @@ class _SearchOrder:
     by_rack: dict[str, list[str]]
 
 
-def _search_order(s: Scheduler) -> _SearchOrder:
-    kept = s.search_order
+class SearchMemory:
+    """What the preemption rounds' searches keep from round to round, which only they read:
+    the owners' views and the nodes' entries and bounds (each with what it was built from),
+    and the nodes in search order with the cluster they were listed for. Nodes' entries built
+    for another cluster size would never match again: a cluster change drops them."""
+
+    def __init__(self, log: ChangeLog | None = None) -> None:
+        self.owner_views: dict[str, tuple[tuple[object, ...], Owner]] = {}
+        self.victim_nodes: dict[str, _Kept] = {}
+        self.search_order: tuple[Resource, _SearchOrder] | None = None
+        self._changes = None if log is None else log.reader(flags_only=True)
+
+    def catch_up(self) -> None:
+        """Forget what a change of the cluster made useless (before a round's search)."""
+        if self._changes is not None and self._changes.cluster:
+            self.victim_nodes.clear()
+            self._changes.clear()
+
+
+def _search_order(s: Scheduler, memory: SearchMemory) -> _SearchOrder:
+    kept = memory.search_order
     if kept is not None and kept[0] is s.state.capacity:  # replaced whenever a node changes
-        listed: _SearchOrder = kept[1]
-        return listed
+        return kept[1]
     nodes = nodes_in_search_order(s.state.nodes)
     by_rack: dict[str, list[str]] = {}
     for n in nodes:
         by_rack.setdefault(n.rack, []).append(n.name)
     rack_of = {n.name: n.rack for n in nodes}
     listed = _SearchOrder([n.name for n in nodes], rack_of, frozenset(rack_of.values()), by_rack)
-    s.search_order = (s.state.capacity, listed)
+    memory.search_order = (s.state.capacity, listed)
     return listed
 
 
@@ -148,11 +167,13 @@ class _Alive:
 class VictimSearch:
     """Indexes for the victim searches of one preemption round (see the module docstring)."""
 
-    def __init__(self, s: Scheduler) -> None:
+    def __init__(self, s: Scheduler, memory: SearchMemory | None = None) -> None:
         self.s = s
+        self.memory = memory if memory is not None else SearchMemory()
+        self.memory.catch_up()
         self.cluster = s.state.capacity
         self.none = s.none
-        listed = _search_order(s)
+        listed = _search_order(s, self.memory)
         self.order, self.rack_of, self.racks = listed.order, listed.rack_of, listed.racks
         self._by_rack = listed.by_rack
         self.shortcuts = all(v >= 0 for v in self.cluster.values)
@@ -206,7 +227,7 @@ class VictimSearch:
         """The owner as an earlier round saw it, if nothing its view is built from changed
         since (the engine replaces these values, never changes them in place)."""
         s = self.s
-        cached = s.owner_views.get(app.id)
+        cached = self.memory.owner_views.get(app.id)
         if cached is not None:  # (spelt out: a busy round asks this for hundreds of owners)
             b = cached[0]
             # the queue's settings: the same queue in the same tree (replaced on any change)
@@ -214,12 +235,11 @@ class VictimSearch:
                     and b[2] is app.resources_to_be_preempted and b[3] is app.queue
                     and b[4] is s.tree and b[5] is self.cluster
                     and b[6] is app.am_preemption):
-                owner: Owner = cached[1]
-                return owner
+                return cached[1]
         basis = (app.usage, app.fair_share, app.resources_to_be_preempted, app.queue, s.tree,
                  self.cluster, app.am_preemption)
         owner = Owner(owner_view(s, app, {}))
-        s.owner_views[app.id] = (basis, owner)
+        self.memory.owner_views[app.id] = (basis, owner)
         return owner
 
     def node(self, name: str) -> NodeEntry:
@@ -234,7 +254,7 @@ class VictimSearch:
         cluster's rounds look at the same few hundred nodes that can give nothing."""
         node = self.s.state.nodes[name]
         lengths = (len(node.marked_for_preemption), len(node.containers))
-        kept: _Kept | None = self.s.victim_nodes.get(name)
+        kept: _Kept | None = self.memory.victim_nodes.get(name)
         if kept is not None and kept.lengths == lengths and _same_node(
                 kept.basis, node, self.cluster) and name not in self._old:
             entry = kept.entry
@@ -245,7 +265,7 @@ class VictimSearch:
                 kept.owners = None
             return entry
         entry = self._build(name)
-        self.s.victim_nodes[name] = _Kept(_node_basis(node, self.cluster), lengths, entry)
+        self.memory.victim_nodes[name] = _Kept(_node_basis(node, self.cluster), lengths, entry)
         return entry
 
     def _same_owners(self, owners: tuple[tuple[str, Owner | None], ...]) -> bool:
@@ -295,7 +315,7 @@ class VictimSearch:
             entry.bounds, entry.live = node_bounds(entry.free, entry.live, self.owner, self.none,
                                                    self.cluster, known=self._owners)
             entry.epoch = self._epoch
-            kept: _Kept | None = self.s.victim_nodes.get(entry.name)
+            kept: _Kept | None = self.memory.victim_nodes.get(entry.name)
             if kept is not None and kept.entry is entry:
                 # candidates left out of ``live`` earlier were left out under views that can
                 # only have shrunk to these (bounds.py): the bounds are exact for these owners

@@ -12,16 +12,13 @@ LONG_MAX whenever no child has a negative component (else it is redone one by on
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import TYPE_CHECKING
 
 from fairshare.core.lifecycle.asks import pending_demand
+from fairshare.core.model.changes import PassChanges
 from fairshare.core.model.records import App, QueueRuntime
+from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.model.tree import ROOT
 from fairshare.resources.vector import LONG_MAX, Resource, add, componentwise_min
-
-if TYPE_CHECKING:
-    from fairshare.core.model.scheduler import Scheduler
-    from fairshare.core.update import Changes
 
 
 class DemandCache:
@@ -40,7 +37,7 @@ class DemandCache:
         self._leaf_sums: dict[str, list[int]] = {}
         self._summed: dict[str, Resource] = {}  # app → the demand its leaf's sum holds for it
 
-    def update(self, s: Scheduler, changes: Changes) -> None:
+    def update(self, s: Scheduler, changes: PassChanges) -> None:
         """§2.2 for the touched apps and the queues above them, and for the queues whose max
         share changed (all of them on the first pass). ``changes.demand_leaves`` receives every
         leaf looked at: its apps' demand, usage or lists may have changed."""
@@ -82,8 +79,7 @@ class DemandCache:
             if forced or app.id in ids:
                 demand = add(app.usage, pending_demand(app))
                 if demand != app.demand:
-                    app.demand = demand
-                    s.touch_app(app)  # the walk's order and offers read the demand
+                    s.write.set_app_demand(app, demand)
                 # what the leaf's sum holds for the app: its demand, unless a new attempt
                 # reset it since (apps.restart_attempt)
                 old = summed.get(app.id, demand)
@@ -114,8 +110,7 @@ class DemandCache:
         old = runtime.demand
         if demand == old:
             return False
-        runtime.demand = demand
-        s.touch_queue(name)
+        s.write.set_queue_demand(name, demand)
         parent = s.tree[name].parent
         if parent is not None:
             sums, (m0, v0), (m1, v1) = self._sums[parent], old.values[:2], demand.values[:2]

@@ -17,14 +17,13 @@ once, for questions asked without an engine (``fairshare shares``) and as the te
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fairshare.config.model import PolicyName
 from fairshare.core.model.tree import ROOT, QueueTree
 from fairshare.core.shares.solver import ShareInput, compute_shares
-from fairshare.resources.vector import LONG_MAX, Resource, float32, none_like
+from fairshare.resources.vector import LONG_MAX, Resource, none_like
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +32,7 @@ class AppShareInput:
 
     app_id: str
     start_time: int = 0
-    weight: float = 1.0  # see app_weight()
+    weight: float = 1.0  # see model.policies.app_weight()
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,13 +41,6 @@ class FairShares:
 
     queues: Mapping[str, Resource]
     apps: Mapping[str, Resource] = field(default_factory=dict)
-
-
-def app_weight(demand_memory: int, size_based_weight: bool) -> float:
-    """1.0, or with ``sizebasedweight`` ``float32(ln(1 + demand.memory) / ln 2)`` (§2.7)."""
-    if not size_based_weight:
-        return 1.0
-    return float32(math.log1p(demand_memory) / math.log(2))
 
 
 def share_types(policy: PolicyName, n_types: int) -> range:

@@ -15,8 +15,9 @@ An app's unwritten components are read from the app itself: YARN keeps them in t
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
+from fairshare.core.model.changes import PassChanges
+from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.model.tree import ROOT, QueueTree
 from fairshare.core.shares.fair_shares import (
     AppShareInput,
@@ -26,10 +27,6 @@ from fairshare.core.shares.fair_shares import (
     split_among_apps,
 )
 from fairshare.resources.vector import Resource
-
-if TYPE_CHECKING:
-    from fairshare.core.model.scheduler import Scheduler
-    from fairshare.core.update import Changes
 
 # A parent's cut: its node (settings, children), its share, its children's settings and activity.
 CutKey = tuple[object, ...]
@@ -52,7 +49,7 @@ class ShareCache:
         self._cuts: dict[str, CutKey] = {}
         self._splits: dict[str, SplitKey] = {}
 
-    def update(self, s: Scheduler, changes: Changes) -> None:
+    def update(self, s: Scheduler, changes: PassChanges) -> None:
         tree, every = s.tree, changes.everything
         if changes.tree_changed:
             self._forget_gone_queues(tree)
@@ -73,8 +70,7 @@ class ShareCache:
         for name in written:
             runtime = s.state.queues[name]
             if runtime.fair_share != self.queues[name]:
-                runtime.fair_share = self.queues[name]
-                s.touch_fair_share(name)
+                s.write.set_queue_fair_share(name, self.queues[name], tree[name].is_leaf)
 
     def _forget_gone_queues(self, tree: QueueTree) -> None:
         """Forget the queues gone from the tree."""
@@ -82,7 +78,7 @@ class ShareCache:
             for name in [q for q in table if q not in tree]:
                 del table[name]
 
-    def _active(self, s: Scheduler, changes: Changes) -> bool:
+    def _active(self, s: Scheduler, changes: PassChanges) -> bool:
         """Bring the active set (§2.4) up to date; True if it changed."""
         queues = s.state.queues
         if not (changes.everything or changes.tree_changed) and all(
@@ -124,7 +120,7 @@ class ShareCache:
         return moved
 
     def _split_leaves(self, s: Scheduler, leaves: Iterable[str], every: bool,
-                      changes: Changes) -> None:
+                      changes: PassChanges) -> None:
         """Each leaf's split among its runnable apps, where its inputs changed (§2.7)."""
         size_based = s.site.size_based_weight
         for leaf in leaves:
@@ -144,6 +140,5 @@ class ShareCache:
                                    [a.fair_share for a in apps])
             for app, share in zip(apps, new, strict=True):
                 if share != app.fair_share:
-                    app.fair_share = share
-                    s.touch_app(app)  # whether it is starved (may reserve) reads its fair share
+                    s.write.set_app_fair_share(app, share)
                     changes.share_leaves[leaf] = None

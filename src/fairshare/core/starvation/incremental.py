@@ -18,7 +18,7 @@ a steady leaf costs those two writes. Also steady stays a leaf whose only change
 apps that sit, before and after, behind the app its pass stops at.
 
 What changes a leaf's inputs outside the pass: the apps the engine touched
-(:class:`~fairshare.core.update.Changes`), fair shares moved by the pass, a new tree or
+(:class:`~fairshare.core.model.changes.PassChanges`), fair shares moved by the pass, a new tree or
 cluster size, and the preemption round, which sets the back-off of the apps it takes — all of
 them in the starved-apps queue when the last pass ended. After a long time with the gate
 closed, the cache forgets what it was told and starts afresh.
@@ -27,10 +27,13 @@ closed, the cache forgets what it was told and starts afresh.
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fairshare.config.model import PolicyName
+from fairshare.core.model.changes import PassChanges
 from fairshare.core.model.records import App, QueueRuntime
+from fairshare.core.model.scheduler import Scheduler
+from fairshare.core.model.state import StarvationWrites
 from fairshare.core.starvation.index import PendingApps, StarvedQueue
 from fairshare.core.starvation.leaf import (
     FOREVER,
@@ -42,9 +45,6 @@ from fairshare.core.starvation.leaf import (
 )
 from fairshare.resources.vector import is_none
 
-if TYPE_CHECKING:
-    from fairshare.core.model.scheduler import Scheduler
-    from fairshare.core.update import Changes
 
 class StarvationCache:
     """Per leaf: the ordered apps, their deficits, and whether the leaf is steady."""
@@ -66,7 +66,7 @@ class StarvationCache:
         self._tree: object = None
         self._index: dict[str, int] = {}  # leaf → creation order
 
-    def note(self, s: Scheduler, changes: Changes) -> None:
+    def note(self, s: Scheduler, changes: PassChanges) -> None:
         """What this pass changed; kept until a pass with the gate open uses it."""
         if changes.everything:
             self._everything = True
@@ -97,9 +97,12 @@ class StarvationCache:
 
     # -- one pass ----------------------------------------------------------------------------------
 
-    def update(self, s: Scheduler) -> None:
-        """Every leaf's §4.3 pass, in creation order, with the gate open."""
+    def update(self, s: Scheduler) -> tuple[StarvationWrites, list[str]]:
+        """Every leaf's §4.3 pass, in creation order, with the gate open: what to write, and
+        the apps new in the starved-apps queue, in the order they are reported. A query: the
+        caller applies the writes, then reports."""
         now = s.now
+        writes, reported = StarvationWrites(), []
         if s.tree is not self._tree:
             self._tree = s.tree
             self._index = {leaf.name: i for i, leaf in enumerate(s.tree.leaves())}
@@ -108,26 +111,27 @@ class StarvationCache:
             self._steady_leaves.pop(name, None)
             self._steady_apps.pop(name, None)
         for runtime in self._steady_leaves.values():  # what every steady leaf's pass writes
-            runtime.last_time_at_min_share = now
+            writes.last_time_at_min_share[runtime] = now
         for app in self._steady_apps.values():
-            app.last_time_at_fair_share = now
-        queue = StarvedQueue(s.state.starved, s.state.apps)
+            writes.fairshare[app] = (app.fairshare_starvation, now)
+        queue = StarvedQueue(s.state.starved, s.state.apps, writes)
         for leaf in sorted((self._record(s, q) for q in todo), key=lambda r: r.index):
             steady = leaf.steady if leaf.name in touched_only else None
             leaf.steady = None
             if leaf.name in self._reorder or not leaf.pending.built:
                 if steady is not None and self._still_steady(s, leaf, steady):
-                    self._keep(s, leaf, steady)
+                    self._keep(s, leaf, steady, writes)
                     continue
                 self._reorder_leaf(s, leaf)
             leaf.pending.sync(now, self._taken.get(leaf.name, ()))
-            self._pass(s, leaf, queue)
+            reported.extend(self._pass(s, leaf, queue, writes))
         self._touched, self._reorder, self._redo, self._noted = {}, {}, {}, 0
+        starved = queue.value()
         if queue.changed:
-            s.state.starved = queue.value()
-        starved = s.state.starved
+            writes.starved = starved
         self._queued = starved.heap + (
             (starved.being_processed,) if starved.being_processed is not None else ())
+        return writes, reported
 
     def _due(self, s: Scheduler) -> tuple[dict[str, None], set[str]]:
         """The leaves whose pass must run in full now, and those of them that are due only
@@ -209,14 +213,15 @@ class StarvationCache:
             return False
         return is_none(shortfall_of(leaf))
 
-    def _keep(self, s: Scheduler, leaf: LeafRecord, steady: Steady) -> None:
+    def _keep(self, s: Scheduler, leaf: LeafRecord, steady: Steady,
+              writes: StarvationWrites) -> None:
         """The steady leaf's pass, as it was: the clock into the same two fields."""
         leaf.steady = steady
         self._busy.pop(leaf.name, None)
         if steady.runtime is not None:
-            steady.runtime.last_time_at_min_share = s.now
+            writes.last_time_at_min_share[steady.runtime] = s.now
         if steady.app is not None:
-            steady.app.last_time_at_fair_share = s.now
+            writes.fairshare[steady.app] = (steady.app.fairshare_starvation, s.now)
         self._register(leaf.name, steady)
 
     def _register(self, name: str, steady: Steady) -> None:
@@ -226,15 +231,18 @@ class StarvationCache:
         if steady.app is not None:
             self._steady_apps[name] = steady.app
 
-    def _pass(self, s: Scheduler, leaf: LeafRecord, queue: StarvedQueue) -> None:
-        out = leaf_pass(s, leaf, queue)
+    def _pass(self, s: Scheduler, leaf: LeafRecord, queue: StarvedQueue,
+              writes: StarvationWrites) -> list[str]:
+        """The leaf's full pass; the apps it added to the starved-apps queue."""
+        out = leaf_pass(s, leaf, queue, writes)
         if out.enqueued or out.unkeyed:
             self._busy[leaf.name] = None
-            return
-        self._busy.pop(leaf.name, None)
-        self._settle(s, leaf, out)
+        else:
+            self._busy.pop(leaf.name, None)
+            self._settle(leaf, out, writes)
+        return out.added
 
-    def _settle(self, s: Scheduler, leaf: LeafRecord, out: Outcome) -> None:
+    def _settle(self, leaf: LeafRecord, out: Outcome, writes: StarvationWrites) -> None:
         """Nobody was enqueued: the leaf is steady. Note what its passes will write and until
         when the clock leaves everything else alone: the next end of a back-off among the
         apps passed over, the timeout of the app it stopped at if that one is below its
@@ -243,7 +251,7 @@ class StarvationCache:
         assert shortfall is not None and starvation is not None
         until = min(out.skipped, leaf.pending.next_release())
         if out.first is not None and out.first_below:
-            until = min(until, out.first.last_time_at_fair_share
+            until = min(until, writes.last_time_at_fair_share(out.first)
                         + leaf.settings.fair_share_preemption_timeout_ms)
         if not is_none(shortfall) and is_none(starvation):
             until = min(until, out.last_ms + leaf.settings.min_share_preemption_timeout_ms)

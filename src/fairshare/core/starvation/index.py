@@ -17,15 +17,13 @@ import heapq
 import math
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING
 
 from fairshare.core.model.policies import SortKey, comparator_for, sort_key_for
+from fairshare.core.model.queue_settings import QueueSettings
 from fairshare.core.model.records import App, StarvedApps
+from fairshare.core.model.scheduler import Scheduler
+from fairshare.core.model.state import StarvationWrites
 from fairshare.resources.vector import fits_in, is_none, subtract
-
-if TYPE_CHECKING:
-    from fairshare.core.model.queue_settings import QueueSettings
-    from fairshare.core.model.scheduler import Scheduler
 
 
 def has_pending_demand(app: App) -> bool:
@@ -144,25 +142,28 @@ class PendingApps:
 class StarvedQueue:
     """``FSStarvedApps`` during one pass, with positions (for the order events are reported)."""
 
-    def __init__(self, queue: StarvedApps, apps: Mapping[str, App]) -> None:
+    def __init__(self, queue: StarvedApps, apps: Mapping[str, App],
+                 writes: StarvationWrites) -> None:
         self.heap = list(queue.heap)
         self.pos = {app_id: i for i, app_id in enumerate(self.heap)}
         self.being_processed = queue.being_processed
-        self.apps = apps  # Java's heap compares the values apps hold when it sifts (§4.4)
+        # Java's heap compares the values apps hold when it sifts (§4.4): those the pass
+        # has decided so far, else those in the state
+        self.apps, self.writes = apps, writes
         self.changed = False
 
     def add(self, app_id: str) -> bool:
         """``addStarvedApp``; True if the app was not in the queue (nor being processed)."""
         if app_id == self.being_processed or app_id in self.pos:
             return False
-        heap, pos, apps = self.heap, self.pos, self.apps
-        mine = apps[app_id].starvation
+        heap, pos, apps, starvation = self.heap, self.pos, self.apps, self.writes.starvation
+        mine = starvation(apps[app_id])
         k = len(heap)
         heap.append(app_id)
         while k > 0:  # siftUpUsingComparator with the StarvationComparator (§4.4)
             parent = (k - 1) >> 1
             other = heap[parent]
-            if not fits_in(mine, apps[other].starvation):
+            if not fits_in(mine, starvation(apps[other])):
                 break
             heap[k] = other
             pos[other] = k

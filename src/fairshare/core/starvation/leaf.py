@@ -5,27 +5,26 @@ the reference.
 The record (:class:`LeafRecord`) keeps the leaf's apps with pending demand in order
 (:class:`~fairshare.core.starvation.index.PendingApps`), per app its deficit without the clock
 (keyed by the identity of its immutable fair share, usage and demand vectors), the leaf's
-shortfall below its min share, and the apps holding some min-share starvation. The pass writes
-as it goes, so the starved-apps queue's comparisons read the values the reference's enqueuer
-holds at that moment.
+shortfall below its min share, and the apps holding some min-share starvation. The pass is a
+query: it writes nothing, but notes what to write in a
+:class:`~fairshare.core.model.state.StarvationWrites`, which the update pass applies once every
+leaf has run. It reads its own notes first, so the starved-apps queue's comparisons read the
+values the reference's enqueuer holds at that moment.
 """
 
 from __future__ import annotations
 
 from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from fairshare.core.model.policies import SortKey, calculator_for
 from fairshare.core.model.queue_settings import QueueSettings
 from fairshare.core.model.records import App, QueueRuntime
+from fairshare.core.model.scheduler import Scheduler
+from fairshare.core.model.state import StarvationWrites
 from fairshare.core.starvation.index import PendingApps, StarvedQueue
-from fairshare.core.starvation.report import report_starvation, track_min_share_starvation
 from fairshare.core.starvation.rules import fair_share_deficit, min_share_shortfall, unmet_demand
 from fairshare.resources.vector import Resource, add, is_none, subtract_non_negative
-
-if TYPE_CHECKING:
-    from fairshare.core.model.scheduler import Scheduler
 
 FOREVER = float("inf")
 
@@ -80,36 +79,39 @@ class Outcome:
     first: App | None = None  # the app the fair-share pass stopped at
     first_below: bool = False  # … below its threshold, within its timeout
     skipped: float = FOREVER  # the earliest back-off end among the apps with min-share held
-    added: list[str] = field(default_factory=list)  # apps new in the starved-apps queue
+    # apps new in the starved-apps queue, in heap order once the pass ends (the reference
+    # reports them in that order)
+    added: list[str] = field(default_factory=list)
     unkeyed: bool = False  # the apps were sorted with the comparator (a NaN in some key)
     shortfall: Resource | None = None  # the leaf's min-share shortfall (before the timeout)
     starvation: Resource | None = None  # its min-share starvation (after the timeout)
     last_ms: int = 0  # its lastTimeAtMinShare
 
 
-def leaf_pass(s: Scheduler, leaf: LeafRecord, queue: StarvedQueue) -> Outcome:
-    """``updateStarvedApps`` for one leaf, written as it goes: the queue's comparisons then
-    read the values the reference's enqueuer holds at that moment."""
+def leaf_pass(s: Scheduler, leaf: LeafRecord, queue: StarvedQueue,
+              writes: StarvationWrites) -> Outcome:
+    """``updateStarvedApps`` for one leaf, noted in ``writes`` as it goes: the queue's
+    comparisons then read the values the reference's enqueuer holds at that moment."""
     now, settings, runtime = s.now, leaf.settings, leaf.runtime
     ordered = list(leaf.pending.eligible(s, runtime.runnable_apps)) \
         if not leaf.pending.keyed else None
     out = Outcome()
-    total = _fair_share_pass(s, leaf, ordered, queue, out)
+    total = _fair_share_pass(s, leaf, ordered, queue, out, writes)
     # (2) the leaf's min-share starvation, beyond what fair-share starvation covers
     shortfall = shortfall_of(leaf)
-    last_ms = now if is_none(shortfall) else runtime.last_time_at_min_share
+    last_ms = now if is_none(shortfall) else \
+        writes.last_time_at_min_share.get(runtime, runtime.last_time_at_min_share)
     starvation = s.none if now - last_ms < settings.min_share_preemption_timeout_ms \
         else shortfall
     # (3) attributed to the same apps in order
     pending = subtract_non_negative(starvation, total)
     if is_none(pending):
-        _clear_min_share(s, leaf, out)
+        _clear_min_share(s, leaf, out, writes)
     else:
-        _attribute(s, leaf, ordered, pending, queue, out)
-    runtime.last_time_at_min_share = last_ms
-    track_min_share_starvation(runtime, not is_none(starvation), last_ms)
-    for app_id in sorted(out.added, key=queue.pos.__getitem__):  # heap order (reference)
-        report_starvation(s, s.state.apps[app_id])
+        _attribute(s, leaf, ordered, pending, queue, out, writes)
+    writes.last_time_at_min_share[runtime] = last_ms
+    writes.min_share_starved[runtime] = (not is_none(starvation), last_ms)
+    out.added.sort(key=queue.pos.__getitem__)  # heap order, as the reference reports them
     out.unkeyed = ordered is not None
     out.shortfall, out.starvation, out.last_ms = shortfall, starvation, last_ms
     return out
@@ -124,16 +126,16 @@ def _eligible(s: Scheduler, leaf: LeafRecord,
 
 
 def _fair_share_pass(s: Scheduler, leaf: LeafRecord, ordered: list[App] | None,
-                     queue: StarvedQueue, out: Outcome) -> Resource:
+                     queue: StarvedQueue, out: Outcome, writes: StarvationWrites) -> Resource:
     """§4.3 (1): evaluate apps in order, stop at the first one not starved; the total."""
     now, none = s.now, s.none
     timeout = leaf.settings.fair_share_preemption_timeout_ms
     total = none
     for app in _eligible(s, leaf, ordered):
         d = _deficit(s, leaf, app)
-        last = app.last_time_at_fair_share if d.below else now
+        last = writes.last_time_at_fair_share(app) if d.below else now
         amount = d.amount if d.below and now - last >= timeout else none
-        app.fairshare_starvation, app.last_time_at_fair_share = amount, last
+        writes.fairshare[app] = (amount, last)
         if is_none(amount):
             out.first, out.first_below = app, d.below
             break  # later apps keep stale values (§4.3 "early break")
@@ -144,7 +146,7 @@ def _fair_share_pass(s: Scheduler, leaf: LeafRecord, ordered: list[App] | None,
     return total
 
 
-def _clear_min_share(s: Scheduler, leaf: LeafRecord, out: Outcome,
+def _clear_min_share(s: Scheduler, leaf: LeafRecord, out: Outcome, writes: StarvationWrites,
                      reached: Container[str] = ()) -> None:
     """§4.3 (3) once nothing is left to attribute: every app reached (past its back-off,
     not in ``reached`` yet) gets none — a write that changes something only for the apps
@@ -157,13 +159,13 @@ def _clear_min_share(s: Scheduler, leaf: LeafRecord, out: Outcome,
             continue
         if app_id in reached:
             continue
-        s.touch_app(app)  # min-share starvation made it starved: it may reserve
-        app.minshare_starvation = s.none
+        writes.minshare[app] = s.none
         del leaf.minshare[app_id]
 
 
 def _attribute(s: Scheduler, leaf: LeafRecord, ordered: list[App] | None,
-               pending: Resource, queue: StarvedQueue, out: Outcome) -> None:
+               pending: Resource, queue: StarvedQueue, out: Outcome,
+               writes: StarvationWrites) -> None:
     """§4.3 (3): ``pending`` shared out over the apps in order, both quirks included;
     every app reached while some is left is enqueued, the rest get none."""
     calc, cluster, none = calculator_for(leaf.settings.policy), s.state.capacity, s.none
@@ -171,15 +173,14 @@ def _attribute(s: Scheduler, leaf: LeafRecord, ordered: list[App] | None,
     for app in list(_eligible(s, leaf, ordered)):
         if is_none(pending):
             break
-        amount = unmet_demand(app.demand, app.usage, app.fairshare_starvation)
+        amount = unmet_demand(app.demand, app.usage, writes.fairshare_starvation(app))
         if calc.compare(cluster, amount, pending) > 0:
             amount, pending = subtract_non_negative(amount, pending), none  # YARN-6163
         else:
             pending = subtract_non_negative(pending, amount)
         reached.add(app.id)
-        if app.minshare_starvation != amount:
-            s.touch_app(app)  # min-share starvation makes it starved: it may reserve
-            app.minshare_starvation = amount
+        if writes.minshare_starvation(app) != amount:
+            writes.minshare[app] = amount
         if is_none(amount):
             leaf.minshare.pop(app.id, None)
         else:
@@ -187,7 +188,7 @@ def _attribute(s: Scheduler, leaf: LeafRecord, ordered: list[App] | None,
         out.enqueued = True
         if queue.add(app.id):
             out.added.append(app.id)
-    _clear_min_share(s, leaf, out, reached)
+    _clear_min_share(s, leaf, out, writes, reached)
 
 
 def _deficit(s: Scheduler, leaf: LeafRecord, app: App) -> Deficit:

@@ -3,14 +3,10 @@ how an app entering the starved-apps queue is reported (§4.4)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from fairshare.core.model.events import Starvation, StarvationGate
-from fairshare.core.model.records import App, QueueRuntime
+from fairshare.core.model.records import App
+from fairshare.core.model.scheduler import Scheduler
 from fairshare.resources.vector import float32_decimal, is_none
-
-if TYPE_CHECKING:
-    from fairshare.core.model.scheduler import Scheduler
 
 
 def starvation_gate(s: Scheduler) -> bool:
@@ -22,19 +18,10 @@ def starvation_gate(s: Scheduler) -> bool:
     threshold = s.site.preemption_cluster_utilization_threshold
     gate_open = threshold < utilization  # strict; NaN (empty cluster) keeps it closed (§4.1)
     if gate_open != s.state.starvation_gate_open:
-        s.state.starvation_gate_open = gate_open
+        s.write.open_starvation_gate(gate_open)
         s.emit(StarvationGate, open=gate_open, utilization=utilization,
                threshold=float32_decimal(threshold))  # a Java float: 0.8, not 0.800000011920929
     return gate_open
-
-
-def track_min_share_starvation(runtime: QueueRuntime, starved: bool, since: int) -> None:
-    """The leaf's ``min-share-starved-since`` for snapshots: set when its min-share starvation
-    begins (to ``since``, its last time at min share), cleared when it ends."""
-    if not starved:
-        runtime.min_share_starved_since = None
-    elif runtime.min_share_starved_since is None:
-        runtime.min_share_starved_since = since
 
 
 def starvation_kind(app: App) -> str:

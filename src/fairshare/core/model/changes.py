@@ -1,0 +1,125 @@
+"""What the state's writers changed, for the steps that keep caches over the state.
+
+Every writer of :mod:`fairshare.core.model.state` records here what it changed. Each cache
+that must follow the state (the tree walk's order index, the incremental update pass, the
+preemption search's kept nodes, the steady shares) holds its own :class:`ChangeReader` and
+drains it when it next runs: so no write can leave a cache stale by forgetting to tell it,
+and no cache depends on where a write happens.
+
+What is recorded, and who reads it:
+
+* ``apps`` — an app's usage, asks, AM, admission, reservations, attempt, demand, fair share
+  or min-share starvation changed: its place in its leaf's lists and what it could do on a
+  node may differ (order index, update pass);
+* ``by_leaf`` — the same apps under the leaf they were in *when* recorded (a move changes the
+  leaf afterwards), plus apps that joined or left a leaf's lists without any other change
+  (``membership``) — for readers that ask for it (the update pass);
+* ``queues`` — a queue's usage or demand changed: its place among its siblings may move;
+* ``am_limits`` — a leaf's AM limit (its fair share) or AM usage changed;
+* ``tree`` — a new queue tree (a reload, a dynamic queue); ``cluster`` — nodes came, went or
+  were resized.
+
+:class:`PassChanges` is what one update pass makes of its reader's records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fairshare.core.model.records import App
+
+
+class ChangeReader:
+    """What one cache has not seen yet; the cache clears it once it has caught up."""
+
+    __slots__ = ("am_limits", "apps", "by_leaf", "cluster", "queues", "tree", "wants_leaves")
+
+    def __init__(self, wants_leaves: bool) -> None:
+        self.wants_leaves = wants_leaves
+        self.apps: dict[str, App] = {}
+        self.by_leaf: dict[str, dict[str, App]] = {}
+        self.queues: dict[str, None] = {}
+        self.am_limits: dict[str, None] = {}
+        # a new reader has seen nothing: it starts as after a new tree and cluster
+        self.tree = True
+        self.cluster = True
+
+    def clear(self) -> None:
+        self.apps = {}
+        self.by_leaf = {}
+        self.queues = {}
+        self.am_limits = {}
+        self.tree = self.cluster = False
+
+
+class ChangeLog:
+    """The writers' record of what changed, fanned out to every reader."""
+
+    def __init__(self) -> None:
+        # bumped by every record but ``membership``: equal versions mean nothing that a sort
+        # key, an offer, an AM limit or the tree depends on was written in between
+        self.version = 0
+        self._readers: list[ChangeReader] = []
+        self._leaf_readers: list[ChangeReader] = []
+        self._flag_readers: list[ChangeReader] = []
+
+    def reader(self, *, by_leaf: bool = False, flags_only: bool = False) -> ChangeReader:
+        """A new reader, which sees every record from now on — or, ``flags_only``, only
+        whether the tree or the cluster changed."""
+        reader = ChangeReader(by_leaf)
+        if flags_only:
+            self._flag_readers.append(reader)
+            return reader
+        self._readers.append(reader)
+        if by_leaf:
+            self._leaf_readers.append(reader)
+        return reader
+
+    def app(self, app: App) -> None:
+        self.version += 1
+        for reader in self._readers:
+            reader.apps[app.id] = app
+        for reader in self._leaf_readers:
+            reader.by_leaf.setdefault(app.queue, {})[app.id] = app
+
+    def membership(self, app: App) -> None:
+        """``app`` joined or left its leaf's lists (it ended, or moved) with no other change."""
+        for reader in self._leaf_readers:
+            reader.apps[app.id] = app
+            reader.by_leaf.setdefault(app.queue, {})[app.id] = app
+
+    def queue(self, name: str) -> None:
+        self.version += 1
+        for reader in self._readers:
+            reader.queues[name] = None
+
+    def am_limit(self, leaf: str) -> None:
+        self.version += 1
+        for reader in self._readers:
+            reader.am_limits[leaf] = None
+
+    def tree(self) -> None:
+        self.version += 1
+        for reader in (*self._readers, *self._flag_readers):
+            reader.tree = True
+
+    def cluster(self) -> None:
+        self.version += 1
+        for reader in (*self._readers, *self._flag_readers):
+            reader.cluster = True
+
+
+@dataclass(slots=True)
+class PassChanges:
+    """What may differ from the previous update pass, as the steps of one pass see it."""
+
+    everything: bool  # the first pass: nothing is known yet
+    cluster_changed: bool  # the cluster size is not the last pass's (always on the first)
+    apps: dict[str, App]  # recorded since the last pass
+    # leaf → the recorded apps that were in it when recorded or are in it now: the only ones
+    # whose numbers, or whose place in its lists, may have changed
+    by_leaf: dict[str, dict[str, App]]
+    queues: set[str]  # queues that are new or whose settings, children or record changed
+    tree_changed: bool
+    demand_leaves: dict[str, None] = field(default_factory=dict)  # filled by the demand step
+    share_leaves: dict[str, None] = field(default_factory=dict)  # leaves whose app shares moved
