@@ -9,7 +9,7 @@ from typing import Any
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.yarnsite import load_site
 from fairshare.core.engine import ContainerRequest, Engine
-from fairshare.core.model.events import event_record
+from fairshare.core.model.event_records import event_record
 from fairshare.resources.vector import DEFAULT_TYPES, Resource
 from tests.oracles.preemption import use_reference_preemption
 from tests.oracles.update import use_reference_update

@@ -89,6 +89,7 @@ from fairshare.core.invariants import (
 )
 from fairshare.core.ledger import NodeLedger, allocation_overflows
 from fairshare.core.metrics import queue_metrics
+from fairshare.core.model.event_records import event_record
 from fairshare.core.model.events import (
     AppAttemptRestarted,
     AppSubmitted,
@@ -99,7 +100,6 @@ from fairshare.core.model.events import (
     NodeDecommissioning,
     NodeRemoved,
     PreemptionWarned,
-    event_record,
 )
 from fairshare.core.model.policies import calculator_for
 from fairshare.core.preemption.blocked import BLOCKED_CAUSES, ROOM_FREE

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.core.engine import Engine
-from fairshare.core.model.events import event_record
+from fairshare.core.model.event_records import event_record
 from fairshare.core.shares.demand import sum_in_order
 from fairshare.core.shares.solver import ShareInput, compute_shares
 from fairshare.resources.vector import LONG_MAX, Resource, add, float32

@@ -51,7 +51,7 @@ def test_every_exported_name_exists_and_comes_from_the_engine() -> None:
 
 def test_every_event_kind_is_exported() -> None:
     """A new event kind is part of what callers read: it is exported with the others."""
-    from fairshare.core.model.events import EVENT_CLASSES
+    from fairshare.core.model.event_records import EVENT_CLASSES
 
     exported = {getattr(core, name) for name in core.__all__}
     assert set(EVENT_CLASSES.values()) <= exported

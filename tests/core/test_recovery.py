@@ -8,7 +8,7 @@ import pytest
 
 from fairshare.core.engine import Engine, EngineError
 from fairshare.core.metrics import queue_metrics
-from fairshare.core.model.events import event_record
+from fairshare.core.model.event_records import event_record
 from tests.core.engine_builders import GB, ask, make_engine, r, records
 
 PREEMPTION = {

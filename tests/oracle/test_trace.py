@@ -11,7 +11,7 @@ import pytest
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.core.engine import Engine
 from fairshare.core.lifecycle.asks import ContainerRequest
-from fairshare.core.model.events import event_record
+from fairshare.core.model.event_records import event_record
 from fairshare.sim.parse.scenario import load_scenario, parse_scenario_text
 from fairshare.sim.record.snapshot import snapshot
 from fairshare.sim.run.build import build_engine

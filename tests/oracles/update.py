@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from fairshare.core.engine import Engine
 from fairshare.core.lifecycle.asks import pending_demand
-from fairshare.core.model.records import App
+from fairshare.core.model.records import App, StarvationWrites
 from fairshare.core.model.scheduler import Scheduler
-from fairshare.core.model.state import StarvationWrites
 from fairshare.core.shares.fair_shares import (
     AppShareInput,
     FairShares,

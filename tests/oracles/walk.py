@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fairshare.core.engine import Engine
 from fairshare.core.heartbeat.assignment import Assigned, assign_to_app, pre_check
-from fairshare.core.heartbeat.order_index import comparator_order_apps, comparator_order_children
+from fairshare.core.heartbeat.offers import comparator_order_apps, comparator_order_children
 from fairshare.core.model.records import Node
 from fairshare.core.model.scheduler import ROOT, Scheduler
 

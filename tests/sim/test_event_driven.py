@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from fairshare.config.overrides import parse_override
 from fairshare.core.engine import Engine
-from fairshare.core.model.events import event_record
+from fairshare.core.model.event_records import event_record
 from fairshare.sim.parse.specs import NodeSpec
 from fairshare.sim.parse.timed_spec import (
     AddNodeChange,

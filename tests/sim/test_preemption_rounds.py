@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairshare.core.engine import Engine
-from fairshare.core.model.events import event_record
+from fairshare.core.model.event_records import event_record
 from fairshare.sim.record.snapshot import snapshot
 from fairshare.sim.run.loop import Simulation
 from fairshare.sim.sources.workload import AppSpec, TaskGroup

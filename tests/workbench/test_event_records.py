@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from fairshare.cli.main import app
-from fairshare.core.model.events import EVENT_CLASSES, RECORD_FIELDS, record_problem
+from fairshare.core.model.event_records import EVENT_CLASSES, RECORD_FIELDS, record_problem
 from tests.workbench.test_explain import RESERVING, SEED, runner, simulate
 
 

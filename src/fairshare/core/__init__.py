@@ -18,6 +18,7 @@ engine's own and may change.
 from fairshare.core.engine import MAX_TIME_MS, Engine, EngineError
 from fairshare.core.lifecycle.asks import AM_PRIORITY, ContainerRequest, pending_demand
 from fairshare.core.lifecycle.decommission import DEFAULT_TIMEOUT_MS
+from fairshare.core.model.event_records import event_record, record_problem
 from fairshare.core.model.events import (
     AppAttemptRestarted,
     AppFinished,
@@ -48,8 +49,6 @@ from fairshare.core.model.events import (
     RequestsRejected,
     Starvation,
     StarvationGate,
-    event_record,
-    record_problem,
 )
 from fairshare.core.model.queue_settings import QueueSettings
 from fairshare.core.model.records import (

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fairshare.core.heartbeat.order_index import reservable_nodes_limit
+from fairshare.core.heartbeat.offers import reservable_nodes_limit
 from fairshare.core.lifecycle.asks import allocated_places, first_any_ask, outstanding
 from fairshare.core.model.am_share import (
     am_check_disabled,

@@ -25,7 +25,8 @@ from fairshare.core.heartbeat.assignment import (
     pre_check,
     record_max_am_share,
 )
-from fairshare.core.heartbeat.order_index import OrderIndex, headroom
+from fairshare.core.heartbeat.offers import headroom
+from fairshare.core.heartbeat.order_index import OrderIndex
 from fairshare.core.model.am_share import refuses_every_am
 from fairshare.core.model.changes import ChangeLog
 from fairshare.core.model.policies import SortKey

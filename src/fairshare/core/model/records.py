@@ -248,6 +248,36 @@ class StarvedApps:
 
 
 @dataclass(slots=True, eq=False)
+class StarvationWrites:
+    """What one update pass's starvation step decided to write (§4.3), applied at its end by
+    :meth:`~fairshare.core.model.state.StateWriter.apply_starvation`; the step reads its own
+    decisions through these first (the starved-apps heap compares starvations the pass wrote
+    earlier)."""
+
+    fairshare: dict[App, tuple[Resource, int]] = field(default_factory=dict)  # + lastTime…
+    minshare: dict[App, Resource] = field(default_factory=dict)
+    last_time_at_min_share: dict[QueueRuntime, int] = field(default_factory=dict)
+    # the leaf's min-share-starved-since for snapshots: set when its min-share starvation
+    # begins (to its last time at min share), cleared when it ends: (starved, since)
+    min_share_starved: dict[QueueRuntime, tuple[bool, int]] = field(default_factory=dict)
+    starved: StarvedApps | None = None  # the starved-apps queue after the pass, if changed
+
+    def fairshare_starvation(self, app: App) -> Resource:
+        written = self.fairshare.get(app)
+        return app.fairshare_starvation if written is None else written[0]
+
+    def last_time_at_fair_share(self, app: App) -> int:
+        written = self.fairshare.get(app)
+        return app.last_time_at_fair_share if written is None else written[1]
+
+    def minshare_starvation(self, app: App) -> Resource:
+        return self.minshare.get(app, app.minshare_starvation)
+
+    def starvation(self, app: App) -> Resource:
+        return self.fairshare_starvation(app) + self.minshare_starvation(app)
+
+
+@dataclass(slots=True, eq=False)
 class ClusterState:
     """Everything that changes while the scheduler runs."""
 

@@ -1,22 +1,18 @@
 """The only writer of the cluster's state: every field of an app, a node, a queue's runtime
-record or the cluster is assigned here, and each write records what it changed in the change
-log (:mod:`fairshare.core.model.changes`) that the caches drain. ``tests/test_state_writes.py``
-checks that nothing else in ``src/`` assigns them.
-
-The writers do bookkeeping only: they decide nothing and report nothing (the steps that call
-them emit the events). Vectors are replaced, never changed in place, so a cache keyed on a
-vector's identity sees every change. The § numbers cited here are sections of
-docs/semantics.md.
+record or the cluster is assigned here (``tests/test_state_writes.py`` checks it), and each
+write records what it changed in the change log (:mod:`fairshare.core.model.changes`) that the
+caches drain. The writers decide and report nothing: the steps that call them emit the events.
+Vectors are replaced, never changed in place, so a cache keyed on a vector's identity sees
+every change. The § numbers cited here are sections of docs/semantics.md.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Protocol
 
 from fairshare.core.model.changes import ChangeLog
+from fairshare.core.model.context import Context
 from fairshare.core.model.locality import Locality, LocalityState
 from fairshare.core.model.records import (
     ANY,
@@ -31,50 +27,18 @@ from fairshare.core.model.records import (
     QueueRuntime,
     Reservation,
     SchedulerKey,
+    StarvationWrites,
     StarvedApps,
 )
 from fairshare.core.model.tree import QueueTree
 from fairshare.resources.vector import Resource, add, componentwise_min, is_none, subtract
 
 
-class _Ancestry(Protocol):
-    def ancestry(self, queue: str) -> tuple[str, ...]: ...
-
-
-@dataclass(slots=True, eq=False)
-class StarvationWrites:
-    """What one update pass's starvation step decided to write (§4.3), applied at its end by
-    :meth:`StateWriter.apply_starvation`; the step reads its own decisions through these
-    first (the starved-apps heap compares starvations the pass wrote earlier)."""
-
-    fairshare: dict[App, tuple[Resource, int]] = field(default_factory=dict)  # + lastTime…
-    minshare: dict[App, Resource] = field(default_factory=dict)
-    last_time_at_min_share: dict[QueueRuntime, int] = field(default_factory=dict)
-    min_share_starved: dict[QueueRuntime, tuple[bool, int]] = field(default_factory=dict)
-    starved: StarvedApps | None = None  # the starved-apps queue after the pass, if changed
-
-    def fairshare_starvation(self, app: App) -> Resource:
-        written = self.fairshare.get(app)
-        return app.fairshare_starvation if written is None else written[0]
-
-    def last_time_at_fair_share(self, app: App) -> int:
-        written = self.fairshare.get(app)
-        return app.last_time_at_fair_share if written is None else written[1]
-
-    def minshare_starvation(self, app: App) -> Resource:
-        return self.minshare.get(app, app.minshare_starvation)
-
-    def starvation(self, app: App) -> Resource:
-        return self.fairshare_starvation(app) + self.minshare_starvation(app)
-
-
 class StateWriter:
-    """Every write of the state, each recording what it changed."""
+    """Every write of the state, each recording what it changed (grouped by what they write)."""
 
-    def __init__(self, state: ClusterState, context: _Ancestry, log: ChangeLog) -> None:
+    def __init__(self, state: ClusterState, context: Context, log: ChangeLog) -> None:
         self.state, self._context, self.log = state, context, log
-
-    # -- queues ----------------------------------------------------------------------------------
 
     def sync_queues(self, tree: QueueTree, now: int) -> None:
         """Give every queue of a new tree its runtime record (new queues start at the clock)."""
@@ -123,17 +87,11 @@ class StateWriter:
         for name, share in shares.items():
             self.state.queues[name].steady_fair_share = share
 
-    # -- the cluster -------------------------------------------------------------------------------
-
     def update_root_queue_metrics(self) -> None:
-        """``FairScheduler.updateRootQueueMetrics``: YARN refreshes the gauge in ``update()``,
-        when a container completes, when nodes come, go or change size, and at the end of a
-        node's ``attemptScheduling`` — not as each container is allocated, so the AM checks
-        of one heartbeat all read the space free before it."""
-        state = self.state
-        available = subtract(state.capacity, state.allocated)
-        if available != state.root_available:
-            state.root_available = available
+        """``FairScheduler.updateRootQueueMetrics`` (see ``Scheduler.root_available``)."""
+        available = self.state.capacity - self.state.allocated
+        if available != self.state.root_available:
+            self.state.root_available = available
 
     def add_node(self, node: Node) -> None:
         self.state.nodes[node.name] = node
@@ -149,8 +107,7 @@ class StateWriter:
         self._cluster_is(self.state.capacity)
 
     def _cluster_is(self, capacity: Resource) -> None:
-        """Nodes came, went or were resized: the gauge follows, and the caches that read the
-        cluster's size are told."""
+        """Nodes came, went or were resized: the gauge follows, the caches are told."""
         self.state.capacity = capacity
         self.update_root_queue_metrics()
         self.log.cluster()
@@ -159,9 +116,8 @@ class StateWriter:
         node.decommissioning, node.decommission_deadline = True, deadline
 
     def note_app_ran(self, node: Node, app_id: str) -> None:
-        """``app_id`` has a container on ``node``: remember it until it ends. Apps that ended
-        are dropped whenever the record doubles, so it stays about as long as the node's live
-        apps (``RMNodeImpl.runningApplications``)."""
+        """``app_id`` ran a container on ``node`` (``RMNodeImpl.runningApplications``); apps
+        that ended are dropped whenever the record doubles."""
         ran = node.apps_ran
         ran[app_id] = None
         if len(ran) > node.apps_ran_limit:
@@ -169,8 +125,6 @@ class StateWriter:
             for gone in [a for a in ran if a not in apps or apps[a].stopped]:
                 del ran[gone]
             node.apps_ran_limit = max(16, 2 * len(ran))
-
-    # -- apps --------------------------------------------------------------------------------------
 
     def add_app(self, app: App) -> None:
         self.state.apps[app.id] = app
@@ -195,15 +149,13 @@ class StateWriter:
         self.log.membership(app)
 
     def new_attempt(self, app: App, now: int, am_preemption: bool) -> None:
-        """A new ``FSAppAttempt``: its demand is 0 until the next update pass computes it,
-        so no heartbeat serves the new attempt before then."""
+        """A new ``FSAppAttempt``: demand 0 until the next update pass, so unserved till then."""
         none = self.state.none
         app.attempt += 1
         app.am_preemption = am_preemption
         app.start_time = app.last_time_at_fair_share = now
         app.am_running, app.am_resource, app.next_container = False, None, 1
-        app.fairshare_starvation = app.minshare_starvation = app.fair_share = none
-        app.demand = none
+        app.fairshare_starvation = app.minshare_starvation = app.fair_share = app.demand = none
         app.next_starvation_check = 0
         app.locality.clear()
         app.state = AppState.ACCEPTED
@@ -225,8 +177,6 @@ class StateWriter:
     def set_locality(self, app: App, key: SchedulerKey, locality: LocalityState) -> None:
         app.locality[key] = locality
 
-    # -- admission (§3.9) ------------------------------------------------------------------------
-
     def track_runnable(self, app: App) -> None:
         """``trackRunnableApp`` + ``addApp(runnable=true)``."""
         state = self.state
@@ -244,15 +194,13 @@ class StateWriter:
         self.state.user_waiting.setdefault(app.user, []).append(app)
 
     def promote(self, app: App) -> None:
-        """A waiting app becomes runnable."""
         self.state.queues[app.queue].non_runnable_apps.remove(app)
         self.state.user_waiting[app.user].remove(app)
         self.track_runnable(app)
 
     def untrack(self, app: App) -> bool:
-        """Take ``app`` out of its leaf and the counts; True if it was runnable
-        (``removeApp``). A runnable app with a running AM also leaves the leaf's AM usage
-        (``FSLeafQueue.removeApp``)."""
+        """``removeApp``: out of its leaf, its AM out of the leaf's AM usage, and out of the
+        counts; True if it was runnable."""
         state = self.state
         leaf = state.queues[app.queue]
         if app.runnable and app in leaf.runnable_apps:
@@ -273,8 +221,6 @@ class StateWriter:
             waiting.remove(app)
         return False
 
-    # -- asks (§3.6.2) ----------------------------------------------------------------------------
-
     def add_asks(self, app: App, key: SchedulerKey, places: Iterable[tuple[str, bool]],
                  capability: Resource, count: int) -> None:
         """``count`` more containers of ``key`` asked at each of ``places`` (name, relax)."""
@@ -291,8 +237,7 @@ class StateWriter:
         self.log.app(app)
 
     def decrement_asks(self, app: App, key: SchedulerKey, places: Iterable[str]) -> None:
-        """One container of ``key`` allocated: one less at each of ``places``. An ask at 0
-        goes; ANY at 0 ends the key."""
+        """One less at each of ``places``; an ask at 0 goes, ANY at 0 ends the key."""
         table = app.asks[key]
         for name in places:
             ask = table.get(name)
@@ -304,13 +249,10 @@ class StateWriter:
         if ANY not in table:
             del app.asks[key]
 
-    # -- containers ------------------------------------------------------------------------------
-
     def allocate(self, app: App, node: Node, container: Container,
                  kind: Locality | None) -> None:
-        """Account for a new container everywhere (§3.6.2 ``allocate``), or with ``kind``
-        None for a recovered one (no locality, no earmark, not counted as allocated by the
-        cluster). The app's first container is its AM (``FSAppAttempt``)."""
+        """A new container accounted for everywhere (§3.6.2 ``allocate``; the app's first is
+        its AM) — or, ``kind`` None, a recovered one: no locality, earmark or cluster count."""
         state, resource = self.state, container.resource
         node.allocated = add(node.allocated, resource)
         node.containers[container.id] = container
@@ -321,8 +263,6 @@ class StateWriter:
             self._consume_earmark(node, app.attempt_key, resource)
         app.containers[container.id] = container
         app.usage = add(app.usage, resource)
-        if kind is not None:
-            self.log.app(app)
         if not app.am_running and not app.unmanaged:
             app.am_resource, app.am_running = resource, True
             leaf = state.queues[app.queue]
@@ -330,8 +270,7 @@ class StateWriter:
             if kind is None:
                 self.log.am_limit(app.queue)
         app.state = AppState.RUNNING
-        if kind is None:
-            self.log.app(app)
+        self.log.app(app)
         self.add_usage(app.queue, resource)
         for name in self._context.ancestry(app.queue):
             q = state.queues[name]
@@ -360,7 +299,7 @@ class StateWriter:
             node.earmarks[attempt] = left
 
     def drop_earmark(self, node: Node, attempt: AttemptKey) -> None:
-        node.earmarked_total = subtract(node.earmarked_total, node.earmarks.pop(attempt))
+        node.earmarked_total -= node.earmarks.pop(attempt)
 
     def free_container(self, container: Container) -> App:
         """Give a container's resources back: node, app, queues, cluster; drop its marks."""
@@ -375,15 +314,12 @@ class StateWriter:
         app.usage = subtract(app.usage, container.resource)
         self.log.app(app)
         if app.to_be_preempted.pop(container.id, None) is not None:
-            app.resources_to_be_preempted = subtract(
-                app.resources_to_be_preempted, container.resource)
+            app.resources_to_be_preempted -= container.resource
         self.add_usage(app.queue, subtract(state.none, container.resource))
         self.count(app.queue, "containers_released")
         state.allocated = subtract(state.allocated, container.resource)
         self.update_root_queue_metrics()
         return app
-
-    # -- reservations (§3.6.5) --------------------------------------------------------------------
 
     def reserve(self, app: App, node: Node, key: SchedulerKey, resource: Resource) -> bool:
         """Create or refresh ``app``'s reservation on ``node``; True if it is new."""
@@ -414,8 +350,6 @@ class StateWriter:
             self.change_reserved(old, subtract(self.state.none, reservation.resource), -1)
             self.change_reserved(new, reservation.resource, 1)
 
-    # -- starvation and preemption (§4, §5) --------------------------------------------------------
-
     def open_starvation_gate(self, gate_open: bool) -> None:
         self.state.starvation_gate_open = gate_open
 
@@ -432,8 +366,6 @@ class StateWriter:
             app.minshare_starvation = amount
             self.log.app(app)  # min-share starvation makes it starved: it may reserve
         for runtime, (starved, since) in writes.min_share_starved.items():
-            # the leaf's ``min-share-starved-since`` for snapshots: set when its min-share
-            # starvation begins (to its last time at min share), cleared when it ends
             if not starved:
                 runtime.min_share_starved_since = None
             elif runtime.min_share_starved_since is None:
@@ -446,18 +378,16 @@ class StateWriter:
 
     def mark_for_preemption(self, node: Node, owner: App, container: Container,
                             beneficiary: AttemptKey) -> None:
-        """§5.6: the container is marked on its node and app, its resource earmarked there
-        for the starved ``beneficiary``."""
+        """§5.6: marked on its node and app, its resource earmarked for ``beneficiary``."""
         node.marked_for_preemption[container.id] = container
-        node.earmarks[beneficiary] = add(node.earmarks.get(beneficiary, self.state.none),
-                                         container.resource)
-        node.earmarked_total = add(node.earmarked_total, container.resource)
+        resource = container.resource
+        node.earmarks[beneficiary] = node.earmarks.get(beneficiary, self.state.none) + resource
+        node.earmarked_total += resource
         owner.to_be_preempted[container.id] = container
-        owner.resources_to_be_preempted = add(owner.resources_to_be_preempted,
-                                              container.resource)
+        owner.resources_to_be_preempted += resource
 
     def count_preempted(self, owner: App, container: Container) -> None:
-        owner.preempted_resource = add(owner.preempted_resource, container.resource)
+        owner.preempted_resource += container.resource
         owner.preempted_containers += 1  # AM containers included; also counted below
         if container.is_am:
             owner.preempted_am_containers += 1

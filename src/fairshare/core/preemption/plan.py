@@ -22,6 +22,7 @@ from fairshare.core.model.records import App
 from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.model.yarn_order import nodes_in_search_order, request_order
 from fairshare.core.preemption.overlay import Overlay
+from fairshare.core.preemption.plan_search import PlanSearch
 from fairshare.core.preemption.requests import RequestAsk, starved_requests
 from fairshare.core.preemption.search import VictimSearch
 from fairshare.core.preemption.victims import (
@@ -85,7 +86,7 @@ def plan_preemption(
         requests = starved_requests(app.starvation, app_request_asks(app), search.rack_of,
                                     racks=search.racks)
     overlay = Overlay()
-    return plan_with(s, app, requests, overlay, search.planner(overlay))
+    return plan_with(s, app, requests, overlay, PlanSearch(search, overlay))
 
 
 def plan_with(

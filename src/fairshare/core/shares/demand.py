@@ -2,7 +2,7 @@
 and the parents above a leaf whose demand changed — nothing else can have a new demand.
 
 An app's demand is its usage plus its outstanding ANY asks; only a touched app's can change
-(``Scheduler.touch_app`` fires on every change of usage or asks). A leaf's sum is redone when
+(the change log records every change of usage or asks). A leaf's sum is redone when
 one of its apps' demand changed, an app joined or left its lists (compared by identity), or its
 max share changed. A parent keeps the exact sums of its children's memory and vcores, updated
 as a child's demand changes; the saturating sum of the reference is that sum capped at

@@ -20,9 +20,8 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from fairshare.core.model.policies import SortKey, comparator_for, sort_key_for
 from fairshare.core.model.queue_settings import QueueSettings
-from fairshare.core.model.records import App, StarvedApps
+from fairshare.core.model.records import App, StarvationWrites, StarvedApps
 from fairshare.core.model.scheduler import Scheduler
-from fairshare.core.model.state import StarvationWrites
 from fairshare.resources.vector import fits_in, is_none, subtract
 
 
@@ -60,7 +59,7 @@ class PendingApps:
     def refresh(self, s: Scheduler, runnable: list[App], touched: Mapping[str, App]) -> None:
         """Re-key the ``touched`` apps of the leaf: only a touched app's demand, usage, weight
         or start time can have changed, and every app that joined or left the leaf's runnable
-        list was touched (``Scheduler.touch_app``) while in it."""
+        list was recorded in the change log while in it (:mod:`fairshare.core.model.changes`)."""
         members = {a.id for a in runnable} if touched else set()  # not one scan per app
         for app_id, app in touched.items():
             if app_id in self.apps:
