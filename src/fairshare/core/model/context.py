@@ -84,7 +84,7 @@ class Context:
             self._ancestry[queue] = cached
         return cached
 
-    def max_share(self, queue: str, cluster: Resource) -> Resource:
+    def max_share_in(self, queue: str, cluster: Resource) -> Resource:
         """Effective max share (§2.8) in a cluster of ``cluster``; remembered per cluster
         size, as every walk reads it at every level."""
         if cluster is not self._cluster:

@@ -57,9 +57,9 @@ class Scheduler(Context):
         numbered from 1 in submission order, rejected ones included."""
         return self.state.apps[app_id].seq + 1
 
-    def max_share(self, queue: str) -> Resource:  # type: ignore[override]
+    def max_share(self, queue: str) -> Resource:
         """Effective max share (§2.8) in the cluster as it is now."""
-        return Context.max_share(self, queue, self.state.capacity)
+        return self.max_share_in(queue, self.state.capacity)
 
     # -- events --------------------------------------------------------------------------------
 
