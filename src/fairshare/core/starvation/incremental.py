@@ -17,9 +17,9 @@ that app is not below its threshold) — every other write rewrites the value al
 a steady leaf costs those two writes. Also steady stays a leaf whose only change is to touched
 apps that sit, before and after, behind the app its pass stops at.
 
-What changes a leaf's inputs outside the pass: the apps the engine touched
-(:class:`~fairshare.core.model.changes.PassChanges`), fair shares moved by the pass, a new tree or
-cluster size, and the preemption round, which sets the back-off of the apps it takes — all of
+What changes a leaf's inputs outside the pass: the apps the change log recorded ("touched":
+:class:`~fairshare.core.model.changes.PassChanges`), fair shares moved by the pass, a new tree
+or cluster size, and the preemption round, which sets the back-off of the apps it takes — all of
 them in the starved-apps queue when the last pass ended. After a long time with the gate
 closed, the cache forgets what it was told and starts afresh.
 """
