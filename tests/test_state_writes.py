@@ -37,6 +37,10 @@ NOT_STATE = {
     ("core/preemption/requests.py", "v.nodes"): "a starved request's candidate nodes",
     ("core/model/changes.py", "reader.apps"): "a change reader's record of what changed",
     ("core/model/changes.py", "reader.queues"): "a change reader's record of what changed",
+    ("core/heartbeat/order_index.py", "changes.apps"):
+        "the order index's change reader, to which a cluster change adds entries to redo",
+    ("core/heartbeat/order_index.py", "changes.queues"):
+        "the order index's change reader, to which a cluster change adds entries to redo",
     ("core/starvation/leaf.py", "writes.last_time_at_min_share"):
         "the starvation step's notes of what to write (StarvationWrites), applied by state.py",
     ("core/starvation/incremental.py", "writes.last_time_at_min_share"):

@@ -88,7 +88,6 @@ from fairshare.core.invariants import (
     usage_conservation,
 )
 from fairshare.core.ledger import NodeLedger, allocation_overflows
-from fairshare.core.metrics import queue_metrics
 from fairshare.core.model.event_records import event_record
 from fairshare.core.model.events import (
     AppAttemptRestarted,
@@ -829,7 +828,7 @@ def state_digest(engine: Engine) -> dict[str, Any]:
     """What events do not show: every queue's metrics (the MaxAMShare gauge among them),
     each app's usage, demand, delay-scheduling state and reservations, each node's state."""
     return {
-        "queues": {q.name: queue_metrics(engine.s, q.name) for q in engine.tree},
+        "queues": {q.name: engine.queue_metrics(q.name) for q in engine.tree},
         "apps": {a.id: (a.usage, a.demand, dict(a.locality), sorted(a.reservations),
                         a.fair_share) for a in engine.state.apps.values()},
         "nodes": {n.name: (n.allocated, dict(n.earmarks), None if n.reservation is None else

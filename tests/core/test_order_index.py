@@ -27,7 +27,6 @@ from fairshare.core.heartbeat import assignment, order_index
 from fairshare.core.heartbeat import walk as heartbeat_walk
 from fairshare.core.heartbeat.offers import Offer
 from fairshare.core.heartbeat.order_index import OrderIndex
-from fairshare.core.metrics import queue_metrics
 from fairshare.core.model.event_records import event_record
 from fairshare.core.model.policies import SchedulableView, comparator_for, sort_key_for
 from fairshare.resources.vector import DEFAULT_TYPES, ResourceTypes, float32, sign
@@ -244,7 +243,7 @@ class Lockstep:
 
 def digest(engine: Engine) -> dict[str, Any]:
     return {
-        "queues": {q.name: queue_metrics(engine.s, q.name) for q in engine.tree},
+        "queues": {q.name: engine.queue_metrics(q.name) for q in engine.tree},
         "apps": {a.id: (a.usage, a.demand, a.fair_share, dict(a.locality),
                         sorted(a.reservations)) for a in engine.state.apps.values()},
         "nodes": {n.name: (n.allocated, dict(n.earmarks)) for n in engine.state.nodes.values()},

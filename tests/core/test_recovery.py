@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from fairshare.core.engine import Engine, EngineError
-from fairshare.core.metrics import queue_metrics
 from fairshare.core.model.event_records import event_record
 from tests.core.engine_builders import GB, ask, make_engine, r, records
 
@@ -48,8 +47,8 @@ def test_recovered_containers_are_accounted_where_they_run() -> None:
         assert engine.s.state.queues[queue].usage == r(5 * GB, 3)
     assert engine.s.state.queues["root.a"].am_resource_usage == r(GB)
     assert engine.state.allocated == r(5 * GB, 3)
-    assert queue_metrics(engine.s, "root.a")["AggregateContainersAllocated"] == 3
-    assert queue_metrics(engine.s, "root.a")["AMResourceUsageMB"] == GB
+    assert engine.queue_metrics("root.a")["AggregateContainersAllocated"] == 3
+    assert engine.queue_metrics("root.a")["AMResourceUsageMB"] == GB
 
 
 def test_a_recovering_attempt_asks_for_no_am_only_for_what_it_still_needs() -> None:

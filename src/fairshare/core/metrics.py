@@ -31,8 +31,10 @@ def _mb_vcores(prefix: str, r: Resource) -> dict[str, int]:
     return {f"{prefix}MB": r.memory, f"{prefix}VCores": r.vcores_int}
 
 
-def queue_metrics(s: Scheduler, queue: str) -> dict[str, Any]:
-    """The metrics2 record of one queue: FS gauges first, then the inherited QueueMetrics."""
+def queue_metrics(s: Scheduler, queue: str, steady_fair_share: Resource) -> dict[str, Any]:
+    """The metrics2 record of one queue: FS gauges first, then the inherited QueueMetrics.
+    Steady shares are computed only when read (``EngineQueries.steady_fair_share``): the
+    caller passes the queue's."""
     runtime, settings = s.state.queues[queue], s.settings(queue)
     runnable, waiting = apps_below(s, queue)
     live = runnable + waiting
@@ -42,7 +44,7 @@ def queue_metrics(s: Scheduler, queue: str) -> dict[str, Any]:
     max_share = s.max_share(queue)
     metrics: dict[str, Any] = {
         **_mb_vcores("FairShare", runtime.fair_share),
-        **_mb_vcores("SteadyFairShare", s.state.queues[queue].steady_fair_share),
+        **_mb_vcores("SteadyFairShare", steady_fair_share),
         **_mb_vcores("MinShare", settings.min_share),
         "MaxShareMB": max_share.memory,
         "MaxShareVCores": max_share.vcores_int,

@@ -108,8 +108,7 @@ class EngineQueries:
 
     def queue_metrics(self, queue: str) -> dict[str, Any]:
         """The queue's ``FSQueueMetrics``, under YARN's names."""
-        self.steady.refresh(self.s)
-        return queue_metrics(self.s, queue)
+        return queue_metrics(self.s, queue, self.steady_fair_share(queue))
 
     def apps_below(self, queue: str) -> tuple[list[App], list[App]]:
         """The runnable and the waiting apps of the queue's subtree."""
@@ -159,7 +158,7 @@ class SteadyShares:
     register one by one)."""
 
     def __init__(self, log: ChangeLog) -> None:
-        self._changes = log.reader(flags_only=True)
+        self._changes = log.reader(apps=False, queues=False)
 
     def refresh(self, s: Scheduler) -> None:
         changes = self._changes

@@ -46,7 +46,7 @@ class IncrementalUpdate:
     """What the incremental update pass remembers between passes, and what changed since."""
 
     def __init__(self, log: ChangeLog) -> None:
-        self._changes = log.reader(by_leaf=True)
+        self._changes = log.reader(queues=False, by_leaf=True)
         self._tree: QueueTree | None = None
         self._capacity: Resource | None = None
         self._records: dict[str, tuple[QueueNode, QueueRuntime]] = {}

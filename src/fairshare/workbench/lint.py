@@ -1,8 +1,8 @@
 """Findings that depend on the cluster's size: min shares against the shares YARN computes.
 
-They use the project's own steady fair-share computation (``core.fairshare``), so they say what
-the scheduler would do with this tree on this cluster. Placed at the line of the queue concerned
-(or of the first queue that sets a min share, for root).
+They use the project's own steady fair-share computation (``core.shares.fair_shares``), so they say
+what the scheduler would do with this tree on this cluster. Placed at the line of the queue
+concerned (or of the first queue that sets a min share, for root).
 """
 
 from __future__ import annotations

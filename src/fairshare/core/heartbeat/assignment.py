@@ -163,7 +163,7 @@ def record_max_am_share(s: Scheduler, queue: str) -> Resource:
     """What every ``canRunAppAM`` of a leaf with the check enabled writes, whichever app asks:
     the AM limit, as the queue's MaxAMShare metric."""
     limit = max_am_limit(s, queue)
-    s.write.record_max_am_share(queue, limit)
+    s.write.set_max_am_share_metric(queue, limit)
     return limit
 
 

@@ -69,14 +69,11 @@ class OrderIndex:
         # thousands of apps may wait for their AM behind a leaf's maxAMShare
         self._without_am_check: dict[str, Ordered] = {}
         self._am_checks: dict[str, AmChecks] = {}
-        self._dirty_am_limits: dict[str, None] = {}
         # the MaxAMShare gauges a sweep of the whole tree writes are a function of what the
         # change log records (its version) and of root's available space
         self._gauges_swept: tuple[int, Resource] | None = None
         self._offers: dict[str, Offer] = {}  # app id → its current offer
         self._activity: dict[str, Activity] = {}
-        self._dirty_queues: dict[str, None] = {}
-        self._dirty_apps: dict[str, App] = {}
         # bumped whenever the sizes the root may act on change (a size or a reservable size
         # appears or disappears): readers that cache "could anything use a node with this much
         # free space" use it to know when to ask again
@@ -147,15 +144,22 @@ class OrderIndex:
     # -- keeping it current --------------------------------------------------------------------
 
     def refresh(self, s: Scheduler) -> None:
-        """Bring every entry the change log names up to date (called before each walk)."""
-        self._drain(s)
-        if not (self._stale or self._dirty_apps or self._dirty_queues or self._dirty_am_limits):
+        """Bring every entry the change log names up to date (called before each walk). The
+        reader's records are the entries to redo; a new tree rebuilds everything."""
+        changes = self._changes
+        if not (changes.apps or changes.queues or changes.am_limits or changes.tree
+                or changes.cluster or self._stale):
             return  # most walks: nothing changed since the last one
+        if changes.tree:
+            self._stale = True
+        elif changes.cluster and not self._stale:
+            self._cluster_changed(s)  # adds the entries it affects to the reader's records
         if self._stale:
+            changes.clear()
             self._rebuild(s)
             return
-        am_limits = self._dirty_am_limits  # leaves whose AM limit or AM usage may have changed
-        for app in self._dirty_apps.values():
+        am_limits = changes.am_limits  # leaves whose AM limit or AM usage may have changed
+        for app in changes.apps.values():
             leaf = self._refresh_app(s, app)
             if leaf is not None:
                 am_limits[leaf] = None
@@ -163,31 +167,11 @@ class OrderIndex:
                 am_limits[app.queue] = None
         for leaf in am_limits:
             self._block_ams(s, leaf)
-        for name in self._dirty_queues:
+        for name in changes.queues:
             parent = parent_of(name)
             if parent is not None:
                 ordered = self._children[parent]
                 ordered.put(name, ordered.key(s.queue_view(name), s.state.capacity))
-        self._dirty_apps.clear()
-        self._dirty_queues.clear()
-        am_limits.clear()
-
-    def _drain(self, s: Scheduler) -> None:
-        """Take in what the change log recorded since the last refresh: a new tree rebuilds
-        everything on this refresh; the rest names the entries to bring up to date."""
-        changes = self._changes
-        if changes.tree:
-            self._stale = True
-        if not self._stale and changes.cluster:
-            self._cluster_changed(s)
-        if not self._stale:
-            self._dirty_apps.update(changes.apps)
-            self._dirty_queues.update(changes.queues)
-            self._dirty_am_limits.update(changes.am_limits)
-        else:
-            self._dirty_apps.clear()
-            self._dirty_queues.clear()
-            self._dirty_am_limits.clear()
         changes.clear()
 
     def _rebuild(self, s: Scheduler) -> None:
@@ -245,19 +229,20 @@ class OrderIndex:
         if min_capacity(s) != self._min_capacity:
             self._stale = True  # every offer's sizes may change
             return
+        changes = self._changes
         for leaf in self._am_checks:  # the largest AM limits follow the cluster's size
-            self._dirty_am_limits[leaf] = None
+            changes.am_limits[leaf] = None
         for node in s.tree:
             if s.settings(node.name).policy is PolicyName.DRF:
                 if node.is_leaf:
                     for app in s.state.queues[node.name].runnable_apps:
-                        self._dirty_apps[app.id] = app
+                        changes.apps[app.id] = app
                 else:
                     for child in node.children:
-                        self._dirty_queues[child] = None
+                        changes.queues[child] = None
         for app in s.state.apps.values():
             if app.reservations:
-                self._dirty_apps[app.id] = app
+                changes.apps[app.id] = app
 
     def _count(self, s: Scheduler, offer: Offer, delta: int) -> None:
         sizes, reservable = offer.sizes, offer.reservable

@@ -161,7 +161,7 @@ def _pruned_from_queue(s: Scheduler, order: OrderIndex, queue: str, node: Node,
             assert offer is not None  # the leaf's list holds offered apps only
             if offer.am_check and not recorded:  # the check runs whether or not it may act
                 assert limit is not None  # an offer with the check gives the leaf an AM size
-                s.write.record_max_am_share(queue, limit)
+                s.write.set_max_am_share_metric(queue, limit)
                 recorded = True
             if offer.may_act(free, room, unbounded):
                 if offer.am_check:  # assign_to_app with the leaf's limit
@@ -195,7 +195,7 @@ def _leaf_past_am_limit(s: Scheduler, order: OrderIndex, leaf: str, node: Node,
     unbounded = room is s.unbounded
     for key, app in others:
         if first_am_check is not None and key > first_am_check:
-            s.write.record_max_am_share(leaf, limit)
+            s.write.set_max_am_share_metric(leaf, limit)
             first_am_check = None
         offer = order.offer(app)
         assert offer is not None
@@ -204,7 +204,7 @@ def _leaf_past_am_limit(s: Scheduler, order: OrderIndex, leaf: str, node: Node,
             if result is not None:
                 return result
     if first_am_check is not None:
-        s.write.record_max_am_share(leaf, limit)
+        s.write.set_max_am_share_metric(leaf, limit)
     return None
 
 

@@ -8,9 +8,10 @@ and no cache depends on where a write happens.
 
 What is recorded, and who reads it:
 
-* ``apps`` — an app's usage, asks, AM, admission, reservations, attempt, demand, fair share
-  or min-share starvation changed: its place in its leaf's lists and what it could do on a
-  node may differ (order index, update pass);
+* ``apps`` — an app's usage, asks, AM, admission, reservations, demand, fair share or
+  min-share starvation changed (a new attempt always follows its AM container's release): its
+  place in its leaf's lists and what it could do on a node may differ (order index, update
+  pass);
 * ``by_leaf`` — the same apps under the leaf they were in *when* recorded (a move changes the
   leaf afterwards), plus apps that joined or left a leaf's lists without any other change
   (``membership``) — for readers that ask for it (the update pass);
@@ -32,10 +33,9 @@ from fairshare.core.model.records import App
 class ChangeReader:
     """What one cache has not seen yet; the cache clears it once it has caught up."""
 
-    __slots__ = ("am_limits", "apps", "by_leaf", "cluster", "queues", "tree", "wants_leaves")
+    __slots__ = ("am_limits", "apps", "by_leaf", "cluster", "queues", "tree")
 
-    def __init__(self, wants_leaves: bool) -> None:
-        self.wants_leaves = wants_leaves
+    def __init__(self) -> None:
         self.apps: dict[str, App] = {}
         self.by_leaf: dict[str, dict[str, App]] = {}
         self.queues: dict[str, None] = {}
@@ -53,31 +53,30 @@ class ChangeReader:
 
 
 class ChangeLog:
-    """The writers' record of what changed, fanned out to every reader."""
+    """The writers' record of what changed, fanned out to the readers that want each kind."""
 
     def __init__(self) -> None:
         # bumped by every record but ``membership``: equal versions mean nothing that a sort
         # key, an offer, an AM limit or the tree depends on was written in between
         self.version = 0
-        self._readers: list[ChangeReader] = []
-        self._leaf_readers: list[ChangeReader] = []
-        self._flag_readers: list[ChangeReader] = []
+        self._app_readers: list[ChangeReader] = []  # apps
+        self._leaf_readers: list[ChangeReader] = []  # by_leaf, and membership as apps
+        self._queue_readers: list[ChangeReader] = []  # queues and AM limits
+        self._flag_readers: list[ChangeReader] = []  # tree and cluster: every reader
 
-    def reader(self, *, by_leaf: bool = False, flags_only: bool = False) -> ChangeReader:
-        """A new reader, which sees every record from now on — or, ``flags_only``, only
-        whether the tree or the cluster changed."""
-        reader = ChangeReader(by_leaf)
-        if flags_only:
-            self._flag_readers.append(reader)
-            return reader
-        self._readers.append(reader)
-        if by_leaf:
-            self._leaf_readers.append(reader)
+    def reader(self, *, apps: bool = True, queues: bool = True,
+               by_leaf: bool = False) -> ChangeReader:
+        """A new reader of the given kinds (every reader sees tree and cluster changes)."""
+        reader = ChangeReader()
+        for wanted, readers in ((apps, self._app_readers), (by_leaf, self._leaf_readers),
+                                (queues, self._queue_readers), (True, self._flag_readers)):
+            if wanted:
+                readers.append(reader)
         return reader
 
     def app(self, app: App) -> None:
         self.version += 1
-        for reader in self._readers:
+        for reader in self._app_readers:
             reader.apps[app.id] = app
         for reader in self._leaf_readers:
             reader.by_leaf.setdefault(app.queue, {})[app.id] = app
@@ -90,22 +89,22 @@ class ChangeLog:
 
     def queue(self, name: str) -> None:
         self.version += 1
-        for reader in self._readers:
+        for reader in self._queue_readers:
             reader.queues[name] = None
 
     def am_limit(self, leaf: str) -> None:
         self.version += 1
-        for reader in self._readers:
+        for reader in self._queue_readers:
             reader.am_limits[leaf] = None
 
     def tree(self) -> None:
         self.version += 1
-        for reader in (*self._readers, *self._flag_readers):
+        for reader in self._flag_readers:
             reader.tree = True
 
     def cluster(self) -> None:
         self.version += 1
-        for reader in (*self._readers, *self._flag_readers):
+        for reader in self._flag_readers:
             reader.cluster = True
 
 

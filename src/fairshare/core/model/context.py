@@ -1,12 +1,12 @@
 """What every step reads and none writes: the configuration, the queue tree and what follows
 from them.
 
-:class:`Context` holds yarn-site, the allocation file, the queue tree and its ACLs, and answers
-the questions the steps ask of them (a queue's settings, ancestry, effective max share, policy
-calculator, AM limit). The engine alone replaces the tree (a reload, a dynamic queue) through
-:meth:`Context.set_tree`. The memos here are of pure functions of their inputs, never state:
-a memo that is dropped is recomputed to the same value. The § numbers cited here are sections
-of docs/semantics.md.
+:class:`Context` holds yarn-site, the allocation file, the queue tree and its ACLs, and answers the
+questions the steps ask of them (a queue's settings, ancestry, effective max share, policy
+calculator, AM limit). No step changes it but through ``Scheduler.set_tree``, which replaces the
+tree on a reload or when a dynamic queue is created, and gives new queues their records. The memos
+here are of pure functions of their inputs, never state: a memo that is dropped is recomputed to the
+same value. The § numbers cited here are sections of docs/semantics.md.
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ class Context:
         self.acls: QueueAcls = queue_acls(allocations)
         self.tree = build_queue_tree(allocations, self.types)
         self._forget_tree()
-        self._max_shares: dict[str, Resource] = {}
         self._cluster: Resource | None = None
         self._am_limits: dict[str, _AmLimit] = {}
 
@@ -67,7 +66,7 @@ class Context:
     def _forget_tree(self) -> None:
         self._ancestry: dict[str, tuple[str, ...]] = {}
         self._limited: dict[str, bool] = {}
-        self._max_shares = {}
+        self._max_shares: dict[str, Resource] = {}
 
     def settings(self, queue: str) -> QueueSettings:
         return self.tree[queue].settings

@@ -237,10 +237,11 @@ class KillTimer:
 class StarvedApps:
     """``FSStarvedApps``: a ``PriorityBlockingQueue`` of app ids plus the app being processed.
 
-    ``heap`` is the queue's backing array. Because :func:`compare_starvation` is not a total
-    order, the head depends on insertion history; this emulation replays Java's binary heap
-    exactly (``siftUpUsingComparator`` on offer, ``siftDownUsingComparator`` on take), reading
-    each app's *current* starvation at comparison time, as Java does.
+    ``heap`` is the queue's backing array. Because
+    :func:`~fairshare.core.starvation.rules.compare_starvation` is not a total order, the head
+    depends on insertion history; this emulation replays Java's binary heap exactly
+    (``siftUpUsingComparator`` on offer, ``siftDownUsingComparator`` on take), reading each
+    app's *current* starvation at comparison time, as Java does.
     """
 
     heap: tuple[str, ...] = ()

@@ -58,8 +58,14 @@ class Scheduler(Context):
         return self.state.apps[app_id].seq + 1
 
     def max_share(self, queue: str) -> Resource:
-        """Effective max share (§2.8) in the cluster as it is now."""
-        return self.max_share_in(queue, self.state.capacity)
+        """Effective max share (§2.8) in the cluster as it is now (every walk asks, at every
+        level: the remembered answer is looked up here first)."""
+        cluster = self.state.capacity
+        if cluster is self._cluster:
+            share = self._max_shares.get(queue)
+            if share is not None:
+                return share
+        return self.max_share_in(queue, cluster)
 
     # -- events --------------------------------------------------------------------------------
 

@@ -1,9 +1,8 @@
 """The only writer of the cluster's state: every field of an app, a node, a queue's runtime
 record or the cluster is assigned here (``tests/test_state_writes.py`` checks it), and each
-write records what it changed in the change log (:mod:`fairshare.core.model.changes`) that the
-caches drain. The writers decide and report nothing: the steps that call them emit the events.
-Vectors are replaced, never changed in place, so a cache keyed on a vector's identity sees
-every change. The § numbers cited here are sections of docs/semantics.md.
+write a cache depends on is recorded in the change log (:mod:`fairshare.core.model.changes`).
+The writers decide and report nothing (their callers emit the events); vectors are replaced,
+never changed in place. The § numbers cited here are sections of docs/semantics.md.
 """
 
 from __future__ import annotations
@@ -70,7 +69,7 @@ class StateWriter:
             q = self.state.queues[name]
             setattr(q, counter, getattr(q, counter) + 1)
 
-    def record_max_am_share(self, leaf: str, limit: Resource) -> None:
+    def set_max_am_share_metric(self, leaf: str, limit: Resource) -> None:
         """What every ``canRunAppAM`` writes: the AM limit as the ``MaxAMShare`` gauge."""
         self.state.queues[leaf].max_am_share_metric = limit
 
@@ -102,9 +101,9 @@ class StateWriter:
         self._cluster_is(subtract(self.state.capacity, node.capacity))
 
     def resize_node(self, node: Node, capacity: Resource) -> None:
-        self.state.capacity = add(subtract(self.state.capacity, node.capacity), capacity)
+        cluster = add(subtract(self.state.capacity, node.capacity), capacity)
         node.capacity = capacity
-        self._cluster_is(self.state.capacity)
+        self._cluster_is(cluster)
 
     def _cluster_is(self, capacity: Resource) -> None:
         """Nodes came, went or were resized: the gauge follows, the caches are told."""
@@ -267,7 +266,7 @@ class StateWriter:
             app.am_resource, app.am_running = resource, True
             leaf = state.queues[app.queue]
             leaf.am_resource_usage = add(leaf.am_resource_usage, resource)
-            if kind is None:
+            if kind is None:  # (an allocation's record of the app covers its leaf's AM limit)
                 self.log.am_limit(app.queue)
         app.state = AppState.RUNNING
         self.log.app(app)
@@ -302,7 +301,7 @@ class StateWriter:
         node.earmarked_total -= node.earmarks.pop(attempt)
 
     def free_container(self, container: Container) -> App:
-        """Give a container's resources back: node, app, queues, cluster; drop its marks."""
+        """Give a container's resources back everywhere; reports nothing (``Scheduler`` does)."""
         state = self.state
         node = state.nodes.get(container.node)
         if node is not None:
@@ -336,6 +335,7 @@ class StateWriter:
         return True
 
     def unreserve(self, app: App, node: Node) -> Reservation | None:
+        """Drop the reservation; reports nothing (``Scheduler.unreserve`` does)."""
         reservation = node.reservation
         if reservation is None:
             return None

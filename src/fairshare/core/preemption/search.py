@@ -118,7 +118,7 @@ class SearchMemory:
         self.owner_views: dict[str, tuple[tuple[object, ...], Owner]] = {}
         self.victim_nodes: dict[str, _Kept] = {}
         self.search_order: tuple[Resource, _SearchOrder] | None = None
-        self._changes = None if log is None else log.reader(flags_only=True)
+        self._changes = None if log is None else log.reader(apps=False, queues=False)
 
     def catch_up(self) -> None:
         """Forget what a change of the cluster made useless (before a round's search)."""

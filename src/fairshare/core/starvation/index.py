@@ -2,12 +2,12 @@
 
 :class:`PendingApps` — one leaf's runnable apps with pending demand, in the leaf policy's order
 (the ``TreeSet`` of ``fetchAppsWithDemand``), kept sorted by the policy's sort key and
-re-keyed only for the apps the engine touched; a leaf where a key would hold a NaN is sorted
+re-keyed only for the apps the change log recorded; a leaf where a key would hold a NaN is sorted
 with the comparator on every pass instead, as the reference does.
 
 :class:`StarvedQueue` — the starved-apps queue during one pass: Java's binary heap, as
 :func:`~fairshare.core.starvation.rules.add_starved_app` replays it, on a list with every app's
-position, frozen back into a :class:`~fairshare.core.starvation.rules.StarvedApps` at the end.
+position, frozen back into a :class:`~fairshare.core.model.records.StarvedApps` at the end.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ The record (:class:`LeafRecord`) keeps the leaf's apps with pending demand in or
 (keyed by the identity of its immutable fair share, usage and demand vectors), the leaf's
 shortfall below its min share, and the apps holding some min-share starvation. The pass is a
 query: it writes nothing, but notes what to write in a
-:class:`~fairshare.core.model.state.StarvationWrites`, which the update pass applies once every
+:class:`~fairshare.core.model.records.StarvationWrites`, which the update pass applies once every
 leaf has run. It reads its own notes first, so the starved-apps queue's comparisons read the
 values the reference's enqueuer holds at that moment.
 """
