@@ -43,8 +43,6 @@ NOT_STATE = {
         "the order index's change reader, to which a cluster change adds entries to redo",
     ("core/starvation/leaf.py", "writes.last_time_at_min_share"):
         "the starvation step's notes of what to write (StarvationWrites), applied by state.py",
-    ("core/starvation/incremental.py", "writes.last_time_at_min_share"):
-        "the starvation step's notes of what to write (StarvationWrites), applied by state.py",
     ("core/starvation/incremental.py", "writes.starved"):
         "the starvation step's notes of what to write (StarvationWrites), applied by state.py",
     ("sim/importer/history.py", "history.apps"): "the importer's job-history record",

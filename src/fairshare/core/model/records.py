@@ -262,6 +262,11 @@ class StarvationWrites:
     # begins (to its last time at min share), cleared when it ends: (starved, since)
     min_share_starved: dict[QueueRuntime, tuple[bool, int]] = field(default_factory=dict)
     starved: StarvedApps | None = None  # the starved-apps queue after the pass, if changed
+    # what every steady leaf's pass writes: the clock, into the lastTimeAtMinShare of these
+    # leaves and the lastTimeAtFairShare of these apps (nothing in the pass reads them)
+    clock: int = 0
+    stamp_min_share: list[QueueRuntime] = field(default_factory=list)
+    stamp_fair_share: list[App] = field(default_factory=list)
 
     def fairshare_starvation(self, app: App) -> Resource:
         written = self.fairshare.get(app)

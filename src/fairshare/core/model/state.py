@@ -39,8 +39,7 @@ class StateWriter:
     def __init__(self, state: ClusterState, context: Context, log: ChangeLog) -> None:
         self.state, self._context, self.log = state, context, log
 
-    def sync_queues(self, tree: QueueTree, now: int) -> None:
-        """Give every queue of a new tree its runtime record (new queues start at the clock)."""
+    def sync_queues(self, tree: QueueTree, now: int) -> None:  # new queues start at the clock
         queues, none = self.state.queues, self.state.none
         for node in tree:
             if node.name not in queues:
@@ -63,14 +62,12 @@ class StateWriter:
             q.reserved_containers += count
         self.state.reserved = add(self.state.reserved, delta)
 
-    def count(self, queue: str, counter: str) -> None:
-        """Add one to a QueueMetrics counter (``apps_submitted`` …) of ``queue`` and above."""
+    def count(self, queue: str, counter: str) -> None:  # a QueueMetrics counter, and above
         for name in self._context.ancestry(queue):
             q = self.state.queues[name]
             setattr(q, counter, getattr(q, counter) + 1)
 
     def set_max_am_share_metric(self, leaf: str, limit: Resource) -> None:
-        """What every ``canRunAppAM`` writes: the AM limit as the ``MaxAMShare`` gauge."""
         self.state.queues[leaf].max_am_share_metric = limit
 
     def set_queue_demand(self, name: str, demand: Resource) -> None:
@@ -106,7 +103,6 @@ class StateWriter:
         self._cluster_is(cluster)
 
     def _cluster_is(self, capacity: Resource) -> None:
-        """Nodes came, went or were resized: the gauge follows, the caches are told."""
         self.state.capacity = capacity
         self.update_root_queue_metrics()
         self.log.cluster()
@@ -358,6 +354,10 @@ class StateWriter:
 
     def apply_starvation(self, writes: StarvationWrites) -> None:
         """The starvation step's decisions (:class:`StarvationWrites`), in the order made."""
+        for runtime in writes.stamp_min_share:
+            runtime.last_time_at_min_share = writes.clock
+        for stamped in writes.stamp_fair_share:
+            stamped.last_time_at_fair_share = writes.clock
         for runtime, last in writes.last_time_at_min_share.items():
             runtime.last_time_at_min_share = last
         for app, (amount, last) in writes.fairshare.items():

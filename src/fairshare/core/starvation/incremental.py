@@ -109,17 +109,13 @@ class StarvationCache:
         for name in todo:
             self._steady_leaves.pop(name, None)
             self._steady_apps.pop(name, None)
-        for runtime in self._steady_leaves.values():  # what every steady leaf's pass writes
-            writes.last_time_at_min_share[runtime] = now
-        for app in self._steady_apps.values():
-            writes.fairshare[app] = (app.fairshare_starvation, now)
         queue = StarvedQueue(s.state.starved, s.state.apps, writes)
         for leaf in sorted((self._record(s, q) for q in todo), key=lambda r: r.index):
             steady = leaf.steady if leaf.name in touched_only else None
             leaf.steady = None
             if leaf.name in self._reorder or not leaf.pending.built:
                 if steady is not None and self._still_steady(s, leaf, steady):
-                    self._keep(s, leaf, steady, writes)
+                    self._keep(leaf, steady)
                     continue
                 self._reorder_leaf(s, leaf)
             leaf.pending.sync(now, self._taken.get(leaf.name, ()))
@@ -128,6 +124,10 @@ class StarvationCache:
         starved = queue.value()
         if queue.changed:
             writes.starved = starved
+        # what every steady leaf's pass writes (a leaf settled in this pass wrote the same)
+        writes.clock = now
+        writes.stamp_min_share = list(self._steady_leaves.values())
+        writes.stamp_fair_share = list(self._steady_apps.values())
         self._queued = starved.heap + (
             (starved.being_processed,) if starved.being_processed is not None else ())
         return writes, reported
@@ -212,15 +212,11 @@ class StarvationCache:
             return False
         return is_none(shortfall_of(leaf))
 
-    def _keep(self, s: Scheduler, leaf: LeafRecord, steady: Steady,
-              writes: StarvationWrites) -> None:
-        """The steady leaf's pass, as it was: the clock into the same two fields."""
+    def _keep(self, leaf: LeafRecord, steady: Steady) -> None:
+        """The steady leaf's pass, as it was: the clock into the same two fields (written
+        with every steady leaf's)."""
         leaf.steady = steady
         self._busy.pop(leaf.name, None)
-        if steady.runtime is not None:
-            writes.last_time_at_min_share[steady.runtime] = s.now
-        if steady.app is not None:
-            writes.fairshare[steady.app] = (steady.app.fairshare_starvation, s.now)
         self._register(leaf.name, steady)
 
     def _register(self, name: str, steady: Steady) -> None:
