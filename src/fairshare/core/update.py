@@ -7,11 +7,11 @@ and every leaf's starvation. Between two passes (500 ms) a few apps change; so
 redoes a step for a queue or an app only when those inputs may differ:
 
 * *What changed* comes from the state's change log (:mod:`fairshare.core.model.changes`): the
-  apps whose usage, asks, admission or attempt were written, and those that joined or left a
-  leaf's lists, each under the leaf it was in when written. A new queue
-  tree is compared queue by queue (settings, children and runtime record, by identity). A new
-  cluster size changes max shares given as percentages, every cut (root's share is the
-  cluster) and what ``drf`` compares; not any app's demand.
+  apps whose usage, asks, admission or reservations were written, and those that joined or
+  left a leaf's lists, each under the leaf it was in when written. A new queue tree is
+  compared queue by queue (settings, children and runtime record, by identity). A new cluster
+  size changes max shares given as percentages, every cut (root's share is the cluster) and
+  what ``drf`` compares; not any app's demand.
 * Demand (docs/semantics.md §2.2): :mod:`fairshare.core.shares.demand` — touched apps only; a
   leaf's sum when one of its apps changed, a parent's when one of its children's demand did.
 * Instantaneous shares (§2.4–§2.7): :mod:`fairshare.core.shares.incremental` — a cut whose
