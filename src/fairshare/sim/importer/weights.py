@@ -1,0 +1,123 @@
+"""Queue weights read back from a dump's steady fair shares (docs/import.md, "What is guessed").
+
+The REST API does not show weights, but a parent's steady fair share is cut among its
+children by ComputeFairShares (docs/semantics.md §2.3): each child gets ``w · R`` for one ratio
+``R``, held between its min and max share, truncated to a whole number. So among the children
+whose share is held by neither bound, the shares are in the ratio of the weights. That ratio
+fixes the weights up to one common factor, which changes no share (``R`` absorbs it): the
+factor is chosen to give the smallest such child weight 1, or whole numbers when the ratios are
+simple fractions (1 : 1.5 is written 2 : 3). A child held at its min or max share shows nothing
+of its weight in the steady shares: it keeps YARN's default 1, and says so.
+
+Only memory is read, except under a ``drf`` parent, whose cut also writes vcores: a child held
+by a bound in memory may be free in vcores, and is read there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from fairshare.sim.importer.dump import DumpQueue
+
+MAX_DENOMINATOR = 12  # 1 : 1.5 → 2 : 3, 1 : 1.25 → 4 : 5; past 12 a ratio is written as is
+DEFAULT_WEIGHT = 1.0
+
+
+@dataclass(frozen=True)
+class WeightGuess:
+    weight: float
+    why: str
+    read: bool  # True: read from the shares; False: YARN's default, nothing to read it from
+
+
+def guess_weights(children: Sequence[DumpQueue], drf_parent: bool) -> dict[str, WeightGuess]:
+    """Each child's weight, by full queue name."""
+    if any(c.steady_fair is None for c in children):
+        return {c.name: WeightGuess(DEFAULT_WEIGHT, "weight left at YARN's default 1: the dump "
+                                    "has no steadyFairResources to compare the siblings' shares",
+                                    False) for c in children}
+    types = (0, 1) if drf_parent else (0,)
+    held = {c.name: [_held(c, t) for t in (0, 1)] for c in children}
+    free = [c for c in children if held[c.name][0] is None and _steady(c, 0) > 0]
+    found: dict[str, WeightGuess] = {}
+    if len(free) >= 2:
+        found.update(_ratios(free, 0))
+    elif drf_parent:
+        free_v = [c for c in children if held[c.name][1] is None and _steady(c, 1) > 0]
+        if len(free_v) >= 2:
+            found.update(_ratios(free_v, 1))
+    for c in children:
+        if c.name in found:
+            continue
+        why = held[c.name][0] or next((h for t in types if (h := held[c.name][t])), None)
+        if why == "zero":
+            found[c.name] = WeightGuess(0.0, "weight guessed 0: its steady fair share is 0 "
+                                        "though it has neither a min share nor a max share of "
+                                        "0, which only a weight of 0 gives", True)
+            continue
+        reason = (f"its steady fair share is {why}" if why else
+                  "no sibling's steady fair share to compare it with")
+        found[c.name] = WeightGuess(DEFAULT_WEIGHT, f"weight left at YARN's default 1: {reason}, "
+                                    "so the steady shares do not show its weight", False)
+    return found
+
+
+def _steady(q: DumpQueue, t: int) -> int:
+    assert q.steady_fair is not None
+    return q.steady_fair[t]
+
+
+def _held(q: DumpQueue, t: int) -> str | None:
+    """What holds ``q``'s steady share in type ``t``, if anything: a bound, or a zero weight."""
+    share = _steady(q, t)
+    low = q.min_resources[t] if q.min_resources else 0
+    high = q.max_resources[t] if q.max_resources else None
+    if low > 0 and share <= low:
+        return f"its min share ({low:,} {_unit(t)})"
+    if high is not None and share >= high:
+        return f"its max share ({high:,} {_unit(t)})"
+    if share == 0:
+        return "zero"
+    return None
+
+
+def _ratios(free: Sequence[DumpQueue], t: int) -> dict[str, WeightGuess]:
+    """Weights in the ratio of the free children's shares in type ``t``."""
+    ref = min(free, key=lambda c: (_steady(c, t), c.name))
+    base = _steady(ref, t)
+    ratios = [_steady(c, t) / base for c in free]
+    # a share is truncated (and taken at the bisection's upper bound): each may be 1 off
+    slack = [r * (2 / base + 2 / _steady(c, t)) for c, r in zip(free, ratios, strict=True)]
+    weights = _whole(ratios, slack)
+    exact = weights is not None
+    values: list[float] = [float(w) for w in weights] if weights else [round(r, 4)
+                                                                         for r in ratios]
+    unit = _unit(t)
+    out = {}
+    for c, w in zip(free, values, strict=True):
+        how = "" if exact else "; not a simple ratio, written to 4 decimals"
+        against = (", the smallest of the siblings held by no min or max share: the unit of "
+                   "their weights" if c is ref else
+                   f" against {ref.name}'s ({base:,} {unit}), the smallest held by no min or max "
+                   "share")
+        why = (f"weight guessed from the steady fair share ({_steady(c, t):,} {unit})"
+               f"{against}{how}")
+        out[c.name] = WeightGuess(float(w), why, True)
+    return out
+
+
+def _whole(ratios: Sequence[float], slack: Sequence[float]) -> list[int] | None:
+    """Whole-number weights in these ratios, with the smallest common factor (so the smallest
+    is 1 when every ratio is whole), if a factor up to MAX_DENOMINATOR gives them."""
+    for d in range(1, MAX_DENOMINATOR + 1):
+        scaled = [r * d for r in ratios]
+        if all(abs(s - round(s)) <= e * d + 1e-9 for s, e in zip(scaled, slack, strict=True)):
+            whole = [round(s) for s in scaled]
+            if min(whole) > 0:
+                return whole
+    return None
+
+
+def _unit(t: int) -> str:
+    return "MB" if t == 0 else "vcores"
