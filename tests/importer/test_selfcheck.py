@@ -4,9 +4,10 @@ state against the dump's ``steadyFairResources`` / ``fairResources`` (docs/impor
 The fixture ``dumps/drf12`` and its steady shares are described in test_rebuilt_allocations.py.
 Its instantaneous shares, by hand: the active leaves are default (an app waiting for its AM
 that maxApps lets run), prod.etl and prod.reports (running apps); dev's waiting app is held by
-its maxRunningApps 0, so dev is inactive and fixed at 0 whatever its min share (§2.4). Root
-(DRF) cuts 393,216 MB between default and prod as 1 : 3 → 98,304 and 294,912 MB (vcores 48 and
-144); prod cuts 294,912 MB as 2 : 1 → 196,608 / 98,304 MB (vcores 96 / 48).
+its maxRunningApps 0, so dev is inactive and fixed at 0 whatever its min share
+(docs/semantics.md §2.4). Root (DRF) cuts 393,216 MB between default and prod as 1 : 3 →
+98,304 and 294,912 MB (vcores 48 and 144); prod cuts 294,912 MB as 2 : 1 → 196,608 / 98,304 MB
+(vcores 96 / 48).
 """
 
 from __future__ import annotations
