@@ -3,11 +3,17 @@ computes from the guessed weights are the shares they were read from."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairshare.config.allocation import parse_allocations_text
-from fairshare.core import build_queue_tree, compute_steady_fair_shares
+from fairshare.core import (
+    build_queue_tree,
+    compute_steady_fair_shares,
+    shares_with_active_leaves,
+)
 from fairshare.resources.vector import DEFAULT_TYPES
 from fairshare.sim.importer.dump import DumpQueue
 from fairshare.sim.importer.weights import guess_weights
@@ -69,6 +75,31 @@ def test_a_child_held_at_its_min_share_keeps_the_default() -> None:
                              _leaf("root.q2", shares["root.q2"], (60_000, 6_000))], False)
     assert [g.weight for g in guessed.values()] == [1.0, 1.0, 1.0]
     assert not guessed["root.q2"].read and "its min share (60,000 MB)" in guessed["root.q2"].why
+
+
+def test_a_weight_hidden_by_a_min_share_is_read_from_the_instantaneous_shares() -> None:
+    # weights 1, 1, 2, min 60,000 MB on c, 100,000 MB: steady R + R + max(60,000, 2R) gives
+    # R = 20,000, so c is held at its min. With a inactive, the instantaneous cut is
+    # R + max(60,000, 2R) = 100,000: R = 33,333.3 and c's 66,667 is above its min, free:
+    # 66,667 / 33,333 → weight 2
+    config = parse_allocations_text(
+        '<allocations><queue name="root"><queue name="a"/><queue name="b"/>'
+        '<queue name="c"><weight>2</weight><minResources>60000 mb, 6 vcores</minResources>'
+        "</queue></queue></allocations>")
+    tree = build_queue_tree(config, DEFAULT_TYPES)
+    steady, now = shares_with_active_leaves(
+        tree, DEFAULT_TYPES.of({"memory-mb": 100_000, "vcores": 10}), ["root.b", "root.c"])
+    assert steady["root.c"].values[0] == 60_000 and now.queues["root.c"].values[0] > 60_000
+
+    def leaf(name: str, min_share: tuple[int, int] | None = None) -> DumpQueue:
+        s, n = steady[name].values, now.queues[name].values
+        return replace(_leaf(name, (s[0], s[1]), min_share), fair=(n[0], n[1]))
+
+    guessed = guess_weights([leaf("root.a"), leaf("root.b"), leaf("root.c", (60_000, 6))],
+                            False)
+    assert [g.weight for g in guessed.values()] == [1.0, 1.0, 2.0]
+    assert "instantaneous fair share" in guessed["root.c"].why
+    assert "its min share (60,000 MB)" in guessed["root.c"].why
 
 
 def test_a_zero_share_without_a_bound_is_a_zero_weight() -> None:

@@ -7,7 +7,8 @@ whose share is held by neither bound, the shares are in the ratio of the weights
 fixes the weights up to one common factor, which changes no share (``R`` absorbs it): the
 factor is chosen to give the smallest such child weight 1, or whole numbers when the ratios are
 simple fractions (1 : 1.5 is written 2 : 3). A child held at its min or max share shows nothing
-of its weight in the steady shares: it keeps YARN's default 1, and says so.
+of its weight in the steady shares; the instantaneous cut, among the active siblings only, may
+show it (:func:`_from_instantaneous`); else it keeps YARN's default 1, and says so.
 
 Only memory is read, except under a ``drf`` parent, whose cut also writes vcores: a child held
 by a bound in memory may be free in vcores, and is read there.
@@ -15,7 +16,7 @@ by a bound in memory may be free in vcores, and is read there.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from fairshare.sim.importer.dump import DumpQueue
@@ -47,6 +48,8 @@ def guess_weights(children: Sequence[DumpQueue], drf_parent: bool) -> dict[str, 
         free_v = [c for c in children if held[c.name][1] is None and _steady(c, 1) > 0]
         if len(free_v) >= 2:
             found.update(_ratios(free_v, 1))
+    found.update(_from_instantaneous([c for c in children if held[c.name][0] != "zero"],
+                                     found))
     for c in children:
         if c.name in found:
             continue
@@ -61,6 +64,53 @@ def guess_weights(children: Sequence[DumpQueue], drf_parent: bool) -> dict[str, 
         found[c.name] = WeightGuess(DEFAULT_WEIGHT, f"weight left at YARN's default 1: {reason}, "
                                     "so the steady shares do not show its weight", False)
     return found
+
+
+def _from_instantaneous(children: Sequence[DumpQueue], found: dict[str, WeightGuess]
+                        ) -> dict[str, WeightGuess]:
+    """Weights the steady shares do not show, from the instantaneous ones (memory): only the
+    active siblings take part in that cut (docs/semantics.md §2.4), so a child held at its min
+    share in the steady cut may be free of it there. Read against a sibling whose weight the
+    steady shares gave and which is free in this cut too; else in the ratio of such children."""
+    unread = [c for c in children if c.name not in found and _free_now(c)]
+    anchors = [c for c in children if c.name in found and found[c.name].read
+               and found[c.name].weight > 0 and _free_now(c)]
+    if not unread or (not anchors and len(unread) < 2):
+        return {}
+    if not anchors:
+        guessed = _ratios(unread, 0, _fair)
+        return {name: WeightGuess(g.weight, g.why.replace("steady fair share",
+                                                          "instantaneous fair share"), True)
+                for name, g in guessed.items()}
+    anchor = min(anchors, key=lambda c: (_fair(c, 0), c.name))
+    base, unit_weight = _fair(anchor, 0), found[anchor.name].weight
+    out = {}
+    for c in unread:
+        held = _held(c, 0)
+        why = (f"its steady fair share is {held}, which shows nothing of its weight" if held
+               else "the steady shares do not show its weight")
+        exact = unit_weight * _fair(c, 0) / base
+        slack = exact * (2 / base + 2 / _fair(c, 0))
+        weight = float(round(exact)) if abs(exact - round(exact)) <= slack else round(exact, 4)
+        out[c.name] = WeightGuess(weight, (
+            f"weight guessed from the instantaneous fair share ({_fair(c, 0):,} MB) against "
+            f"{anchor.name}'s ({base:,} MB, weight {unit_weight:g}): {why}"), True)
+    return out
+
+
+def _free_now(q: DumpQueue) -> bool:
+    """Whether ``q``'s instantaneous memory share is held by neither of its bounds (an
+    inactive queue's is 0)."""
+    if q.fair is None or q.fair[0] <= 0:
+        return False
+    low = q.min_resources[0] if q.min_resources else 0
+    high = q.max_resources[0] if q.max_resources else None
+    return not (low > 0 and q.fair[0] <= low) and not (high is not None and q.fair[0] >= high)
+
+
+def _fair(q: DumpQueue, t: int) -> int:
+    assert q.fair is not None
+    return q.fair[t]
 
 
 def _steady(q: DumpQueue, t: int) -> int:
@@ -82,13 +132,16 @@ def _held(q: DumpQueue, t: int) -> str | None:
     return None
 
 
-def _ratios(free: Sequence[DumpQueue], t: int) -> dict[str, WeightGuess]:
-    """Weights in the ratio of the free children's shares in type ``t``."""
-    ref = min(free, key=lambda c: (_steady(c, t), c.name))
-    base = _steady(ref, t)
-    ratios = [_steady(c, t) / base for c in free]
+def _ratios(free: Sequence[DumpQueue], t: int,
+            share: Callable[[DumpQueue, int], int] | None = None) -> dict[str, WeightGuess]:
+    """Weights in the ratio of the free children's shares in type ``t`` (steady ones unless
+    ``share`` says which)."""
+    of = share or _steady
+    ref = min(free, key=lambda c: (of(c, t), c.name))
+    base = of(ref, t)
+    ratios = [of(c, t) / base for c in free]
     # a share is truncated (and taken at the bisection's upper bound): each may be 1 off
-    slack = [r * (2 / base + 2 / _steady(c, t)) for c, r in zip(free, ratios, strict=True)]
+    slack = [r * (2 / base + 2 / of(c, t)) for c, r in zip(free, ratios, strict=True)]
     weights = _whole(ratios, slack)
     exact = weights is not None
     values: list[float] = [float(w) for w in weights] if weights else [round(r, 4)
@@ -101,7 +154,7 @@ def _ratios(free: Sequence[DumpQueue], t: int) -> dict[str, WeightGuess]:
                    "their weights" if c is ref else
                    f" against {ref.name}'s ({base:,} {unit}), the smallest held by no min or max "
                    "share")
-        why = (f"weight guessed from the steady fair share ({_steady(c, t):,} {unit})"
+        why = (f"weight guessed from the steady fair share ({of(c, t):,} {unit})"
                f"{against}{how}")
         out[c.name] = WeightGuess(float(w), why, True)
     return out
