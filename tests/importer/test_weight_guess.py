@@ -59,6 +59,46 @@ def test_guessed_weights_give_back_the_steady_shares(weights: list[float], clust
     assert min(values) == 1 or all(v == int(v) for v in values)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.25, 0.5, 1, 1, 1, 2, 3, 5]),
+                          st.sampled_from([0, 0, 0, 5_000, 20_000, 40_000]),
+                          st.sampled_from([None, None, None, 8_000, 30_000])),
+                min_size=2, max_size=6), st.integers(50_000, 500_000))
+def test_guessed_weights_give_back_steady_shares_bent_by_min_and_max_shares(
+        queues: list[tuple[float, int, int | None]], cluster: int) -> None:
+    """Children held at a bound get a weight that keeps them held (1 where 1 does)."""
+    def xml(weights: list[float]) -> str:
+        return "".join(
+            f'<queue name="q{i}"><weight>{w:g}</weight>'
+            + (f"<minResources>{m} mb, 0 vcores</minResources>" if m else "")
+            + (f"<maxResources>{x} mb, 1000 vcores</maxResources>" if x else "") + "</queue>"
+            for i, (w, (_, m, x)) in enumerate(zip(weights, queues, strict=True)))
+
+    def steady(weights: list[float]) -> dict[str, int]:
+        config = parse_allocations_text(f'<allocations><queue name="root">{xml(weights)}'
+                                        "</queue></allocations>")
+        shares = compute_steady_fair_shares(build_queue_tree(config, DEFAULT_TYPES),
+                                            DEFAULT_TYPES.of({"memory-mb": cluster,
+                                                              "vcores": 1000}))
+        return {f"root.q{i}": shares[f"root.q{i}"].values[0] for i in range(len(queues))}
+
+    shares = steady([w for w, _, _ in queues])
+    children = [_leaf(f"root.q{i}", (shares[f"root.q{i}"], 0), (m, 0) if m else None,
+                      (x, 1000) if x else None) for i, (_, m, x) in enumerate(queues)]
+    guessed = guess_weights(children, False)
+    again = steady([guessed[c.name].weight for c in children])
+    assert all(abs(shares[n] - again[n]) <= 1 for n in shares), (shares, again, guessed)
+
+
+def test_a_min_share_that_weight_1_would_pass_gets_a_smaller_weight() -> None:
+    # weights 1, 1, 0.25 with min 30,000 on c, 100,000 MB: R + R + max(30,000, R / 4) gives
+    # R = 35,000: c is held at 30,000, but weight 1 would give it 35,000 > 30,000, so a weight
+    # up to 30,000 / 35,000 = 0.857 is written: 0.85
+    guessed = guess_weights([_leaf("root.a", (35_000, 0)), _leaf("root.b", (35_000, 0)),
+                             _leaf("root.c", (30_000, 0), (30_000, 0))], False)
+    assert guessed["root.c"].weight == 0.85 and "up to 0.8571" in guessed["root.c"].why
+
+
 def test_one_and_a_half_is_written_as_two_to_three() -> None:
     # 40,000 : 60,000 of 100,000 MB
     guessed = guess_weights([_leaf("root.a", (40_000, 0)), _leaf("root.b", (60_000, 0))], False)

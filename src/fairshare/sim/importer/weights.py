@@ -16,6 +16,7 @@ by a bound in memory may be free in vcores, and is read there.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -48,6 +49,8 @@ def guess_weights(children: Sequence[DumpQueue], drf_parent: bool) -> dict[str, 
         free_v = [c for c in children if held[c.name][1] is None and _steady(c, 1) > 0]
         if len(free_v) >= 2:
             found.update(_ratios(free_v, 1))
+    ratio = _unit_ratio(children, found) if len(free) >= 2 else (
+        float(_steady(free[0], 0)) if len(free) == 1 else None)
     found.update(_from_instantaneous([c for c in children if held[c.name][0] != "zero"],
                                      found))
     for c in children:
@@ -58,12 +61,46 @@ def guess_weights(children: Sequence[DumpQueue], drf_parent: bool) -> dict[str, 
             found[c.name] = WeightGuess(0.0, "weight guessed 0: its steady fair share is 0 "
                                         "though it has neither a min share nor a max share of "
                                         "0, which only a weight of 0 gives", True)
-            continue
-        reason = (f"its steady fair share is {why}" if why else
-                  "no sibling's steady fair share to compare it with")
-        found[c.name] = WeightGuess(DEFAULT_WEIGHT, f"weight left at YARN's default 1: {reason}, "
-                                    "so the steady shares do not show its weight", False)
+        elif why is None and len(free) == 1:
+            found[c.name] = WeightGuess(DEFAULT_WEIGHT, "weight left at YARN's default 1: the "
+                                        "only sibling held by no min or max share, it gets "
+                                        "what they leave whatever its weight", False)
+        else:
+            found[c.name] = _bounded(c, why, ratio if held[c.name][0] else None)
     return found
+
+
+def _unit_ratio(children: Sequence[DumpQueue], found: dict[str, WeightGuess]) -> float | None:
+    """YARN's R of the steady memory cut (share = weight × R), from a child read from it."""
+    read = [c for c in children if c.name in found and found[c.name].weight > 0]
+    if not read:
+        return None
+    c = min(read, key=lambda c: (_steady(c, 0), c.name))
+    return _steady(c, 0) / found[c.name].weight
+
+
+def _bounded(q: DumpQueue, why: str | None, ratio: float | None) -> WeightGuess:
+    """A child held by a bound: YARN's default 1 if it keeps the child held at ``ratio``
+    (the cut's R), else the weight nearest 1 that does — any weight on that side of the bound
+    gives the same steady shares, which the self-check compares."""
+    reason = (f"its steady fair share is {why}" if why else
+              "no sibling's steady fair share to compare it with")
+    default = WeightGuess(DEFAULT_WEIGHT, f"weight left at YARN's default 1: {reason}, so the "
+                          "steady shares do not show its weight", False)
+    if ratio is None or not ratio or why is None:
+        return default
+    share = _steady(q, 0)
+    limit = share / ratio  # the weight at which w × R meets the bound
+    at_min = bool(q.min_resources and q.min_resources[0] and share <= q.min_resources[0])
+    if (at_min and limit >= 1) or (not at_min and limit <= 1):
+        return default
+    # on the bound's side: down for a min share (a weight of 0 gets exactly its min share,
+    # docs/semantics.md §2.3), up for a max share
+    weight = (math.floor(limit * 100) / 100 or math.floor(limit * 10_000) / 10_000
+              if at_min else float(math.ceil(limit - 1e-9)))
+    side = "up to" if at_min else "from"
+    return WeightGuess(weight, f"weight guessed {weight:g}: {reason}, which any weight {side} "
+                       f"{limit:.4g} gives (YARN's default 1 would not hold it there)", True)
 
 
 def _from_instantaneous(children: Sequence[DumpQueue], found: dict[str, WeightGuess]
