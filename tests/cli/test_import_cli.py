@@ -133,6 +133,27 @@ def test_bad_remaining_and_arrivals_exit_2_and_write_nothing(tmp_path: Path) -> 
     assert not out.exists()
 
 
+def test_a_value_yarn_would_refuse_is_reported_in_the_dump(tmp_path: Path) -> None:
+    folder = tmp_path / "dump"
+    shutil.copytree(DRF12, folder)
+    doc = json.loads((folder / "scheduler.json").read_text())
+    dev = doc["scheduler"]["schedulerInfo"]["rootQueue"]["childQueues"]["queue"][2]
+    dev["minResources"]["vCores"] = 10**12  # beyond a Java int: YARN reads vcores as an int
+    text = json.dumps(doc, indent=1)
+    (folder / "scheduler.json").write_text(text)
+    result = runner.invoke(app, ["import", str(folder), "-o", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    # at the line where root.dev's object opens
+    lines = text.splitlines()
+    named = _line_of(text, '"queueName": "root.dev"')
+    brace = " " * (len(lines[named - 1]) - len(lines[named - 1].lstrip()) - 1) + "{"
+    opens = max(i for i, s in enumerate(lines[:named], 1) if s == brace)
+    assert result.output.startswith(f"{folder / 'scheduler.json'}:{opens}: root.dev: "
+                                    "<minResources>:")
+    assert "(in the allocation file rebuilt from it)" in result.output
+    assert not (tmp_path / "o").exists()
+
+
 def test_import_with_a_history_as_arrivals_then_simulate(tmp_path: Path) -> None:
     out = tmp_path / "o"
     result = runner.invoke(app, ["import", str(DUMP), "-o", str(out), "--arrivals",

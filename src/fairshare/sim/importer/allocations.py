@@ -17,9 +17,11 @@ import math
 from dataclasses import dataclass
 from html import escape
 
+from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.allocation_values import BadValue, parse_policy
-from fairshare.config.model import PolicyName
-from fairshare.resources.vector import float32
+from fairshare.config.errors import ConfigError, ConfigErrors
+from fairshare.config.model import AllocationConfig, PolicyName
+from fairshare.resources.vector import ResourceTypes, float32
 from fairshare.sim.importer.dump import JAVA_INT_MAX, Amounts, DumpQueue
 from fairshare.sim.importer.weights import WeightGuess, guess_weights
 
@@ -52,6 +54,26 @@ def rebuild_allocations(root: DumpQueue, cluster: Amounts | None, source: str) -
     lines += _queue(root, {}, cluster, 1, guesses)
     lines.append("</allocations>\n")
     return Rebuilt("".join(lines), tuple(guesses))
+
+
+def read_rebuilt(rebuilt: Rebuilt, root: DumpQueue, scheduler: str, types: ResourceTypes
+                 ) -> AllocationConfig:
+    """The rebuilt file as the scenario will load it. A value YARN would refuse (a vcore count
+    beyond a Java int, say) comes from the dump: it is reported at ``scheduler.json``, at the
+    queue's line, not at a file that is never written."""
+    try:
+        return parse_allocations_text(rebuilt.text, "fair-scheduler.xml", types)
+    except ConfigError as e:
+        lines = {}
+        todo = [root]
+        while todo:
+            q = todo.pop()
+            lines[q.name] = q.line
+            todo += q.children
+        errors = e.errors if isinstance(e, ConfigErrors) else [e]
+        raise ConfigErrors([ConfigError(
+            f"{err.message} (in the allocation file rebuilt from it)", scheduler,
+            lines.get(err.message.split(":", 1)[0])) for err in errors]) from None
 
 
 def _queue(q: DumpQueue, weights: dict[str, WeightGuess], cluster: Amounts | None, depth: int,

@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from fairshare.config.allocation import load_allocations, parse_allocations_text
+from fairshare.config.allocation import load_allocations
 from fairshare.config.errors import ConfigError
 from fairshare.config.files import read_input
 from fairshare.config.yarnsite import load_site
 from fairshare.core import build_queue_tree
-from fairshare.sim.importer.allocations import rebuild_allocations
+from fairshare.sim.importer.allocations import read_rebuilt, rebuild_allocations
 from fairshare.sim.importer.arrivals import ARRIVALS, Arrivals, read_arrivals
 from fairshare.sim.importer.containers import read_containers
 from fairshare.sim.importer.dump import Amounts, Dump, DumpQueue, read_dump
@@ -69,7 +69,7 @@ def import_dump(folder: Path, outdir: Path, choices: Choices, *,
     else:
         rebuilt = rebuild_allocations(dump.root, dump.cluster, str(folder))
         files[ALLOCATIONS], guesses = rebuilt.text.encode("utf-8"), rebuilt.guesses
-        config = parse_allocations_text(rebuilt.text, ALLOCATIONS, types)
+        config = read_rebuilt(rebuilt, dump.root, str(folder / "scheduler.json"), types)
     more = None
     if arrivals is not None:
         more = read_arrivals(arrivals, {app.id for app in dump.apps})
