@@ -20,7 +20,7 @@ from typing import Any
 from fairshare.sim.importer.build import import_dump
 from fairshare.sim.importer.dump import read_dump
 from fairshare.sim.importer.scenario_text import Choices
-from fairshare.sim.importer.selfcheck import active_leaves
+from fairshare.sim.importer.selfcheck import ShareCheck, active_leaves
 
 DRF12 = Path(__file__).resolve().parent / "dumps" / "drf12"
 
@@ -151,3 +151,11 @@ def test_an_app_state_change_between_the_files_shows_as_an_activity_difference(
     assert result.check is not None
     assert ("root.default (inactive): instantaneous fair share: the RM 98,304 MB, 48 vcores, "
             "fairshare 0 MB, 0 vcores") in result.check.differences
+
+
+def test_the_summary_names_at_most_five_active_leaves() -> None:
+    check = ShareCheck(9, tuple(f"root.q{i}" for i in range(7)), ())
+    assert check.summary().endswith("7 active leaf queues (root.q0, root.q1, root.q2, root.q3, "
+                                    "root.q4 and 2 more)).")
+    assert "1 fair share differs" in ShareCheck(9, (), ("x",)).summary()
+    assert "no active leaf queue" in ShareCheck(9, (), ()).summary()

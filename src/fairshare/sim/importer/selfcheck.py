@@ -31,6 +31,7 @@ from fairshare.sim.importer.dump import Amounts, Dump, DumpApp, DumpQueue
 
 TOLERANCE = 1  # MB and vcores: a share's truncation to a whole number
 RUNNING, ACCEPTED = "RUNNING", "ACCEPTED"
+SHOWN = 5  # active leaves named in the summary line
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,10 @@ class ShareCheck:
     skipped: tuple[str, ...] = ()  # queues that could not be compared, and why
 
     def summary(self) -> str:
+        names = ", ".join(self.active[:SHOWN]) + (
+            f" and {len(self.active) - SHOWN} more" if len(self.active) > SHOWN else "")
         active = (f"{len(self.active)} active leaf queue{'' if len(self.active) == 1 else 's'}"
-                  f" ({', '.join(self.active)})" if self.active else "no active leaf queue")
+                  f" ({names})" if self.active else "no active leaf queue")
         if not self.differences:
             return (f"Self-check: the steady and instantaneous fair shares of all {self.compared} "
                     f"queues match the RM's (within {TOLERANCE} MB / {TOLERANCE} vcore; "
