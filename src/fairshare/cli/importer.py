@@ -15,7 +15,14 @@ import typer
 from fairshare.cli.common import err, fail, guarded, one_line, out
 from fairshare.sim.importer.build import import_dump
 from fairshare.sim.importer.history import DEFAULT_CONTAINER, history_of, write_csv
-from fairshare.sim.importer.scenario_text import DEFAULT_REMAINING_MS, DEFAULT_TASK_MS, Choices
+from fairshare.sim.importer.remaining import DISTRIBUTIONS
+from fairshare.sim.importer.scenario_text import (
+    DEFAULT_REMAINING_MS,
+    DEFAULT_SEED,
+    DEFAULT_TASK_MS,
+    Choices,
+    remaining_times,
+)
 
 workload_app = typer.Typer(no_args_is_help=True, help="Make workloads from what a cluster ran.")
 
@@ -35,25 +42,52 @@ def import_command(
     site: Annotated[Path | None, typer.Option(
         "--site", help="The cluster's yarn-site.xml (default: YARN's defaults, "
         "preemption off).")] = None,
+    remaining: Annotated[str, typer.Option(
+        "--remaining", metavar="|".join(DISTRIBUTIONS),
+        help="How each running task's remaining time is drawn: uniform between 1 ms and twice "
+        "--remaining-ms, exponential of mean --remaining-ms, or fixed at --remaining-ms.")]
+    = "uniform",
     remaining_ms: Annotated[int, typer.Option(
-        "--remaining-ms", min=0, help="How much longer each running task runs.")]
+        "--remaining-ms", min=0, help="The mean remaining time of a running task.")]
     = DEFAULT_REMAINING_MS,
+    seed: Annotated[int, typer.Option(
+        "--seed", help="The seed of the remaining times' draws.")] = DEFAULT_SEED,
     task_ms: Annotated[int, typer.Option(
         "--task-ms", min=0, help="How long each task asked for but not placed yet runs.")]
     = DEFAULT_TASK_MS,
+    arrivals: Annotated[Path | None, typer.Option(
+        "--arrivals", help="Apps to submit after the dump's moment: a CSV workload "
+        "(docs/workloads.md), or an apps.json history, replayed from t = 0 as "
+        "`workload from-apps` reads it.")] = None,
 ) -> None:
     """Write a scenario that starts from a running ResourceManager's state."""
-    choices = Choices(remaining_ms=remaining_ms, task_ms=task_ms)
+    if remaining not in DISTRIBUTIONS:
+        raise fail([f"--remaining: give one of {', '.join(DISTRIBUTIONS)}, not {remaining!r}"])
+    choices = Choices(remaining_ms=remaining_ms, task_ms=task_ms, remaining_dist=remaining,
+                      seed=seed)
     result = guarded(lambda: import_dump(dump, outdir, choices, allocations=allocations,
-                                         site=site))
+                                         site=site, arrivals=arrivals))
     for note in result.notes:
         err.print(one_line(f"note: {note}"), soft_wrap=True, style="yellow")
+    for guess in result.guesses:
+        err.print(one_line(f"guess: {guess}"), soft_wrap=True, style="yellow")
     out.print(f"Imported {_n(result.nodes, 'node')}, {_n(result.running_apps, 'running app')} "
               f"({_n(result.containers, 'container')}) and "
               f"{_n(result.waiting_apps, 'app')} waiting for its AM.", soft_wrap=True)
     out.print(f"Containers: {_n(result.exact_apps, 'running app')} placed exactly as listed "
               f"in containers/, {_n(result.rebuilt_apps, 'app')} reconstructed from "
               "apps.json and nodes.json (docs/import.md).", soft_wrap=True)
+    out.print(f"Remaining time of running tasks: {remaining_times(choices).describe()} "
+              "(--remaining, --remaining-ms, --seed).", soft_wrap=True)
+    if result.arrivals is not None:
+        a = result.arrivals
+        out.print(f"Arrivals: {_n(a.apps, 'app')} from {arrivals}, submitted from "
+                  f"{a.first_ms:,} ms to {a.last_ms:,} ms after the dump's moment.",
+                  soft_wrap=True)
+    if result.check is not None:
+        out.print(result.check.summary(), soft_wrap=True)
+        for line in (*result.check.differences, *result.check.skipped):
+            out.print(f"  {line}", soft_wrap=True)
     for path in result.written:
         out.print(f"  wrote {path}", soft_wrap=True)
     out.print(f"Run it with: fairshare simulate {outdir / 'scenario.yaml'}", soft_wrap=True)
@@ -70,10 +104,13 @@ def from_apps(
         "--container", metavar="MB/VCORES",
         help="Task size when the app's containers are not known.")]
     = f"{DEFAULT_CONTAINER[0]}/{DEFAULT_CONTAINER[1]}",
+    start_ms: Annotated[int, typer.Option(
+        "--start-ms", min=0, help="When the first app arrives; the others keep their distance "
+        "from it.")] = 0,
 ) -> None:
     """Turn the apps history into a CSV workload (docs/workloads.md) to replay."""
     size = _size(container)
-    history = guarded(lambda: history_of(apps, size))
+    history = guarded(lambda: history_of(apps, size, start_ms=start_ms))
     guarded(lambda: write_csv(history, output))
     if history.left_out:
         err.print(one_line("note: left out: " + ", ".join(history.left_out)), soft_wrap=True,

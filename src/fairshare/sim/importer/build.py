@@ -18,11 +18,13 @@ from fairshare.config.errors import ConfigError
 from fairshare.config.files import read_input
 from fairshare.config.yarnsite import load_site
 from fairshare.core import build_queue_tree
-from fairshare.sim.importer.allocations import rebuild_allocations
+from fairshare.sim.importer.allocations import read_rebuilt, rebuild_allocations
+from fairshare.sim.importer.arrivals import ARRIVALS, Arrivals, read_arrivals
 from fairshare.sim.importer.containers import read_containers
 from fairshare.sim.importer.dump import Amounts, Dump, DumpQueue, read_dump
 from fairshare.sim.importer.placement import AppPlan, plan_apps
 from fairshare.sim.importer.scenario_text import Choices, scenario_text, site_unknown_note
+from fairshare.sim.importer.selfcheck import ShareCheck, check_shares
 from fairshare.sim.parse.scenario import load_scenario
 from fairshare.sim.run.build import configuration
 
@@ -42,10 +44,14 @@ class Imported:
     containers: int = 0
     exact_apps: int = 0  # running apps placed as containers/ lists them
     rebuilt_apps: int = 0  # running apps whose containers were rebuilt from their totals
+    guesses: tuple[str, ...] = ()  # what the rebuilt allocation file guessed, by queue
+    check: ShareCheck | None = None  # the fair shares against the dump's
+    arrivals: Arrivals | None = None
 
 
 def import_dump(folder: Path, outdir: Path, choices: Choices, *,
-                allocations: Path | None = None, site: Path | None = None) -> Imported:
+                allocations: Path | None = None, site: Path | None = None,
+                arrivals: Path | None = None) -> Imported:
     """Read the dump in ``folder``, write the scenario into ``outdir`` (ConfigError: nothing
     is written)."""
     dump = read_dump(folder)
@@ -54,19 +60,29 @@ def import_dump(folder: Path, outdir: Path, choices: Choices, *,
     if site is not None:
         files[SITE] = read_input(site, str(site), MAX_CONFIG_BYTES)
         choices = replace(choices, site_file=SITE)
+    types = site_config.resource_types if site_config else load_site(None).resource_types
+    guesses: tuple[str, ...] = ()
     if allocations is not None:
-        types = site_config.resource_types if site_config else load_site(None).resource_types
-        load_allocations(allocations, types)  # refused here, not when the scenario runs
+        config = load_allocations(allocations, types)  # refused here, not when it runs
         files[ALLOCATIONS] = read_input(allocations, str(allocations), MAX_CONFIG_BYTES)
         choices = replace(choices, allocations_rebuilt=False)
     else:
-        files[ALLOCATIONS] = rebuild_allocations(dump.root, dump.cluster,
-                                                 str(folder)).encode("utf-8")
+        rebuilt = rebuild_allocations(dump.root, dump.cluster, str(folder))
+        files[ALLOCATIONS], guesses = rebuilt.text.encode("utf-8"), rebuilt.guesses
+        config = read_rebuilt(rebuilt, dump.root, str(folder / "scheduler.json"), types)
+    more = None
+    if arrivals is not None:
+        more = read_arrivals(arrivals, {app.id for app in dump.apps})
+        files[ARRIVALS] = more.csv_text.encode("utf-8")
+        choices = replace(choices, arrivals_file=ARRIVALS)
     listed = read_containers(folder, dump)
     plans = plan_apps(dump.apps, dump.nodes, str(folder), listed.placed)
     files[SCENARIO] = scenario_text(dump, plans, choices).encode("utf-8")
     result = _summary(dump, plans)
-    result.notes = listed.notes + _notes(dump, plans, site is None)
+    result.guesses, result.arrivals = guesses, more
+    result.check = check_shares(dump, config, types)
+    result.notes = listed.notes + _notes(dump, plans, site is None) + list(
+        more.notes if more else ())
     result.written, problems = write_all(outdir, files)
     result.notes += [f"{problem}: its apps will be rejected" for problem in problems]
     return result

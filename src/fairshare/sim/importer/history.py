@@ -11,7 +11,9 @@ individual containers are not in it, so each app becomes one task group (docs/im
 * there are as many as give the app the memory·seconds the RM accounted to it, its AM's
   share taken out (at least one).
 
-Apps are submitted at their start time, relative to the first one's. Apps that never started,
+Apps are submitted at their start time, relative to the first one's, which is submitted at
+``start_ms`` (0 by default: the start of a run, or of an imported scenario — the dump's
+moment). Apps that never started,
 ran no time or held nothing yet (waiting for their AM) are left out, and named.
 """
 
@@ -38,7 +40,7 @@ class History:
 
 
 def history_of(path: Path, container: Amounts = DEFAULT_CONTAINER,
-               am: Amounts = DEFAULT_CONTAINER) -> History:
+               am: Amounts = DEFAULT_CONTAINER, start_ms: int = 0) -> History:
     """The apps of an ``apps.json`` as workload apps (ConfigError: located in the file)."""
     history = History()
     dumped = sorted(read_apps(JsonFile(path, str(path))), key=lambda a: (a.started_ms, a.id))
@@ -57,7 +59,7 @@ def history_of(path: Path, container: Amounts = DEFAULT_CONTAINER,
         tasks = (TaskSpec(_task_count(app, duration, size, am_size),
                           {"memory-mb": size[0], "vcores": size[1]}, duration, TASK_PRIORITY),)
         history.apps.append(WorkloadApp(
-            app.id, app.started_ms - first, app.queue, app.user,
+            app.id, app.started_ms - first + start_ms, app.queue, app.user,
             None if am_size is None else {"memory-mb": am_size[0], "vcores": am_size[1]},
             tasks, app.line, str(path)))
     return history

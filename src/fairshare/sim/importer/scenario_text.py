@@ -14,18 +14,25 @@ from dataclasses import dataclass
 
 from fairshare.sim.importer.dump import Amounts, Dump
 from fairshare.sim.importer.placement import AppPlan, Placed
+from fairshare.sim.importer.remaining import RemainingTimes
 
 DEFAULT_REMAINING_MS = 600_000  # how much longer a running task runs: 10 minutes
 DEFAULT_TASK_MS = 600_000  # how long a task asked for but not placed yet runs once placed
 DEFAULT_TASK_PRIORITY = 20
+DEFAULT_SEED = 1
 
 
 @dataclass(frozen=True)
 class Choices:
     """What the dump does not say and the admin may choose (CLI options)."""
 
-    remaining_ms: int = DEFAULT_REMAINING_MS
+    remaining_ms: int = DEFAULT_REMAINING_MS  # the mean of the distribution
     task_ms: int = DEFAULT_TASK_MS
+    # how running tasks' remaining times are drawn (remaining.py); the CLI's default is
+    # uniform, this one keeps a library caller's remaining_ms the time of every task
+    remaining_dist: str = "fixed"
+    seed: int = DEFAULT_SEED
+    arrivals_file: str | None = None  # a CSV workload beside the scenario: future arrivals
     site_file: str | None = None  # beside the scenario
     allocations_file: str = "fair-scheduler.xml"
     allocations_rebuilt: bool = True
@@ -47,8 +54,13 @@ def site_unknown_note() -> list[str]:
     ]
 
 
+def remaining_times(choices: Choices) -> RemainingTimes:
+    return RemainingTimes(choices.remaining_dist, choices.remaining_ms, choices.seed)
+
+
 def scenario_text(dump: Dump, plans: Sequence[AppPlan], choices: Choices) -> str:
-    lines = _header(dump, plans, choices)
+    times = remaining_times(choices)
+    lines = _header(dump, plans, choices, times)
     lines += ["version: 1", f"name: {q('imported from ' + dump.source.name)}",
               f"description: {q(_description(dump, plans))}"]
     if choices.site_file is not None:
@@ -61,24 +73,29 @@ def scenario_text(dump: Dump, plans: Sequence[AppPlan], choices: Choices) -> str
               for n in dump.nodes]
     lines += ["workload:", "  apps:" if plans else "  apps: []"]
     for plan in plans:
-        lines += _app(plan, choices)
+        lines += _app(plan, choices, times)
+    if choices.arrivals_file is not None:
+        lines.append(f"  csv: {q(choices.arrivals_file)}")
     lines += ["run:", "  snapshot-every-ms: 1000"]
     return "\n".join(lines) + "\n"
 
 
-def _header(dump: Dump, plans: Sequence[AppPlan], choices: Choices) -> list[str]:
+def _header(dump: Dump, plans: Sequence[AppPlan], choices: Choices, times: RemainingTimes
+            ) -> list[str]:
     out = [f"# Imported by `fairshare import` from {dump.source} (the ResourceManager's",
            "# /ws/v1/cluster/scheduler, nodes and apps). See docs/import.md.",
            "#",
            "# The simulation starts from the dumped state: the running apps' containers are",
            "# recovered where they run (YARN's work-preserving recovery), so the queues' usage",
            "# at t = 0 is the dump's. Then:",
-           f"# - a running task runs {choices.remaining_ms:,} ms more (--remaining-ms), then "
-           "completes;",
+           "# - a running task runs for a time drawn from a distribution (--remaining,",
+           "#   --remaining-ms, --seed), then completes; here:",
+           f"#   {times.describe()};",
            f"# - a task asked for but not placed yet runs {choices.task_ms:,} ms once placed "
            "(--task-ms);",
            "# - an app finishes when all those tasks are done; an app with no task left",
-           "#   finishes when its AM has run --remaining-ms more.",
+           "#   finishes when its AM has run a time drawn the same way.",
+           *_arrivals_note(choices),
            *_placement_note(plans),
            ]
     if choices.allocations_rebuilt:
@@ -92,6 +109,13 @@ def _header(dump: Dump, plans: Sequence[AppPlan], choices: Choices) -> list[str]
     out.append(f"# {len(dump.nodes)} nodes, {len(plans) - waiting} running apps, {waiting} "
                "waiting for their AM.")
     return out
+
+
+def _arrivals_note(choices: Choices) -> list[str]:
+    if choices.arrivals_file is None:
+        return []
+    return [f"# Future arrivals: the apps of {choices.arrivals_file} (--arrivals), submitted at "
+            "their at-ms", "# after the dump's moment (t = 0)."]
 
 
 def _placement_note(plans: Sequence[AppPlan]) -> list[str]:
@@ -119,7 +143,7 @@ def _size(amounts: Amounts) -> str:
     return f"memory-mb: {amounts[0]}, vcores: {amounts[1]}"
 
 
-def _app(plan: AppPlan, choices: Choices) -> list[str]:
+def _app(plan: AppPlan, choices: Choices, times: RemainingTimes) -> list[str]:
     app = plan.app
     out = [f"    - id: {q(app.id)}", f"      queue: {q(app.queue)}", f"      user: {q(app.user)}"]
     if plan.am is not None:
@@ -131,19 +155,19 @@ def _app(plan: AppPlan, choices: Choices) -> list[str]:
     if plan.running:
         has_tasks = bool(plan.pending) or any(not c.am for c in plan.running)
         out.append("      running:")
-        out += [f"        - {_running(c, plan, choices, has_tasks)}" for c in plan.running]
+        out += [f"        - {_running(c, plan, times, has_tasks)}" for c in plan.running]
     return out
 
 
-def _running(c: Placed, plan: AppPlan, choices: Choices, has_tasks: bool) -> str:
+def _running(c: Placed, plan: AppPlan, times: RemainingTimes, has_tasks: bool) -> str:
     parts = [f"node: {q(c.node)}", _size(c.size)]
     if c.am:
         parts.append("am: true")
         if not has_tasks:
-            parts.append(f"remaining-ms: {choices.remaining_ms}")
+            parts.append(f"remaining-ms: {times.draw()}")
     else:
         parts.append(f"priority: {_priority(c, plan) if c.priority is None else c.priority}")
-        parts.append(f"remaining-ms: {choices.remaining_ms}")
+        parts.append(f"remaining-ms: {times.draw()}")
     if c.container is not None:
         parts.append(f"container: {q(c.container)}")
     return "{" + ", ".join(parts) + "}"
