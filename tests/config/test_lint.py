@@ -186,3 +186,97 @@ def test_a_zero_max_share_the_min_share_does_not_lift() -> None:
     body = ("<minResources>1024 mb, 0 vcores</minResources>\n"
             "<maxResources>4096 mb, 0 vcores</maxResources>")
     assert queue_findings(body) == [(4, "error", "zero-max-share")]
+
+
+def starvation_lines(allocations: str) -> list[int | None]:
+    config = parse_allocations_text(allocations, "fs.xml")
+    found = configuration_findings(SiteConfig.default(), config)
+    return [f.line for f in found if f.code == "min-share-starvation"]
+
+
+@pytest.mark.parametrize(
+    ("allocations", "expected"),
+    [
+        # a timeout on a queue with a min share: the note applies
+        ("<allocations>\n<queue name='a'>\n<minResources>1024 mb, 1 vcores</minResources>\n"
+         "<minSharePreemptionTimeout>60</minSharePreemptionTimeout>\n</queue>\n</allocations>",
+         [4]),
+        # no min share anywhere: neither the queue's timeout nor the default applies
+        ("<allocations>\n<defaultMinSharePreemptionTimeout>60</defaultMinSharePreemptionTimeout>"
+         "\n<queue name='a'>\n<minSharePreemptionTimeout>60</minSharePreemptionTimeout>\n"
+         "</queue>\n</allocations>", []),
+        # a parent's timeout applies to the leaf with a min share below it that sets none
+        ("<allocations>\n<queue name='p'>\n<minSharePreemptionTimeout>60"
+         "</minSharePreemptionTimeout>\n<queue name='a'>\n<minResources>1024 mb, 1 vcores"
+         "</minResources>\n</queue>\n</queue>\n</allocations>", [3]),
+        # every leaf with a min share sets its own timeout: the default applies to none
+        ("<allocations>\n<defaultMinSharePreemptionTimeout>60</defaultMinSharePreemptionTimeout>"
+         "\n<queue name='a'>\n<minResources>1024 mb, 1 vcores</minResources>\n"
+         "<minSharePreemptionTimeout>30</minSharePreemptionTimeout>\n</queue>\n<queue name='b'/>"
+         "\n</allocations>", [5]),
+        # a parent's min share is not starvation's: only leaves are checked (FSLeafQueue)
+        ("<allocations>\n<queue name='p'>\n<minResources>1024 mb, 1 vcores</minResources>\n"
+         "<minSharePreemptionTimeout>60</minSharePreemptionTimeout>\n<queue name='a'/>\n"
+         "</queue>\n</allocations>", []),
+    ],
+)
+def test_the_min_share_note_appears_only_where_a_min_share_takes_the_timeout(
+        allocations: str, expected: list[int]) -> None:
+    assert starvation_lines(allocations) == expected
+
+
+@pytest.mark.parametrize(
+    ("settings", "closed"),
+    [
+        ("<maxRunningApps>0</maxRunningApps>", True),
+        ("<weight>0</weight>", True),
+        ("<weight>0.5</weight>", False),
+        ("<maxRunningApps>1</maxRunningApps>", False),
+    ],
+)
+def test_a_zero_max_share_with_a_closing_setting_is_a_closed_queue(settings: str,
+                                                                    closed: bool) -> None:
+    config = parse_allocations_text(
+        f"<allocations>\n<queue name='a'>\n<maxResources>0 mb, 0 vcores</maxResources>\n"
+        f"{settings}\n</queue>\n</allocations>", "fs.xml")
+    [finding] = configuration_findings(SiteConfig.default(), config)
+    expected = ("info", "closed-queue") if closed else ("error", "zero-max-share")
+    assert (finding.severity, finding.code) == expected
+
+
+def test_a_parents_closing_setting_closes_the_queues_below_it() -> None:
+    config = parse_allocations_text(
+        "<allocations>\n<queue name='p'>\n<maxRunningApps>0</maxRunningApps>\n"
+        "<queue name='a'>\n<maxResources>0 mb, 0 vcores</maxResources>\n</queue>\n</queue>\n"
+        "</allocations>", "fs.xml")
+    [finding] = configuration_findings(SiteConfig.default(), config)
+    assert finding.code == "closed-queue"
+    assert "with root.p's maxRunningApps 0" in finding.message
+    assert "raise root.p's maxRunningApps above 0" in finding.fix
+
+
+@pytest.mark.parametrize(
+    ("rules", "queue", "reached"),
+    [
+        ("<rule name='specified'/><rule name='reject'/>", "root.x.y", True),
+        ("<rule name='reject'/>", "root.x", False),
+        ("<rule name='default' queue='a.b'/>", "root.a.b", True),
+        ("<rule name='default' queue='a.b'/>", "root.a", True),  # its parent holds the app
+        ("<rule name='default' queue='a.b'/>", "root.a.c", False),
+        ("<rule name='user'/>", "root.anyone", True),
+        ("<rule name='user'/>", "root.p.anyone", False),
+        ("<rule name='nestedUserQueue'><rule name='primaryGroup'/></rule>", "root.g.u", True),
+        ("<rule name='nestedUserQueue'><rule name='default' queue='users'/></rule>",
+         "root.users.u", True),
+        ("<rule name='nestedUserQueue'><rule name='default' queue='users'/></rule>",
+         "root.other.u", False),
+    ],
+)
+def test_which_queues_placement_rules_reach(rules: str, queue: str, reached: bool) -> None:
+    from fairshare.config.lint.placement import reachable
+
+    config = parse_allocations_text(
+        f"<allocations><queuePlacementPolicy>{rules}</queuePlacementPolicy></allocations>",
+        "fs.xml")
+    assert config.placement_policy is not None
+    assert reachable(config.placement_policy, queue) is reached

@@ -32,6 +32,7 @@ from fairshare.config.dom import Problems, child_elements, dom_attribute, dom_ta
 from fairshare.config.errors import ConfigError, ConfigErrors
 from fairshare.config.files import decode_utf8, read_input
 from fairshare.config.lint import did_you_mean, value_finding
+from fairshare.config.lint.hadoop1 import with_hadoop1_finding
 from fairshare.config.model import AllocationConfig, PolicyName
 from fairshare.config.overrides import Override, apply_allocation_overrides
 from fairshare.config.placement.policy import parse_placement_policy
@@ -182,7 +183,7 @@ def _build(root: Element, source: str, types: ResourceTypes, flags: _Flags,
         **placement,
         source=source,
         has_file=True,
-        warnings=tuple(problems.warnings),
+        warnings=tuple(with_hadoop1_finding(root, source, problems.warnings)),
     )
 
 

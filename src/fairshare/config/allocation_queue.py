@@ -26,6 +26,7 @@ from fairshare.config.allocation_values import (
 )
 from fairshare.config.dom import Problems, child_elements, dom_attribute, dom_tag, line_of
 from fairshare.config.lint import did_you_mean, min_above_max, value_finding
+from fairshare.config.lint.placement import placement_in_queue
 from fairshare.config.lint.values import zero_max_finding
 from fairshare.config.model import ConfigWarning, QueueConfig
 from fairshare.config.placement.names import ROOT, trim_queue_name
@@ -93,6 +94,8 @@ class QueueParser:
                 found.has_children = True
             elif tag in _SETTINGS:
                 self._read_setting(name, tag, child, found)
+            elif tag == "queuePlacementPolicy":
+                self.problems.report(placement_in_queue(name), child)
             else:
                 self.problems.warn(
                     f"{name}: <{shorten(tag)}> is not a queue setting; YARN silently ignores "
@@ -153,7 +156,7 @@ class QueueParser:
             self.problems.error(f"{queue}: <{tag}>: {exc}", child)
             return
         finding = None if found.ignored else value_finding(tag, text, found.values[attribute],
-                                                            queue)
+                                                            queue, queue)
         if finding is not None:
             self.problems.report(finding, child)
 
@@ -166,8 +169,8 @@ class QueueParser:
         finding = zero_max_finding("maxResources", java_trim(element.text or ""), value,
                                    found.values.get("min_resources"))
         if finding is not None:
-            self.problems.report(replace(finding, message=f"{queue}: {finding.message}"),
-                                 element)
+            self.problems.report(replace(finding, message=f"{queue}: {finding.message}",
+                                         queue=queue), element)
 
     def _check_parent_only(self, queue: str, found: _Found) -> None:
         """``reservation`` and ``maxAMShare`` are leaf-only (§1.3.2, YARN-10528)."""

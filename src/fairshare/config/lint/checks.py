@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from fairshare.config.lint.placement import in_force, placement_findings
+from fairshare.config.lint.queues import refine_queue_findings
 from fairshare.config.model import AllocationConfig, ConfigWarning
 from fairshare.config.yarnsite import SiteConfig
 
@@ -19,8 +21,13 @@ UTILIZATION = "yarn.scheduler.fair.preemption.cluster-utilization-threshold"
 
 
 def configuration_findings(site: SiteConfig, config: AllocationConfig) -> list[ConfigWarning]:
-    """Every cluster-independent finding, the allocation file's first, each file's by line."""
-    found = [*site.warnings, *config.warnings]
+    """Every cluster-independent finding, the allocation file's first, each file's by line.
+
+    The readers' per-element findings are refined with what only the whole configuration says:
+    a queue closed on purpose, the placement rules in force (:mod:`.queues`, :mod:`.placement`).
+    """
+    found = refine_queue_findings(config, in_force(site, config), list(config.warnings))
+    found = placement_findings(site, config, [*site.warnings, *found])
     found += [f for f in (_preemption_never(site, config), _utilization(site)) if f is not None]
     return ordered(found, config.source)
 
