@@ -329,3 +329,54 @@ def test_yarn_site_placement_keys_the_files_rules_override() -> None:
     # without rules of its own in the file, the keys build the rules: nothing to report
     _, generated = lint_json(fixture("clean.xml"), "--site", fixture("yarn-site-placement.xml"))
     assert generated == []
+
+
+def conf_dir(tmp_path: Path, allocations: str | None, site: str | None,
+             name: str = "fair-scheduler.xml") -> Path:
+    """A Hadoop configuration directory with copies of the fixtures named as YARN names them."""
+    if allocations is not None:
+        (tmp_path / name).write_bytes(Path(fixture(allocations)).read_bytes())
+    if site is not None:
+        (tmp_path / "yarn-site.xml").write_bytes(Path(fixture(site)).read_bytes())
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", ["lint", "validate"])
+def test_a_configuration_directory_is_read_as_its_two_files(tmp_path: Path, command: str) -> None:
+    directory = conf_dir(tmp_path, "closed-unreached.xml", "yarn-site-placement.xml")
+    given = runner.invoke(app, [command, str(directory)])
+    files = runner.invoke(app, [command, str(directory / "fair-scheduler.xml"), "--site",
+                                str(directory / "yarn-site.xml")])
+    assert given.exit_code == files.exit_code == 0
+    assert given.stdout == files.stdout
+    assert "[site-placement-overridden]" in given.stdout  # the yarn-site.xml was read
+
+
+def test_a_directory_without_the_files_is_a_clear_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["validate", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.stderr == (f"{tmp_path}: a directory with neither fair-scheduler.xml nor "
+                             "yarn-site.xml in it: give the allocation file, or the directory "
+                             "that holds it\n")
+    conf_dir(tmp_path, None, "yarn-site-placement.xml")
+    result = runner.invoke(app, ["lint", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        f"{tmp_path}: no allocation file {tmp_path / 'fair-scheduler.xml'} in it")
+
+
+def test_a_directory_whose_yarn_site_names_another_allocation_file(tmp_path: Path) -> None:
+    conf_dir(tmp_path, "closed-default.xml", None, name="pools.xml")
+    (tmp_path / "yarn-site.xml").write_text(
+        "<configuration><property><name>yarn.scheduler.fair.allocation.file</name>"
+        "<value>pools.xml</value></property></configuration>", encoding="utf-8")
+    code, findings = lint_json(str(tmp_path))
+    assert code == 0
+    assert {Path(str(f["file"])).name for f in findings} == {"pools.xml"}
+    (tmp_path / "yarn-site.xml").write_text(
+        "<configuration><property><name>yarn.scheduler.fair.allocation.file</name>"
+        "<value>hdfs:///etc/fair-scheduler.xml</value></property></configuration>",
+        encoding="utf-8")
+    result = runner.invoke(app, ["lint", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "is hdfs:///etc/fair-scheduler.xml, not a local file" in result.stderr
