@@ -280,3 +280,67 @@ def test_which_queues_placement_rules_reach(rules: str, queue: str, reached: boo
         "fs.xml")
     assert config.placement_policy is not None
     assert reachable(config.placement_policy, queue) is reached
+
+
+# Every reader warning an allocation or yarn-site file can give, one shape each.
+WARNING_SHAPES = [
+    "<allocations><maxResource>1 mb, 1 vcores</maxResource></allocations>",
+    "<allocations><userMaxAppsDefault>1</userMaxAppsDefault>"
+    "<userMaxAppsDefault>2</userMaxAppsDefault></allocations>",
+    "<allocations><user><maxRunningApps>1</maxRunningApps></user></allocations>",
+    "<allocations><user name='u'><maxApps>1</maxApps></user></allocations>",
+    "<allocations><defaultQueueSchedulingPolicy>org.apache.hadoop.yarn.server.resourcemanager"
+    ".scheduler.fair.policies.FifoPolicy</defaultQueueSchedulingPolicy></allocations>",
+    "<allocations><queue name='a'><wieght>1</wieght></queue></allocations>",
+    "<allocations><queue name='Root'><queue name='a'/></queue></allocations>",
+    "<allocations><queue name='a'/><queue name='a'/></allocations>",
+    "<allocations><queue name='p'><queue name='c'><schedulingPolicy>drf</schedulingPolicy>"
+    "</queue></queue></allocations>",
+    "<allocations><queue name='f' type='parent'><schedulingPolicy>fifo</schedulingPolicy>"
+    "</queue></allocations>",
+    "<allocations><queue name='root'><schedulingPolicy>fifo</schedulingPolicy></queue>"
+    "</allocations>",
+    "<allocations><defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>"
+    "<queue name='p' type='parent'><schedulingPolicy>fair</schedulingPolicy></queue>"
+    "</allocations>",
+    "<allocations><queuePlacementPolicy> </queuePlacementPolicy></allocations>",
+    "<allocations><queuePlacementPolicy><rule name='nestedUserQueue'>"
+    "<rule name='secondaryGroupExistingQueue'/><rule name='primaryGroup'/></rule>"
+    "</queuePlacementPolicy></allocations>",
+    "<allocations><queuePlacementPolicy><rule name='nestedUserQueue'><rule name='primaryGroup'>"
+    "<rule name='user'/></rule></rule></queuePlacementPolicy></allocations>",
+    "<allocations><queuePlacementPolicy><rule name='default' queue=' a'/>"
+    "</queuePlacementPolicy></allocations>",
+    "<allocations><queue name='root'><queuePlacementPolicy><rule name='default'/>"
+    "</queuePlacementPolicy></queue></allocations>",
+    "<allocations><pool name='p'><maxMaps>1</maxMaps></pool></allocations>",
+]
+SITE_SHAPES = [
+    ("yarn.scheduler.fair.preemption", "yes"),
+    ("yarn.scheduler.fair.update-interval-ms", "-1"),
+    ("yarn.scheduler.fair.update-interval-ms", "0"),
+    ("yarn.scheduler.fair.waitTimeBeforeKill", "soon"),
+    ("yarn.scheduler.fair.preemptionInterval", "1000"),
+    ("yarn.scheduler.fair.zzz", "1"),
+    ("yarn.scheduler.fair.user-as-default-queue", "false"),
+]
+
+
+@pytest.mark.parametrize("allocations", WARNING_SHAPES)
+def test_every_allocation_file_finding_has_a_consequence_and_a_fix(allocations: str) -> None:
+    found = configuration_findings(SiteConfig.default(),
+                                   parse_allocations_text(allocations, "fs.xml"))
+    assert found
+    assert [(f.message, f.consequence != "", f.fix != "") for f in found] == [
+        (f.message, True, True) for f in found]
+
+
+@pytest.mark.parametrize("prop", SITE_SHAPES)
+def test_every_site_finding_has_a_consequence_and_a_fix(tmp_path: Path,
+                                                        prop: tuple[str, str]) -> None:
+    rules = parse_allocations_text("<allocations><queuePlacementPolicy><rule name='default'/>"
+                                   "</queuePlacementPolicy></allocations>", "fs.xml")
+    found = configuration_findings(site(tmp_path, prop), rules)
+    assert found
+    assert [(f.message, f.consequence != "", f.fix != "") for f in found] == [
+        (f.message, True, True) for f in found]

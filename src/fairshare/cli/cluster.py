@@ -27,13 +27,13 @@ from fairshare.resources.vector import LONG_MAX, MEMORY, VCORES, Resource, Resou
 
 __all__ = ["CLUSTER_HELP", "ClusterSizeError", "cluster_option", "parse_cluster"]
 
-EXAMPLES = "e.g. 10x64g/16, 640g/160, memory-mb=655360,vcores=160 or \"655360 mb, 160 vcores\""
+EXAMPLES = "e.g. 10x64g/16, 640g/160 or memory-mb=655360,vcores=160"
 _MB_PER_UNIT = {"": 1, "m": 1, "mb": 1, "mi": 1, "g": 1024, "gb": 1024, "gi": 1024,
                 "t": 1024**2, "tb": 1024**2, "ti": 1024**2}
 _COUNT = re.compile(r"\s*(\d+)\s*[x×*]\s*(.+)", re.ASCII | re.IGNORECASE | re.DOTALL)
 _MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]*)", re.ASCII | re.IGNORECASE)
 _WHOLE = re.compile(r"\d+", re.ASCII)
-_YARN_FORM = re.compile(r"\d\s*(?:mb|vcores)\b", re.ASCII | re.IGNORECASE)
+_YARN_FORM = re.compile(r"\d\s*%?\s*(?:mb|vcores|memory|cpu)\b", re.ASCII | re.IGNORECASE)
 
 
 CLUSTER_HELP = ("Cluster resources: 10x64g/16 (nodes × memory/vcores), 640g/160, "
@@ -77,9 +77,6 @@ def cluster_option(text: str, types: ResourceTypes) -> Resource:
 
 
 def _per_node(text: str, types: ResourceTypes) -> dict[str, int]:
-    if "%" in text:
-        raise ClusterSizeError(f"{text!r} is a percentage, a share of a cluster, not its size; "
-                               f"{EXAMPLES}")
     if "=" not in text and "/" not in text and _YARN_FORM.search(text) is not None:
         return _yarn_form(text, types)
     pieces = [p.strip() for p in text.split(",")]
@@ -106,6 +103,9 @@ def _per_node(text: str, types: ResourceTypes) -> dict[str, int]:
 def _yarn_form(text: str, types: ResourceTypes) -> dict[str, int]:
     """``65536 mb, 16 vcores`` as YARN reads a max share in that form; it has only memory and
     vcores (custom types are 0 in it), so a configuration with more types needs NAME=VALUE."""
+    if "%" in text:
+        raise ClusterSizeError(f"{text!r} is a percentage, a share of a cluster, not its size; "
+                               f"{EXAMPLES}")
     try:
         parsed = parse_resource_config(text, types, missing="zero")
     except ResourceStringError as exc:
