@@ -99,7 +99,7 @@ def test_preemption_without_an_allocation_file(tmp_path: Path) -> None:
     "allocations",
     [
         "<allocations><queue name='a'><minSharePreemptionTimeout>5</minSharePreemptionTimeout>"
-        "</queue></allocations>",
+        "<minResources>1024 mb, 1 vcores</minResources></queue></allocations>",
         "<allocations><defaultFairSharePreemptionTimeout>5</defaultFairSharePreemptionTimeout>"
         "</allocations>",
     ],
@@ -344,3 +344,14 @@ def test_every_site_finding_has_a_consequence_and_a_fix(tmp_path: Path,
     assert found
     assert [(f.message, f.consequence != "", f.fix != "") for f in found] == [
         (f.message, True, True) for f in found]
+
+
+def test_a_min_share_timeout_without_a_min_share_does_not_make_preemption_possible(
+        tmp_path: Path) -> None:
+    # a Hadoop 1 habit: min-share timeouts, no min shares, so nothing ever starves
+    config = parse_allocations_text(
+        "<allocations>\n<defaultMinSharePreemptionTimeout>60</defaultMinSharePreemptionTimeout>"
+        "\n<queue name='a'><minSharePreemptionTimeout>30</minSharePreemptionTimeout></queue>\n"
+        "</allocations>", "fs.xml")
+    found = configuration_findings(site(tmp_path, PREEMPTION), config)
+    assert codes(found) == [(2, "warning", "preemption-never")]

@@ -12,7 +12,7 @@ from dataclasses import replace
 from fairshare.config.lint.placement import reachable
 from fairshare.config.model import AllocationConfig, ConfigWarning, PlacementPolicy, QueueConfig
 
-__all__ = ["closed_because", "refine_queue_findings"]
+__all__ = ["closed_because", "min_share_timeout_applies", "refine_queue_findings"]
 
 _UNREACHED = "no placement rule that places applications in it"
 
@@ -27,7 +27,7 @@ def refine_queue_findings(config: AllocationConfig, policy: PlacementPolicy,
             why = closed_because(config, policy, finding.queue)
             refined.append(_closed(finding, why) if why else finding)
         elif finding.code == "min-share-starvation":
-            if _starvation_applies(config, finding.queue):
+            if min_share_timeout_applies(config, finding.queue):
                 refined.append(finding)
         else:
             refined.append(finding)
@@ -76,7 +76,7 @@ def _closed(finding: ConfigWarning, why: list[str]) -> ConfigWarning:
             f"positive memory and vcores, and {', and '.join(undo)}")
 
 
-def _starvation_applies(config: AllocationConfig, queue: str | None) -> bool:
+def min_share_timeout_applies(config: AllocationConfig, queue: str | None) -> bool:
     """Min-share starvation is computed for leaf queues with a min share (FSLeafQueue
     .minShareStarvation), each with the timeout of its nearest queue that sets one, else the
     top-level default: the note applies when one such leaf takes this timeout."""
