@@ -380,3 +380,15 @@ def test_a_directory_whose_yarn_site_names_another_allocation_file(tmp_path: Pat
     result = runner.invoke(app, ["lint", str(tmp_path)])
     assert result.exit_code == 2
     assert "is hdfs:///etc/fair-scheduler.xml, not a local file" in result.stderr
+
+
+def test_upper_case_policies_and_yarns_cluster_form_give_no_false_alarm() -> None:
+    # DRF/FIFO as the REST API writes them; etl's min share (8 GB, 4 vcores) is below the share
+    # its weight gives it on 64 GB, 32 vcores (root.default and root.etl split it evenly)
+    result = runner.invoke(app, ["lint", fixture("root-drf-upper-case.xml"), "--cluster",
+                                 "65536 mb, 32 vcores"])
+    assert (result.exit_code, result.stdout) == (0, "No findings.\n")
+    validate = runner.invoke(app, ["validate", fixture("root-drf-upper-case.xml")])
+    assert validate.exit_code == 0
+    etl = next(line for line in validate.stdout.splitlines() if line.strip().startswith("etl"))
+    assert " fifo " in f" {etl} "
