@@ -68,13 +68,12 @@ def test_clamped_and_misread_values() -> None:
         ("clamped.xml", 9, "warning", "max-am-share-clamped"),
         ("clamped.xml", 10, "warning", "allow-preemption-text"),
         ("clamped.xml", 13, "warning", "min-share-percentage"),
-        ("clamped.xml", 14, "info", "min-share-starvation"),
-    ]  # maxAMShare -1 (line 15) turns the check off: no finding
+    ]  # maxAMShare -1 (line 15) turns the check off; the minSharePreemptionTimeout (line 14)
+    # applies to no min share (the percentage gives none), so it has no note
     by_line = {f["line"]: f for f in findings}
     assert "clamps it to 1.0" in str(by_line[8]["consequence"])
     assert "0.8 for 80 %" in str(by_line[8]["fix"])
     assert "anything but true means false" in str(by_line[10]["consequence"])
-    assert "in order of demand" in str(by_line[14]["consequence"])
 
 
 def test_site_file_findings() -> None:
@@ -171,7 +170,7 @@ def test_validate_prints_findings_in_line_order_before_its_verdict() -> None:
     lines = result.stdout.splitlines()
     finding = re.compile(re.escape(fixture("clamped.xml")) + r":(\d+): ")
     heads = [line for line in lines if finding.match(line)]
-    assert [int(finding.match(line)[1]) for line in heads] == [4, 5, 8, 9, 10, 13, 14]
+    assert [int(finding.match(line)[1]) for line in heads] == [4, 5, 8, 9, 10, 13]
     assert lines.index(heads[-1]) < len(lines) - 1
     assert lines[-1].startswith("The ResourceManager would accept this configuration, but 1 "
                                 "finding above is an error")
@@ -243,3 +242,153 @@ def test_validate_with_a_cluster_lists_the_cluster_findings_before_its_verdict()
     assert finding < len(lines) - 1
     without = runner.invoke(app, ["validate", fixture("overcommitted.xml")])
     assert "[min-shares-above-parent]" not in without.stdout
+
+
+def test_a_hadoop1_file_is_one_finding_that_says_so() -> None:
+    code, findings = lint_json(fixture("hadoop1-pools.xml"))
+    assert code == 0
+    # one finding for the six Hadoop 1 elements, none per element; the timeouts (lines 8, 16)
+    # apply to no min share (the pools have none), so they have no min-share note either
+    assert located(findings) == [("hadoop1-pools.xml", 5, "warning", "hadoop1-allocation-file")]
+    [finding] = findings
+    assert finding["message"] == (
+        "a Hadoop 1 (MR1) allocation file: YARN ignores its <minMaps>, <minReduces>, "
+        "<maxRunningJobs>, <poolMaxJobsDefault> and <userMaxJobsDefault> (6 elements, lines 5, "
+        "6, 7, 12, 14, 15)")
+    assert "<minMaps> and <minReduces> → <minResources>" in str(finding["fix"])
+    assert "<poolMaxJobsDefault> → <queueMaxAppsDefault>" in str(finding["fix"])
+
+
+def test_a_queue_closed_on_purpose_is_a_note_and_validate_passes() -> None:
+    code, findings = lint_json(fixture("closed-default.xml"))
+    assert code == 0
+    # the default timeout applies: root.online has a min share and sets no timeout of its own
+    assert located(findings) == [
+        ("closed-default.xml", 5, "info", "min-share-starvation"),
+        ("closed-default.xml", 7, "info", "closed-queue"),
+    ]
+    assert str(findings[1]["message"]).endswith(
+        "with weight 0 and maxRunningApps 0: a closed queue")
+    result = runner.invoke(app, ["validate", fixture("closed-default.xml")])
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[-1] == (
+        "OK: the ResourceManager would accept this configuration.")
+
+
+def test_a_zero_max_share_no_placement_rule_reaches_is_a_closed_queue() -> None:
+    code, findings = lint_json(fixture("closed-unreached.xml"))
+    assert code == 0
+    assert located(findings) == [("closed-unreached.xml", 11, "info", "closed-queue")]
+    assert "with no placement rule that places applications in it" in str(findings[0]["message"])
+
+
+def test_the_same_zero_max_share_is_an_error_when_a_rule_reaches_it(tmp_path: Path) -> None:
+    text = Path(fixture("closed-unreached.xml")).read_text(encoding="utf-8")
+    reached = tmp_path / "reached.xml"
+    reached.write_text(text.replace('<rule name="primaryGroup" create="false"/>',
+                                    '<rule name="specified"/>'), encoding="utf-8")
+    code, findings = lint_json(str(reached))
+    assert (code, [(f["line"], f["severity"], f["code"]) for f in findings]) == (
+        1, [(11, "error", "zero-max-share")])
+
+
+def test_placement_rules_inside_root_say_which_rules_replace_them() -> None:
+    _, findings = lint_json(fixture("placement-in-root.xml"))
+    assert located(findings) == [
+        ("placement-in-root.xml", 14, "warning", "placement-policy-in-queue")]
+    [finding] = findings
+    # no top-level policy: YARN's generated rules with yarn-site's defaults (docs/semantics.md
+    # §1.5.4): specified, then user
+    assert "generates the rules from yarn.scheduler.fair.user-as-default-queue" in str(
+        finding["consequence"])
+    assert ": specified, then user, and the rules written here are never used" in str(
+        finding["consequence"])
+    assert "directly under <allocations>" in str(finding["fix"])
+    # with user-as-default-queue and allow-undeclared-pools false, the generated rules differ
+    _, with_site = lint_json(fixture("placement-in-root.xml"), "--site",
+                             fixture("yarn-site-placement.xml"))
+    assert "specified (existing queues only), then default (root.default)," in str(
+        with_site[0]["consequence"])
+
+
+def test_yarn_site_placement_keys_the_files_rules_override() -> None:
+    code, findings = lint_json(fixture("closed-unreached.xml"), "--site",
+                               fixture("yarn-site-placement.xml"))
+    assert code == 0
+    assert located(findings) == [
+        ("closed-unreached.xml", 11, "info", "closed-queue"),
+        ("yarn-site-placement.xml", 4, "warning", "site-placement-overridden"),
+        ("yarn-site-placement.xml", 8, "warning", "site-placement-overridden"),
+    ]
+    assert findings[2]["message"] == (
+        "yarn.scheduler.fair.allow-undeclared-pools=false has no effect: the allocation file "
+        "has placement rules of its own")
+    assert str(findings[2]["consequence"]).endswith(
+        "the file's rules are in force: primaryGroup (existing queues only), then default "
+        "(root.dev.eng)")
+    # without rules of its own in the file, the keys build the rules: nothing to report
+    _, generated = lint_json(fixture("clean.xml"), "--site", fixture("yarn-site-placement.xml"))
+    assert generated == []
+
+
+def conf_dir(tmp_path: Path, allocations: str | None, site: str | None,
+             name: str = "fair-scheduler.xml") -> Path:
+    """A Hadoop configuration directory with copies of the fixtures named as YARN names them."""
+    if allocations is not None:
+        (tmp_path / name).write_bytes(Path(fixture(allocations)).read_bytes())
+    if site is not None:
+        (tmp_path / "yarn-site.xml").write_bytes(Path(fixture(site)).read_bytes())
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", ["lint", "validate"])
+def test_a_configuration_directory_is_read_as_its_two_files(tmp_path: Path, command: str) -> None:
+    directory = conf_dir(tmp_path, "closed-unreached.xml", "yarn-site-placement.xml")
+    given = runner.invoke(app, [command, str(directory)])
+    files = runner.invoke(app, [command, str(directory / "fair-scheduler.xml"), "--site",
+                                str(directory / "yarn-site.xml")])
+    assert given.exit_code == files.exit_code == 0
+    assert given.stdout == files.stdout
+    assert "[site-placement-overridden]" in given.stdout  # the yarn-site.xml was read
+
+
+def test_a_directory_without_the_files_is_a_clear_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["validate", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.stderr == (f"{tmp_path}: a directory with neither fair-scheduler.xml nor "
+                             "yarn-site.xml in it: give the allocation file, or the directory "
+                             "that holds it\n")
+    conf_dir(tmp_path, None, "yarn-site-placement.xml")
+    result = runner.invoke(app, ["lint", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        f"{tmp_path}: no allocation file {tmp_path / 'fair-scheduler.xml'} in it")
+
+
+def test_a_directory_whose_yarn_site_names_another_allocation_file(tmp_path: Path) -> None:
+    conf_dir(tmp_path, "closed-default.xml", None, name="pools.xml")
+    (tmp_path / "yarn-site.xml").write_text(
+        "<configuration><property><name>yarn.scheduler.fair.allocation.file</name>"
+        "<value>pools.xml</value></property></configuration>", encoding="utf-8")
+    code, findings = lint_json(str(tmp_path))
+    assert code == 0
+    assert {Path(str(f["file"])).name for f in findings} == {"pools.xml"}
+    (tmp_path / "yarn-site.xml").write_text(
+        "<configuration><property><name>yarn.scheduler.fair.allocation.file</name>"
+        "<value>hdfs:///etc/fair-scheduler.xml</value></property></configuration>",
+        encoding="utf-8")
+    result = runner.invoke(app, ["lint", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "is hdfs:///etc/fair-scheduler.xml, not a local file" in result.stderr
+
+
+def test_upper_case_policies_and_yarns_cluster_form_give_no_false_alarm() -> None:
+    # DRF/FIFO as the REST API writes them; etl's min share (8 GB, 4 vcores) is below the share
+    # its weight gives it on 64 GB, 32 vcores (root.default and root.etl split it evenly)
+    result = runner.invoke(app, ["lint", fixture("root-drf-upper-case.xml"), "--cluster",
+                                 "65536 mb, 32 vcores"])
+    assert (result.exit_code, result.stdout) == (0, "No findings.\n")
+    validate = runner.invoke(app, ["validate", fixture("root-drf-upper-case.xml")])
+    assert validate.exit_code == 0
+    etl = next(line for line in validate.stdout.splitlines() if line.strip().startswith("etl"))
+    assert " fifo " in f" {etl} "

@@ -54,6 +54,11 @@ def warnings_of(xml: str) -> list[tuple[int | None, str]]:
     return [(w.line, w.message) for w in parse(xml).warnings]
 
 
+def explained_warnings_of(xml: str) -> list[tuple[int | None, str]]:
+    """Each warning as ``message: consequence`` (what is configured, then what YARN does)."""
+    return [(w.line, f"{w.message}: {w.consequence}") for w in parse(xml).warnings]
+
+
 # --- §1.7: every error, with its line -------------------------------------------------------
 
 PARENT_ONLY = (
@@ -814,7 +819,7 @@ def test_root_in_another_case_is_a_queue_whose_settings_are_ignored() -> None:
         QueueConfig("root.Root.a", is_parent=False, line=5, settings_ignored=True),
         QueueConfig("root.Root.p", is_parent=True, line=6, settings_ignored=True),
     )
-    [(line, message)] = warnings_of(xml)  # nothing about the NaN weight: it is not used
+    [(line, message)] = explained_warnings_of(xml)  # nothing about the NaN weight: unused
     assert line == 2
     assert message.startswith('queue "Root" is not "root": YARN keeps its settings under')
     assert "settings and ACLs, and those of the queues inside it, are ignored" in message
@@ -1025,7 +1030,7 @@ def test_policy_compatibility_warnings() -> None:
     <queue name="x"><schedulingPolicy>fair</schedulingPolicy></queue>
   </queue>
 </allocations>"""
-    warnings = warnings_of(xml)
+    warnings = explained_warnings_of(xml)
     assert [line for line, _ in warnings] == [4, 6, 8]
     assert warnings[0][1].startswith("root.p.c: scheduling policy drf is not allowed under fair")
     assert warnings[1][1].startswith("root.f: scheduling policy fifo is not allowed on a parent")
@@ -1042,9 +1047,9 @@ def test_a_fifo_root_warns_that_no_queue_can_be_created_under_it() -> None:
     <queue name="a"/>
   </queue>
 </allocations>"""
-    [(line, message)] = warnings_of(xml)
+    [(line, message)] = explained_warnings_of(xml)
     assert line == 2
-    assert message.startswith("root: scheduling policy fifo is not allowed on a parent queue, "
+    assert message.startswith("root: scheduling policy fifo is not allowed on a parent queue: "
                               "yet YARN sets it at start-up")
     assert "applications cannot run anywhere" in message
     assert "creating root fails" not in message

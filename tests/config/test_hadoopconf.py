@@ -93,8 +93,9 @@ def test_another_root_element_is_read_with_a_warning(tmp_path: Path) -> None:
     path.write_text("<conf>\n" + prop("a", "1") + "\n</conf>")
     found, warnings = read_entries(path, "site.xml")
     assert found == {"a": ConfEntry("1", "site.xml", 2)}
-    assert [w.message for w in warnings] == [
-        "top-level element is <conf>, not <configuration>; its <property> elements are read anyway"
+    assert [(w.message, w.consequence) for w in warnings] == [
+        ("top-level element is <conf>, not <configuration>",
+         "Hadoop's Configuration reads its <property> elements anyway")
     ]
 
 
@@ -128,12 +129,13 @@ def test_an_include_is_not_followed_but_warned_about(tmp_path: Path) -> None:
     )
     found, warnings = read_entries(path, "site.xml")
     assert found == {"a": ConfEntry("1", "site.xml", 3)}
-    assert [(w.file, w.line, w.message) for w in warnings] == [
+    assert [(w.file, w.line, f"{w.message}: {w.consequence}") for w in warnings] == [
         (
             "site.xml",
             2,
             "<xi:include href='extra.xml'> is not followed: fairshare does not read included "
-            "files (Hadoop does), so the properties in it are missing here",
+            "files (Hadoop does), so the properties in it are missing here and take their "
+            "defaults",
         )
     ]
 

@@ -435,7 +435,7 @@ def test_element_with_only_a_comment_is_empty() -> None:
 def test_content_without_rules_is_ignored(xml: str) -> None:
     parsed = parse(xml)
     assert (parsed.policy, parsed.ignored, parsed.errors) == (None, True, ())
-    assert "keeps the previous placement rules" in parsed.warnings[0].message
+    assert "keeps the previous placement rules" in parsed.warnings[0].consequence
 
 
 def test_rule_errors_with_lines() -> None:

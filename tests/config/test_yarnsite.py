@@ -201,9 +201,9 @@ def test_am_preemption_per_queue_wins_over_the_global_switch(tmp_path: Path) -> 
 def test_an_unparsable_per_queue_am_flag_means_true_not_the_global(tmp_path: Path) -> None:
     config = load(tmp_path, (F + "am.preemption", "false"), (F + "am.preemption.root.a", "maybe"))
     assert config.am_preemption_for("root.a") is True
-    assert [(w.line, w.message) for w in config.warnings] == [
-        (3, f"{F}am.preemption.root.a='maybe' is neither true nor false; YARN uses the default, "
-            "true")
+    assert [(w.line, w.message, w.consequence) for w in config.warnings] == [
+        (3, f"{F}am.preemption.root.a='maybe' is neither true nor false",
+         "Configuration.getBoolean falls back to the default, true")
     ]  # fmt: skip
 
 
@@ -235,12 +235,12 @@ def test_the_new_increment_key_overrides_the_legacy_one(tmp_path: Path) -> None:
 WARNINGS = {
     "a removed key": (
         (F + "preemptionInterval", "5000"),
-        f"{F}preemptionInterval was removed by YARN-6163 with the old preemption code: no "
-        "effect: remove it"),
+        f"{F}preemptionInterval was removed by YARN-6163 with the old preemption code: it has "
+        "no effect"),
     "the removed event log": (
         (F + "event-log-enabled", "true"),
-        f"{F}event-log-enabled was removed by YARN-7524 with the event log: no effect: remove "
-        "it"),
+        f"{F}event-log-enabled was removed by YARN-7524 with the event log: it has no "
+        "effect"),
     "a misspelt key": (
         (F + "assignmultple", "true"),
         f"{F}assignmultple is not a property YARN reads; did you mean {F}assignmultiple?: it "
@@ -254,16 +254,19 @@ WARNINGS = {
         "yarn.resourcemanager.scheduler.class keeps its value or default"),
     "a boolean that is neither true nor false": (
         (F + "preemption", "yes"),
-        f"{F}preemption='yes' is neither true nor false; YARN uses the default, false"),
+        f"{F}preemption='yes' is neither true nor false: Configuration.getBoolean falls back "
+        "to the default, false"),
     "a negative update interval": (
         (F + "update-interval-ms", "-1"),
-        f"{F}update-interval-ms=-1 is invalid, so YARN uses the default 500 ms instead"),
+        f"{F}update-interval-ms=-1 is invalid: YARN logs a warning and uses the default, "
+        "500 ms"),
     "a zero update interval": (
         (F + "update-interval-ms", "0"),
-        f"{F}update-interval-ms=0: no update thread, so fair shares are never recomputed"),
+        f"{F}update-interval-ms=0: no update thread: AbstractYarnScheduler starts the update "
+        "thread only for a positive interval, so fair shares are never recomputed"),
     "an unreadable preemption setting with preemption off": (
         (F + "waitTimeBeforeKill", "soon"),
-        f"{F}waitTimeBeforeKill='soon' is not an int; YARN reads it only when preemption runs, "
+        f"{F}waitTimeBeforeKill='soon' is not an int: YARN reads it only when preemption runs, "
         "so the default applies"),
 }  # fmt: skip
 
@@ -423,9 +426,7 @@ def test_an_environment_default_applies_as_the_variable_is_unset(tmp_path: Path)
 
 def test_a_long_value_is_echoed_shortened(tmp_path: Path) -> None:
     [warning] = load(tmp_path, (F + "assignmultiple", "x" * 10_000)).warnings
-    assert warning.message == (
-        f"{F}assignmultiple='{'x' * 39}…' is neither true nor false; YARN uses the default, false"
-    )
+    assert warning.message == f"{F}assignmultiple='{'x' * 39}…' is neither true nor false"
 
 
 def test_a_final_value_survives_a_later_file_entry(tmp_path: Path) -> None:

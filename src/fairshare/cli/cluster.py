@@ -5,6 +5,10 @@ Two forms, each optionally multiplied by a node count (``10x…``):
 * ``64g/16`` — memory, then vcores, of one node (``10x64g/16``: ten of them). Custom resource
   types follow as ``,yarn.io/gpu=4``.
 * ``memory-mb=65536,vcores=16`` — every resource type by its YARN name.
+* ``65536 mb, 16 vcores`` — YARN's own older form, read as ``<maxResources>`` is
+  (``FairSchedulerConfiguration.parseResourceConfigValue``: memory in MB, either order, the comma
+  optional), so a value copied from an allocation file or the RM's page works as it is. It has no
+  custom resource types, and a percentage, a share of a cluster, is not a cluster's size.
 
 Memory takes a unit: ``m``/``mb``/``mi`` (the default), ``g``/``gb``/``gi``, ``t``/``tb``/``ti``,
 any case, all binary (``1g`` = 1,024 MB) as YARN's and the JVM's sizes are. Every resource type the
@@ -18,6 +22,7 @@ import re
 from decimal import Decimal
 
 from fairshare.cli.common import fail
+from fairshare.resources.parse import ResourceStringError, parse_resource_config
 from fairshare.resources.vector import LONG_MAX, MEMORY, VCORES, Resource, ResourceTypes
 
 __all__ = ["CLUSTER_HELP", "ClusterSizeError", "cluster_option", "parse_cluster"]
@@ -28,10 +33,12 @@ _MB_PER_UNIT = {"": 1, "m": 1, "mb": 1, "mi": 1, "g": 1024, "gb": 1024, "gi": 10
 _COUNT = re.compile(r"\s*(\d+)\s*[x×*]\s*(.+)", re.ASCII | re.IGNORECASE | re.DOTALL)
 _MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]*)", re.ASCII | re.IGNORECASE)
 _WHOLE = re.compile(r"\d+", re.ASCII)
+_YARN_FORM = re.compile(r"\d\s*%?\s*(?:mb|vcores|memory|cpu)\b", re.ASCII | re.IGNORECASE)
 
 
-CLUSTER_HELP = ("Cluster resources: 10x64g/16 (nodes × memory/vcores), 640g/160, or "
-                "memory-mb=655360,vcores=160; every resource type must be given.")
+CLUSTER_HELP = ("Cluster resources: 10x64g/16 (nodes × memory/vcores), 640g/160, "
+                "memory-mb=655360,vcores=160, or YARN's \"655360 mb, 160 vcores\"; every "
+                "resource type must be given.")
 
 
 class ClusterSizeError(ValueError):
@@ -70,6 +77,8 @@ def cluster_option(text: str, types: ResourceTypes) -> Resource:
 
 
 def _per_node(text: str, types: ResourceTypes) -> dict[str, int]:
+    if "=" not in text and "/" not in text and _YARN_FORM.search(text) is not None:
+        return _yarn_form(text, types)
     pieces = [p.strip() for p in text.split(",")]
     if not pieces[0] or "=" in pieces[0]:
         named = pieces
@@ -89,6 +98,25 @@ def _per_node(text: str, types: ResourceTypes) -> dict[str, int]:
             raise ClusterSizeError(f"{name} is given twice")
         values[name] = _memory_mb(value) if name == MEMORY else _whole(name, value)
     return values
+
+
+def _yarn_form(text: str, types: ResourceTypes) -> dict[str, int]:
+    """``65536 mb, 16 vcores`` as YARN reads a max share in that form; it has only memory and
+    vcores (custom types are 0 in it), so a configuration with more types needs NAME=VALUE."""
+    if "%" in text:
+        raise ClusterSizeError(f"{text!r} is a percentage, a share of a cluster, not its size; "
+                               f"{EXAMPLES}")
+    try:
+        parsed = parse_resource_config(text, types, missing="zero")
+    except ResourceStringError as exc:
+        raise ClusterSizeError(f"{text!r}: {exc}; {EXAMPLES}") from None
+    assert parsed.absolute is not None  # no "%" (refused above): the absolute form
+    if len(types.names) > 2:
+        raise ClusterSizeError(
+            f"{text!r} gives no {', '.join(types.names[2:])}: YARN's \"mb, vcores\" form has no "
+            f"other resource types, so give every type as NAME=VALUE (memory-mb=…,vcores=…,"
+            f"{types.names[2]}=…)")
+    return {MEMORY: parsed.absolute.memory, VCORES: parsed.absolute.vcores}
 
 
 def _short_form(text: str) -> dict[str, int]:

@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 
 from fairshare.cli.cluster import CLUSTER_HELP, cluster_option
-from fairshare.cli.common import guarded, out
+from fairshare.cli.common import fail, guarded, out
 from fairshare.config.allocation import load_allocations
 from fairshare.config.lint.checks import configuration_findings, ordered
 from fairshare.config.model import AllocationConfig, ConfigWarning
@@ -37,7 +37,8 @@ class Format(StrEnum):
 
 def lint(
     allocations: Annotated[
-        Path, typer.Argument(help="The allocation file (fair-scheduler.xml).", show_default=False)
+        Path, typer.Argument(help="The allocation file (fair-scheduler.xml), or a configuration "
+                             "directory holding it (and yarn-site.xml).", show_default=False)
     ],
     site: Annotated[
         Path | None, typer.Option("--site", help="A yarn-site.xml (default: YARN's defaults).")
@@ -53,6 +54,7 @@ def lint(
 
     Exit code 1 when a finding is an error, 2 when a file is unreadable or YARN would refuse it.
     """
+    allocations, site = configuration_files(allocations, site)
     site_config = guarded(lambda: load_site(site) if site else SiteConfig.default())
     config = guarded(lambda: load_allocations(allocations, site_config.resource_types))
     findings = all_findings(site_config, config, cluster)
@@ -63,6 +65,43 @@ def lint(
         out.print(summary(findings))
     if any(f.severity == "error" for f in findings):
         raise typer.Exit(EXIT_ERRORS)
+
+
+def configuration_files(path: Path, site: Path | None) -> tuple[Path, Path | None]:
+    """The allocation file and yarn-site file a command reads: ``path`` and ``site`` as given,
+    or for a directory (a Hadoop configuration directory) the files in it: its yarn-site.xml
+    unless ``site`` is given, and its fair-scheduler.xml — or the file that yarn-site's
+    yarn.scheduler.fair.allocation.file names, relative to the directory as YARN looks a
+    relative name up on its classpath. Exit 2 when the directory holds no allocation file."""
+    if not path.is_dir():
+        return path, site
+    in_dir = path / "yarn-site.xml"
+    if site is None and in_dir.is_file():
+        site = in_dir
+    named = guarded(lambda: load_site(site)).allocation_file if site else "fair-scheduler.xml"
+    allocations = _local_file(path, named, site)
+    if allocations.is_file():
+        return allocations, site
+    if site is None:
+        raise fail([f"{path}: a directory with neither fair-scheduler.xml nor yarn-site.xml in "
+                    "it: give the allocation file, or the directory that holds it"])
+    why = ("" if named == "fair-scheduler.xml"
+           else f", the file {site}'s yarn.scheduler.fair.allocation.file names")
+    raise fail([f"{path}: no allocation file {allocations} in it{why}: give the allocation "
+                "file itself"])
+
+
+def _local_file(directory: Path, named: str, site: Path | None) -> Path:
+    """``yarn.scheduler.fair.allocation.file`` as a local path: absolute as it is, relative in
+    ``directory``; a file on another filesystem (hdfs:, s3a:…) cannot be read here."""
+    scheme, colon, rest = named.partition(":")
+    if colon and "/" not in scheme:
+        if scheme.lower() != "file":
+            raise fail([f"{site}: yarn.scheduler.fair.allocation.file is {named}, not a local "
+                        "file: give the allocation file itself"])
+        named = rest
+    candidate = Path(named)
+    return candidate if candidate.is_absolute() else directory / candidate
 
 
 def all_findings(site: SiteConfig, config: AllocationConfig,

@@ -24,7 +24,7 @@ from fairshare.cli.common import err, fail, guarded, one_line, out, warn
 from fairshare.cli.compare import compare_command
 from fairshare.cli.explain import explain_command
 from fairshare.cli.importer import import_command, workload_app
-from fairshare.cli.lint import EXIT_ERRORS, all_findings, print_findings
+from fairshare.cli.lint import EXIT_ERRORS, all_findings, configuration_files, print_findings
 from fairshare.cli.lint import lint as lint_command
 from fairshare.cli.report import report_command
 from fairshare.cli.run import run as run_command
@@ -105,7 +105,10 @@ def validate(
     ] = None,
 ) -> None:
     """Check an allocation file as the ResourceManager would, summarise it, and list the
-    findings of `fairshare lint` (exit 1 when one is an error)."""
+    findings of `fairshare lint` (exit 1 when one is an error).
+
+    Given a configuration directory, reads the fair-scheduler.xml and yarn-site.xml in it."""
+    allocations, site = configuration_files(allocations, site)
     site_config, config, tree = _load(allocations, site)
     findings = all_findings(site_config, config, cluster)
     out.print(_settings_table(str(allocations), tree, site_config.resource_types))

@@ -31,7 +31,8 @@ from fairshare.config.allocation_values import (
 from fairshare.config.dom import Problems, child_elements, dom_attribute, dom_tag, line_of
 from fairshare.config.errors import ConfigError, ConfigErrors
 from fairshare.config.files import decode_utf8, read_input
-from fairshare.config.lint import did_you_mean, value_finding
+from fairshare.config.lint import did_you_mean, misspelt_fix, value_finding
+from fairshare.config.lint.hadoop1 import with_hadoop1_finding
 from fairshare.config.model import AllocationConfig, PolicyName
 from fairshare.config.overrides import Override, apply_allocation_overrides
 from fairshare.config.placement.policy import parse_placement_policy
@@ -182,7 +183,7 @@ def _build(root: Element, source: str, types: ResourceTypes, flags: _Flags,
         **placement,
         source=source,
         has_file=True,
-        warnings=tuple(problems.warnings),
+        warnings=tuple(with_hadoop1_finding(root, source, problems.warnings)),
     )
 
 
@@ -215,7 +216,10 @@ def _scan(root: Element, problems: Problems) -> _TopLevel:
         else:
             hint = did_you_mean(tag, _KNOWN_TOP_LEVEL)
             problems.warn(
-                f"Bad element in allocations file: <{shorten(tag)}> is ignored{hint}", element
+                f"Bad element in allocations file: <{shorten(tag)}> is ignored{hint}", element,
+                consequence="AllocationFileParser only logs it and reads nothing from it, so "
+                "the setting meant keeps its default",
+                fix=misspelt_fix(hint),
             )
     return top
 
@@ -229,7 +233,10 @@ def _keep_scalar(
     if tag in scalars:
         first = line_of(scalars[tag][1])
         problems.warn(
-            f"<{tag}> is given more than once (earlier at line {first}); the last one wins", element
+            f"<{tag}> is given more than once (earlier at line {first})", element,
+            consequence="AllocationFileParser keeps the text of each top-level setting by its "
+            "name, so the last one wins and the earlier ones have no effect",
+            fix="keep one of them",
         )
     scalars[tag] = (java_trim(element.text), element)
 
@@ -237,13 +244,18 @@ def _keep_scalar(
 def _read_user(element: Element, users: dict[str, int], problems: Problems) -> None:
     name = dom_attribute(element, "name")
     if not name:
-        problems.warn('<user> without a name: its limit applies to a user named ""', element)
+        problems.warn('<user> without a name', element,
+                      consequence='its limit applies to a user named "", which no user is',
+                      fix='give it the user\'s name: <user name="alice">')
     who = f'user "{shorten(name)}"'
     for field_element in child_elements(element):
         tag = dom_tag(field_element)
         if tag != "maxRunningApps":
             hint = did_you_mean(tag, ["maxRunningApps"])
-            problems.warn(f"{who}: <{shorten(tag)}> is ignored by YARN{hint}", field_element)
+            problems.warn(f"{who}: <{shorten(tag)}> is ignored by YARN{hint}", field_element,
+                          consequence="a <user> element has only <maxRunningApps>; "
+                          "AllocationFileParser skips anything else without a word",
+                          fix=misspelt_fix(hint))
             continue
         if field_element.text is None:
             problems.error(f"{who}: <maxRunningApps> has no value", field_element)
@@ -281,10 +293,12 @@ def _default_policy(element: Element, problems: Problems) -> PolicyName | None:
         problems.warn(
             f"<{tag}> is FifoPolicy's class name: YARN rejects only the word fifo here, so it "
             "accepts this, but fifo is for leaf queues only, so root and every parent queue "
-            "without its own <schedulingPolicy> cannot take it: YARN logs an error and they "
-            "keep their previous policy, and parent queues created later fail "
-            "(FSQueue.verifyAndSetPolicyFromConf)",
+            "without its own <schedulingPolicy> cannot take it",
             element,
+            consequence="YARN logs an error and they keep their previous policy, and parent "
+            "queues created later fail (FSQueue.verifyAndSetPolicyFromConf)",
+            fix="make the default fair or drf, and give fifo leaves their own "
+                "<schedulingPolicy>fifo</schedulingPolicy>",
         )
     return policy
 

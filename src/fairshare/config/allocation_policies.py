@@ -32,9 +32,12 @@ def check_policies(
         if queue.is_parent and policy is PolicyName.FAIR and default is PolicyName.DRF:
             problems.warn_at(
                 f"{queue.name}: queues created under it by placement rules get the default "
-                f"policy drf, which its fair policy does not allow, so creating them fails "
-                f"(FSQueue.verifyAndSetPolicyFromConf)",
+                f"policy drf, which its fair policy does not allow",
                 queue.line,
+                consequence="creating them fails (FSQueue.verifyAndSetPolicyFromConf), so "
+                "applications that placement rules send there are rejected",
+                fix=f"give {queue.name} <schedulingPolicy>drf</schedulingPolicy>, or make the "
+                    "default fair",
             )
 
 
@@ -42,12 +45,13 @@ def _fifo_root_warning(problems: Problems, queue: QueueConfig) -> None:
     # Hadoop 3.4 creates only root before the file is first applied, so the policy walk finds
     # no child to refuse and sets fifo on root; every queue is then refused under it.
     problems.warn_at(
-        "root: scheduling policy fifo is not allowed on a parent queue, yet YARN sets it at "
-        "start-up, when root has no queue under it yet (FSQueue.verifyAndSetPolicyFromConf); "
-        "then no queue can be created under it (FifoPolicy.isChildPolicyAllowed), so "
-        "applications cannot run anywhere. A reload while root has queues logs an error and "
-        "keeps the previous policies instead",
+        "root: scheduling policy fifo is not allowed on a parent queue",
         queue.line,
+        consequence="yet YARN sets it at start-up, when root has no queue under it yet "
+        "(FSQueue.verifyAndSetPolicyFromConf); then no queue can be created under it "
+        "(FifoPolicy.isChildPolicyAllowed), so applications cannot run anywhere. A reload "
+        "while root has queues logs an error and keeps the previous policies instead",
+        fix="give root fair or drf; fifo belongs on leaf queues",
     )
 
 
@@ -55,9 +59,11 @@ def _policy_warning(problems: Problems, queue: QueueConfig, what: str) -> None:
     # YARN does not reject this when it reads the file: on reload it logs an error and leaves
     # the queue and its ancestors on their previous policy; creating the queue fails (§1.2, §1.6).
     problems.warn_at(
-        f"{queue.name}: scheduling policy {what} (FSQueue.verifyAndSetPolicyFromConf). "
-        f"YARN accepts the file but "
-        f"cannot apply it: on reload it logs an error and keeps the previous policies, and "
-        f"creating {queue.name} fails, so applications cannot run in it",
+        f"{queue.name}: scheduling policy {what} (FSQueue.verifyAndSetPolicyFromConf)",
         queue.line,
+        consequence="YARN accepts the file but cannot apply it: on reload it logs an error "
+        f"and keeps the previous policies, and creating {queue.name} fails, so applications "
+        "cannot run in it",
+        fix="fifo only on leaf queues, and drf only under drf parents (a fair parent takes "
+            "fair or fifo children)",
     )

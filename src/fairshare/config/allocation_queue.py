@@ -25,7 +25,8 @@ from fairshare.config.allocation_values import (
     seconds_to_ms,
 )
 from fairshare.config.dom import Problems, child_elements, dom_attribute, dom_tag, line_of
-from fairshare.config.lint import did_you_mean, min_above_max, value_finding
+from fairshare.config.lint import did_you_mean, min_above_max, misspelt_fix, value_finding
+from fairshare.config.lint.placement import placement_in_queue
 from fairshare.config.lint.values import zero_max_finding
 from fairshare.config.model import ConfigWarning, QueueConfig
 from fairshare.config.placement.names import ROOT, trim_queue_name
@@ -93,11 +94,16 @@ class QueueParser:
                 found.has_children = True
             elif tag in _SETTINGS:
                 self._read_setting(name, tag, child, found)
+            elif tag == "queuePlacementPolicy":
+                self.problems.report(placement_in_queue(name), child)
             else:
+                hint = did_you_mean(tag, _KNOWN_CHILDREN)
                 self.problems.warn(
                     f"{name}: <{shorten(tag)}> is not a queue setting; YARN silently ignores "
-                    f"it{did_you_mean(tag, _KNOWN_CHILDREN)}",
-                    child,
+                    f"it{hint}", child,
+                    consequence="AllocationFileQueueParser skips it without a word, so the "
+                    "setting meant keeps its inherited or default value",
+                    fix=misspelt_fix(hint),
                 )
         self._check_zero_max(name, found)
         xml_parent = found.has_children or dom_attribute(element, "type") == "parent"
@@ -126,10 +132,12 @@ class QueueParser:
             # YARN keeps settings under "Root" / "Root.x" but creates root.Root / root.Root.x,
             # whose lookups miss: no setting or ACL of this subtree applies (§1.3.2).
             self.problems.warn(
-                f'queue "{short}" is not "root": YARN keeps its settings under the name '
-                f'"{short}" but creates the queue as root.{short}, so all its settings and ACLs, '
-                f"and those of the queues inside it, are ignored; it inherits root's ACLs",
-                element,
+                f'queue "{short}" is not "root"', element,
+                consequence=f'YARN keeps its settings under the name "{short}" but creates the '
+                f"queue as root.{short}, so all its settings and ACLs, and those of the queues "
+                f"inside it, are ignored; it inherits root's ACLs",
+                fix='write name="root" in lower case to configure root, or give the queue '
+                    "another name",
             )
             return f"{ROOT}.{short}", True
         return short, False
@@ -153,7 +161,7 @@ class QueueParser:
             self.problems.error(f"{queue}: <{tag}>: {exc}", child)
             return
         finding = None if found.ignored else value_finding(tag, text, found.values[attribute],
-                                                            queue)
+                                                            queue, queue)
         if finding is not None:
             self.problems.report(finding, child)
 
@@ -166,8 +174,8 @@ class QueueParser:
         finding = zero_max_finding("maxResources", java_trim(element.text or ""), value,
                                    found.values.get("min_resources"))
         if finding is not None:
-            self.problems.report(replace(finding, message=f"{queue}: {finding.message}"),
-                                 element)
+            self.problems.report(replace(finding, message=f"{queue}: {finding.message}",
+                                         queue=queue), element)
 
     def _check_parent_only(self, queue: str, found: _Found) -> None:
         """``reservation`` and ``maxAMShare`` are leaf-only (§1.3.2, YARN-10528)."""
@@ -183,9 +191,9 @@ class QueueParser:
             self.configs[name] = dataclasses.replace(old, line=line_of(element), **settings)
         else:
             self.problems.warn(
-                f"queue {name} is defined more than once (first at line {old.line}); YARN "
-                f"merges the definitions and the later settings win",
-                element,
+                f"queue {name} is defined more than once (first at line {old.line})", element,
+                consequence="YARN merges the definitions and the later settings win",
+                fix="keep one definition of the queue, with every setting in it",
             )
             merged = {k: v for k, v in settings.items() if v is not None}
             merged["is_parent"] = old.is_parent or settings["is_parent"]

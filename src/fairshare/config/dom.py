@@ -81,11 +81,15 @@ class Problems:
     def error(self, message: str, element: Element | None = None) -> None:
         self.errors.append(ConfigError(message, *self._where(element)))
 
-    def warn(self, message: str, element: Element | None = None) -> None:
-        self.warnings.append(ConfigWarning(message, *self._where(element)))
+    def warn(self, message: str, element: Element | None = None, *, consequence: str = "",
+             fix: str = "") -> None:
+        self.warnings.append(ConfigWarning(message, *self._where(element),
+                                           consequence=consequence, fix=fix))
 
-    def warn_at(self, message: str, line: int | None) -> None:
-        self.warnings.append(ConfigWarning(message, self.source, line))
+    def warn_at(self, message: str, line: int | None, *, consequence: str = "",
+                fix: str = "") -> None:
+        self.warnings.append(ConfigWarning(message, self.source, line, consequence=consequence,
+                                           fix=fix))
 
     def report(self, finding: ConfigWarning, element: Element | None) -> None:
         """A finding made without a location (``config.lint``), placed at ``element``."""

@@ -87,7 +87,9 @@ def read_entries(path: str | Path, label: str) -> tuple[dict[str, ConfEntry], li
         )
     if _local_name(root) != "configuration":
         message = f"top-level element is <{_local_name(root)}>, not <configuration>"
-        warnings.append(ConfigWarning(f"{message}; its <property> elements are read anyway", label))
+        warnings.append(ConfigWarning(
+            message, label, consequence="Hadoop's Configuration reads its <property> elements "
+            "anyway", fix="make the top-level element <configuration>"))
     entries: dict[str, ConfEntry] = {}
     finals: set[str] = set()
     for element in root.iter():
@@ -100,7 +102,10 @@ def read_entries(path: str | Path, label: str) -> tuple[dict[str, ConfEntry], li
         if name in finals:  # Configuration.loadProperty: a final value cannot be replaced
             if value is not None and (name not in entries or entries[name].value != value):
                 message = f"{name} is final; this later definition is ignored"
-                warnings.append(ConfigWarning(message, label, line))
+                warnings.append(ConfigWarning(
+                    message, label, line, consequence="Configuration.loadProperty keeps a "
+                    "final value: the earlier one stays in force",
+                    fix="remove this definition, or the <final> of the earlier one"))
         elif value is not None:
             entries[name] = ConfEntry(value, label, line)
         if final:
@@ -116,11 +121,10 @@ def _local_name(element: Element) -> str:
 def _include_warning(element: Element, label: str) -> ConfigWarning:
     href = shorten(element.get("href") or "", 80)
     return ConfigWarning(
-        f"<{dom_tag(element)} href={href!r}> is not followed: fairshare does not read included "
-        "files (Hadoop does), so the properties in it are missing here",
-        label,
-        line_of(element),
-    )
+        f"<{dom_tag(element)} href={href!r}> is not followed", label, line_of(element),
+        consequence="fairshare does not read included files (Hadoop does), so the properties "
+        "in it are missing here and take their defaults",
+        fix="copy the included properties into the file given to fairshare")
 
 
 def _property(element: Element) -> tuple[str, str | None, bool] | None:
@@ -255,7 +259,9 @@ class ConfReader:
         fallback = "true" if default else "false"
         self.warn(
             key,
-            f"{key}={shorten(text)!r} is neither true nor false; YARN uses the default, {fallback}",
+            f"{key}={shorten(text)!r} is neither true nor false",
+            consequence=f"Configuration.getBoolean falls back to the default, {fallback}",
+            fix="write true or false",
         )
         return default
 
@@ -284,7 +290,8 @@ class ConfReader:
     def _bad(self, key: str, text: str, kind: str, soft: str) -> None:
         message = f"{key}={shorten(text)!r} is not {kind}"
         if soft:
-            self.warn(key, f"{message}; {soft}, so the default applies")
+            self.warn(key, message, consequence=f"{soft}, so the default applies",
+                      fix=f"write {kind}")
         else:
             self.error(key, message)
 

@@ -113,7 +113,9 @@ class ConfigWarning:
     fairshare's checks (``fairshare lint``). ``message`` says what is configured;
     ``consequence`` what YARN will do with it and ``fix`` what to write instead, when known.
     ``severity`` is ``error`` (YARN will not run applications as intended), ``warning`` or
-    ``info``; ``code`` names the check, stable for CI (docs/lint.md)."""
+    ``info``; ``code`` names the check, stable for CI (docs/lint.md). ``queue`` is the full name
+    of the queue the finding is about, when it is about one (checks of the whole configuration
+    refine such findings: a closed queue, a timeout that applies to no min share)."""
 
     message: str
     file: str | None = None
@@ -122,6 +124,7 @@ class ConfigWarning:
     severity: str = "warning"
     consequence: str = ""
     fix: str = ""
+    queue: str | None = None
 
     def __str__(self) -> str:
         where = ":".join(str(p) for p in (self.file, self.line) if p)

@@ -262,10 +262,15 @@ def _update_interval(r: ConfReader) -> int:
     key = FAIR + "update-interval-ms"
     interval = r.integer(key, 500, bits=64)
     if interval < 0:
-        r.warn(key, f"{key}={interval} is invalid, so YARN uses the default 500 ms instead")
+        r.warn(key, f"{key}={interval} is invalid",
+               consequence="YARN logs a warning and uses the default, 500 ms",
+               fix="a positive interval in ms, e.g. 500")
         return 500
     if interval == 0:  # §1.1: the update thread only starts for a positive interval
-        r.warn(key, f"{key}=0: no update thread, so fair shares are never recomputed")
+        r.warn(key, f"{key}=0: no update thread",
+               consequence="AbstractYarnScheduler starts the update thread only for a positive "
+               "interval, so fair shares are never recomputed",
+               fix="a positive interval in ms, e.g. 500 (YARN's default)")
     return interval
 
 
@@ -371,6 +376,8 @@ def _increment_allocation(r: ConfReader, types: ResourceTypes) -> Resource:
                     key,
                     f"Configuration {key}={shorten(r.get(key) or '')} is overriding the "
                     f"{legacy_key}={shorten(r.get(legacy_key) or '')} property",
+                    consequence=f"the {legacy_key} value has no effect",
+                    fix=f"remove {legacy_key}",
                 )
         else:
             key, value = legacy_key, r.integer(legacy_key, default, bits=bits)

@@ -23,7 +23,7 @@ from fairshare.config.lint.values import value_finding
 from fairshare.config.model import ConfigWarning
 from fairshare.resources.vector import LONG_MAX, Resource, ResourceTypes, componentwise_max
 
-__all__ = ["did_you_mean", "min_above_max", "value_finding"]
+__all__ = ["did_you_mean", "min_above_max", "misspelt_fix", "value_finding"]
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
@@ -35,6 +35,13 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
     local = name.rpartition(":")[2].lower()
     close = difflib.get_close_matches(local, list(by_lower), n=1, cutoff=0.75)
     return f"; did you mean <{by_lower[close[0]]}>?" if close else ""
+
+
+def misspelt_fix(hint: str) -> str:
+    """The fix for an ignored element, given :func:`did_you_mean`'s hint for it."""
+    if not hint:
+        return "remove it, or write the setting meant by its YARN name (docs/lint.md)"
+    return "spell it " + hint.removeprefix("; did you mean ").removesuffix("?")
 
 
 def min_above_max(queue: str, low: Resource, high: Resource, types: ResourceTypes

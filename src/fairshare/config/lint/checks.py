@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from fairshare.config.lint.placement import in_force, placement_findings
+from fairshare.config.lint.queues import min_share_timeout_applies, refine_queue_findings
 from fairshare.config.model import AllocationConfig, ConfigWarning
 from fairshare.config.yarnsite import SiteConfig
 
@@ -19,8 +21,13 @@ UTILIZATION = "yarn.scheduler.fair.preemption.cluster-utilization-threshold"
 
 
 def configuration_findings(site: SiteConfig, config: AllocationConfig) -> list[ConfigWarning]:
-    """Every cluster-independent finding, the allocation file's first, each file's by line."""
-    found = [*site.warnings, *config.warnings]
+    """Every cluster-independent finding, the allocation file's first, each file's by line.
+
+    The readers' per-element findings are refined with what only the whole configuration says:
+    a queue closed on purpose, the placement rules in force (:mod:`.queues`, :mod:`.placement`).
+    """
+    found = refine_queue_findings(config, in_force(site, config), list(config.warnings))
+    found = placement_findings(site, config, [*site.warnings, *found])
     found += [f for f in (_preemption_never(site, config), _utilization(site)) if f is not None]
     return ordered(found, config.source)
 
@@ -46,9 +53,10 @@ def _preemption_never(site: SiteConfig, config: AllocationConfig) -> ConfigWarni
     elif _any_timeout(config):
         return None
     else:
-        why = ("no minSharePreemptionTimeout or fairSharePreemptionTimeout is set (nor their "
-               "defaults), and an unset timeout is Long.MAX_VALUE ms in YARN: no queue or "
-               "application ever counts as starved")
+        why = ("no fairSharePreemptionTimeout is set (nor its default), nor a "
+               "minSharePreemptionTimeout that a queue with a min share takes, and an unset "
+               "timeout is Long.MAX_VALUE ms in YARN: no queue or application ever counts as "
+               "starved")
     return _at(site, PREEMPTION, ConfigWarning(
         f"{PREEMPTION} is true, but nothing will ever be preempted", code="preemption-never",
         consequence=f"{why} (FSLeafQueue, FSAppAttempt.fairShareStarvation), so the "
@@ -58,11 +66,17 @@ def _preemption_never(site: SiteConfig, config: AllocationConfig) -> ConfigWarni
 
 
 def _any_timeout(config: AllocationConfig) -> bool:
-    defaults = (config.default_min_share_preemption_timeout_ms,
-                config.default_fair_share_preemption_timeout_ms)
-    own = [(q.min_share_preemption_timeout_ms, q.fair_share_preemption_timeout_ms)
-           for q in config.queues]
-    return any(t is not None for pair in (defaults, *own) for t in pair)
+    """A fair-share timeout anywhere, or a min-share one that a leaf with a min share takes (a
+    min-share timeout without a min share starves nothing)."""
+    fair = [config.default_fair_share_preemption_timeout_ms,
+            *(q.fair_share_preemption_timeout_ms for q in config.queues)]
+    if any(t is not None for t in fair):
+        return True
+    owners: list[str | None] = []
+    if config.default_min_share_preemption_timeout_ms is not None:
+        owners.append(None)
+    owners += [q.name for q in config.queues if q.min_share_preemption_timeout_ms is not None]
+    return any(min_share_timeout_applies(config, owner) for owner in owners)
 
 
 def _utilization(site: SiteConfig) -> ConfigWarning | None:

@@ -53,13 +53,13 @@ def warn_unknown_keys(r: ConfReader) -> None:
 def _check_fair_key(r: ConfReader, key: str, suffix: str) -> None:
     if suffix in KNOWN_FAIR:
         return
-    gone = "no effect: remove it"
+    gone = "it has no effect"
     if suffix == "preemptionInterval":
         r.warn(key, f"{key} was removed by YARN-6163 with the old preemption code",
-               code="removed-site-key", consequence=gone)
+               code="removed-site-key", consequence=gone, fix="remove it")
     elif suffix.startswith("event-log-"):
         r.warn(key, f"{key} was removed by YARN-7524 with the event log",
-               code="removed-site-key", consequence=gone)
+               code="removed-site-key", consequence=gone, fix="remove it")
     else:
         _unknown_key(r, key, FAIR, suffix, KNOWN_FAIR)
 

@@ -41,16 +41,18 @@ _PREFER_FAIR_SHARE = (
 )
 
 
-def value_finding(tag: str, text: str, value: object, subject: str = "") -> ConfigWarning | None:
+def value_finding(tag: str, text: str, value: object, subject: str = "",
+                  queue: str | None = None) -> ConfigWarning | None:
     """What is wrong with the value ``text`` of element ``tag`` (kept by YARN as ``value``),
-    as an unplaced finding whose message starts with ``subject`` (a queue or user), or None."""
+    as an unplaced finding whose message starts with ``subject`` (a queue or user), or None.
+    ``queue`` is the full name of the queue the element belongs to, if it does."""
     check = _CHECKS.get(tag)
     finding = check(tag, text, value) if check is not None else None
     if finding is None or not subject:
         return finding
     return ConfigWarning(f"{subject}: {finding.message}", code=finding.code,
                          severity=finding.severity, consequence=finding.consequence,
-                         fix=finding.fix)
+                         fix=finding.fix, queue=queue)
 
 
 def _finding(code: str, severity: str, tag: str, text: str, what: str, consequence: str,

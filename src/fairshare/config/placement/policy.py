@@ -84,9 +84,10 @@ def parse_placement_policy(
     rule_elements = [c for c in child_elements(element) if _is_rule(c)]
     if not rule_elements:
         problems.warn(
-            "<queuePlacementPolicy> has no <rule> elements: YARN ignores it and keeps the "
-            "previous placement rules (QueuePlacementPolicy)",
-            element,
+            "<queuePlacementPolicy> has no <rule> elements", element,
+            consequence="YARN ignores it and keeps the previous placement rules "
+            "(QueuePlacementPolicy): at start-up the rules generated from yarn-site",
+            fix='write the rules as <rule name="..."/> children, or remove the element',
         )
         return _result(None, True, problems)
     rules = [_parse_rule(el, problems) for el in rule_elements]
@@ -169,9 +170,9 @@ def _nested_rule_element(element: Element, name: str, problems: Problems) -> Ele
     nested = [c for c in child_elements(element) if _is_rule(c)]
     if len(nested) > 1:
         problems.warn(
-            f"Rule '{name}' has multiple parent rules defined, only the last parent rule will "
-            f"be used",
-            element,
+            f"Rule '{name}' has multiple parent rules defined", element,
+            consequence="only the last parent rule is used (QueuePlacementPolicy)",
+            fix="keep one nested <rule> in it",
         )
     return nested[-1] if nested else None
 
@@ -185,9 +186,9 @@ def _parse_nested(element: Element, problems: Problems) -> PlacementRule | None:
         return None
     if any(_is_rule(c) for c in child_elements(element)):
         problems.warn(
-            f"a rule nested inside the nested rule '{name}' is ignored: YARN supports only "
-            f"one level of nesting",
-            element,
+            f"a rule nested inside the nested rule '{name}' is ignored", element,
+            consequence="YARN supports only one level of nesting",
+            fix="remove the inner rule",
         )
     return _make_rule(name, element, problems, None)
 
@@ -220,7 +221,10 @@ def _make_rule(
     if name is RuleName.DEFAULT:
         problem = default.queue_attribute_problem(rule)
         if problem is not None:
-            problems.warn(problem, element)
+            problems.warn(problem, element,
+                          consequence="applications this rule places go to root.default",
+                          fix="write the queue's name without surrounding whitespace or dots, "
+                              'e.g. queue="root.dev"')
     return rule
 
 
@@ -239,7 +243,9 @@ def _check_terminal(
             message = (f"Rules after rule {number} in queue placement policy can never be "
                        f"reached{_how_to_reach(rule)}")
             if warn_only:
-                problems.warn(message + " (not checked: migration mode)", element)
+                problems.warn(message + " (not checked: migration mode)", element,
+                              consequence="outside migration mode YARN refuses the file",
+                              fix="move the later rules before it, or remove them")
             else:
                 problems.error(message, element)
     if not rules[-1].terminal:
