@@ -220,7 +220,7 @@ def test_validate_shows_warnings_next_to_errors_in_file_order(tmp_path: Path) ->
     assert result.stderr.splitlines() == [
         f'{bad}:2: root.a: <weight> must be a number, got "heavy"',
         f"{bad}:3: warning: root.b: <maxResource> is not a queue setting; YARN silently "
-        "ignores it; did you mean <maxResources>?: AllocationFileQueueParser skips it without a "
+        "ignores it; did you mean <maxResources>? AllocationFileQueueParser skips it without a "
         "word, so the setting meant keeps its inherited or default value",
     ]
 

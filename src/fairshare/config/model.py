@@ -129,8 +129,8 @@ class ConfigWarning:
     def __str__(self) -> str:
         where = ":".join(str(p) for p in (self.file, self.line) if p)
         head = f"{self.severity}: {self.message}"
-        if self.consequence:
-            head += f": {self.consequence}"
+        if self.consequence:  # a message that ends a sentence (a question) takes no colon
+            head += (" " if self.message.endswith(("?", ".", "!")) else ": ") + self.consequence
         return f"{where}: {head}" if where else head
 
 
