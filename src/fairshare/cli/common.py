@@ -131,7 +131,7 @@ class Format(StrEnum):
 
 # One output option on every such command; --json stays as the short alias scripts already use
 FormatOpt = Annotated[Format, typer.Option(
-    "--format", help="text for people, json for scripts (its keys: docs/outputs.md).")]
+    "--format", help="text for people, json for scripts.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="The same as --format json.")]
 
 
