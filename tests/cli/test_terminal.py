@@ -111,6 +111,7 @@ def test_help_shows_flags_without_a_type_and_wraps_only_at_the_width() -> None:
     result = runner.invoke(app, ["--help"], terminal_width=80, env={"COLUMNS": "80"})
     assert result.exit_code == 0
     assert "<bool>" not in result.stdout
+    assert not [line for line in result.stdout.splitlines() if line != line.rstrip()]
     assert "--version  " in result.stdout
     lines = result.stdout.splitlines()
     start = lines.index("Commands:") + 1
