@@ -9,19 +9,26 @@ problem stays one ``file:line: message`` line.
 
 from __future__ import annotations
 
+import inspect
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from enum import StrEnum
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.segment import Segment
 from rich.text import Text
+from typer import _click as click
+from typer.core import TyperGroup
 
 from fairshare.config.errors import ConfigError, LocatedWarning, all_errors
 
 EXIT_INVALID = 2
-# Files and pipes get lines as long as they need: a table cell is never split across lines
-# (a terminal wraps at its own width)
+# Files and pipes get lines as long as they need (a table cell is never split across lines),
+# unless COLUMNS says how wide: ``COLUMNS=100 fairshare … | less`` fits tables to 100 columns.
+# A terminal's width is its own.
 PIPE_WIDTH = 1_000_000
 _T = TypeVar("_T")
 
@@ -52,16 +59,85 @@ class _TextConsole(Console):
     def render_str(self, text: str, **kwargs: Any) -> Text:
         return super().render_str(printable(text), **kwargs)
 
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        # rich pads every table row to the table's width: a diff, a grep or a copy from the
+        # terminal would carry those spaces
+        return super()._render_buffer(without_trailing_spaces(buffer))
+
+
+def without_trailing_spaces(segments: Iterable[Segment]) -> list[Segment]:
+    """``segments`` with the spaces at the end of every line dropped (styles and controls
+    kept): rich writes the padding of a table's last column as trailing spaces."""
+    kept: list[Segment] = []
+    blank: list[Segment] = []  # spaces that stay only if text follows on the same line
+    for segment in segments:
+        if segment.control:
+            kept += blank
+            blank = []
+            kept.append(segment)
+            continue
+        for i, piece in enumerate(segment.text.split("\n")):
+            if i:
+                blank = []
+                kept.append(Segment("\n"))
+            text = piece.rstrip(" ")
+            if text:
+                kept += blank
+                kept.append(Segment(text, segment.style))
+                blank = []
+            if len(text) < len(piece):
+                blank.append(Segment(piece[len(text):], segment.style))
+    return kept + blank  # a line without its newline yet (a prompt, a progress line)
+
 
 def _console(*, stderr: bool = False) -> Console:
     console = _TextConsole(stderr=stderr, markup=False, emoji=False, highlight=False)
-    if not stderr and not console.is_terminal:  # files and pipes: never wrap
+    if not stderr and not console.is_terminal and not _columns_set():
         console = _TextConsole(markup=False, emoji=False, highlight=False, width=PIPE_WIDTH)
     return console
 
 
+def _columns_set() -> bool:
+    """Whether ``COLUMNS`` gives a width (rich then uses it, on a terminal or not)."""
+    return os.environ.get("COLUMNS", "").strip().isdigit()
+
+
 out = _console()
 err = _console(stderr=True)
+
+
+class CommandGroup(TyperGroup):
+    """Lists each command with its whole first paragraph, wrapped to the terminal (click would
+    cut it to one line with "...")."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                first = inspect.cleandoc(command.help or "").split("\n\n")[0]
+                rows.append((name, " ".join(first.split())))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+class Format(StrEnum):
+    """``--format``: what a command with a machine-readable output prints."""
+
+    TEXT = "text"
+    JSON = "json"
+
+
+# One output option on every such command; --json stays as the short alias scripts already use
+FormatOpt = Annotated[Format, typer.Option(
+    "--format", help="text for people, json for scripts.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="The same as --format json.")]
+
+
+def wants_json(output: Format, as_json: bool) -> bool:
+    """Whether ``--format json`` or its alias ``--json`` was given."""
+    return as_json or output is Format.JSON
 
 
 def fail(lines: Sequence[str]) -> typer.Exit:

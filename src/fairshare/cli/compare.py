@@ -1,4 +1,5 @@
-"""``fairshare compare OUT_A OUT_B [--json]``: two runs' summaries, biggest changes first."""
+"""``fairshare compare OUT_A OUT_B [--format text|json]``: two runs' summaries, biggest changes
+first."""
 
 from __future__ import annotations
 
@@ -11,23 +12,24 @@ from rich.table import Table
 from rich.text import Text
 
 from fairshare.cli import format as fmt
-from fairshare.cli.common import guarded, one_line, out
+from fairshare.cli.common import Format, FormatOpt, JsonOpt, guarded, one_line, out, wants_json
+from fairshare.cli.tables import FitTable
 from fairshare.sim.record.outputs import json_text
 from fairshare.workbench.compare import Change, Comparison, compare, load_summary
 
 RunDir = Annotated[Path, typer.Argument(show_default=False,
                                         help="A simulation's output directory (its -o).")]
-Json = Annotated[bool, typer.Option("--json", help="Every change as JSON on stdout.")]
 Top = Annotated[int, typer.Option("--top", min=1, help="Changes shown in the table.")]
 
 
-def compare_command(out_a: RunDir, out_b: RunDir, as_json: Json = False, top: Top = 30) -> None:
+def compare_command(out_a: RunDir, out_b: RunDir, output: FormatOpt = Format.TEXT,
+                    as_json: JsonOpt = False, top: Top = 30) -> None:
     """What changed from one run to another: per queue and per app, every summary number,
-    biggest changes first."""
+    biggest changes first (with --format json, every change)."""
     a = guarded(lambda: load_summary(out_a))
     b = guarded(lambda: load_summary(out_b))
     result = compare(a, b)
-    if as_json:
+    if wants_json(output, as_json):
         out.print(json_text(_document(result, out_a, out_b), indent=2), soft_wrap=True)
         return
     for label, path, scenario in (("A", out_a, result.scenarios[0]),
@@ -63,7 +65,7 @@ def _table(result: Comparison, top: int) -> Table:
     more = len(result.changes) - len(shown)
     caption = (f"{more:,} smaller changes not shown (--top, or --json for all); "
                if more else "") + f"{result.unchanged:,} numbers unchanged"
-    table = Table(box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left",
+    table = FitTable(box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left",
                   collapse_padding=True, pad_edge=False, caption=caption,
                   title=f"{len(result.changes):,} numbers changed, biggest first")
     for column in ("", "name", "metric", "A", "B", "change", "relative"):

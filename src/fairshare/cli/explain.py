@@ -1,4 +1,4 @@
-"""``fairshare explain OUTDIR (--app A | --container C | --queue Q) [--json]``."""
+"""``fairshare explain OUTDIR (--app A | --container C | --queue Q) [--format text|json]``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,16 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from fairshare.cli.common import fail, guarded, one_line, out
+from fairshare.cli.common import (
+    Format,
+    FormatOpt,
+    JsonOpt,
+    fail,
+    guarded,
+    one_line,
+    out,
+    wants_json,
+)
 from fairshare.sim.parse.units import duration
 from fairshare.sim.record.outputs import json_text
 from fairshare.workbench.explain import (
@@ -24,11 +33,11 @@ Container = Annotated[str | None, typer.Option("--container", show_default=False
                                                help="A container id (from events.jsonl).")]
 Queue = Annotated[str | None, typer.Option("--queue", show_default=False,
                                            help="A queue's full name (root.a.b).")]
-Json = Annotated[bool, typer.Option("--json", help="The statements as JSON.")]
 
 
 def explain_command(outdir: RunDir, app: App = None, container: Container = None,
-                    queue: Queue = None, as_json: Json = False) -> None:
+                    queue: Queue = None, output: FormatOpt = Format.TEXT,
+                    as_json: JsonOpt = False) -> None:
     """Why an app waited, a container was preempted, a queue was (or was never) starved: the
     causal chain, each statement with its time and the events behind it."""
     chosen = [(kind, name) for kind, name in (("app", app), ("container", container),
@@ -38,7 +47,7 @@ def explain_command(outdir: RunDir, app: App = None, container: Container = None
     kind, name = chosen[0]
     run = guarded(lambda: load_run(outdir, name))
     result = guarded(lambda: explain(run, kind, name))
-    if as_json:
+    if wants_json(output, as_json):
         out.print(json_text(result.as_json(), indent=2), soft_wrap=True)
         return
     _print(result)

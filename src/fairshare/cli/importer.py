@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from fairshare.cli.common import err, fail, guarded, one_line, out
+from fairshare.cli.common import CommandGroup, err, fail, guarded, one_line, out
 from fairshare.sim.importer.build import import_dump
 from fairshare.sim.importer.history import DEFAULT_CONTAINER, history_of, write_csv
 from fairshare.sim.importer.remaining import DISTRIBUTIONS
@@ -24,7 +24,8 @@ from fairshare.sim.importer.scenario_text import (
     remaining_times,
 )
 
-workload_app = typer.Typer(no_args_is_help=True, help="Make workloads from what a cluster ran.")
+workload_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, cls=CommandGroup,
+                           help="Make workloads from what a cluster ran.")
 
 
 def import_command(

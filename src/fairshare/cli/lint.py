@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -18,7 +17,7 @@ import typer
 from rich.console import Console
 
 from fairshare.cli.cluster import CLUSTER_HELP, cluster_option
-from fairshare.cli.common import fail, guarded, out
+from fairshare.cli.common import Format, FormatOpt, JsonOpt, fail, guarded, out, wants_json
 from fairshare.config.allocation import load_allocations
 from fairshare.config.lint.checks import configuration_findings, ordered
 from fairshare.config.model import AllocationConfig, ConfigWarning
@@ -28,11 +27,6 @@ from fairshare.workbench.lint import cluster_findings
 
 EXIT_ERRORS = 1
 _SEVERITIES = ("error", "warning", "info")
-
-
-class Format(StrEnum):
-    TEXT = "text"
-    JSON = "json"
 
 
 def lint(
@@ -48,7 +42,8 @@ def lint(
         typer.Option("--cluster", help=CLUSTER_HELP + " Adds the findings about min shares "
                      "against fair shares."),
     ] = None,
-    output: Annotated[Format, typer.Option("--format", help="text, or json for CI.")] = Format.TEXT,
+    output: FormatOpt = Format.TEXT,
+    json_alias: JsonOpt = False,
 ) -> None:
     """Findings about a configuration YARN accepts: what will happen and what to do.
 
@@ -58,7 +53,7 @@ def lint(
     site_config = guarded(lambda: load_site(site) if site else SiteConfig.default())
     config = guarded(lambda: load_allocations(allocations, site_config.resource_types))
     findings = all_findings(site_config, config, cluster)
-    if output is Format.JSON:
+    if wants_json(output, json_alias):
         sys.stdout.write(json.dumps([as_json(f) for f in findings], indent=2) + "\n")
     else:
         print_findings(findings, out)

@@ -20,7 +20,19 @@ from rich.table import Table
 
 from fairshare.cli import format as fmt
 from fairshare.cli.cluster import CLUSTER_HELP, cluster_option
-from fairshare.cli.common import err, fail, guarded, one_line, out, warn
+from fairshare.cli.common import (
+    CommandGroup,
+    Format,
+    FormatOpt,
+    JsonOpt,
+    err,
+    fail,
+    guarded,
+    one_line,
+    out,
+    wants_json,
+    warn,
+)
 from fairshare.cli.compare import compare_command
 from fairshare.cli.explain import explain_command
 from fairshare.cli.importer import import_command, workload_app
@@ -30,6 +42,7 @@ from fairshare.cli.report import report_command
 from fairshare.cli.run import run as run_command
 from fairshare.cli.run import simulate as simulate_command
 from fairshare.cli.sweep import sweep as sweep_command
+from fairshare.cli.tables import FitTable
 from fairshare.config.allocation import load_allocations
 from fairshare.config.lint.checks import configuration_findings
 from fairshare.config.model import AllocationConfig, PlacementPolicy, RuleName
@@ -54,8 +67,11 @@ from fairshare.resources.vector import (
 )
 from fairshare.sim.record.outputs import json_text
 
+# Help in click's plain layout (rich_markup_mode=None): paragraphs are rewrapped to the
+# terminal, flags show no "<bool>", and a pipe gets no box drawing or padding
 app = typer.Typer(
-    add_completion=False,
+    cls=CommandGroup,
+    rich_markup_mode=None,
     pretty_exceptions_enable=False,
     no_args_is_help=True,
 )
@@ -131,7 +147,7 @@ def validate(
 def _settings_table(source: str, tree: QueueTree, types: ResourceTypes) -> Table:
     """Every queue's effective weight, policy, limits and when it counts as starved."""
     nodes = list(tree.tree_view())
-    table = Table(
+    table = FitTable(
         title=f"{source}: {len(nodes)} queues",
         title_justify="left",
         box=box.SIMPLE_HEAD,
@@ -254,7 +270,8 @@ def shares(
         typer.Option("--active", help="Comma-separated active leaf queues (default: all)."),
     ] = None,
     site: SiteOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    output: FormatOpt = Format.TEXT,
+    as_json: JsonOpt = False,
 ) -> None:
     """Steady and instantaneous fair share of every queue for a cluster size."""
     site_config, config, tree = _load(allocations, site)
@@ -268,7 +285,7 @@ def shares(
         tree = get_or_create_leaf(tree, name)[0]
     steady, instantaneous = shares_with_active_leaves(tree, capacity, active_leaves)
     warn(configuration_findings(site_config, config))
-    if as_json:
+    if wants_json(output, as_json):
         busy = active_queues(tree, placeholder_apps(active_leaves))
         rows = {
             node.name: {
@@ -297,7 +314,7 @@ def _shares_table(
 ) -> Table:
     types = tree.types
     plural = "s" if len(active) != 1 else ""
-    table = Table(
+    table = FitTable(
         title=f"Fair shares of a {fmt.short(capacity, types)} cluster, "
         f"{len(active)} active leaf queue{plural} (*)",
         title_justify="left",
@@ -369,7 +386,7 @@ def main() -> None:
             stream.reconfigure(errors="backslashreplace")
     signal.signal(signal.SIGINT, _interrupt)
     try:
-        app()
+        app(prog_name="fairshare")
     except _Interrupted:
         err.print("interrupted: no output was written or changed")
         sys.exit(EXIT_INTERRUPTED)

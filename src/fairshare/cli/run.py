@@ -29,6 +29,7 @@ from fairshare.cli import format as fmt
 from fairshare.cli.common import err, fail, guarded, one_line, out, printable, warn
 from fairshare.cli.progress import progress
 from fairshare.cli.report import write_run_report
+from fairshare.cli.tables import FitTable
 from fairshare.config.lint.checks import configuration_findings
 from fairshare.config.overrides import parse_override
 from fairshare.core import Engine
@@ -140,7 +141,8 @@ def _summary(name: str, result: RunResult, *, written: bool) -> None:
 
 
 def _queue_table(engine: Engine) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, title="Queues at the end of the run", title_justify="left")
+    table = FitTable(box=box.SIMPLE_HEAD, title="Queues at the end of the run",
+                     title_justify="left")
     for column in ("queue", "steady fair share", "fair share", "usage", "demand",
                    "preempted from"):
         table.add_column(column, justify="left" if column == "queue" else "right")
@@ -193,7 +195,7 @@ def _sim_queue_table(summary: dict[str, Any], rest: str) -> Table:
         caption = (f"{MAX_QUEUE_ROWS} of {len(queues):,} queues: the most starved and "
                    f"preempted; {rest}")
     span = summary["span"]
-    table = Table(box=box.SIMPLE_HEAD, title_justify="left", caption=caption,
+    table = FitTable(box=box.SIMPLE_HEAD, title_justify="left", caption=caption,
                   caption_justify="left", collapse_padding=True, pad_edge=False,
                   title=f"Queues, time-averaged over {fmt.duration(_length(span))} "
                         f"(sampled every {fmt.duration(span['snapshot-every-ms'])})")
@@ -266,7 +268,7 @@ def _wait(entry: dict[str, Any], end: int | None) -> int | None:
 def _app_table(title: str, rows: list[tuple[str, Any]], end: int | None) -> Table:
     """One row per app; every time in the same units (``fmt.duration``): submitted at, waits
     from submission, turnaround; a rejected app's reason in a last column."""
-    table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", collapse_padding=True,
+    table = FitTable(box=box.SIMPLE_HEAD, title=title, title_justify="left", collapse_padding=True,
                   pad_edge=False)
     rejected = any(e["rejected-reason"] for _, e in rows)
     columns = ["app", "queue", "state", "submitted\nat", "wait\n(1st cont.)", "AM\nwait",

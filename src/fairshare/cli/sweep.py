@@ -23,6 +23,7 @@ from fairshare.cli.common import err, fail, guarded, one_line, out, warn
 from fairshare.cli.progress import count_progress
 from fairshare.cli.report import write_sweep_report
 from fairshare.cli.run import FixedInterval, Quiet, ScenarioPath
+from fairshare.cli.tables import FitTable
 from fairshare.config.errors import ConfigError, all_errors
 from fairshare.sim.parse.scenario import load_scenario
 from fairshare.sim.parse.steps import Scenario
@@ -150,7 +151,7 @@ def _table(variants: list[Variant], outcomes: list[VariantOutcome], rows: list[d
     shown = focus[:MAX_FOCUS_COLUMNS]
     more = f"; {len(focus) - len(shown)} more focus queues in" if len(focus) > len(shown) else \
         "; all figures in"
-    table = Table(box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left",
+    table = FitTable(box=box.SIMPLE_HEAD, title_justify="left", caption_justify="left",
                   collapse_padding=True, pad_edge=False,
                   title=f"{len(variants)} variants",
                   caption=f"AM wait p95 and time short of the fair-share threshold per focus "
