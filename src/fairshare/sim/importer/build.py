@@ -21,7 +21,8 @@ from fairshare.core import build_queue_tree
 from fairshare.sim.importer.allocations import rebuild_allocations
 from fairshare.sim.importer.containers import read_containers
 from fairshare.sim.importer.dump import Amounts, Dump, DumpQueue, read_dump
-from fairshare.sim.importer.placement import AppPlan, plan_apps
+from fairshare.sim.importer.limits import container_limits
+from fairshare.sim.importer.placement import AppPlan, place_apps
 from fairshare.sim.importer.scenario_text import Choices, scenario_text, site_unknown_note
 from fairshare.sim.parse.scenario import load_scenario
 from fairshare.sim.run.build import configuration
@@ -54,19 +55,22 @@ def import_dump(folder: Path, outdir: Path, choices: Choices, *,
     if site is not None:
         files[SITE] = read_input(site, str(site), MAX_CONFIG_BYTES)
         choices = replace(choices, site_file=SITE)
+    alloc_config = None
     if allocations is not None:
         types = site_config.resource_types if site_config else load_site(None).resource_types
-        load_allocations(allocations, types)  # refused here, not when the scenario runs
+        alloc_config = load_allocations(allocations, types)  # refused here, not when run
         files[ALLOCATIONS] = read_input(allocations, str(allocations), MAX_CONFIG_BYTES)
         choices = replace(choices, allocations_rebuilt=False)
     else:
         files[ALLOCATIONS] = rebuild_allocations(dump.root, dump.cluster,
                                                  str(folder)).encode("utf-8")
     listed = read_containers(folder, dump)
-    plans = plan_apps(dump.apps, dump.nodes, str(folder), listed.placed)
+    placement = place_apps(dump, str(folder), listed.placed,
+                           container_limits(dump, site_config, alloc_config))
+    plans = placement.plans
     files[SCENARIO] = scenario_text(dump, plans, choices).encode("utf-8")
     result = _summary(dump, plans)
-    result.notes = listed.notes + _notes(dump, plans, site is None)
+    result.notes = listed.notes + placement.notes + _notes(dump, plans, site is None)
     result.written, problems = write_all(outdir, files)
     result.notes += [f"{problem}: its apps will be rejected" for problem in problems]
     return result
@@ -85,9 +89,10 @@ def _notes(dump: Dump, plans: Sequence[AppPlan], no_site: bool) -> list[str]:
     notes = []
     if no_site:
         notes.append(" ".join(site_unknown_note()))
-    if any(p.app.asks is None for p in plans):
-        notes.append("apps.json has no resourceRequests (Hadoop 2's REST API): the running "
-                     "apps' outstanding asks are unknown, so they ask for nothing more")
+    if dump.apps and all(a.asks is None for a in dump.apps):
+        notes.append("no app in apps.json carries resourceRequests (Hadoop 2's REST API, or "
+                     "a caller without access to the apps): the running apps' outstanding "
+                     "asks are unknown, so they ask for nothing more")
     used = _usage_by_queue(plans)
     for queue in _queues(dump.root):
         if queue.used != used.get(queue.name, (0, 0)):
@@ -96,29 +101,12 @@ def _notes(dump: Dump, plans: Sequence[AppPlan], no_site: bool) -> list[str]:
                          f"{queue.used[1]} vcores used, its running containers hold "
                          f"{got[0]:,} MB and {got[1]} vcores (files saved at different "
                          "moments?): the scenario starts from the containers'")
-    off = _nodes_off(dump, plans)
-    if off:
-        why = ("the files disagree" if all(p.exact for p in plans if p.running) else
-               "the containers' places are rebuilt, and the search gave up or the files "
-               "disagree")
-        notes.append(f"{len(off)} of {len(dump.nodes)} nodes hold other containers than their "
-                     f"used resources say ({why}), e.g. {off[0]}; the queues' usage is the "
-                     "apps' either way")
     known = {q.name for q in _queues(dump.root)}
     for plan in plans:
         if plan.app.queue not in known:
             notes.append(f"app {plan.app.id}: its queue {plan.app.queue} is not in "
                          "scheduler.json; placement decides where it goes")
     return notes
-
-
-def _nodes_off(dump: Dump, plans: Sequence[AppPlan]) -> list[str]:
-    placed = {node.name: (0, 0) for node in dump.nodes}
-    for plan in plans:
-        for c in plan.running:
-            memory, vcores = placed[c.node]
-            placed[c.node] = (memory + c.size[0], vcores + c.size[1])
-    return [node.name for node in dump.nodes if placed[node.name] != node.used]
 
 
 def _queues(queue: DumpQueue) -> list[DumpQueue]:
