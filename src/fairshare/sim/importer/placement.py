@@ -14,12 +14,13 @@ containers are where the list says, and the others are rebuilt around them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from fairshare.sim.importer.approximate import node_differences, place_closely, signed
 from fairshare.sim.importer.dump import Amounts, Dump, DumpApp, DumpNode, DumpQueue, PendingAsk
+from fairshare.sim.importer.flexible import FlexApp, flexible_layout
 from fairshare.sim.importer.limits import Limits, app_cap, check_totals
-from fairshare.sim.importer.search import SearchApp, exact_layout
+from fairshare.sim.importer.search import SearchApp, exact_layout, sums_agree
 from fairshare.sim.importer.sizes import Sizes, size_candidates
 
 AM_PRIORITY = 0  # the RM asks for the AM container at priority 0
@@ -80,8 +81,9 @@ def place_apps(dump: Dump, folder: str, listed: Mapping[str, tuple[Placed, ...]]
     rebuilt = [a for a in live if holds_containers(a) and a.id not in listed]
     result = Placement([])
     am_used = {q.name: q.am_used for q in _leaves(dump.root) if q.am_used is not None}
-    candidates = _candidates(rebuilt, live, listed, limits, am_used, folder, result.notes)
-    placed = _rebuild(rebuilt, candidates, nodes, left, room, result)
+    candidates, flexible = _candidates(rebuilt, live, listed, limits, am_used, folder,
+                                       result.notes)
+    placed = _rebuild(rebuilt, candidates, flexible, nodes, left, room, result)
     for app in live:
         result.plans.append(_plan(app, listed.get(app.id), placed.get(app.id)))
     if not result.exact:
@@ -98,16 +100,21 @@ def _leaves(queue: DumpQueue) -> list[DumpQueue]:
 def _candidates(rebuilt: list[DumpApp], live: list[DumpApp],
                 listed: Mapping[str, tuple[Placed, ...]], limits: Limits,
                 am_used: Mapping[str, Amounts], folder: str, notes: list[str]
-                ) -> list[list[Sizes]]:
+                ) -> tuple[list[list[Sizes]], list[FlexApp]]:
+    """Each app's size candidates, and its bounds for the second search."""
     hints = _am_hints(rebuilt, live, listed, am_used)
-    found = []
+    found: list[list[Sizes]] = []
+    flexible: list[FlexApp] = []
     for app in rebuilt:
         count = max(app.running_containers, 1)
         cap, cap_notes = app_cap(app, count, limits, folder)
         notes += cap_notes
         found.append(size_candidates(app, count, cap, hints.get(app.id), limits.minimum,
                                      limits.increment_mb))
-    return found
+        least = (min(limits.minimum[0], app.allocated[0] // count),
+                 min(limits.minimum[1], app.allocated[1] // count))
+        flexible.append(FlexApp(count, app.allocated, cap, least, None))
+    return found, flexible
 
 
 def _am_hints(rebuilt: list[DumpApp], live: list[DumpApp],
@@ -129,8 +136,9 @@ def _am_hints(rebuilt: list[DumpApp], live: list[DumpApp],
 
 
 def _rebuild(rebuilt: list[DumpApp], candidates: list[list[Sizes]],
-             nodes: tuple[DumpNode, ...], left: list[list[int]], room: list[list[int]],
-             result: Placement) -> dict[str, list[Placed]]:
+             flexible: list[FlexApp], nodes: tuple[DumpNode, ...], left: list[list[int]],
+             room: list[list[int]], result: Placement) -> dict[str, list[Placed]]:
+    """The first search, else the second, else the closest placement."""
     hosts = {n.name: j for j, n in enumerate(nodes)} | {
         n.http.rsplit(":", 1)[0]: j for j, n in enumerate(nodes) if n.http}
     homes = [None if a.unmanaged else hosts.get(a.am_host or "") for a in rebuilt]
@@ -143,6 +151,13 @@ def _rebuild(rebuilt: list[DumpApp], candidates: list[list[Sizes]],
             placed[app.id] = [_container(app, nodes[j].name, size, p == 0)
                               for p, (j, size) in enumerate(zip(layout.nodes[i], sizes,
                                                                 strict=True))]
+        return placed
+    fitted = flexible_layout([replace(f, home=h) for f, h in zip(flexible, homes, strict=True)],
+                             left) if sums_agree(candidates, left) else None
+    if fitted is not None:
+        for i, app in enumerate(rebuilt):
+            placed[app.id] = [_container(app, nodes[j].name, size, p == 0)
+                              for p, (j, size) in enumerate(fitted[i])]
         return placed
     result.exact = False
     first = [c[0] for c in candidates]

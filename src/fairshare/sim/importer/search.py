@@ -55,7 +55,7 @@ def exact_layout(apps: Sequence[SearchApp], left: Left, budget: int | None = Non
                  ) -> Layout | None:
     """A layout filling ``left`` exactly, or None (none exists, or the budget ran out)."""
     count = sum(len(a.candidates[0]) for a in apps)
-    if not _sums_agree(apps, left):
+    if not sums_agree([a.candidates for a in apps], left):
         return None
     items = _items(apps)
     steps = budget if budget is not None else SEARCH_STEPS + SEARCH_STEPS_PER_CONTAINER * count
@@ -86,10 +86,11 @@ def exact_layout(apps: Sequence[SearchApp], left: Left, budget: int | None = Non
     return Layout((), (), 0) if not items else None
 
 
-def _sums_agree(apps: Sequence[SearchApp], left: Left) -> bool:
-    held = [sum(s[i] for s in a.candidates[0]) for a in apps for i in (0, 1)]
+def sums_agree(candidates: Sequence[Sequence[Sizes]], left: Left) -> bool:
+    """The apps' totals are the nodes' unexplained usage (else no layout can exist)."""
+    held = [sum(s[i] for s in c[0]) for c in candidates for i in (0, 1)]
     memory, vcores = sum(held[0::2]), sum(held[1::2])
-    containers = sum(len(a.candidates[0]) for a in apps)
+    containers = sum(len(c[0]) for c in candidates)
     known = [e[2] for e in left if e[2] >= 0]
     count_ok = (sum(known) == containers if len(known) == len(left)
                 else sum(known) <= containers)
