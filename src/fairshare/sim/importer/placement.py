@@ -83,7 +83,8 @@ def place_apps(dump: Dump, folder: str, listed: Mapping[str, tuple[Placed, ...]]
     am_used = {q.name: q.am_used for q in _leaves(dump.root) if q.am_used is not None}
     candidates, flexible = _candidates(rebuilt, live, listed, limits, am_used, folder,
                                        result.notes)
-    placed = _rebuild(rebuilt, candidates, flexible, nodes, left, room, result)
+    targets = _am_targets(live, listed, am_used)
+    placed = _rebuild(rebuilt, candidates, flexible, targets, nodes, left, room, result)
     for app in live:
         result.plans.append(_plan(app, listed.get(app.id), placed.get(app.id)))
     if not result.exact:
@@ -102,7 +103,7 @@ def _candidates(rebuilt: list[DumpApp], live: list[DumpApp],
                 am_used: Mapping[str, Amounts], folder: str, notes: list[str]
                 ) -> tuple[list[list[Sizes]], list[FlexApp]]:
     """Each app's size candidates, and its bounds for the second search."""
-    hints = _am_hints(rebuilt, live, listed, am_used)
+    hints = _am_hints(rebuilt, _am_targets(live, listed, am_used))
     found: list[list[Sizes]] = []
     flexible: list[FlexApp] = []
     for app in rebuilt:
@@ -117,17 +118,23 @@ def _candidates(rebuilt: list[DumpApp], live: list[DumpApp],
     return found, flexible
 
 
-def _am_hints(rebuilt: list[DumpApp], live: list[DumpApp],
-              listed: Mapping[str, tuple[Placed, ...]], am_used: Mapping[str, Amounts]
-              ) -> dict[str, Amounts]:
-    """An AM's size from its queue's ``amUsedResources``, when the queue's rebuilt AMs can
-    only share it evenly (one app, or an amount they split exactly)."""
-    hints: dict[str, Amounts] = {}
+def _am_targets(live: list[DumpApp], listed: Mapping[str, tuple[Placed, ...]],
+                am_used: Mapping[str, Amounts]) -> dict[str, Amounts]:
+    """What each queue's ``amUsedResources`` leaves for the AMs of its rebuilt apps."""
+    targets = {}
     for queue, used in am_used.items():
-        mine = [a for a in rebuilt if a.queue == queue and not a.unmanaged]
         known = [c.size for a in live if a.queue == queue for c in listed.get(a.id, ())[:1]
                  if c.am]
-        rest = (used[0] - sum(s[0] for s in known), used[1] - sum(s[1] for s in known))
+        targets[queue] = (used[0] - sum(s[0] for s in known), used[1] - sum(s[1] for s in known))
+    return targets
+
+
+def _am_hints(rebuilt: list[DumpApp], targets: Mapping[str, Amounts]) -> dict[str, Amounts]:
+    """An AM's likeliest size from its queue's AM usage: the queue's rebuilt AMs sharing it
+    evenly (exact when the app is the queue's only one)."""
+    hints: dict[str, Amounts] = {}
+    for queue, rest in targets.items():
+        mine = [a for a in rebuilt if a.queue == queue and not a.unmanaged]
         if not mine or rest[0] <= 0 or rest[0] % len(mine) or rest[1] % len(mine):
             continue
         for app in mine:
@@ -136,14 +143,17 @@ def _am_hints(rebuilt: list[DumpApp], live: list[DumpApp],
 
 
 def _rebuild(rebuilt: list[DumpApp], candidates: list[list[Sizes]],
-             flexible: list[FlexApp], nodes: tuple[DumpNode, ...], left: list[list[int]],
+             flexible: list[FlexApp], am_targets: Mapping[str, Amounts],
+             nodes: tuple[DumpNode, ...], left: list[list[int]],
              room: list[list[int]], result: Placement) -> dict[str, list[Placed]]:
     """The first search, else the second, else the closest placement."""
     hosts = {n.name: j for j, n in enumerate(nodes)} | {
         n.http.rsplit(":", 1)[0]: j for j, n in enumerate(nodes) if n.http}
     homes = [None if a.unmanaged else hosts.get(a.am_host or "") for a in rebuilt]
-    layout = exact_layout([SearchApp(c, h) for c, h in zip(candidates, homes, strict=True)],
-                          left)
+    groups, totals = _am_groups(rebuilt, am_targets)
+    layout = exact_layout([SearchApp(c, h, g) for c, h, g in zip(candidates, homes, groups,
+                                                                  strict=True)],
+                          left, am_totals=totals)
     placed: dict[str, list[Placed]] = {}
     if layout is not None:
         for i, app in enumerate(rebuilt):
@@ -171,6 +181,16 @@ def _rebuild(rebuilt: list[DumpApp], candidates: list[list[Sizes]],
             "on no node next to the others (the nodes are fuller than the apps say): left "
             "out, so its queue holds that much less")
     return placed
+
+
+def _am_groups(rebuilt: list[DumpApp], am_targets: Mapping[str, Amounts]
+               ) -> tuple[list[int | None], list[Amounts]]:
+    """Each managed app's queue as a group whose AMs add up to what the queue's
+    ``amUsedResources`` leaves for its rebuilt apps."""
+    queues = sorted({a.queue for a in rebuilt if not a.unmanaged and a.queue in am_targets})
+    number = {q: g for g, q in enumerate(queues)}
+    return ([None if a.unmanaged else number.get(a.queue) for a in rebuilt],
+            [am_targets[q] for q in queues])
 
 
 def _container(app: DumpApp, node: str, size: Amounts, first: bool) -> Placed:

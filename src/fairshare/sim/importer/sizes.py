@@ -14,7 +14,7 @@
    share the rest;
 3. **AM and equal tasks**: tasks of one size, a whole number of memory steps
    (``yarn.scheduler.increment-allocation-mb``: FairScheduler rounds asks up to it), the AM the
-   rest, at least the minimum allocation;
+   rest — every such AM, the smallest first (at most 16);
 4. **even**: the totals spread over the containers, a remainder one step (or 1 MB, 1 vcore) to
    each of the first containers, never piled onto one.
 """
@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from fairshare.sim.importer.dump import Amounts, DumpApp, PendingAsk
 
 Sizes = tuple[Amounts, ...]  # the AM's first (a managed app)
+MOST_CANDIDATES = 16  # of AM and equal tasks, per app
 
 
 def size_candidates(app: DumpApp, count: int, cap: Amounts, am_hint: Amounts | None,
@@ -50,7 +51,8 @@ def size_candidates(app: DumpApp, count: int, cap: Amounts, am_hint: Amounts | N
         tasks = spread((total[0] - am_hint[0], total[1] - am_hint[1]), count - 1, step_mb)
         add(None if tasks is None else (am_hint, *tasks))
     if managed and count > 1:
-        add(_am_and_equal_tasks(total, count, minimum, step_mb))
+        for sizes in _am_and_equal_tasks(total, count, cap, minimum, step_mb):
+            add(sizes)
     add(spread(total, count, step_mb))
     add(spread(total, count, 1))
     return found
@@ -72,19 +74,22 @@ def _valid(sizes: Sizes, total: Amounts, cap: Amounts) -> bool:
             and (sum(s[0] for s in sizes), sum(s[1] for s in sizes)) == total)
 
 
-def _am_and_equal_tasks(total: Amounts, count: int, minimum: Amounts, step_mb: int
-                        ) -> Sizes | None:
-    """Tasks of the largest size (memory in whole steps) that leaves the AM at least the
-    minimum allocation (or what the totals allow)."""
+def _am_and_equal_tasks(total: Amounts, count: int, cap: Amounts, minimum: Amounts,
+                        step_mb: int) -> list[Sizes]:
+    """Every AM that leaves tasks of one size (memory in whole steps, as FairScheduler rounds
+    asks up to them), the smallest AM first: a few, as the tasks must share the rest exactly."""
     tasks = count - 1
-    task = []
-    for i, step in enumerate((step_mb, 1)):
-        least = min(minimum[i], total[i] // count)
-        per = (total[i] - least) // tasks
-        per -= per % step if per >= step else 0
-        task.append(max(per, 0))
-    am = (total[0] - tasks * task[0], total[1] - tasks * task[1])
-    return (am, *[(task[0], task[1])] * tasks)
+    vcores = [a for a in range(min(minimum[1], total[1] // count), min(cap[1], total[1]) + 1)
+              if (total[1] - a) % tasks == 0 and (total[1] - a) // tasks <= cap[1]]
+    memory = [a for a in range(step_mb, min(cap[0], total[0]) + 1, step_mb)
+              if (total[0] - a) % (tasks * step_mb) == 0 and (total[0] - a) // tasks <= cap[0]]
+    found = []
+    for v in vcores:
+        for m in memory:
+            found.append(((m, v), *[((total[0] - m) // tasks, (total[1] - v) // tasks)] * tasks))
+            if len(found) == MOST_CANDIDATES:
+                return found
+    return found
 
 
 def spread(total: Amounts, count: int, step_mb: int) -> Sizes | None:
