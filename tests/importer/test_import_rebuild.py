@@ -1,7 +1,8 @@
 """``fairshare import`` rebuilds containers YARN could have granted and keeps pending work
 (issue 30, items 1 and 3), on a dump in Hadoop 3.4.1's REST shapes (tests/importer/dumps/spark:
 every ResourceInfo with its ``resourceInformations``, ``maxContainerAllocation`` 8,192 MB /
-4 vcores on every queue, apps with ``resourceRequests`` and ``executionTypeRequest``).
+4 vcores on every queue, apps with ``resourceRequests`` and ``executionTypeRequest``, and
+``resourceSecondsMap`` with the repeated ``entry`` keys Jersey writes).
 
 The cluster, worked out by hand: four nodes of 65,536 MB / 16 vcores. application_…_0041
 (Spark, root.spark) runs its 2,048 MB / 1 vcore AM on worker1 and 16 executors of 5,120 MB /
