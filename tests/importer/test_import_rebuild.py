@@ -214,3 +214,15 @@ def test_yarns_default_maximum_is_only_a_guess_without_the_rms_figure(tmp_path: 
            "yarn-site.xml with --site)" in notes
     assert sizes(events, MR) == Counter({(1024, 6, False): 2, (2048, 1, True): 1})
     assert per_node(events)[W4] == (9216, 16, 4)
+
+
+def test_more_containers_than_megabytes_is_a_contradiction(tmp_path: Path) -> None:
+    # a count no app can have (each container holds at least 1 MB) is refused at once
+    folder = copy_dump(tmp_path)
+    edit(folder, "apps.json", lambda d: d["apps"]["app"][1].update(runningContainers=2**31 - 1))
+    with pytest.raises(ConfigError) as e:
+        import_dump(folder, tmp_path / "out", Choices())
+    assert e.value.message == (f"app {MR}: apps.json says its 2,147,483,647 running containers "
+                               "hold 6,144 MB in all, less than 1 MB each: the numbers "
+                               "contradict each other")
+    assert not (tmp_path / "out").exists()

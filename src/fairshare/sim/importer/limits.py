@@ -23,6 +23,7 @@ from fairshare.config.yarnsite import SiteConfig
 from fairshare.sim.importer.dump import APPS, NODES, SCHEDULER, Amounts, Dump, DumpApp, DumpQueue
 
 UNITS = ("MB", "vcores")
+MOST_CONTAINERS = 200_000  # running containers rebuilt, in all: a very large cluster's
 SITE_KEYS = ("yarn.scheduler.maximum-allocation-mb", "yarn.scheduler.maximum-allocation-vcores")
 
 
@@ -156,9 +157,21 @@ def _refuse(app: DumpApp, count: int, need: int, i: int, cap: Cap, folder: str) 
 
 
 def check_totals(apps: Iterable[DumpApp], dump: Dump, folder: str) -> None:
-    """The running apps together hold no more than all the nodes have (ConfigError naming both
-    sums: no layout can exist)."""
+    """The running apps together hold no more than all the nodes have, and each app's
+    containers at least 1 MB each (ConfigError naming the numbers: no layout can exist)."""
     holding = [a for a in apps if any(a.allocated)]
+    for app in holding:
+        if app.running_containers > app.allocated[0]:
+            raise ConfigError(
+                f"app {app.id}: {APPS} says its {app.running_containers:,} running containers "
+                f"hold {app.allocated[0]:,} MB in all, less than 1 MB each: the numbers "
+                "contradict each other", f"{folder}/{APPS}", app.line)
+    count = sum(max(a.running_containers, 1) for a in holding)
+    if count > MOST_CONTAINERS:
+        raise ConfigError(f"the running apps have {count:,} containers in all ({APPS}), more "
+                          f"than the {MOST_CONTAINERS:,} fairshare rebuilds",
+                          f"{folder}/{APPS}", max(holding, key=lambda a: (
+                              a.running_containers, a.id)).line)
     held = (sum(a.allocated[0] for a in holding), sum(a.allocated[1] for a in holding))
     total = (sum(n.capacity[0] for n in dump.nodes), sum(n.capacity[1] for n in dump.nodes))
     for i, unit in enumerate(UNITS):

@@ -28,6 +28,7 @@ from fairshare.sim.importer.dump import Amounts, DumpApp, PendingAsk
 
 Sizes = tuple[Amounts, ...]  # the AM's first (a managed app)
 MOST_CANDIDATES = 16  # of AM and equal tasks, per app
+AM_STEPS = 64  # AM sizes tried: up to 64 memory steps and 64 vcores above the least
 
 
 def size_candidates(app: DumpApp, count: int, cap: Amounts, am_hint: Amounts | None,
@@ -79,9 +80,10 @@ def _am_and_equal_tasks(total: Amounts, count: int, cap: Amounts, minimum: Amoun
     """Every AM that leaves tasks of one size (memory in whole steps, as FairScheduler rounds
     asks up to them), the smallest AM first: a few, as the tasks must share the rest exactly."""
     tasks = count - 1
-    vcores = [a for a in range(min(minimum[1], total[1] // count), min(cap[1], total[1]) + 1)
+    first_v = min(minimum[1], total[1] // count)
+    vcores = [a for a in range(first_v, min(cap[1], total[1], first_v + AM_STEPS) + 1)
               if (total[1] - a) % tasks == 0 and (total[1] - a) // tasks <= cap[1]]
-    memory = [a for a in range(step_mb, min(cap[0], total[0]) + 1, step_mb)
+    memory = [a for a in range(step_mb, min(cap[0], total[0], AM_STEPS * step_mb) + 1, step_mb)
               if (total[0] - a) % (tasks * step_mb) == 0 and (total[0] - a) // tasks <= cap[0]]
     found = []
     for v in vcores:
