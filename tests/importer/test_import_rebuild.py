@@ -226,3 +226,24 @@ def test_more_containers_than_megabytes_is_a_contradiction(tmp_path: Path) -> No
                                "hold 6,144 MB in all, less than 1 MB each: the numbers "
                                "contradict each other")
     assert not (tmp_path / "out").exists()
+
+
+def test_the_summary_line_says_its_or_their_am(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from fairshare.cli.main import app
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["import", str(DUMP), "-o", str(tmp_path / "one")])
+    assert result.exit_code == 0, result.output
+    assert "and 1 app waiting for its AM." in result.output
+    folder = copy_dump(tmp_path)
+
+    def two_waiting(d: dict[str, Any]) -> None:
+        second = json.loads(json.dumps(d["apps"]["app"][2]))
+        second["id"] = "application_1764500000000_0044"
+        d["apps"]["app"].append(second)
+    edit(folder, "apps.json", two_waiting)
+    result = runner.invoke(app, ["import", str(folder), "-o", str(tmp_path / "two")])
+    assert result.exit_code == 0, result.output
+    assert "and 2 apps waiting for their AM." in result.output
