@@ -247,3 +247,20 @@ def test_the_summary_line_says_its_or_their_am(tmp_path: Path) -> None:
     result = runner.invoke(app, ["import", str(folder), "-o", str(tmp_path / "two")])
     assert result.exit_code == 0, result.output
     assert "and 2 apps waiting for their AM." in result.output
+
+
+def test_the_rebuild_is_byte_identical_under_any_hash_seed(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    folder = copy_dump(tmp_path)
+    edit(folder, "apps.json", lambda d: d["apps"]["app"][0].pop("resourceRequests"))
+    texts = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"out-{seed}"
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run([sys.executable, "-m", "fairshare", "import", str(folder), "-o",
+                        str(out)], check=True, env=env, capture_output=True)
+        texts.append((out / "scenario.yaml").read_bytes())
+    assert texts[0] == texts[1]
