@@ -43,7 +43,7 @@ class Entry:
 @dataclass(frozen=True)
 class Case:
     id: str
-    command: str  # validate | shares | run | simulate
+    command: str  # validate | shares | run | simulate | import
     argv: tuple[str, ...]  # "{CASE}" stands for the case directory's absolute path
     files: dict[str, Entry]
     outdir: str | None = None  # as given to -o, relative to the case directory
@@ -112,6 +112,25 @@ def _run_case(case_id: str, command: str, scenario_arg: str, files: dict[str, En
                 tuple(previous), workload if command == "run" else True, hint)
 
 
+def _import_case(case_id: str, prefix: str, files: dict[str, Entry], rng: random.Random,
+                 hint: str) -> Case:
+    """``fairshare import`` of the dump folder (at ``prefix``) into OUTDIR, which may hold a
+    user's file (it must survive), sometimes with ``--site``."""
+    files = dict(files)
+    outdir = "out" if rng.random() < 0.8 else "deep/er/out"
+    previous: tuple[str, ...] = ()
+    if rng.random() < 0.3:
+        files[f"{outdir}/notes.txt"] = Entry("file", b"a user's own file in OUTDIR\n")
+        previous = (f"{outdir}/notes.txt",)
+    argv = ["import", prefix.rstrip("/") or ".", "-o", outdir]
+    if rng.random() < 0.3:
+        files["yarn-site.xml"] = Entry("file", corpus.SITE_XML.encode())
+        argv += ["--site", "yarn-site.xml"]
+    if rng.random() < 0.2:
+        argv += ["--remaining-ms", str(rng.choice([0, 1, 60_000]))]
+    return Case(case_id, "import", tuple(argv), files, outdir, previous, None, hint)
+
+
 def _layout(rng: random.Random) -> str:
     """Where the example folder sits in the case directory: "" (cwd), "ex/", or absolute."""
     roll = rng.random()
@@ -175,7 +194,9 @@ def _file_mutant(c: Corpus, seed_file: corpus.SeedFile, rng: random.Random, task
             cases.append(_run_case(next_id(), command, prefix + scenario, files, rng, baseline,
                                    key, workload, hint))
 
-    if seed_file.kind == corpus.SCENARIO:
+    if seed_file.kind == corpus.DUMP:
+        cases.append(_import_case(next_id(), prefix, files, rng, hint))
+    elif seed_file.kind == corpus.SCENARIO:
         runs(seed_file.name)
     elif seed_file.kind in (corpus.ALLOC, corpus.SITE):
         alloc = seed_file.name if seed_file.kind == corpus.ALLOC else "fair-scheduler.xml"
@@ -386,6 +407,9 @@ def baseline_tasks(c: Corpus) -> list[Task]:
     for folder in c.folders.values():
         files = _folder_files(folder, "")
         cases: list[Case] = []
+        if folder.dump:
+            cases.append(Case(f"b-{folder.name}.1", "import", ("import", ".", "-o", "out"),
+                              files, "out", (), None, f"baseline:{folder.name}"))
         for name in folder.files:
             if name.endswith(".xml") and name != "yarn-site.xml":
                 site = ("--site", "yarn-site.xml") if "yarn-site.xml" in folder.files else ()

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from fuzz.cases import OUTPUT_NAMES, Case
 from fuzz.mutators import SECRET_TOKEN, SENTINEL
 from fuzz.runner import Limits, RunResult
@@ -383,6 +385,25 @@ def check_outputs(outdir: Path, workload: bool | None) -> list[str]:
 # -- one run --------------------------------------------------------------------------------------
 
 
+IMPORT_OUTPUTS = ("scenario.yaml", "fair-scheduler.xml")
+
+
+def check_import_outputs(outdir: Path) -> list[str]:
+    """What is wrong with what ``fairshare import`` wrote (exit 0): both files, the scenario
+    a YAML mapping with its workload."""
+    if not outdir.is_dir():
+        return [f"OUTDIR {outdir.name or outdir} is not a directory after the import"]
+    problems = [f"{name} missing" for name in IMPORT_OUTPUTS if not (outdir / name).is_file()]
+    if (outdir / "scenario.yaml").is_file():
+        try:
+            doc = yaml.safe_load((outdir / "scenario.yaml").read_bytes())
+        except yaml.YAMLError as e:
+            return [*problems, f"scenario.yaml is not YAML: {str(e)[:100]}"]
+        if not isinstance(doc, dict) or "workload" not in doc or "cluster" not in doc:
+            problems.append("scenario.yaml has no cluster or workload")
+    return problems
+
+
 def _text(data: bytes) -> str:
     return data.decode("utf-8", "backslashreplace")
 
@@ -422,7 +443,7 @@ def check_run(case: Case, result: RunResult, case_dir: Path, before: Tree, limit
         findings.append(Finding("bad-exit", f"exit code {result.exit_code}",
                                 f"bad-exit|{result.exit_code}|{command}"))
         crashed = True
-    elif result.exit_code == 1 and command in ("validate", "shares") and not crashed:
+    elif result.exit_code == 1 and command in ("validate", "shares", "import") and not crashed:
         findings.append(Finding("bad-exit", f"exit 1 from {command} (only run/simulate have "
                                 "expectations)", f"bad-exit|1|{command}"))
         crashed = True
@@ -479,7 +500,9 @@ def _outputs(case: Case, result: RunResult, case_dir: Path, before: Tree, *, ok:
     if stray:
         add(f"after exit {result.exit_code}, a change outside OUTDIR: {stray[0]}",
             f"outside OUTDIR: {_normalize(stray[0].split(' ', 1)[0])}")
-    for problem in check_outputs(case_dir / outdir, case.workload):
+    check = (check_import_outputs if case.command == "import" else
+             lambda path: check_outputs(path, case.workload))
+    for problem in check(case_dir / outdir):
         add(f"after exit {result.exit_code}: {problem}", _normalize(problem))
     return findings
 

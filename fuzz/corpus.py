@@ -5,7 +5,8 @@ Each example folder is a scenario (or several) plus the files they name (``alloc
 referenced file is tested by copying its folder and replacing that one file, so the corpus
 keeps, for every file, the scenarios that read it. One more folder is made up here: the seed
 tenants with a ``yarn-site.xml`` (``site-file``), so that ``--site`` and site files are fuzzed
-too (no example ships one).
+too (no example ships one). And the ResourceManager dumps of ``tests/importer/dumps`` are
+folders too (``dump-<name>``), whose JSON files ``fairshare import`` reads.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from typing import Any
 
 import yaml
 
-SCENARIO, ALLOC, SITE, SLS, TOPOLOGY, SYNTH, CSV = (
-    "scenario", "alloc", "site", "sls", "topology", "synth", "csv")
+SCENARIO, ALLOC, SITE, SLS, TOPOLOGY, SYNTH, CSV, DUMP = (
+    "scenario", "alloc", "site", "sls", "topology", "synth", "csv", "dump")
+DUMP_PREFIX = "dump-"  # a folder that is a dump: scheduler.json, nodes.json, apps.json
 
 _REFERENCE_KINDS = {  # scenario key path -> kind of the referenced file
     ("allocations-file",): ALLOC,
@@ -101,6 +103,7 @@ class Folder:
     name: str
     files: dict[str, bytes]
     scenarios: list[str] = field(default_factory=list)  # scenario file names
+    dump: bool = False  # a ResourceManager dump, read by ``fairshare import``
     references: dict[str, list[str]] = field(default_factory=dict)  # file -> scenarios naming it
     workload: dict[str, bool] = field(default_factory=dict)  # scenario -> has a workload
 
@@ -120,9 +123,10 @@ def load(examples: Path) -> Corpus:
         files = {f.name: f.read_bytes() for f in sorted(path.iterdir()) if f.is_file()}
         folders[path.name] = Folder(path.name, files)
     _add_site_folder(folders)
+    _add_dump_folders(folders, examples.parent / "tests" / "importer" / "dumps")
     seeds: list[SeedFile] = []
     for folder in folders.values():
-        kinds = _analyse(folder)
+        kinds = {name: DUMP for name in folder.files} if folder.dump else _analyse(folder)
         seeds += [SeedFile(folder.name, name, kinds[name], data)
                   for name, data in folder.files.items()]
     return Corpus(folders, seeds)
@@ -137,6 +141,15 @@ def _add_site_folder(folders: dict[str, Folder]) -> None:
         "yarn-site.xml": SITE_XML.encode(),
         "scenario.yaml": SITE_SCENARIO.encode(),
     })
+
+
+def _add_dump_folders(folders: dict[str, Folder], dumps: Path) -> None:
+    if not dumps.is_dir():
+        return
+    for path in sorted(p for p in dumps.iterdir() if p.is_dir()):
+        files = {f.relative_to(path).as_posix(): f.read_bytes()
+                 for f in sorted(path.rglob("*.json")) if f.is_file()}
+        folders[DUMP_PREFIX + path.name] = Folder(DUMP_PREFIX + path.name, files, dump=True)
 
 
 def _analyse(folder: Folder) -> dict[str, str]:

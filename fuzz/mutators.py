@@ -1020,6 +1020,52 @@ def _csv_op(data: bytes, rng: random.Random) -> _Out:
     return _Out("".join(lines).encode(), f"csv.odd-row {extra_rows[0]!r} at line {at + 1}")
 
 
+# -- ResourceManager dumps (fairshare import) ------------------------------------------------------
+
+DUMP_NUMBERS = ("allocatedMB", "allocatedVCores", "runningContainers", "usedMemoryMB",
+                "usedVirtualCores", "availMemoryMB", "availableVirtualCores", "numContainers",
+                "memory", "vCores", "priority", "allocatedMB", "allocatedVCores")
+DUMP_TEXTS = ("amHostHttpAddress", "state", "queue", "nodeHostName", "schedulingPolicy",
+              "resourceName", "type", "queueName", "id")
+
+
+def _dump_numbers(data: bytes, rng: random.Random) -> _Out:
+    """A dump whose numbers or names no longer agree: one container more or less on an app
+    or a node, totals off by one or far off, an AM host or state another one's."""
+    doc = json.loads(data)
+    found: list[tuple[Any, Any, str]] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in DUMP_NUMBERS and isinstance(item, int) and not isinstance(item, bool):
+                    found.append((value, key, "number"))
+                elif key in DUMP_TEXTS and isinstance(item, str):
+                    found.append((value, key, "text"))
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(doc)
+    if not found:
+        raise Skip
+    details = []
+    for _ in range(rng.choice((1, 1, 2, 3))):
+        parent, key, what = rng.choice(found)
+        old = parent[key]
+        if what == "number":
+            parent[key] = rng.choice([0, 1, old + 1, old - 1, old * 2, old // 3, old + 1024,
+                                      17, 2**31 - 1, 2**63, -1, str(old), float(old) + 0.5])
+        else:
+            others = sorted({p[k] for p, k, w in found if w == "text" and k == key} - {old})
+            parent[key] = rng.choice([*others, "", "root", "ACCEPTED", "nowhere:8042",
+                                      old.upper(), old + "x"]) if others or rng.random() < 0.5 \
+                else None
+        details.append(f"{key} {_short(old)} -> {_short(parent[key])}")
+    return _Out(json.dumps(doc, indent=1).encode(), "dump.values " + "; ".join(details))
+
+
 # -- choosing ------------------------------------------------------------------------------------
 
 
@@ -1028,6 +1074,9 @@ def _structured(kind: str) -> Op | None:
         return lambda d, r: _yaml_text(d, r) if r.random() < 0.3 else _yaml_tree(d, r)
     if kind in (corpus.SLS, corpus.TOPOLOGY, corpus.SYNTH):
         return lambda d, r: _json_text(d, r) if r.random() < 0.2 else _json_tree(d, r)
+    if kind == corpus.DUMP:
+        return lambda d, r: (_json_text(d, r) if r.random() < 0.15 else _json_tree(d, r)
+                             if r.random() < 0.4 else _dump_numbers(d, r))
     if kind in (corpus.ALLOC, corpus.SITE):
         return lambda d, r: _xml_op(d, r, kind)
     if kind == corpus.CSV:

@@ -184,3 +184,19 @@ def test_an_unquoted_line_break_in_the_timeline_is_found(tmp_path: Path) -> None
     (out / "timeline.csv").write_text(
         ",".join(checks.TIMELINE_COLUMNS) + f"\n0,root.a\rb,{zeros}\n", newline="")
     assert any("2 fields" in p for p in checks.check_outputs(out, True))
+
+
+def test_an_import_must_write_its_scenario_and_allocations_or_nothing(tmp_path: Path) -> None:
+    case = _case(tmp_path, ("import", ".", "-o", "out"), outdir="out")
+    before = checks.snapshot(tmp_path)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "scenario.yaml").write_text("cluster: {}\nworkload: {}\n")
+    assert _classes(checks.check_run(case, _result(0), tmp_path, before, Limits())) == [
+        "partial-output"]  # fair-scheduler.xml missing
+    (tmp_path / "out" / "fair-scheduler.xml").write_text("<allocations/>")
+    assert checks.check_run(case, _result(0), tmp_path, before, Limits()) == []
+    # exit 2: the scenario written anyway, or a staging folder left, is half-written
+    assert _classes(checks.check_run(case, _result(2, b"apps.json:3: bad\n"), tmp_path,
+                                     before, Limits())) == ["partial-output"]
+    assert _classes(checks.check_run(case, _result(1), tmp_path, before, Limits())) == [
+        "bad-exit", "partial-output"]  # import has no exit 1

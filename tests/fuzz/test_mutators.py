@@ -113,7 +113,7 @@ def test_mutant_tasks_are_reproducible_and_cover_the_cycle(seeds: corpus.Corpus)
     for task in tasks:
         assert task.cases, task.description
         for case in task.cases:
-            assert case.command in ("validate", "shares", "run", "simulate")
+            assert case.command in ("validate", "shares", "run", "simulate", "import")
             assert case.argv[0] == case.command
             if case.outdir is not None:
                 assert "-o" in case.argv
@@ -133,3 +133,19 @@ def test_structured_json_numbers_are_written_as_json_tokens() -> None:
     tree = {"a": raw("9" * 10)}
     text = raw.splice(json.dumps(tree), quoted=True)
     assert text == '{"a": 9999999999}'
+
+
+def test_dumps_are_fuzzed_through_import(seeds: corpus.Corpus) -> None:
+    dump = seeds.folders["dump-spark"]
+    assert dump.dump and set(dump.files) == {"apps.json", "nodes.json", "scheduler.json"}
+    assert {s.kind for s in seeds.seeds if s.folder == "dump-spark"} == {corpus.DUMP}
+    assert "containers/application_1700000000000_0001.json" in seeds.folders["dump-listed"].files
+    seed = seeds.seed("dump-spark/apps.json")
+    details = {mutators.mutate(corpus.DUMP, seed.data, random.Random(i)).ops[0].split(" ")[0]
+               for i in range(40)}
+    assert "dump.values" in details
+    index = cases.cycle(seeds).index("dump-spark/apps.json")
+    (case,) = cases.mutant_task(seeds, 1, index, None).cases
+    assert case.command == "import" and case.argv[2:4] == ("-o", case.outdir)
+    (base,) = next(t for t in cases.baseline_tasks(seeds) if t.target == "dump-spark").cases
+    assert base.argv == ("import", ".", "-o", "out")

@@ -200,8 +200,11 @@ def test_a_missing_file_is_named(tmp_path: Path) -> None:
 
 def test_apps_holding_more_than_the_nodes_are_refused(tmp_path: Path) -> None:
     text = (DUMP / "apps.json").read_text().replace('"allocatedMB": 9216', '"allocatedMB": 92160')
-    error, _ = broken(tmp_path, "apps.json", text)
-    assert f"app {APP1}: a container of" in error.message and "fits on no node" in error.message
+    error, folder = broken(tmp_path, "apps.json", text)
+    # 92,160 + app 2's 4,096 MB against three 8,192 MB nodes: a contradiction, its numbers named
+    assert error.message.startswith("the running apps hold 96,256 MB in all")
+    assert "more than the 24,576 MB of the 3 nodes in nodes.json" in error.message
+    assert error.file == str(folder / "apps.json")
 
 
 def test_a_bad_site_file_writes_nothing(tmp_path: Path) -> None:

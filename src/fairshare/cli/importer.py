@@ -74,7 +74,8 @@ def import_command(
         err.print(one_line(f"guess: {guess}"), soft_wrap=True, style="yellow")
     out.print(f"Imported {_n(result.nodes, 'node')}, {_n(result.running_apps, 'running app')} "
               f"({_n(result.containers, 'container')}) and "
-              f"{_n(result.waiting_apps, 'app')} waiting for its AM.", soft_wrap=True)
+              f"{_n(result.waiting_apps, 'app')} waiting for "
+              f"{'its' if result.waiting_apps == 1 else 'their'} AM.", soft_wrap=True)
     out.print(f"Containers: {_n(result.exact_apps, 'running app')} placed exactly as listed "
               f"in containers/, {_n(result.rebuilt_apps, 'app')} reconstructed from "
               "apps.json and nodes.json (docs/import.md).", soft_wrap=True)

@@ -22,7 +22,8 @@ from fairshare.sim.importer.allocations import read_rebuilt, rebuild_allocations
 from fairshare.sim.importer.arrivals import ARRIVALS, Arrivals, read_arrivals
 from fairshare.sim.importer.containers import read_containers
 from fairshare.sim.importer.dump import Amounts, Dump, DumpQueue, read_dump
-from fairshare.sim.importer.placement import AppPlan, plan_apps
+from fairshare.sim.importer.limits import container_limits
+from fairshare.sim.importer.placement import AppPlan, place_apps
 from fairshare.sim.importer.scenario_text import Choices, scenario_text, site_unknown_note
 from fairshare.sim.importer.selfcheck import ShareCheck, check_shares
 from fairshare.sim.parse.scenario import load_scenario
@@ -76,12 +77,15 @@ def import_dump(folder: Path, outdir: Path, choices: Choices, *,
         files[ARRIVALS] = more.csv_text.encode("utf-8")
         choices = replace(choices, arrivals_file=ARRIVALS)
     listed = read_containers(folder, dump)
-    plans = plan_apps(dump.apps, dump.nodes, str(folder), listed.placed)
+    placement = place_apps(dump, str(folder), listed.placed,
+                           container_limits(dump, site_config,
+                                            config if allocations is not None else None))
+    plans = placement.plans
     files[SCENARIO] = scenario_text(dump, plans, choices).encode("utf-8")
     result = _summary(dump, plans)
     result.guesses, result.arrivals = guesses, more
     result.check = check_shares(dump, config, types)
-    result.notes = listed.notes + _notes(dump, plans, site is None) + list(
+    result.notes = listed.notes + placement.notes + _notes(dump, plans, site is None) + list(
         more.notes if more else ())
     result.written, problems = write_all(outdir, files)
     result.notes += [f"{problem}: its apps will be rejected" for problem in problems]
@@ -101,9 +105,10 @@ def _notes(dump: Dump, plans: Sequence[AppPlan], no_site: bool) -> list[str]:
     notes = []
     if no_site:
         notes.append(" ".join(site_unknown_note()))
-    if any(p.app.asks is None for p in plans):
-        notes.append("apps.json has no resourceRequests (Hadoop 2's REST API): the running "
-                     "apps' outstanding asks are unknown, so they ask for nothing more")
+    if dump.apps and all(a.asks is None for a in dump.apps):
+        notes.append("no app in apps.json carries resourceRequests (Hadoop 2's REST API, or "
+                     "a caller without access to the apps): the running apps' outstanding "
+                     "asks are unknown, so they ask for nothing more")
     used = _usage_by_queue(plans)
     for queue in _queues(dump.root):
         if queue.used != used.get(queue.name, (0, 0)):
@@ -112,29 +117,12 @@ def _notes(dump: Dump, plans: Sequence[AppPlan], no_site: bool) -> list[str]:
                          f"{queue.used[1]} vcores used, its running containers hold "
                          f"{got[0]:,} MB and {got[1]} vcores (files saved at different "
                          "moments?): the scenario starts from the containers'")
-    off = _nodes_off(dump, plans)
-    if off:
-        why = ("the files disagree" if all(p.exact for p in plans if p.running) else
-               "the containers' places are rebuilt, and the search gave up or the files "
-               "disagree")
-        notes.append(f"{len(off)} of {len(dump.nodes)} nodes hold other containers than their "
-                     f"used resources say ({why}), e.g. {off[0]}; the queues' usage is the "
-                     "apps' either way")
     known = {q.name for q in _queues(dump.root)}
     for plan in plans:
         if plan.app.queue not in known:
             notes.append(f"app {plan.app.id}: its queue {plan.app.queue} is not in "
                          "scheduler.json; placement decides where it goes")
     return notes
-
-
-def _nodes_off(dump: Dump, plans: Sequence[AppPlan]) -> list[str]:
-    placed = {node.name: (0, 0) for node in dump.nodes}
-    for plan in plans:
-        for c in plan.running:
-            memory, vcores = placed[c.node]
-            placed[c.node] = (memory + c.size[0], vcores + c.size[1])
-    return [node.name for node in dump.nodes if placed[node.name] != node.used]
 
 
 def _queues(queue: DumpQueue) -> list[DumpQueue]:

@@ -43,6 +43,10 @@ class DumpQueue:
     preemptable: bool | None
     children: tuple[DumpQueue, ...]
     line: int
+    # getMaximumResourceCapability(queue): the scheduler's maximum allocation lowered by the
+    # queue's maxContainerAllocation (docs/semantics.md §1.1); None: not in the dump
+    max_container: Amounts | None = None
+    am_used: Amounts | None = None  # amUsedResources: the AMs of the queue's apps
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,9 @@ class DumpApp:
     am_host: str | None  # the host of amHostHttpAddress
     am_container: str | None  # the AM's container id, from amContainerLogs
     unmanaged: bool
-    asks: tuple[PendingAsk, ...] | None  # None: the dump has no resourceRequests (Hadoop 2)
+    # None: no resourceRequests key (Hadoop 2; a caller without access; or nothing asked, as
+    # Jersey omits an empty list)
+    asks: tuple[PendingAsk, ...] | None
     line: int
     elapsed_ms: int = 0
     memory_seconds: int = 0  # MB·s the RM accounted to the app (memorySeconds)
@@ -150,7 +156,9 @@ def _queue(f: JsonFile, q: Any, loc: Loc, expected: str | None) -> DumpQueue:
         fair=f.amounts(q, loc, "fairResources", required=False),
         am_max=f.amounts(q, loc, "amMaxResources", required=False),
         max_apps=max_apps, preemptable=f.flag(q, loc, "preemptable"),
-        children=children, line=f.line(loc))
+        children=children, line=f.line(loc),
+        max_container=f.amounts(q, loc, "maxContainerAllocation", required=False),
+        am_used=f.amounts(q, loc, "amUsedResources", required=False))
 
 
 # -- /ws/v1/cluster/nodes -------------------------------------------------------------------------
