@@ -169,9 +169,15 @@ def _cluster_line(summary: dict[str, Any]) -> str:
         f"vcores (time-averaged, {fmt.duration(_length(span))} simulated).\n"
         f"Apps: {counts['apps-submitted']:,} submitted, {counts['apps-rejected']:,} rejected, "
         f"{counts['apps-finished']:,} finished, {counts['apps-unfinished']:,} unfinished. "
-        f"Containers: {counts['containers-allocated']:,} allocated, "
+        f"Containers: {_recovered(counts)}{counts['containers-allocated']:,} allocated, "
         f"{counts['containers-completed']:,} completed, {counts['containers-preempted']:,} "
         f"preempted ({fmt.duration(counts['lost-work-ms'])} of work lost).")
+
+
+def _recovered(counts: dict[str, int]) -> str:
+    """Containers running when the simulation started (an imported cluster), when there were."""
+    n = counts.get("containers-recovered", 0)
+    return f"{n:,} recovered (running at the start), " if n else ""
 
 
 def _count(n: int, noun: str) -> str:

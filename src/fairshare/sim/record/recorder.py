@@ -224,6 +224,7 @@ class SimRecorder:
         self.events = 0
         # per leaf queue (parents are added up when the summary is built)
         self.allocated: Counter[str] = Counter()
+        self.recovered: Counter[str] = Counter()  # running before the start, taken over
         self.completed: Counter[str] = Counter()
         self.preempted_from: Counter[str] = Counter()
         self.preempted_for: Counter[str] = Counter()
@@ -239,6 +240,7 @@ class SimRecorder:
                 self.allocated[event.queue] += 1
                 apps.allocated(event)
             elif isinstance(event, ContainerRecovered):  # running since before the start
+                self.recovered[event.queue] += 1
                 apps.held_since[event.container] = event.time
             elif isinstance(event, ContainerCompleted):
                 self.completed[event.queue] += 1

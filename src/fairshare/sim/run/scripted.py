@@ -216,10 +216,10 @@ class ScriptRunner:
                                   culprit.line) from None
         s = self.scenario
         result = self.result
-        result.events += recorder.events
+        before, result.events = result.events, result.events + recorder.events
         result.summary = build_summary(engine, recorder, simulation.apps, {
             "name": s.name, "description": s.description, "seed": s.seed,
-            "overrides": [o.text for o in s.overrides]})
+            "overrides": [o.text for o in s.overrides]}, events_before=before)
         result.summary["changes"] = [change.record() for change in self.timed.applied]
         if outdir is not None and timeline is not None:
             write_snapshots(outdir / SNAPSHOTS, result.snapshots)
