@@ -124,3 +124,23 @@ def test_the_sweep_page_loads_offline_with_its_chart(browser: Browser, tmp_path:
     assert not_blank(chart.screenshot())
     assert visit.page.locator("svg g[id^='tradeoff-preempted-variant-']").count() == 2
     visit.page.close()
+
+
+# A laptop's browser window: every table of the report fits in it without scrolling sideways
+# (a column scrolled out of sight is a column not read: the lost-work column is the last).
+NARROW = {"width": 1300, "height": 900}
+OVERFLOWING = """() => [...document.querySelectorAll('div.scroll')]
+    .filter(d => d.scrollWidth > d.clientWidth + 1)
+    .map(d => d.querySelector('table').className + ' ' + d.scrollWidth + ' > ' + d.clientWidth)"""
+
+
+def test_the_tables_fit_a_1300_px_window(browser: Browser, seed_page: Path) -> None:
+    page = browser.new_page(viewport=NARROW)
+    page.goto(seed_page.resolve().as_uri(), wait_until="load")
+    assert page.evaluate(OVERFLOWING) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= NARROW["width"]
+    lost = page.locator("table.waits th").last
+    assert lost.inner_text() == "lost work"
+    box = lost.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= NARROW["width"]
+    page.close()

@@ -38,9 +38,12 @@ SECTIONS = (("utilization", "Cluster utilization"), ("tuning", "Preemption tunin
 
 def run_page(r: RunReport) -> str:
     title = f"Preemption tuning: {r.run.name or 'simulation'}"
-    body = [f"<header><h1>{esc(title)}</h1>", _facts(r), _nav(), "</header>",
-            _utilization(r), _tuning(r), _bars(r), _queues(r), _recovery(r), _apps(r),
-            _footer(r)]
+    # one memory unit on the page, the cluster's: a column never mixes MB and GB
+    with units.memory_unit_of(max(r.run.capacity.memory_mb or 0.0,
+                                  r.run.queue("root").steady.memory_mb or 0.0)):
+        body = [f"<header><h1>{esc(title)}</h1>", _facts(r), _nav(), "</header>",
+                _utilization(r), _tuning(r), _bars(r), _queues(r), _recovery(r), _apps(r),
+                _footer(r)]
     return document(title, body)
 
 
@@ -70,6 +73,8 @@ def _facts(r: RunReport) -> str:
                        f"{c.get('containers-preempted', 0):,} preempted "
                        f"({units.duration(c.get('preempted-container-ms', 0))} of container "
                        f"time; {units.duration(c.get('lost-work-ms', 0))} of work lost)"),
+        ("Units", f"memory in {units.memory_unit()} throughout (the cluster's unit), vcores, "
+                  "simulated time since the start of the run"),
         ("Read from", f"<code>summary.json</code>, <code>{esc(r.timeline_source)}</code>, "
                       "<code>events.jsonl</code>")]
     items = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts)
@@ -152,7 +157,10 @@ def _bars(r: RunReport) -> str:
                f"the instantaneous fair share as the filled outline, the steady fair share "
                f"dashed. Percent of the time-averaged cluster (root's steady fair share: "
                f"{units.memory(r.run.queue('root').steady.memory_mb)}, "
-               f"{units.vcores(r.run.queue('root').steady.vcores)}). Shown: {shown}.")
+               f"{units.vcores(r.run.queue('root').steady.vcores)}). Grey: vcores used by a "
+               f"queue that has no vcore share — its parent's policy is <code>fair</code>, "
+               f"which computes shares on memory only (vcores 0), so its vcores are neither "
+               f"within nor over a share. Shown: {shown}.")
     return _section("usage-bars", figure(r.bars, caption, _png(r, r.bars)))
 
 

@@ -55,6 +55,7 @@ class QueueSummary:
     waits: Mapping[str, Waits]  # WAITS
     preempted_from: int
     preempted_for: int
+    policy: str | None = None  # its schedulingPolicy at the end (settings.policy; None: gone)
 
     @property
     def preempted(self) -> int:
@@ -117,6 +118,20 @@ class RunSummary:
 
     def queue(self, name: str) -> QueueSummary:
         return next(q for q in self.queues if q.name == name)
+
+    def has_vcore_share(self, q: QueueSummary) -> bool:
+        """Whether the queue's fair shares have vcores at all: its parent's policy computes
+        them (FSParentQueue.recomputeShares), and ``fair`` and ``fifo`` compute memory only,
+        leaving the vcores 0 (docs/semantics.md §2.6.1) — so vcores used there are not "over"
+        anything. Root holds the whole cluster. A parent gone by the end: the vcore shares
+        were 0 throughout while the memory share was not."""
+        if "." not in q.name:
+            return True
+        parent = next((p for p in self.queues if p.name == q.name.rsplit(".", 1)[0]), None)
+        if parent is not None and parent.policy is not None:
+            return parent.policy.lower() == "drf"
+        return bool(q.steady.vcores or q.fair.vcores) or not (q.steady.memory_mb
+                                                              or q.fair.memory_mb)
 
 
 def load_summary(outdir: Path) -> RunSummary:
@@ -188,7 +203,16 @@ def _queue(name: str, q: Any, leaf: bool) -> QueueSummary:
                     for k in ("usage", "steady-fair-share", "fair-share", "demand")},
         waits={w: _waits(q[w], f"{where}.{w}") for w in WAITS},
         preempted_from=_int(q["containers-preempted-from"], where),
-        preempted_for=_int(q["containers-preempted-for"], where))
+        preempted_for=_int(q["containers-preempted-for"], where),
+        policy=_policy(q.get("settings"), where))
+
+
+def _policy(settings: Any, where: str) -> str | None:
+    """``settings.policy``; None for a queue gone by the end, or a summary from before it."""
+    if settings is None:
+        return None
+    policy = _object(settings, f"{where}.settings").get("policy")
+    return None if policy is None else str(policy)
 
 
 def _app(app: str, e: Any) -> AppSummary:

@@ -199,8 +199,8 @@ def _app_waits(engine: Engine, apps: Mapping[str, dict[str, Any]], end_ms: int |
             continue
         queues = engine.ancestry(queue) if queue in engine.tree else (queue,)
         for key in _WAITS:
-            if key == "am-wait-ms" and not entry["managed"] or \
-                    key == "first-task-wait-ms" and not entry["tasks-total"]:
+            if (key == "am-wait-ms" and not entry["managed"]) or (
+                    key == "first-task-wait-ms" and not entry["tasks-total"]):
                 continue
             value = entry[key]
             sample = (value, True) if value is not None else (end_ms - submit, False)
