@@ -29,6 +29,7 @@ from fairshare.cli import format as fmt
 from fairshare.cli.common import err, fail, guarded, one_line, out, printable, warn
 from fairshare.cli.progress import progress
 from fairshare.cli.report import write_run_report
+from fairshare.cli.until import parse_until
 from fairshare.config.lint.checks import configuration_findings
 from fairshare.config.overrides import parse_override
 from fairshare.core import Engine
@@ -57,10 +58,19 @@ Set = Annotated[list[str] | None, typer.Option(
     "site:yarn.scheduler.fair.preemption=false. Checked as the file's own value would be.")]
 
 
+Until = Annotated[int | None, typer.Option(
+    "--until", metavar="DURATION", parser=parse_until, show_default=False,
+    help="Simulate this long from the simulation's start, in place of the scenario's "
+    "run.until-ms: 30m, 1h30m, 90s, 2 h 05 m (as fairshare writes durations), or a number "
+    "of milliseconds as in the scenario's -ms keys (600000).")]
+
+
 def run(scenario: ScenarioPath, outdir: Outdir = None, quiet: Quiet = False,
-        fixed_interval: FixedInterval = False, settings: Set = None) -> None:
+        fixed_interval: FixedInterval = False, settings: Set = None,
+        until: Until = None) -> None:
     """Run a scenario: its steps, snapshots and expectations, then its workload."""
-    _execute(scenario, outdir, quiet, fixed_interval, settings or [], simulation_only=False)
+    _execute(scenario, outdir, quiet, fixed_interval, settings or [], simulation_only=False,
+             until=until)
 
 
 Report = Annotated[bool, typer.Option(
@@ -70,13 +80,14 @@ Report = Annotated[bool, typer.Option(
 
 def simulate(scenario: ScenarioPath, outdir: Outdir = None, quiet: Quiet = False,
              fixed_interval: FixedInterval = False, settings: Set = None,
-             report: Report = False) -> None:
+             report: Report = False, until: Until = None) -> None:
     """Simulate a scenario's workload (after its steps, if any) and summarise it; the
     scenario must have a workload."""
     if report and outdir is None:
         raise fail(["--report: needs -o OUTDIR (the report is made from the run's files)"])
     try:
-        _execute(scenario, outdir, quiet, fixed_interval, settings or [], simulation_only=True)
+        _execute(scenario, outdir, quiet, fixed_interval, settings or [], simulation_only=True,
+                 until=until)
     except typer.Exit as stop:
         # a failed expectation still wrote the outputs: report on them, then exit 1
         if report and outdir is not None and stop.exit_code == EXIT_EXPECT_FAILED:
@@ -87,7 +98,7 @@ def simulate(scenario: ScenarioPath, outdir: Outdir = None, quiet: Quiet = False
 
 
 def _execute(scenario: Path, outdir: Path | None, quiet: bool, fixed_interval: bool,
-             settings: list[str], *, simulation_only: bool) -> None:
+             settings: list[str], *, simulation_only: bool, until: int | None = None) -> None:
     if outdir is not None and outdir.exists() and not outdir.is_dir():
         raise fail([f"-o {outdir}: not a directory"])
     overrides = tuple(guarded(lambda: [parse_override(text) for text in settings]))
@@ -100,10 +111,14 @@ def _execute(scenario: Path, outdir: Path | None, quiet: bool, fixed_interval: b
     if simulation_only and spec.workload is None:
         raise fail([f"{spec.source}: nothing to simulate: the scenario has no 'workload' "
                     "(use 'fairshare run' for scripted steps)"])
-    with progress(spec, err, show=not quiet) as observers:
+    if until is not None and spec.workload is None:
+        raise fail([f"--until: {spec.source} has no 'workload': there is no simulation to "
+                    "bound (scripted steps run as written)"])
+    with progress(spec, err, show=not quiet, until_for_ms=until) as observers:
         try:
             result = guarded(lambda: run_scenario(spec, outdir, observers,
-                                                  event_driven=not fixed_interval))
+                                                  event_driven=not fixed_interval,
+                                                  until_for_ms=until))
         except OSError as e:
             raise fail([f"-o {outdir}: cannot write outputs: {e.strerror or e}"]) from None
     for failure in result.failures:
