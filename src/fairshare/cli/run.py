@@ -146,6 +146,8 @@ def _summary(name: str, result: RunResult, *, written: bool) -> None:
         return
     summary = result.summary
     out.print(_cluster_line(summary), soft_wrap=True)
+    if summary.get("idle-tail"):
+        out.print(Text(_idle_tail_line(summary), style="yellow"), soft_wrap=True)
     rest = "all of them are in summary.json" if written else \
         "run with -o for all of them in summary.json"
     if summary["queues"]:
@@ -187,6 +189,18 @@ def _cluster_line(summary: dict[str, Any]) -> str:
         f"Containers: {_recovered(counts)}{counts['containers-allocated']:,} allocated, "
         f"{counts['containers-completed']:,} completed, {counts['containers-preempted']:,} "
         f"preempted ({fmt.duration(counts['lost-work-ms'])} of work lost).")
+
+
+def _idle_tail_line(summary: dict[str, Any]) -> str:
+    """The warning that the averages include an end in which there was nothing to run."""
+    tail, start = summary["idle-tail"], summary["span"]["start-ms"]
+    use = tail["utilization-without"]
+    return (f"Note: for the last {fmt.duration(tail['ms'])} (from t = "
+            f"{fmt.duration(tail['start-ms'] - start)}) the cluster had nothing left to run; "
+            f"every time average here includes that idle tail. Without it "
+            f"({fmt.duration(tail['span-without-ms'])}): utilization "
+            f"{fmt.ratio(use['memory-mb'])} of memory, {fmt.ratio(use['vcores'])} of vcores, "
+            f"and each queue's average usage {tail['usage-factor-without']:.2f}× what is shown.")
 
 
 def _recovered(counts: dict[str, int]) -> str:

@@ -43,7 +43,7 @@ td.num { text-align: right; white-space: nowrap; }
 td.queue { white-space: nowrap; }
 tr.leaf td.queue { font-weight: 500; } tr.parent td.queue { color: var(--muted); }
 tbody tr:nth-child(even) { background: #fafbfc; }
-td.short { background: var(--warn); }
+td.short, .warn { background: var(--warn); }
 details summary { cursor: pointer; color: var(--muted); }
 .restored { font-weight: 600; color: #1b7a1b; }
 """

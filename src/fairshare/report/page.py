@@ -77,8 +77,24 @@ def _facts(r: RunReport) -> str:
                   "simulated time since the start of the run"),
         ("Read from", f"<code>summary.json</code>, <code>{esc(r.timeline_source)}</code>, "
                       "<code>events.jsonl</code>")]
+    if run.idle_tail is not None:
+        facts.insert(3, ("Idle tail", _idle_tail(run)))
     items = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts)
     return f'<dl class="facts" id="facts">{items}</dl>'
+
+
+def _idle_tail(run: RunSummary) -> str:
+    """The warning that every time average on the page includes an end with nothing to run."""
+    tail = run.idle_tail
+    assert tail is not None
+    use = tail.utilization_without
+    return (f'<span class="warn" id="idle-tail"{attrs(data_ms=tail.ms)}>For the last '
+            f"{units.duration(tail.ms)} (from {units.clock(tail.start_ms, run.start_ms)}) the "
+            f"cluster had nothing left to run, and every time average on this page includes "
+            f"that tail.</span> Without it ({units.duration(tail.span_without_ms)}): "
+            f"utilization {units.percent(use.memory_mb)} of memory, "
+            f"{units.percent(use.vcores)} of vcores; each queue's average usage "
+            f"{tail.usage_factor_without:.2f}× what the tables show.")
 
 
 def _recovered(counts: Mapping[str, int]) -> str:

@@ -85,6 +85,17 @@ class Change:
 
 
 @dataclass(frozen=True, slots=True)
+class IdleTail:
+    """``idle-tail`` in summary.json: the end of the run with nothing left to run."""
+
+    start_ms: int
+    ms: int
+    span_without_ms: int
+    utilization_without: Res
+    usage_factor_without: float
+
+
+@dataclass(frozen=True, slots=True)
 class RunSummary:
     name: str
     description: str
@@ -102,6 +113,7 @@ class RunSummary:
     queues: tuple[QueueSummary, ...]  # depth-first tree order
     apps: tuple[AppSummary, ...]
     changes: tuple[Change, ...] = ()  # in time order (a summary from before them: none)
+    idle_tail: IdleTail | None = None  # the end in which there was nothing left to run
 
     @property
     def marks(self) -> list[tuple[int, str]]:
@@ -175,7 +187,19 @@ def _run(doc: Any) -> RunSummary:
         counts={k: _int(v, f"counts.{k}") for k, v in _object(counts, "counts").items()},
         queues=tuple(_queue(n, doc["queues"][n], n not in parents) for n in names),
         apps=tuple(_app(a, e) for a, e in _object(doc["apps"], "apps").items()),
-        changes=tuple(_change(i, c) for i, c in enumerate(doc.get("changes") or ())))
+        changes=tuple(_change(i, c) for i, c in enumerate(doc.get("changes") or ())),
+        idle_tail=_idle_tail(doc.get("idle-tail")))
+
+
+def _idle_tail(tail: Any) -> IdleTail | None:
+    """A summary written before ``idle-tail``, or without a tail: None."""
+    if tail is None:
+        return None
+    t = _object(tail, "idle-tail")
+    return IdleTail(_int(t["start-ms"], "idle-tail.start-ms"), _int(t["ms"], "idle-tail.ms"),
+                    _int(t["span-without-ms"], "idle-tail.span-without-ms"),
+                    _res(t["utilization-without"], "idle-tail.utilization-without"),
+                    _float(t["usage-factor-without"], "idle-tail.usage-factor-without"))
 
 
 def _change(index: int, c: Any) -> Change:

@@ -35,6 +35,7 @@ def build_summary(engine: Engine, recorder: SimRecorder, apps: Mapping[str, AppP
                  "snapshot-every-ms": recorder.snapshot_every_ms, "samples": recorder.samples},
         "counts": _counts(recorder, app_entries, events_before),
         "cluster": _cluster(engine, recorder),
+        "idle-tail": _idle_tail(recorder),
         "queues": _queues(engine, recorder, app_entries),
         "apps": app_entries,
     }
@@ -111,6 +112,22 @@ def _cluster(engine: Engine, recorder: SimRecorder) -> dict[str, Any]:
                        "utilization-threshold": float32_decimal(
                            engine.site.preemption_cluster_utilization_threshold)},
     }
+
+
+def _idle_tail(recorder: SimRecorder) -> dict[str, Any] | None:
+    """The end of the run in which the cluster had nothing left to run (an explicit end past
+    the last app): every time average includes it. How long it was, and the averages without
+    it: the utilization, and the factor the queues' usage averages grow by (usage is 0 in it)."""
+    tail = recorder.idle_tail()
+    if tail is None or recorder.end_ms is None:
+        return None
+    start, sums, weight = tail
+    cap_mb, cap_vc, alloc_mb, alloc_vc = (int(v) for v in sums)
+    return {"start-ms": start, "ms": recorder.end_ms - start,
+            "span-without-ms": weight,
+            "utilization-without": {"memory-mb": _ratio(alloc_mb, cap_mb, 4),
+                                    "vcores": _ratio(alloc_vc, cap_vc, 4)},
+            "usage-factor-without": round(recorder.weight_ms / weight, 4)}
 
 
 def _ratio(part: int, whole: int, digits: int) -> float | None:
