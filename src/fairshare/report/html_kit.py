@@ -44,6 +44,9 @@ td.queue { white-space: nowrap; }
 tr.leaf td.queue { font-weight: 500; } tr.parent td.queue { color: var(--muted); }
 tbody tr:nth-child(even) { background: #fafbfc; }
 td.short, .warn { background: var(--warn); }
+.nowrap { white-space: nowrap; }
+table.variants { font-size: 12.5px; }  /* 16 columns in 1,240 px */
+table.variants th, table.variants td { padding: 3px 4px; }
 details summary { cursor: pointer; color: var(--muted); }
 .restored { font-weight: 600; color: #1b7a1b; }
 """
