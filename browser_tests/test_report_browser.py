@@ -124,3 +124,44 @@ def test_the_sweep_page_loads_offline_with_its_chart(browser: Browser, tmp_path:
     assert not_blank(chart.screenshot())
     assert visit.page.locator("svg g[id^='tradeoff-preempted-variant-']").count() == 2
     visit.page.close()
+
+
+# A laptop's browser window: every table of the report fits in it without scrolling sideways
+# (a column scrolled out of sight is a column not read: the lost-work column is the last).
+NARROW = {"width": 1300, "height": 900}
+OVERFLOWING = """() => [...document.querySelectorAll('div.scroll')]
+    .filter(d => d.scrollWidth > d.clientWidth + 1)
+    .map(d => d.querySelector('table').className + ' ' + d.scrollWidth + ' > ' + d.clientWidth)"""
+
+
+def test_the_tables_fit_a_1300_px_window(browser: Browser, seed_page: Path) -> None:
+    page = browser.new_page(viewport=NARROW)
+    page.goto(seed_page.resolve().as_uri(), wait_until="load")
+    assert page.evaluate(OVERFLOWING) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= NARROW["width"]
+    lost = page.locator("table.waits th").last
+    assert lost.inner_text() == "lost work"
+    box = lost.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= NARROW["width"]
+    page.close()
+
+
+def test_the_sweep_table_fits_a_1300_px_window(browser: Browser, tmp_path: Path) -> None:
+    """A sweep of two settings (the longest names YARN has) with three focus queues."""
+    queues = ("root.tenant1", "root.tenant2", "root.tenant3")
+    stats = ("am-wait-p50-ms", "am-wait-p95-ms", "am-wait-max-ms", "first-task-wait-p95-ms",
+             "turnaround-p95-ms", "short-of-threshold-ms", "starved-ms", "preempted-from",
+             "preempted-for", "lost-work-hours")
+    head = ["variant", "status", "error", "alloc:root.tenant3.fairSharePreemptionTimeout",
+            "site:yarn.scheduler.fair.preemption", "utilization-memory", "containers-preempted",
+            "preempted-container-hours", "lost-work-hours",
+            *(f"{q}:{s}" for q in queues for s in stats)]
+    rows = [[f"{i}-x", "ok", "", str(5 * i), "true", "0.83", "3", "0.12", "0.1",
+             *(["1262000", "1262000", "1262000", "1142000", "1262000", "1205000", "50000",
+                "2", "3", "0.05"] * 3)] for i in range(1, 5)]
+    (tmp_path / "sweep.csv").write_text("\n".join(",".join(r) for r in [head, *rows]) + "\n")
+    page_path = build_sweep_report(tmp_path, tmp_path / "sweep.html")[0]
+    page = browser.new_page(viewport=NARROW)
+    page.goto(page_path.resolve().as_uri(), wait_until="load")
+    assert page.evaluate(OVERFLOWING) == []
+    page.close()

@@ -93,3 +93,58 @@ def test_the_sweep_page_is_self_contained(seed_sweep: Path, tmp_path: Path) -> N
     text = page.read_text(encoding="utf-8")
     assert "http://" not in text and "https://" not in text and "<script" not in text
     assert text == (seed_sweep / "sweep.html").read_text(encoding="utf-8")  # deterministic
+
+
+def test_variants_that_are_the_same_run_are_noted(seed_sweep: Path) -> None:
+    """Preemption off: the timeout changes nothing, so variants 2 (5 s) and 4 (60 s) are one
+    run; the ones with preemption on differ (tenant3 waits longer with the longer timeout)."""
+    from fairshare.report.sweep import load_sweep, same_runs
+    groups = same_runs(load_sweep(seed_sweep))
+    assert [[v.number for v in g] for g in groups] == [["2", "4"]]
+    doc = parse(seed_sweep / "sweep.html")
+    note = doc.xpath("//*[@id='same-runs']")[0].getnext().text_content()
+    assert note.startswith("2, 4: the same numbers") and "fairSharePreemptionTimeout" in note
+    same = {tr.get("data-variant").split("-", 1)[0]: tr.xpath(".//*[@data-key='same-as']")
+            for tr in doc.xpath("//table[@class='variants']//tr[@data-variant]")}
+    assert [n for n, found in same.items() if found] == ["4"]
+    assert same["4"][0].text_content() == "= 2"
+
+
+SWEEP_CSV = (
+    "variant,status,error,alloc:root.a.weight,preempted-container-hours,lost-work-hours,"
+    "root.a:am-wait-p95-ms,root.a:preempted-from,root.a:lost-work-hours,"
+    "root.b:am-wait-p95-ms,root.b:preempted-from,root.b:lost-work-hours\n"
+    "1-a.weight=1,ok,,1,0.5,0.5,60000,0,0.0,1000,0,0.0\n"
+    "2-a.weight=2,ok,,2,1.5,1.0,20000,1,0.25,1000,3,0.75\n")
+
+
+def test_the_table_says_which_queues_paid_for_a_variant(tmp_path: Path) -> None:
+    from fairshare.report.sweep import load_sweep, paid_by
+    (tmp_path / "sweep.csv").write_text(SWEEP_CSV)
+    sweep = load_sweep(tmp_path)
+    assert [paid_by(sweep, v) for v in sweep.variants] == [
+        [], [("root.b", 3, 0.75), ("root.a", 1, 0.25)]]  # most containers first
+    page = build_sweep_report(tmp_path, tmp_path / "sweep.html", "root.a")[0]
+    cells = parse(page).xpath("//td[@data-key='paid-by']")
+    assert [c.text_content() for c in cells] == ["nobody", "b: 3, 45 m 00 sa: 1, 15 m 00 s"]
+
+
+def test_labels_of_crowded_points_do_not_overlap() -> None:
+    """Eight points close together (as a sweep of small changes gives): every label's box
+    is clear of every other label's."""
+    from fairshare.report import charts
+    from fairshare.report.sweep import place_labels
+    with charts.style():
+        fig = charts.new_figure(10.0, 4.6)
+        ax = fig.subplots()
+        points = [(0.10 + 0.002 * i, 1.0 + 0.01 * (i % 3), f"{i + 1} (timeout {i * 5}, on)")
+                  for i in range(8)]
+        ax.plot([x for x, _, _ in points], [y for _, y, _ in points], "o")
+        ax.set_xlim(0, 0.2)
+        ax.set_ylim(0, 2)
+        labels = place_labels(ax, points)
+        renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+        boxes = [label.get_window_extent(renderer) for label in labels]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not a.overlaps(b), (a, b)

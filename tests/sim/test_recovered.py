@@ -156,3 +156,21 @@ workload:
         run_scenario(s)
     assert "workload app a1" in str(e.value) and "does not fit on node n1" in str(e.value)
     assert e.value.line == 11
+
+
+def test_recovered_containers_count_in_the_totals_and_an_am_alone_waits_for_no_task(
+        tmp_path: Path) -> None:
+    """RUNNING recovers 4 containers: a1's AM and 2 tasks in root.a, a2's AM in root.b. Then
+    a1's 2 pending tasks are allocated. All 6 end by 5 s: allocated 2 + recovered 4 =
+    completed 6. a2 has no task: it has no first-task wait, in its entry or its queue's."""
+    result = run_scenario(scenario(RUNNING, tmp_path))
+    assert result.summary is not None
+    counts, queues = result.summary["counts"], result.summary["queues"]
+    assert (counts["containers-allocated"], counts["containers-recovered"],
+            counts["containers-completed"]) == (2, 4, 6)
+    assert [queues[q]["containers-recovered"] for q in ("root", "root.a", "root.b")] == [4, 3, 1]
+    assert result.summary["apps"]["a2"]["first-task-wait-ms"] is None
+    b_wait = queues["root.b"]["first-task-wait-ms"]
+    assert (b_wait["apps"], b_wait["p50"], b_wait["not-reached"]) == (0, None, 0)
+    root_wait = queues["root"]["first-task-wait-ms"]
+    assert (root_wait["apps"], root_wait["max"]) == (1, 0)  # a1's, recovered at its arrival

@@ -105,3 +105,55 @@ def test_a_summary_with_the_wrong_shape_is_exit_2(tmp_path: Path) -> None:
         result = runner.invoke(app, ["compare", str(a), str(b)])
         assert result.exit_code == 2, result.output
         assert result.output.strip() == f"{b / 'summary.json'}: not a fairshare summary: {said}"
+
+
+def queue_entry(ratio: float, fair_mb: int) -> dict[str, Any]:
+    return {"usage-to-fair-share": {"memory-mb": ratio, "vcores": None},
+            "fair-share": {"memory-mb": fair_mb, "vcores": 0}, "time-starved-ms": 0}
+
+
+def two_tenants(ratio_a: float, ratio_b: float, wait: int) -> dict[str, Any]:
+    return {"scenario": {"name": "s", "overrides": []},
+            "cluster": {"utilization": {"memory-mb": 0.5}}, "counts": {"events": 10},
+            "queues": {"root": queue_entry(1.0, 8192), "root.a": queue_entry(ratio_a, 4096),
+                       "root.a.x": queue_entry(ratio_a, 2048),
+                       "root.b": queue_entry(ratio_b, 4096)},
+            "apps": {"a1": {"wait-ms": wait}, "b1": {"wait-ms": wait * 2}}}
+
+
+def test_ratios_print_as_percentages_never_with_resource_units(tmp_path: Path) -> None:
+    """usage-to-fair-share.memory-mb is a ratio: 0.8 → 1.2 reads 80% → 120%, +40 pt, +50%."""
+    a = write(tmp_path, "a", two_tenants(0.8, 1.0, 1000))
+    b = write(tmp_path, "b", two_tenants(1.2, 1.0, 1000))
+    result = runner.invoke(app, ["compare", str(a), str(b), "--queue", "root.a"])
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines()
+               if "root.a " in line and "usage-to-fair-share.memory-mb" in line)
+    assert row.split()[-5:] == ["80%", "120%", "+40", "pt", "+50%"]
+    assert " MB" not in row and "vc" not in row
+
+
+def test_queue_and_app_filters_keep_only_their_changes(tmp_path: Path) -> None:
+    a = write(tmp_path, "a", two_tenants(0.8, 0.5, 1000))
+    b = write(tmp_path, "b", two_tenants(1.2, 0.9, 3000))
+    full = compare(json.loads((a / "summary.json").read_text()),
+                   json.loads((b / "summary.json").read_text()))
+    assert {c.name for c in full.changes} == {"root.a", "root.a.x", "root.b", "a1", "b1"}
+    doc = json.loads(runner.invoke(app, ["compare", str(a), str(b), "--json",
+                                         "--queue", "a", "--app", "b1"]).output)
+    # root.a and the queue below it (root. may be left off), and b1: not root.b, a1, counts
+    assert sorted({(c["kind"], c["name"]) for c in doc["changes"]}) == [
+        ("app", "b1"), ("queue", "root.a"), ("queue", "root.a.x")]
+    # unchanged, of root.a and root.a.x only: usage-to-fair-share.vcores (null), fair-share's
+    # memory and vcores, time-starved-ms
+    assert doc["unchanged"] == 2 * 4
+
+
+def test_an_unknown_queue_or_app_is_exit_2_with_the_names_there_are(tmp_path: Path) -> None:
+    a = write(tmp_path, "a", two_tenants(0.8, 0.5, 1000))
+    for option, name, listed in (("--queue", "root.c", "root, root.a, root.a.x, root.b"),
+                                 ("--app", "c1", "a1, b1")):
+        result = runner.invoke(app, ["compare", str(a), str(a), option, name])
+        assert result.exit_code == 2
+        text = " ".join(result.output.split())
+        assert f"{option}: {name}: no" in text and listed in text

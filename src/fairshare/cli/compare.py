@@ -15,20 +15,32 @@ from fairshare.cli import format as fmt
 from fairshare.cli.common import Format, FormatOpt, JsonOpt, guarded, one_line, out, wants_json
 from fairshare.cli.tables import FitTable
 from fairshare.sim.record.outputs import json_text
-from fairshare.workbench.compare import Change, Comparison, compare, load_summary
+from fairshare.workbench.compare import (
+    Change,
+    Comparison,
+    compare,
+    is_ratio,
+    load_summary,
+)
 
 RunDir = Annotated[Path, typer.Argument(show_default=False,
                                         help="A simulation's output directory (its -o).")]
 Top = Annotated[int, typer.Option("--top", min=1, help="Changes shown in the table.")]
+Queues = Annotated[list[str] | None, typer.Option(
+    "--queue", metavar="QUEUE", show_default=False,
+    help="Only this queue's changes and those of the queues below it (repeatable).")]
+Apps = Annotated[list[str] | None, typer.Option(
+    "--app", metavar="APP", show_default=False, help="Only this app's changes (repeatable).")]
 
 
 def compare_command(out_a: RunDir, out_b: RunDir, output: FormatOpt = Format.TEXT,
-                    as_json: JsonOpt = False, top: Top = 30) -> None:
+                    as_json: JsonOpt = False, top: Top = 30, queue: Queues = None,
+                    app: Apps = None) -> None:
     """What changed from one run to another: per queue and per app, every summary number,
     biggest changes first (with --format json, every change)."""
     a = guarded(lambda: load_summary(out_a))
     b = guarded(lambda: load_summary(out_b))
-    result = compare(a, b)
+    result = guarded(lambda: compare(a, b, queues=queue or [], apps=app or []))
     if wants_json(output, as_json):
         out.print(json_text(_document(result, out_a, out_b), indent=2), soft_wrap=True)
         return
@@ -83,12 +95,14 @@ def _value(change: Change, value: float | None) -> str:
     metric = change.metric
     if _is_time(metric):
         return fmt.duration(int(value)) if value else "0"
+    if is_ratio(metric):  # before the units: usage-to-fair-share.memory-mb is no amount
+        return fmt.ratio(value)
+    if metric.endswith("usage-factor-without"):
+        return f"{value:,.2f}×"
     if metric.endswith("memory-mb"):
         return f"{value:,.0f} MB"
     if metric.endswith("vcores"):
         return f"{value:,.1f} vc".replace(".0 vc", " vc")
-    if metric.startswith("utilization") or metric.startswith("usage-to-"):
-        return fmt.ratio(value)
     return f"{value:,.4g}" if not float(value).is_integer() else f"{int(value):,}"
 
 
@@ -107,8 +121,8 @@ def _delta(change: Change) -> str:
         return "–"
     sign = "+" if delta > 0 else "−"
     shown = _value(change, abs(delta))
-    if change.metric.startswith("utilization") or change.metric.startswith("usage-to-"):
-        shown = f"{abs(delta) * 100:.0f} pt"
+    if is_ratio(change.metric):
+        shown = f"{abs(delta) * 100:.0f} pt"  # percentage points
     return f"{sign}{shown}"
 
 

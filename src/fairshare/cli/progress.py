@@ -39,9 +39,10 @@ class SimProgress:
     once an estimated end has been passed)."""
 
     def __init__(self, show: Callable[[int, int | None, str], None], *, until_ms: int | None,
-                 span_ms: int) -> None:
+                 span_ms: int, until_for_ms: int | None = None) -> None:
         self._show = show
         self._until, self._span = until_ms, span_ms
+        self._for = until_for_ms  # --until: the end is known at the first sample
         self._start: int | None = None
 
     def on_events(self, events: Sequence[Event]) -> None:
@@ -50,6 +51,8 @@ class SimProgress:
     def on_snapshot(self, now_ms: int) -> None:
         if self._start is None:
             self._start = now_ms
+            if self._for is not None:
+                self._until = now_ms + self._for
         done = now_ms - self._start
         if self._until is not None:
             total: int | None = max(1, self._until - self._start)
@@ -66,9 +69,10 @@ class SimProgress:
 
 
 @contextmanager
-def progress(spec: Scenario, console: Console, *, show: bool) -> Iterator[list[SimObserver]]:
+def progress(spec: Scenario, console: Console, *, show: bool, until_for_ms: int | None = None
+             ) -> Iterator[list[SimObserver]]:
     """The observers that report a simulation's progress on ``console`` (none when ``show`` is
-    false or there is nothing to simulate)."""
+    false or there is nothing to simulate); ``until_for_ms``: ``--until``."""
     if not show or spec.workload is None:
         yield []
         return
@@ -79,9 +83,11 @@ def progress(spec: Scenario, console: Console, *, show: bool) -> Iterator[list[S
     span = minimum_span(spec.workload, capacity).ms
     if console.is_terminal:
         with _bar(console) as report:
-            yield [SimProgress(report, until_ms=spec.run.until_ms, span_ms=span)]
+            yield [SimProgress(report, until_ms=spec.run.until_ms, span_ms=span,
+                               until_for_ms=until_for_ms)]
     else:
-        yield [SimProgress(_Lines(console), until_ms=spec.run.until_ms, span_ms=span)]
+        yield [SimProgress(_Lines(console), until_ms=spec.run.until_ms, span_ms=span,
+                           until_for_ms=until_for_ms)]
 
 
 @contextmanager

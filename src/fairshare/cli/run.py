@@ -30,6 +30,7 @@ from fairshare.cli.common import err, fail, guarded, one_line, out, printable, w
 from fairshare.cli.progress import progress
 from fairshare.cli.report import write_run_report
 from fairshare.cli.tables import FitTable
+from fairshare.cli.until import parse_until
 from fairshare.config.lint.checks import configuration_findings
 from fairshare.config.overrides import parse_override
 from fairshare.core import Engine
@@ -58,10 +59,19 @@ Set = Annotated[list[str] | None, typer.Option(
     "site:yarn.scheduler.fair.preemption=false. Checked as the file's own value would be.")]
 
 
+Until = Annotated[int | None, typer.Option(
+    "--until", metavar="DURATION", parser=parse_until, show_default=False,
+    help="Simulate this long from the simulation's start, in place of the scenario's "
+    "run.until-ms: 30m, 1h30m, 90s, 2 h 05 m (as fairshare writes durations), or a number "
+    "of milliseconds as in the scenario's -ms keys (600000).")]
+
+
 def run(scenario: ScenarioPath, outdir: Outdir = None, quiet: Quiet = False,
-        fixed_interval: FixedInterval = False, settings: Set = None) -> None:
+        fixed_interval: FixedInterval = False, settings: Set = None,
+        until: Until = None) -> None:
     """Run a scenario: its steps, snapshots and expectations, then its workload."""
-    _execute(scenario, outdir, quiet, fixed_interval, settings or [], simulation_only=False)
+    _execute(scenario, outdir, quiet, fixed_interval, settings or [], simulation_only=False,
+             until=until)
 
 
 Report = Annotated[bool, typer.Option(
@@ -71,13 +81,14 @@ Report = Annotated[bool, typer.Option(
 
 def simulate(scenario: ScenarioPath, outdir: Outdir = None, quiet: Quiet = False,
              fixed_interval: FixedInterval = False, settings: Set = None,
-             report: Report = False) -> None:
+             report: Report = False, until: Until = None) -> None:
     """Simulate a scenario's workload (after its steps, if any) and summarise it; the
     scenario must have a workload."""
     if report and outdir is None:
         raise fail(["--report: needs -o OUTDIR (the report is made from the run's files)"])
     try:
-        _execute(scenario, outdir, quiet, fixed_interval, settings or [], simulation_only=True)
+        _execute(scenario, outdir, quiet, fixed_interval, settings or [], simulation_only=True,
+                 until=until)
     except typer.Exit as stop:
         # a failed expectation still wrote the outputs: report on them, then exit 1
         if report and outdir is not None and stop.exit_code == EXIT_EXPECT_FAILED:
@@ -88,7 +99,7 @@ def simulate(scenario: ScenarioPath, outdir: Outdir = None, quiet: Quiet = False
 
 
 def _execute(scenario: Path, outdir: Path | None, quiet: bool, fixed_interval: bool,
-             settings: list[str], *, simulation_only: bool) -> None:
+             settings: list[str], *, simulation_only: bool, until: int | None = None) -> None:
     if outdir is not None and outdir.exists() and not outdir.is_dir():
         raise fail([f"-o {outdir}: not a directory"])
     overrides = tuple(guarded(lambda: [parse_override(text) for text in settings]))
@@ -101,10 +112,14 @@ def _execute(scenario: Path, outdir: Path | None, quiet: bool, fixed_interval: b
     if simulation_only and spec.workload is None:
         raise fail([f"{spec.source}: nothing to simulate: the scenario has no 'workload' "
                     "(use 'fairshare run' for scripted steps)"])
-    with progress(spec, err, show=not quiet) as observers:
+    if until is not None and spec.workload is None:
+        raise fail([f"--until: {spec.source} has no 'workload': there is no simulation to "
+                    "bound (scripted steps run as written)"])
+    with progress(spec, err, show=not quiet, until_for_ms=until) as observers:
         try:
             result = guarded(lambda: run_scenario(spec, outdir, observers,
-                                                  event_driven=not fixed_interval))
+                                                  event_driven=not fixed_interval,
+                                                  until_for_ms=until))
         except OSError as e:
             raise fail([f"-o {outdir}: cannot write outputs: {e.strerror or e}"]) from None
     for failure in result.failures:
@@ -132,6 +147,8 @@ def _summary(name: str, result: RunResult, *, written: bool) -> None:
         return
     summary = result.summary
     out.print(_cluster_line(summary), soft_wrap=True)
+    if summary.get("idle-tail"):
+        out.print(Text(_idle_tail_line(summary), style="yellow"), soft_wrap=True)
     rest = "all of them are in summary.json" if written else \
         "run with -o for all of them in summary.json"
     if summary["queues"]:
@@ -171,9 +188,27 @@ def _cluster_line(summary: dict[str, Any]) -> str:
         f"vcores (time-averaged, {fmt.duration(_length(span))} simulated).\n"
         f"Apps: {counts['apps-submitted']:,} submitted, {counts['apps-rejected']:,} rejected, "
         f"{counts['apps-finished']:,} finished, {counts['apps-unfinished']:,} unfinished. "
-        f"Containers: {counts['containers-allocated']:,} allocated, "
+        f"Containers: {_recovered(counts)}{counts['containers-allocated']:,} allocated, "
         f"{counts['containers-completed']:,} completed, {counts['containers-preempted']:,} "
         f"preempted ({fmt.duration(counts['lost-work-ms'])} of work lost).")
+
+
+def _idle_tail_line(summary: dict[str, Any]) -> str:
+    """The warning that the averages include an end in which there was nothing to run."""
+    tail, start = summary["idle-tail"], summary["span"]["start-ms"]
+    use = tail["utilization-without"]
+    return (f"Note: for the last {fmt.duration(tail['ms'])} (from t = "
+            f"{fmt.duration(tail['start-ms'] - start)}) the cluster had nothing left to run; "
+            f"every time average here includes that idle tail. Without it "
+            f"({fmt.duration(tail['span-without-ms'])}): utilization "
+            f"{fmt.ratio(use['memory-mb'])} of memory, {fmt.ratio(use['vcores'])} of vcores, "
+            f"and each queue's average usage {tail['usage-factor-without']:.2f}× what is shown.")
+
+
+def _recovered(counts: dict[str, int]) -> str:
+    """Containers running when the simulation started (an imported cluster), when there were."""
+    n = counts.get("containers-recovered", 0)
+    return f"{n:,} recovered (running at the start), " if n else ""
 
 
 def _count(n: int, noun: str) -> str:

@@ -102,8 +102,10 @@ def usage_bars_chart(run: RunSummary, queues: Sequence[QueueSummary], *,
     with charts.style():
         fig = charts.new_figure(10.0, height)
         left, right = fig.subplots(1, 2, sharey=True)
+        unshared = {q.name for q in queues if not run.has_vcore_share(q)}
         for ax, resource in ((left, "memory"), (right, "vcores")):
-            _bars(ax, queues, resource, whole[resource])
+            _bars(ax, queues, resource, whole[resource],
+                  unshared if resource == "vcores" else set())
         # a whole tree reads as a tree; a choice of leaves from a big one by full name
         names = [_indented(q.name) if whole_tree else q.name.removeprefix("root.")
                  for q in queues]
@@ -119,13 +121,23 @@ def usage_bars_chart(run: RunSummary, queues: Sequence[QueueSummary], *,
         return charts.render(fig, "usage-bars", title)
 
 
-def _bars(ax: Axes, queues: Sequence[QueueSummary], resource: str, whole: float) -> None:
+def _bars(ax: Axes, queues: Sequence[QueueSummary], resource: str, whole: float,
+          unshared: set[str]) -> None:
+    """``unshared``: queues with no share of this resource (vcores under a ``fair`` parent):
+    their usage drawn grey, neither within nor over a share."""
     def pct(value: float | None) -> float:
         return 0.0 if not whole or value is None else 100.0 * value / whole
 
     for y, q in enumerate(queues):
         steady, fair, used = (pct(_of(q.steady, resource)), pct(_of(q.fair, resource)),
                               pct(_of(q.usage, resource)))
+        if q.name in unshared:
+            for patch in ax.barh(y, used, height=0.45, color=charts.STEADY, alpha=0.55,
+                                 label=NO_SHARE):
+                patch.set_gid(f"no-share-{q.name}")
+            ax.text(used, y, f" {_pct(used)} (no vcore share)",
+                    va="center", fontsize=7)
+            continue
         ax.barh(y, steady, height=0.8, fill=False, edgecolor=charts.STEADY, linestyle="--",
                 linewidth=1.0, label="steady fair share" if y == 0 else None)
         ax.barh(y, fair, height=0.8, color=charts.FAIR, alpha=0.12, edgecolor=charts.FAIR,
@@ -142,6 +154,9 @@ def _bars(ax: Axes, queues: Sequence[QueueSummary], resource: str, whole: float)
     ax.set_xlim(0, max(widest, 1e-9) * 1.2)
     ax.set_xlabel(f"{resource} (% of the cluster)")
     ax.grid(axis="y", visible=False)
+
+
+NO_SHARE = "used, no share of it (fair policy: memory only)"
 
 
 def _pct(value: float) -> str:

@@ -20,7 +20,7 @@ from fairshare.report.summary import Res
 CSS = """
 :root { color-scheme: light; --line: #d9dde3; --muted: #5b6470; --warn: #fdecea; }
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
-       margin: 0 auto; max-width: 1180px; padding: 0 16px 48px; color: #1d2329;
+       margin: 0 auto; max-width: 1240px; padding: 0 16px 48px; color: #1d2329;
        line-height: 1.45; font-size: 15px; }
 h1 { margin: 24px 0 4px; font-size: 26px; }
 h2 { margin: 36px 0 8px; padding-top: 8px; border-top: 1px solid var(--line); font-size: 20px; }
@@ -35,14 +35,18 @@ figure { margin: 12px 0 20px; }
 svg.chart { display: block; width: 100%; max-width: 1000px; height: auto; }
 .scroll { overflow: auto; max-height: 85vh; border: 1px solid var(--line); }
 table { border-collapse: collapse; font-size: 13px; font-variant-numeric: tabular-nums; }
-th, td { padding: 3px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
-th { background: #f5f7fa; text-align: left; position: sticky; top: 0; z-index: 1; }
-thead tr:nth-child(2) th { top: 1.9em; }
-td.num, th.num { text-align: right; white-space: nowrap; }
+th, td { padding: 3px 6px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { background: #f5f7fa; text-align: left; font-size: 12.5px; line-height: 1.25; }
+thead { position: sticky; top: 0; z-index: 1; }  /* both header rows, however they wrap */
+th.num { text-align: right; }
+td.num { text-align: right; white-space: nowrap; }
 td.queue { white-space: nowrap; }
 tr.leaf td.queue { font-weight: 500; } tr.parent td.queue { color: var(--muted); }
 tbody tr:nth-child(even) { background: #fafbfc; }
-td.short { background: var(--warn); }
+td.short, .warn { background: var(--warn); }
+.nowrap { white-space: nowrap; }
+table.variants { font-size: 12.5px; }  /* 16 columns in 1,240 px */
+table.variants th, table.variants td { padding: 3px 4px; }
 details summary { cursor: pointer; color: var(--muted); }
 .restored { font-weight: 600; color: #1b7a1b; }
 """

@@ -3,7 +3,7 @@ says what it shows, in what units, and where its numbers come from (docs/report.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from fairshare.report import units
@@ -38,9 +38,12 @@ SECTIONS = (("utilization", "Cluster utilization"), ("tuning", "Preemption tunin
 
 def run_page(r: RunReport) -> str:
     title = f"Preemption tuning: {r.run.name or 'simulation'}"
-    body = [f"<header><h1>{esc(title)}</h1>", _facts(r), _nav(), "</header>",
-            _utilization(r), _tuning(r), _bars(r), _queues(r), _recovery(r), _apps(r),
-            _footer(r)]
+    # one memory unit on the page, the cluster's: a column never mixes MB and GB
+    with units.memory_unit_of(max(r.run.capacity.memory_mb or 0.0,
+                                  r.run.queue("root").steady.memory_mb or 0.0)):
+        body = [f"<header><h1>{esc(title)}</h1>", _facts(r), _nav(), "</header>",
+                _utilization(r), _tuning(r), _bars(r), _queues(r), _recovery(r), _apps(r),
+                _footer(r)]
     return document(title, body)
 
 
@@ -66,14 +69,38 @@ def _facts(r: RunReport) -> str:
         ("Apps", f"{c.get('apps-submitted', 0):,} submitted, {c.get('apps-rejected', 0):,} "
                  f"rejected, {c.get('apps-finished', 0):,} finished, "
                  f"{c.get('apps-unfinished', 0):,} unfinished"),
-        ("Containers", f"{c.get('containers-allocated', 0):,} allocated, "
+        ("Containers", _recovered(c) + f"{c.get('containers-allocated', 0):,} allocated, "
                        f"{c.get('containers-preempted', 0):,} preempted "
                        f"({units.duration(c.get('preempted-container-ms', 0))} of container "
                        f"time; {units.duration(c.get('lost-work-ms', 0))} of work lost)"),
+        ("Units", f"memory in {units.memory_unit()} throughout (the cluster's unit), vcores, "
+                  "simulated time since the start of the run"),
         ("Read from", f"<code>summary.json</code>, <code>{esc(r.timeline_source)}</code>, "
                       "<code>events.jsonl</code>")]
+    if run.idle_tail is not None:
+        facts.insert(3, ("Idle tail", _idle_tail(run)))
     items = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts)
     return f'<dl class="facts" id="facts">{items}</dl>'
+
+
+def _idle_tail(run: RunSummary) -> str:
+    """The warning that every time average on the page includes an end with nothing to run."""
+    tail = run.idle_tail
+    assert tail is not None
+    use = tail.utilization_without
+    return (f'<span class="warn" id="idle-tail"{attrs(data_ms=tail.ms)}>For the last '
+            f"{units.duration(tail.ms)} (from {units.clock(tail.start_ms, run.start_ms)}) the "
+            f"cluster had nothing left to run, and every time average on this page includes "
+            f"that tail.</span> Without it ({units.duration(tail.span_without_ms)}): "
+            f"utilization {units.percent(use.memory_mb)} of memory, "
+            f"{units.percent(use.vcores)} of vcores; each queue's average usage "
+            f"{tail.usage_factor_without:.2f}× what the tables show.")
+
+
+def _recovered(counts: Mapping[str, int]) -> str:
+    """Containers running when the simulation started (an imported cluster), when there were."""
+    n = counts.get("containers-recovered", 0)
+    return f"{n:,} recovered (running at the start), " if n else ""
 
 
 def _nav() -> str:
@@ -146,7 +173,10 @@ def _bars(r: RunReport) -> str:
                f"the instantaneous fair share as the filled outline, the steady fair share "
                f"dashed. Percent of the time-averaged cluster (root's steady fair share: "
                f"{units.memory(r.run.queue('root').steady.memory_mb)}, "
-               f"{units.vcores(r.run.queue('root').steady.vcores)}). Shown: {shown}.")
+               f"{units.vcores(r.run.queue('root').steady.vcores)}). Grey: vcores used by a "
+               f"queue that has no vcore share — its parent's policy is <code>fair</code>, "
+               f"which computes shares on memory only (vcores 0), so its vcores are neither "
+               f"within nor over a share. Shown: {shown}.")
     return _section("usage-bars", figure(r.bars, caption, _png(r, r.bars)))
 
 

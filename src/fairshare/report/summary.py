@@ -55,6 +55,7 @@ class QueueSummary:
     waits: Mapping[str, Waits]  # WAITS
     preempted_from: int
     preempted_for: int
+    policy: str | None = None  # its schedulingPolicy at the end (settings.policy; None: gone)
 
     @property
     def preempted(self) -> int:
@@ -84,6 +85,17 @@ class Change:
 
 
 @dataclass(frozen=True, slots=True)
+class IdleTail:
+    """``idle-tail`` in summary.json: the end of the run with nothing left to run."""
+
+    start_ms: int
+    ms: int
+    span_without_ms: int
+    utilization_without: Res
+    usage_factor_without: float
+
+
+@dataclass(frozen=True, slots=True)
 class RunSummary:
     name: str
     description: str
@@ -101,6 +113,7 @@ class RunSummary:
     queues: tuple[QueueSummary, ...]  # depth-first tree order
     apps: tuple[AppSummary, ...]
     changes: tuple[Change, ...] = ()  # in time order (a summary from before them: none)
+    idle_tail: IdleTail | None = None  # the end in which there was nothing left to run
 
     @property
     def marks(self) -> list[tuple[int, str]]:
@@ -117,6 +130,20 @@ class RunSummary:
 
     def queue(self, name: str) -> QueueSummary:
         return next(q for q in self.queues if q.name == name)
+
+    def has_vcore_share(self, q: QueueSummary) -> bool:
+        """Whether the queue's fair shares have vcores at all: its parent's policy computes
+        them (FSParentQueue.recomputeShares), and ``fair`` and ``fifo`` compute memory only,
+        leaving the vcores 0 (docs/semantics.md §2.6.1) — so vcores used there are not "over"
+        anything. Root holds the whole cluster. A parent gone by the end: the vcore shares
+        were 0 throughout while the memory share was not."""
+        if "." not in q.name:
+            return True
+        parent = next((p for p in self.queues if p.name == q.name.rsplit(".", 1)[0]), None)
+        if parent is not None and parent.policy is not None:
+            return parent.policy.lower() == "drf"
+        return bool(q.steady.vcores or q.fair.vcores) or not (q.steady.memory_mb
+                                                              or q.fair.memory_mb)
 
 
 def load_summary(outdir: Path) -> RunSummary:
@@ -160,7 +187,19 @@ def _run(doc: Any) -> RunSummary:
         counts={k: _int(v, f"counts.{k}") for k, v in _object(counts, "counts").items()},
         queues=tuple(_queue(n, doc["queues"][n], n not in parents) for n in names),
         apps=tuple(_app(a, e) for a, e in _object(doc["apps"], "apps").items()),
-        changes=tuple(_change(i, c) for i, c in enumerate(doc.get("changes") or ())))
+        changes=tuple(_change(i, c) for i, c in enumerate(doc.get("changes") or ())),
+        idle_tail=_idle_tail(doc.get("idle-tail")))
+
+
+def _idle_tail(tail: Any) -> IdleTail | None:
+    """A summary written before ``idle-tail``, or without a tail: None."""
+    if tail is None:
+        return None
+    t = _object(tail, "idle-tail")
+    return IdleTail(_int(t["start-ms"], "idle-tail.start-ms"), _int(t["ms"], "idle-tail.ms"),
+                    _int(t["span-without-ms"], "idle-tail.span-without-ms"),
+                    _res(t["utilization-without"], "idle-tail.utilization-without"),
+                    _float(t["usage-factor-without"], "idle-tail.usage-factor-without"))
 
 
 def _change(index: int, c: Any) -> Change:
@@ -188,7 +227,16 @@ def _queue(name: str, q: Any, leaf: bool) -> QueueSummary:
                     for k in ("usage", "steady-fair-share", "fair-share", "demand")},
         waits={w: _waits(q[w], f"{where}.{w}") for w in WAITS},
         preempted_from=_int(q["containers-preempted-from"], where),
-        preempted_for=_int(q["containers-preempted-for"], where))
+        preempted_for=_int(q["containers-preempted-for"], where),
+        policy=_policy(q.get("settings"), where))
+
+
+def _policy(settings: Any, where: str) -> str | None:
+    """``settings.policy``; None for a queue gone by the end, or a summary from before it."""
+    if settings is None:
+        return None
+    policy = _object(settings, f"{where}.settings").get("policy")
+    return None if policy is None else str(policy)
 
 
 def _app(app: str, e: Any) -> AppSummary:

@@ -12,12 +12,17 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.text import Annotation
 from matplotlib.ticker import FuncFormatter
+from matplotlib.transforms import Bbox
 
 from fairshare.config.errors import ConfigError
 from fairshare.config.files import decode_utf8, read_input
@@ -154,18 +159,105 @@ def _points(ax: Axes, drawn: Sequence[tuple[Variant, float]], x_column: str, per
         ax.plot([x], [y / per], marker="o", markersize=7, linestyle="none", color=charts.FAIR,
                 alpha=0.8, gid=f"{panel}-variant-{v.number}")
         at.setdefault((x, y / per), []).append(v)
-    # variants on one spot share one label; neighbours (left to right) put theirs on
-    # alternate sides, so that two close points do not write over each other
-    for k, ((x, y), together) in enumerate(sorted(at.items(), key=lambda item: item[0])):
-        right = k % 2 == 0
-        ax.annotate("\n".join(_label(v) for v in together), (x, y),
-                    xytext=(6 if right else -6, 4), textcoords="offset points", fontsize=7.5,
-                    ha="left" if right else "right", va="bottom")
     xs = [x for x, _ in at] or [0.0]
     ys = [y for _, y in at] or [0.0]
     ax.set_xlim(min(0.0, min(xs)), max(xs) * 1.3 + (0.01 if max(xs) == 0 else 0.0))
     ax.set_ylim(min(0.0, min(ys)), max(ys) * 1.2 + (1.0 if max(ys) == 0 else 0.0))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    # variants on one spot share one label
+    place_labels(ax, [(x, y, "\n".join(_label(v) for v in together))
+                      for (x, y), together in sorted(at.items(), key=lambda item: item[0])])
+
+
+# where a label may go from its point, in points (x, y), tried in order: beside it, above,
+# below, then further out; labels already placed, and every point, are kept clear of
+_OFFSETS = [(6, 4), (-6, 4), (6, -12), (-6, -12), (6, 16), (-6, 16), (6, -24), (-6, -24),
+            (18, 28), (-18, 28), (18, -36), (-18, -36), (30, 40), (-30, 40)]
+
+
+def place_labels(ax: Axes, points: Sequence[tuple[float, float, str]]) -> list[Annotation]:
+    """Each point's label at the first offset where its box overlaps no label placed before
+    and no point (the last offset tried when none is free); returns the labels."""
+    fig = ax.get_figure(root=True)
+    assert isinstance(fig, Figure)
+    # boxes are measured where the figure will draw them: its layout done first (labels are
+    # left out of it, so that placing them does not move the axes they were placed on)
+    renderer = FigureCanvasAgg(fig).get_renderer()  # type: ignore[no-untyped-call]
+    fig.draw_without_rendering()
+    dots = [ax.transData.transform((x, y)) for x, y, _ in points]
+    taken: list[Bbox] = []
+    placed = []
+    for x, y, text in points:
+        label = None
+        for dx, dy in _OFFSETS:
+            if label is not None:
+                label.remove()
+            label = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points",
+                                fontsize=7.5, ha="left" if dx > 0 else "right",
+                                va="bottom" if dy > 0 else "top")
+            label.set_in_layout(False)
+            box = label.get_window_extent(renderer).expanded(1.05, 1.1)
+            if not any(box.overlaps(t) for t in taken) and not any(
+                    box.contains(px, py) for px, py in dots):
+                break
+        assert label is not None
+        taken.append(label.get_window_extent(renderer))
+        placed.append(label)
+    return placed
+
+
+# what a variant's row holds that is not a result: its name, status and the swept settings
+_NOT_RESULTS = ("variant", "status", "error")
+
+
+def same_runs(sweep: Sweep) -> list[tuple[Variant, ...]]:
+    """Groups of two or more variants that ran and gave the same numbers in every column of
+    sweep.csv but their settings: one run under several names (timeouts swept with preemption
+    off, say), in grid order."""
+    groups: dict[tuple[tuple[str, str], ...], list[Variant]] = {}
+    for v in sweep.variants:
+        if v.ok:
+            key = tuple(sorted((k, x) for k, x in v.cells.items()
+                               if k not in _NOT_RESULTS and k not in sweep.keys))
+            groups.setdefault(key, []).append(v)
+    return [tuple(g) for g in groups.values() if len(g) > 1]
+
+
+def paid_by(sweep: Sweep, v: Variant) -> list[tuple[str, int, float]]:
+    """The focus queues containers were preempted from in a variant: (queue, containers,
+    hours of work its apps lost), most containers first."""
+    found = []
+    for q in sweep.focus_queues:
+        n = number(v, f"{q}:preempted-from")
+        if n:
+            found.append((q, int(n), number(v, f"{q}:lost-work-hours") or 0.0))
+    return sorted(found, key=lambda f: (-f[1], sweep.focus_queues.index(f[0])))
+
+
+def _paid_text(sweep: Sweep, v: Variant) -> str:
+    if not v.ok:
+        return units.DASH
+    paid = paid_by(sweep, v)
+    if not paid:
+        return "nobody"
+    return "<br>".join(f'<span class="nowrap">{esc(q.removeprefix("root."))}: {n:,}, '
+                       f"{units.duration(round(hours * 3_600_000))}</span>"
+                       for q, n, hours in paid)
+
+
+def _same_runs_note(sweep: Sweep) -> str:
+    groups = same_runs(sweep)
+    if not groups:
+        return ""
+    items = []
+    for g in groups:
+        differ = [k for k in sweep.keys if len({dict(v.settings)[k] for v in g}) > 1]
+        what = ", ".join(f"<code>{esc(k)}</code>" for k in differ) or "nothing"
+        items.append(f"<li>{', '.join(esc(v.number) for v in g)}: the same numbers — what "
+                     f"differs between them ({what}) changed nothing in this run</li>")
+    return ("<p id=\"same-runs\">Variants that are the same run (every number of "
+            "<code>sweep.csv</code> equal; with preemption off, for example, no timeout or "
+            f"threshold matters):</p><ul>{''.join(items)}</ul>")
 
 
 def _page(sweep: Sweep, queue: str, chosen: bool, chart: Chart, png: str) -> str:
@@ -188,23 +280,41 @@ def _page(sweep: Sweep, queue: str, chosen: bool, chart: Chart, png: str) -> str
                    esc(v.name) for v in failed) + "." if failed else ""))
     body = [f"<header><h1>Sweep trade-off for {esc(queue)}</h1>{facts}</header>",
             '<section id="tradeoff"><h2>Trade-off</h2>', figure(chart, caption, png),
-            "</section>", '<section id="variants"><h2>Variants</h2>',
-            _variants_table(sweep, queue), "</section>"]
+            _same_runs_note(sweep), "</section>", '<section id="variants"><h2>Variants</h2>',
+            f"<p class=muted>Waits, time short of threshold and starved, and preempted from / "
+            f"for: {esc(queue)}'s. Paid by: the focus queues containers were preempted from, "
+            f"how many, and the work their apps lost. “= 2”: the same run as variant 2 (every "
+            f"number equal).</p>", _variants_table(sweep, queue), "</section>"]
     return document(f"Sweep trade-off for {queue}", body)
+
+
+def _breakable(header: str) -> str:
+    """A setting's name may break after its dots and before its words' capitals
+    (``fairShare<wbr>Preemption<wbr>Timeout``): the table fits a laptop's window."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", "<wbr>", header.replace(".", ".<wbr>"))
 
 
 def _variants_table(sweep: Sweep, queue: str) -> str:
     heads = ["variant", *(esc(k.rsplit(".", 1)[-1] if k.startswith("site:")
-                              else k.removeprefix("alloc:")) for k in sweep.keys), "status",
-             *(f"{esc(queue)}<br>{label}" for _, label in FOCUS_STATS),
-             f"{esc(queue)}<br>preempted from / for", "containers preempted",
-             "preempted container time", "lost work", "memory utilization"]
-    head = "<tr>" + "".join(f"<th>{h}</th>" for h in heads) + "</tr>"
+                              else k.removeprefix("alloc:")) for k in sweep.keys),
+             "paid by: preempted from, work lost",
+             *(label for _, label in FOCUS_STATS), "preempted from / for", "containers preempted",
+             "container time killed (h)", "task time lost (h)",
+             "memory util."]
+    # a setting's dotted name may break after its dots: the table fits a laptop's window
+    head = "<tr>" + "".join(f"<th>{_breakable(h)}</th>" for h in heads) + "</tr>"
     rows = []
+    first = {v.name: g[0].number for g in same_runs(sweep) for v in g[1:]}
     for v in sweep.variants:
-        cells = [f"<td>{esc(v.name)}</td>", *(f"<td>{esc(value)}</td>" for _, value in
-                                              v.settings),
-                 f"<td>{'ok' if v.ok else 'failed: ' + esc(v.error)}</td>"]
+        # the number alone: the settings follow in their own columns, the name is its title
+        # the number alone (the name is its title): the settings follow in their own columns;
+        # then "failed" with why, or "= 2" for the same run as variant 2
+        state = f"failed: {esc(v.error)}" if not v.ok else (
+            f'<span data-key="same-as">= {esc(first[v.name])}</span>' if v.name in first
+            else "")
+        cells = [f'<td title="{esc(v.name)}">{esc(v.number)} {state}</td>',
+                 *(f"<td>{esc(value)}</td>" for _, value in v.settings),
+                 f'<td data-key="paid-by">{_paid_text(sweep, v)}</td>']
         for key, _ in FOCUS_STATS:
             value = number(v, f"{queue}:{key}")
             ms = None if value is None else round(value)  # times in sweep.csv are whole ms
@@ -215,7 +325,7 @@ def _variants_table(sweep: Sweep, queue: str) -> str:
         cells.append(f'<td class="num">{esc(v.cells.get("containers-preempted") or "–")}</td>')
         for key in ("preempted-container-hours", "lost-work-hours"):
             hours = number(v, key)
-            text = units.DASH if hours is None else f"{hours:,.2f} container-h"
+            text = units.DASH if hours is None else f"{hours:,.2f}"
             cells.append(f'<td class="num"{attrs(data_key=key, data_hours=hours)}>{text}</td>')
         cells.append(f'<td class="num">{units.percent(number(v, "utilization-memory"))}</td>')
         rows.append(f"<tr{attrs(data_variant=v.name)}>" + "".join(cells) + "</tr>")

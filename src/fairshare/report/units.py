@@ -4,9 +4,16 @@ The same conventions as the terminal summary (``fairshare run``): memory in MB a
 it (GB from 100,000 MB on, so a 5,000-node cluster stays readable), vcores with one decimal
 below 10, simulated time as ``3 m 20 s``. Exact values go into the page's ``data-*``
 attributes beside the rounded text.
+
+A page keeps one memory unit (:func:`memory_unit_of`): chosen once from its cluster, so that a
+column never reads MB in one row and GB in the next (root of a big cluster, a small leaf).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from fairshare.sim.parse.units import GB_FROM_MB, vcores_number
 from fairshare.sim.parse.units import duration as sim_duration
@@ -24,9 +31,38 @@ def duration(ms: float | None) -> str:
     return "0" if ms == 0 else sim_duration(ms)  # written as everywhere else
 
 
+# True while a page whose cluster has GB_FROM_MB or more is written; None: each value alone
+_IN_GB: ContextVar[bool | None] = ContextVar("report_memory_in_gb", default=None)
+
+
+@contextmanager
+def memory_unit_of(cluster_mb: float | None) -> Iterator[None]:
+    """Within it, :func:`memory` writes every value in the unit the cluster's memory is
+    written in (GB from 100,000 MB on, else MB)."""
+    token = _IN_GB.set(cluster_mb is not None and abs(cluster_mb) >= GB_FROM_MB)
+    try:
+        yield
+    finally:
+        _IN_GB.reset(token)
+
+
+def memory_unit() -> str:
+    """The unit :func:`memory` writes values below 100,000 MB in: ``GB`` or ``MB``."""
+    return "GB" if _IN_GB.get() else "MB"
+
+
 def memory(mb: float | None) -> str:
-    """``6,144 MB``; ``81,920 GB`` from 100,000 MB on; ``–`` for None."""
-    return DASH if mb is None else sim_memory(mb)
+    """``6,144 MB``; ``81,920 GB`` from 100,000 MB on; ``–`` for None. Within
+    :func:`memory_unit_of` a big cluster's page, every value in GB (``1.5 GB`` below 10 GB)."""
+    if mb is None:
+        return DASH
+    in_gb = _IN_GB.get()
+    if in_gb is None or abs(mb) >= GB_FROM_MB:
+        return sim_memory(mb)
+    if not in_gb:
+        return f"{round(mb):,} MB"
+    gb = mb / 1024
+    return f"{gb:.1f}".removesuffix(".0") + " GB" if abs(gb) < 10 else f"{round(gb):,} GB"
 
 
 def vcores(count: float | None) -> str:

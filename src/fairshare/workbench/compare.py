@@ -11,7 +11,7 @@ a fixed order, so the same two runs always compare the same way.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from typing import Any
 from fairshare.config.errors import ConfigError
 from fairshare.sim.record.outputs import SUMMARY, read_summary
 
-__all__ = ["Change", "Comparison", "compare", "load_summary"]
+__all__ = ["Change", "Comparison", "compare", "is_ratio", "load_summary"]
 
 
 
@@ -79,11 +79,17 @@ def load_summary(outdir: Path) -> dict[str, Any]:
     return doc
 
 
-def compare(a: Mapping[str, Any], b: Mapping[str, Any]) -> Comparison:
-    """Every number of two summaries, paired."""
+def compare(a: Mapping[str, Any], b: Mapping[str, Any], *, queues: Sequence[str] = (),
+            apps: Sequence[str] = ()) -> Comparison:
+    """Every number of two summaries, paired; with ``queues`` or ``apps``, only theirs
+    (:func:`_wanted`)."""
+    queues = [_queue_name(a, b, q) for q in queues]
+    _check_names(a, b, queues, apps)
     changes: list[Change] = []
     unchanged = 0
     for kind, name, left, right in _entities(a, b):
+        if not _wanted(kind, name, queues=queues, apps=apps):
+            continue
         numbers_a, numbers_b = dict(_numbers(left)), dict(_numbers(right))
         for metric in [*numbers_a, *(m for m in numbers_b if m not in numbers_a)]:
             change = Change(kind, name, metric, numbers_a.get(metric), numbers_b.get(metric))
@@ -92,8 +98,51 @@ def compare(a: Mapping[str, Any], b: Mapping[str, Any]) -> Comparison:
             else:
                 changes.append(change)
     changes.sort(key=_size)
+    only = tuple(tuple(x for x in _only(this, other)
+                       if _wanted(*x.split(" ", 1), queues=queues, apps=apps))
+                 for this, other in ((a, b), (b, a)))
     return Comparison((a.get("scenario", {}), b.get("scenario", {})), tuple(changes), unchanged,
-                      (_only(a, b), _only(b, a)))
+                      (only[0], only[1]))
+
+
+def _queue_name(a: Mapping[str, Any], b: Mapping[str, Any], name: str) -> str:
+    """``tenant3`` for ``root.tenant3`` when only the latter is a queue: YARN's full names
+    start with root, and an admin often leaves it off."""
+    full = f"root.{name}"
+    if name not in a["queues"] and name not in b["queues"] and (
+            full in a["queues"] or full in b["queues"]):
+        return full
+    return name
+
+
+def _check_names(a: Mapping[str, Any], b: Mapping[str, Any], queues: Sequence[str],
+                 apps: Sequence[str]) -> None:
+    """A --queue or --app that neither run has is a :class:`ConfigError` listing those there
+    are (a mistyped name must not read as "nothing changed")."""
+    for key, option, names in (("queues", "--queue", queues), ("apps", "--app", apps)):
+        known = {*a[key], *b[key]}
+        for name in names:
+            if name not in known:
+                listed = ", ".join(sorted(known)[:20]) + (", …" if len(known) > 20 else "")
+                raise ConfigError(f"{name}: no {key[:-1]} of that name in either run (there "
+                                  f"are: {listed or 'none'})", option)
+
+
+def _wanted(kind: str, name: str, *, queues: Sequence[str], apps: Sequence[str]) -> bool:
+    """Whether the selection keeps an entity: everything without one; else the queues given
+    with those below them, and the apps given (not the cluster's numbers, nor the counts)."""
+    if not queues and not apps:
+        return True
+    if kind == "queue":
+        return any(name == q or name.startswith(q + ".") for q in queues)
+    return kind == "app" and name in apps
+
+
+def is_ratio(metric: str) -> bool:
+    """A ratio, not an amount, whatever resource its path ends with:
+    ``usage-to-fair-share.memory-mb``, ``utilization.vcores``, ``idle-tail.utilization-without
+    .memory-mb``, ``during-contention…`` never (amounts)."""
+    return any(part.startswith(("utilization", "usage-to-")) for part in metric.split("."))
 
 
 def _only(this: Mapping[str, Any], other: Mapping[str, Any]) -> tuple[str, ...]:

@@ -205,6 +205,16 @@ def _short_of_threshold(values: Matrix, thresholds: npt.NDArray[np.float64]
     return short
 
 
+_WORK = tuple(_COL[c] for c in ("usage_mb", "usage_vcores", "pending_mb", "pending_vcores",
+                                  "running_apps", "pending_apps", "containers"))
+
+
+def _busy(names: list[str], values: Matrix) -> bool:
+    """Whether root (the first row: depth-first order) had anything: an app, a container, an
+    ask pending. Without rows: taken as busy (nothing known)."""
+    return not names or bool(values[0, list(_WORK)].any())
+
+
 class SimRecorder:
     """Observer of a :class:`~fairshare.sim.run.loop.Simulation`: samples, integrals, counts."""
 
@@ -221,9 +231,13 @@ class SimRecorder:
         self.weight_ms = 0  # what the integrals were weighted by in all: end − start
         self.samples = 0
         self._last: _Sample | None = None
+        # the trailing run of samples in which the cluster had nothing to run (no app, no
+        # container, nothing pending): since when, and the cluster sums and weight by then
+        self._idle: tuple[int, Matrix, int] | None = None
         self.events = 0
         # per leaf queue (parents are added up when the summary is built)
         self.allocated: Counter[str] = Counter()
+        self.recovered: Counter[str] = Counter()  # running before the start, taken over
         self.completed: Counter[str] = Counter()
         self.preempted_from: Counter[str] = Counter()
         self.preempted_for: Counter[str] = Counter()
@@ -239,6 +253,7 @@ class SimRecorder:
                 self.allocated[event.queue] += 1
                 apps.allocated(event)
             elif isinstance(event, ContainerRecovered):  # running since before the start
+                self.recovered[event.queue] += 1
                 apps.held_since[event.container] = event.time
             elif isinstance(event, ContainerCompleted):
                 self.completed[event.queue] += 1
@@ -262,6 +277,11 @@ class SimRecorder:
         cluster = np.array([*state.capacity.values[:2], *state.allocated.values[:2]], np.int64)
         self._last = _Sample(now_ms, names, values, self.sampler.thresholds, cluster)
         self.samples += 1
+        if not _busy(names, values):
+            if self._idle is None:
+                self._idle = (now_ms, self.cluster_sums.copy(), self.weight_ms)
+        else:
+            self._idle = None
         if self.start_ms is None:
             self.start_ms = now_ms
 
@@ -290,6 +310,15 @@ class SimRecorder:
             last.time_ms = now_ms
 
     # -- what the summary reads ----------------------------------------------------------------
+
+    def idle_tail(self) -> tuple[int, Matrix, int] | None:
+        """(start, cluster sums, weight) at the start of the run's idle tail: the samples up
+        to the end in which the cluster had nothing left to run. None when there is none, or
+        when the cluster was idle from the first sample (nothing to compare with)."""
+        idle, end = self._idle, self.end_ms
+        if idle is None or end is None or end <= idle[0] or idle[2] == 0:
+            return None
+        return idle
 
     def average(self, queue: str, column: str) -> float:
         """Time average of one timeline column over the run (0 where the queue did not exist)."""

@@ -20,9 +20,11 @@ from fairshare.sim.run.model import AppProgress
 
 
 def build_summary(engine: Engine, recorder: SimRecorder, apps: Mapping[str, AppProgress],
-                  scenario: Mapping[str, Any]) -> dict[str, Any]:
+                  scenario: Mapping[str, Any], *, events_before: int = 0) -> dict[str, Any]:
     """The ``summary.json`` document; ``scenario`` gives ``name``, ``description``, ``seed``
-    and the ``overrides`` the run was made with.
+    and the ``overrides`` the run was made with; ``events_before``: the lines of
+    ``events.jsonl`` written before the simulation (the scenario's steps, its nodes), so that
+    ``counts.events`` is the file's line count, as the terminal says.
 
     Keys come in a fixed order and queues in tree order, so a run gives the same bytes again.
     """
@@ -31,8 +33,9 @@ def build_summary(engine: Engine, recorder: SimRecorder, apps: Mapping[str, AppP
         "scenario": dict(scenario),
         "span": {"start-ms": recorder.start_ms, "end-ms": recorder.end_ms,
                  "snapshot-every-ms": recorder.snapshot_every_ms, "samples": recorder.samples},
-        "counts": _counts(recorder, app_entries),
+        "counts": _counts(recorder, app_entries, events_before),
         "cluster": _cluster(engine, recorder),
+        "idle-tail": _idle_tail(recorder),
         "queues": _queues(engine, recorder, app_entries),
         "apps": app_entries,
     }
@@ -70,7 +73,8 @@ def _since(start: int | None, end: int | None) -> int | None:
     return None if start is None or end is None else end - start
 
 
-def _counts(recorder: SimRecorder, apps: Mapping[str, dict[str, Any]]) -> dict[str, int]:
+def _counts(recorder: SimRecorder, apps: Mapping[str, dict[str, Any]], events_before: int
+            ) -> dict[str, int]:
     states = Counter(entry["state"] for entry in apps.values())
     submitted = len(apps) - states["not-submitted"]
     return {
@@ -81,9 +85,12 @@ def _counts(recorder: SimRecorder, apps: Mapping[str, dict[str, Any]]) -> dict[s
         "apps-unfinished": submitted - states[str(AppState.REJECTED)]
         - states[str(AppState.FINISHED)],
         "containers-allocated": sum(recorder.allocated.values()),
+        # running when the simulation started (an imported cluster): they complete and are
+        # preempted like the others, so the totals add up only with them
+        "containers-recovered": sum(recorder.recovered.values()),
         "containers-completed": sum(recorder.completed.values()),
         "containers-preempted": sum(recorder.preempted_from.values()),
-        "events": recorder.events,
+        "events": events_before + recorder.events,
         "lost-work-ms": sum(entry["lost-work-ms"] for entry in apps.values()),
         "preempted-container-ms": recorder.apps.preempted_container_ms,
     }
@@ -107,6 +114,22 @@ def _cluster(engine: Engine, recorder: SimRecorder) -> dict[str, Any]:
     }
 
 
+def _idle_tail(recorder: SimRecorder) -> dict[str, Any] | None:
+    """The end of the run in which the cluster had nothing left to run (an explicit end past
+    the last app): every time average includes it. How long it was, and the averages without
+    it: the utilization, and the factor the queues' usage averages grow by (usage is 0 in it)."""
+    tail = recorder.idle_tail()
+    if tail is None or recorder.end_ms is None:
+        return None
+    start, sums, weight = tail
+    cap_mb, cap_vc, alloc_mb, alloc_vc = (int(v) for v in sums)
+    return {"start-ms": start, "ms": recorder.end_ms - start,
+            "span-without-ms": weight,
+            "utilization-without": {"memory-mb": _ratio(alloc_mb, cap_mb, 4),
+                                    "vcores": _ratio(alloc_vc, cap_vc, 4)},
+            "usage-factor-without": round(recorder.weight_ms / weight, 4)}
+
+
 def _ratio(part: int, whole: int, digits: int) -> float | None:
     return None if whole <= 0 else round(part / whole, digits)
 
@@ -114,7 +137,8 @@ def _ratio(part: int, whole: int, digits: int) -> float | None:
 def _queues(engine: Engine, recorder: SimRecorder, apps: Mapping[str, dict[str, Any]]
             ) -> dict[str, dict[str, Any]]:
     counts = {name: _subtree(engine, counter) for name, counter in (
-        ("allocated", recorder.allocated), ("completed", recorder.completed),
+        ("allocated", recorder.allocated), ("recovered", recorder.recovered),
+        ("completed", recorder.completed),
         ("from", recorder.preempted_from), ("for", recorder.preempted_for))}
     seen = set(recorder.integrals.index).union(*counts.values())  # every count is ≥ 1
     waits = _app_waits(engine, apps, recorder.end_ms)
@@ -182,7 +206,9 @@ def _app_waits(engine: Engine, apps: Mapping[str, dict[str, Any]], end_ms: int |
                ) -> dict[str, dict[str, list[tuple[int, bool]]]]:
     """Per queue (an app counts in its queue and every ancestor), per wait: (ms, reached?)
     of each submitted app placed there; an app that has not reached the point by the end
-    (no AM, no task, not finished) counts with its wait so far, as not reached."""
+    (no AM, no task, not finished) counts with its wait so far, as not reached. An app that
+    has no AM (unmanaged) has no AM wait, and one with no task no first-task wait: there is
+    nothing to wait for, not a wait as long as the run."""
     out: dict[str, dict[str, list[tuple[int, bool]]]] = {}
     for entry in apps.values():
         queue, submit = entry["queue"], entry["submit-ms"]
@@ -190,7 +216,8 @@ def _app_waits(engine: Engine, apps: Mapping[str, dict[str, Any]], end_ms: int |
             continue
         queues = engine.ancestry(queue) if queue in engine.tree else (queue,)
         for key in _WAITS:
-            if key == "am-wait-ms" and not entry["managed"]:
+            if (key == "am-wait-ms" and not entry["managed"]) or (
+                    key == "first-task-wait-ms" and not entry["tasks-total"]):
                 continue
             value = entry[key]
             sample = (value, True) if value is not None else (end_ms - submit, False)
@@ -271,6 +298,7 @@ def _queue_entry(recorder: SimRecorder, name: str, counts: Mapping[str, Counter[
         },
         **{key: _percentiles(waits.get(key, ())) for key in _WAITS},
         "containers-allocated": counts["allocated"][name],
+        "containers-recovered": counts["recovered"][name],
         "containers-completed": counts["completed"][name],
         "containers-preempted-from": counts["from"][name],
         "containers-preempted-for": counts["for"][name],

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,7 @@ from fairshare.sim.parse.steps import (
     RequestSpec,
     RequestStep,
     ResizeNodeStep,
+    RunSpec,
     Scenario,
     SnapshotStep,
     Step,
@@ -111,8 +112,12 @@ class ScriptRunner:
     also watch the simulation."""
 
     def __init__(self, scenario: Scenario, outdir: Path | None = None,
-                 observers: Sequence[SimObserver] = (), *, event_driven: bool = True) -> None:
+                 observers: Sequence[SimObserver] = (), *, event_driven: bool = True,
+                 until_for_ms: int | None = None) -> None:
         self.scenario = scenario
+        # ``--until``: simulate this long from where the steps leave the clock, instead of
+        # the scenario's run.until-ms (a clock time)
+        self.until_for_ms = until_for_ms
         self.event_driven = event_driven  # False: every heartbeat runs (docs/simulator.md)
         self.outdir = outdir
         self.observers = tuple(observers)
@@ -148,7 +153,7 @@ class ScriptRunner:
         """Refuse, before the simulation starts, one that cannot end in reasonable time: one
         that would run longer than :data:`MAX_IMPLICIT_SPAN_MS` without an explicit
         ``until-ms``, pass the clock's limit, or sample its timeline too often."""
-        run, start = self.scenario.run, self.engine.now
+        run, start = self._run_spec(), self.engine.now
         capacity = self.engine.types.as_dict(self.engine.state.capacity)
         span, line = minimum_span(workload, capacity), None
         last = self.scenario.changes[-1] if self.scenario.changes else None
@@ -191,7 +196,7 @@ class ScriptRunner:
 
     def _simulate(self, workload: tuple[WorkloadApp, ...], outdir: Path | None) -> None:
         """The workload runs from where the steps left the clock (docs/scenario-format.md)."""
-        run, engine = self.scenario.run, self.engine  # until-ms None: until the apps are done
+        run, engine = self._run_spec(), self.engine  # until-ms None: until the apps are done
         self._check_span(workload)
         apps = [self._app_spec(a) for a in workload]
         heartbeat = run.heartbeat_interval_ms or engine.site.nm_heartbeat_interval_ms
@@ -216,10 +221,10 @@ class ScriptRunner:
                                   culprit.line) from None
         s = self.scenario
         result = self.result
-        result.events += recorder.events
+        before, result.events = result.events, result.events + recorder.events
         result.summary = build_summary(engine, recorder, simulation.apps, {
             "name": s.name, "description": s.description, "seed": s.seed,
-            "overrides": [o.text for o in s.overrides]})
+            "overrides": [o.text for o in s.overrides]}, events_before=before)
         result.summary["changes"] = [change.record() for change in self.timed.applied]
         if outdir is not None and timeline is not None:
             write_snapshots(outdir / SNAPSHOTS, result.snapshots)
@@ -233,6 +238,13 @@ class ScriptRunner:
         writer = EventWriter(f, self.engine.types)
         writer.write_records(self.result.records)
         return writer
+
+    def _run_spec(self) -> RunSpec:
+        """The scenario's ``run``, bounded by ``until_for_ms`` from the clock now if given."""
+        run = self.scenario.run
+        if self.until_for_ms is None:
+            return run
+        return replace(run, until_ms=min(self.engine.now + self.until_for_ms, MAX_TIME_MS))
 
     def _source(self, app: WorkloadApp) -> str:
         """Where a workload app was read: its trace file, or the scenario file."""
@@ -343,9 +355,12 @@ class ScriptRunner:
 
 
 def run_scenario(scenario: Scenario, outdir: Path | None = None,
-                 observers: Sequence[SimObserver] = (), *, event_driven: bool = True
-                 ) -> RunResult:
-    return ScriptRunner(scenario, outdir, observers, event_driven=event_driven).run()
+                 observers: Sequence[SimObserver] = (), *, event_driven: bool = True,
+                 until_for_ms: int | None = None) -> RunResult:
+    """Run ``scenario``; ``until_for_ms`` bounds its simulation to that long from its start
+    (``--until``), in place of ``run.until-ms``."""
+    return ScriptRunner(scenario, outdir, observers, event_driven=event_driven,
+                        until_for_ms=until_for_ms).run()
 
 
 __all__ = ["ExpectFailure", "RunResult", "ScriptRunner", "Step", "run_scenario"]
