@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fairshare.config.errors import ConfigError
+from fairshare.sim.record.causes import waiting_of
 from fairshare.sim.record.outputs import SUMMARY, read_summary
 
 WAITS = ("am-wait-ms", "first-task-wait-ms", "turnaround-ms")
@@ -55,6 +56,7 @@ class QueueSummary:
     waits: Mapping[str, Waits]  # WAITS
     preempted_from: int
     preempted_for: int
+    waiting: Mapping[str, Any] | None = None  # why its apps waited (sim/record/causes.py)
 
     @property
     def preempted(self) -> int:
@@ -188,7 +190,15 @@ def _queue(name: str, q: Any, leaf: bool) -> QueueSummary:
                     for k in ("usage", "steady-fair-share", "fair-share", "demand")},
         waits={w: _waits(q[w], f"{where}.{w}") for w in WAITS},
         preempted_from=_int(q["containers-preempted-from"], where),
-        preempted_for=_int(q["containers-preempted-for"], where))
+        preempted_for=_int(q["containers-preempted-for"], where),
+        waiting=_waiting(q, where))
+
+
+def _waiting(q: Any, where: str) -> Mapping[str, Any] | None:
+    try:
+        return waiting_of(q)
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
 
 
 def _app(app: str, e: Any) -> AppSummary:

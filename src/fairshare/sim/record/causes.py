@@ -28,41 +28,43 @@ class Cause:
 
 CAUSES: tuple[Cause, ...] = (
     Cause("max-running-apps", "the queue's maxRunningApps (apps held not runnable)", False,
-          "raise {limit} (or spread the apps over queues): its apps were held not runnable, "
-          "and preemption does not change that"),
+          "raise the queue's maxRunningApps ({limit}), or spread the apps over queues: its apps "
+          "were held not runnable, and preemption does not change that"),
     Cause("user-max-apps", "a user's maxRunningApps (apps held not runnable)", False,
-          "raise {limit}: the user's apps were held not runnable, and preemption does not "
-          "change that"),
+          "raise the user's maxRunningApps ({limit}): the user's apps were held not runnable, "
+          "and preemption does not change that"),
     Cause("max-container-allocation", "maxContainerAllocation (asks refused)", False,
-          "lower the app's container size or raise {limit}: YARN refused the asks above it"),
+          "ask for smaller containers or raise the limit ({limit}): YARN refused the asks above "
+          "it"),
     Cause("max-am-share", "maxAMShare (AMs not started)", False,
-          "raise {limit}: AMs waited for the queue's AM share, not for room"),
+          "raise maxAMShare ({limit}): AMs waited for the queue's AM share, not for room"),
     Cause("max-share", "its max share (maxResources)", False,
-          "raise {limit}: the queue was at its max share, and preemption never takes more "
-          "for a queue than that"),
+          "raise maxResources ({limit}): the queue was at its max share, and preemption never "
+          "takes more for a queue than that"),
     Cause("reserved-by-others", "reservations other apps held on nodes with room", False,
           "look at the reserving apps ({limit}): a reserved node serves its reserving app "
           "alone"),
-    Cause("room-free", "nothing: a node had room, and the next heartbeat (or the locality "
-          "delay) placed the container", False,
+    Cause("room-free", "the wait for a node heartbeat (a node had room; or the locality "
+          "delay)", False,
           "nothing to tune: the wait was {limit}"),
     Cause("preemption-off", "preemption being off", True,
           "turn preemption on ({limit}): the queue waited for containers to finish"),
     Cause("utilization-gate", "the utilization gate being closed", True,
-          "lower {limit}: starvation is only evaluated above it"),
+          "lower the utilization threshold ({limit}): starvation is only evaluated above it"),
     Cause("starvation-not-configured", "no preemption timeout (starvation not configured)",
-          True, "set {limit} for the queue: without a timeout it is never starved"),
+          True, "set a fairSharePreemptionTimeout for the queue ({limit}): without a timeout it is "
+          "never starved"),
     Cause("preemption-timeout", "the preemption timeout not yet passed (below its fair share, "
           "not yet starved)", True,
-          "shorten {limit}, or raise fairSharePreemptionThreshold: more aggressive preemption "
-          "is what would have helped here"),
+          "shorten the timeout ({limit}), or raise fairSharePreemptionThreshold: more aggressive "
+          "preemption is what would have helped here"),
     Cause("preemption-round", "the waits around a preemption round (victims warned, back-off "
           "before the next check)", True,
-          "shorten {limit}: the queue waited between rounds"),
+          "shorten the waits around a round ({limit}): the queue waited between rounds"),
     Cause("starvation-under-a-container", "a starvation smaller than a container (threshold × "
           "fair share less usage)", True,
-          "raise {limit} (towards 1): the starvation it allowed was less than one container, "
-          "so no round could free one"),
+          "raise the threshold towards 1 ({limit}): the starvation it allowed was less than one "
+          "container, so no round could free one"),
     Cause("non-preemptable-victims", "only non-preemptable containers to take "
           "(allowPreemptionFrom false, or AM containers)", False,
           "let the queues holding the cluster be preempted ({limit}): a more aggressive "
@@ -86,9 +88,25 @@ def cause_of(key: str) -> Cause:
 
 
 def waiting_of(queue_entry: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """A summary queue's ``waiting`` (None in summaries written before it)."""
+    """A summary queue's ``waiting`` (None in summaries written before it); ValueError when
+    it is not what a run writes."""
     waiting = queue_entry.get("waiting")
-    return waiting if isinstance(waiting, Mapping) else None
+    if waiting is None:
+        return None
+    if not isinstance(waiting, Mapping) or not _whole(waiting.get("app-ms")) or not isinstance(
+            waiting.get("causes"), list):
+        raise ValueError("waiting is not {app-ms, causes}")
+    for c in waiting["causes"]:
+        if not (isinstance(c, Mapping) and isinstance(c.get("cause"), str)
+                and isinstance(c.get("limit"), str) and _whole(c.get("ms"))
+                and isinstance(c.get("share"), int | float) and isinstance(c.get("seqs"), list)
+                and all(_whole(x) for x in c["seqs"])):
+            raise ValueError("a waiting cause is not {cause, limit, ms, share, seqs}")
+    return waiting
+
+
+def _whole(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def advice(waiting: Mapping[str, Any], *, at_least: float = 0.2) -> list[tuple[Cause, Any]]:
