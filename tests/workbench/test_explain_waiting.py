@@ -83,6 +83,7 @@ def test_preemption_is_advised_where_the_waiting_was_preemptions(tmp_path: Path)
         "(fairSharePreemptionThreshold of root.a = 0.8): the starvation it allowed was less "
         "than one container, so no round could free one."]
     code, _, _ = invoke_report(str(out), "-q")
+    assert code == 0
     [item] = parse(out / "report.html").xpath("//ul[@class='advice']/li[@data-queue='root.a']")
     assert item.get("data-preemption") == "true"
 
