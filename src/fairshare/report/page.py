@@ -171,7 +171,8 @@ def _queues(r: RunReport) -> str:
                 f"over {MAX_POINTS} equal intervals. Shaded: samples in which the queue was "
                 f"starving (<code>starving</code> &gt; 0 in memory or vcores: starvation YARN "
                 f"recognised and had not met); ▼ along the top: containers preempted from the "
-                f"queue, ▲ along the bottom: preempted for it, at their kill times; dash-dot: "
+                f"queue, ▲ along the bottom: preempted for it, at their kill times; hatched strip "
+                f"near the top: an app of the queue held not runnable (maxRunningApps); dash-dot: "
                 f"the queue back at its share (Recovery after preemption).</p>")
     articles = [_queue_article(r, view, chart, c.reason)
                 for view, chart, c in zip(r.views, r.queue_charts, choice.charted, strict=True)]
