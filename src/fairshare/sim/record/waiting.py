@@ -84,7 +84,7 @@ class _AppMarks:
     not_runnable: tuple[str, int] | None = None  # reason, seq
     refused: tuple[str, int] | None = None
     asked: int | None = None  # its last containers-requested
-    starved: int | None = None  # its last starvation
+    starvation_seq: int | None = None  # its last starvation
     round: tuple[str, int] | None = None  # after that: the blocked cause or "warned", seq
     warned_until: int = 0  # kill time of its last victims
 
@@ -138,7 +138,7 @@ class WaitRecorder:
         elif isinstance(e, ContainersRequested):
             m.asked = e.seq
         elif isinstance(e, Starvation):
-            m.starved, m.round = e.seq, None
+            m.starvation_seq, m.round = e.seq, None
         elif isinstance(e, NoPreemption) and e.containers_wanted == 0:
             if not is_none(e.starvation):  # what YARN may free is less than any container
                 m.round = ("starvation-under-a-container", e.seq)
@@ -265,7 +265,7 @@ class WaitRecorder:
             limit = _blocked_limit(m.round[0], app.queue, settings.fair_share_preemption_threshold)
             return m.round[0], limit, m.round[1]
         if starved or m.warned_until > now or app.next_starvation_check > now:
-            seq = m.round[1] if m.round is not None else m.starved
+            seq = m.round[1] if m.round is not None else m.starvation_seq
             kill = duration(site.wait_time_before_kill_ms)
             check = duration(site.wait_time_before_next_starvation_check_ms)
             return ("preemption-round", f"waitTimeBeforeKill = {kill}, "
