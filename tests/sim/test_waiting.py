@@ -112,3 +112,15 @@ def test_parents_add_up_their_subtree_and_idle_queues_wait_for_nothing(tmp_path:
     summary = run(tmp_path, w.MAX_RUNNING_APPS)
     assert causes(summary, "root") == causes(summary, "root.a")
     assert summary["queues"]["root.b"]["waiting"] == {"app-ms": 0, "causes": []}
+
+
+def test_a_node_reserved_by_another_app_holds_those_that_would_fit(tmp_path: Path) -> None:
+    """test_explain's RESERVING: big reserves n1 at 4 s for its 3 GB task (1 GB free); small
+    arrives at 64 s and its 1 GB AM would fit the free 1 GB, but n1 serves big alone: held
+    to the end at 600 s, 536 s. f's second 1 GB task likewise, from 4 s: 596 s."""
+    from tests.workbench.test_explain import RESERVING
+    summary = run(tmp_path, RESERVING)
+    assert causes(summary, "root.c") == [("reserved-by-others", "big's reservation of n1",
+                                          536_000)]
+    assert causes(summary, "root.a")[0] == ("reserved-by-others", "big's reservation of n1",
+                                            596_000)
