@@ -103,7 +103,8 @@ class WaitRecorder:
     seqs: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
     _held: list[tuple[str, str, str]] = field(default_factory=list)  # last sample's
     _since: int | None = None
-    _rooms: list[Resource] = field(default_factory=list)  # this sample's unreserved free room
+    _rooms: list[Resource] | None = None  # this sample's unreserved free room
+    _others: list[tuple[str, str, Resource, int]] | None = None  # ... and reserved nodes'
     _fits: dict[tuple[int, ...], bool] = field(default_factory=dict)  # ask → fits in one
 
     def on_events(self, events: Sequence[Event]) -> None:
@@ -150,14 +151,13 @@ class WaitRecorder:
     def on_snapshot(self, now_ms: int) -> None:
         self._close(now_ms)
         held: list[tuple[str, str, str]] = []
-        others = self._reserved_rooms()
-        self._rooms = self._free_rooms()
-        self._fits: dict[tuple[int, ...], bool] = {}
+        self._rooms, self._others = None, None  # computed when first needed this sample
+        self._fits = {}
         engine = self.engine
         for leaf in engine.tree.leaves():
             runtime = engine.state.queues[leaf.name]
             for app in (*runtime.runnable_apps, *runtime.non_runnable_apps):
-                why = self._why(app, now_ms, others)
+                why = self._why(app, now_ms)
                 if why is None:
                     continue
                 cause, limit, seq = why
@@ -200,13 +200,14 @@ class WaitRecorder:
     def _room_for(self, ask: Resource) -> bool:
         known = self._fits.get(ask.values)
         if known is None:
+            if self._rooms is None:
+                self._rooms = self._free_rooms()
             known = self._fits[ask.values] = any(fits_in(ask, room) for room in self._rooms)
         return known
 
     # -- the causes, in the order of the module's docstring -----------------------------------
 
-    def _why(self, app: App, now: int, reserved: list[tuple[str, str, Resource, int]]
-             ) -> Held | None:
+    def _why(self, app: App, now: int) -> Held | None:
         m = self.marks.get(app.id) or _AppMarks()
         if not app.runnable and not app.stopped:
             return _not_runnable(m)
@@ -215,7 +216,9 @@ class WaitRecorder:
         ask = _smallest_ask(app)
         if ask is None:
             return None
-        held = self._max_share(app, ask, m) or _reserved(app, ask, reserved)
+        if self._others is None:
+            self._others = self._reserved_rooms()
+        held = self._max_share(app, ask, m) or _reserved(app, ask, self._others)
         if held is None and self._room_for(ask):
             held = self._am_share(app, m) or (
                 "room-free", "the node heartbeat interval and locality delay", m.asked)
