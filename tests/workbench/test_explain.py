@@ -146,7 +146,8 @@ def test_a_blocked_round_is_told_by_cause(tmp_path: Path) -> None:
 def test_bad_requests_are_exit_2(seed: Path, tmp_path: Path) -> None:
     unknown = runner.invoke(app, ["explain", str(seed), "--app", "adhok"])
     assert unknown.exit_code == 2
-    assert unknown.output.strip() == "--app adhok: no app adhok in this run; did you mean adhoc?"
+    assert unknown.output.strip() == ("--app adhok: no app adhok in this run; did you mean "
+                                      "adhoc? The run's apps: etl, reports, adhoc.")
     both = runner.invoke(app, ["explain", str(seed), "--app", "adhoc", "--queue", "root"])
     assert both.exit_code == 2
     empty = tmp_path / "empty"

@@ -19,6 +19,7 @@ from fairshare.report.charts import Chart
 from fairshare.report.choose import choose_queues
 from fairshare.report.cluster_charts import usage_bars_chart, utilization_chart
 from fairshare.report.events import Preemption, RunEvents, load_events
+from fairshare.report.held import held_below
 from fairshare.report.page import RunReport, run_page
 from fairshare.report.queue_charts import QueueView, queue_chart
 from fairshare.report.series import episodes, kill_times, kills_by_queue
@@ -44,7 +45,7 @@ def build_report(outdir: Path, html: Path, progress: Progress | None = None) -> 
     choice = choose_queues(run.queues)
     step.total = 7 + len(choice.charted)
     step("reading events.jsonl")
-    events = load_events(outdir)
+    events = load_events(outdir, run.end_ms)
     preemptions = _in_span(run, events, outdir)
     step("reading the timeline")
     names = [c.queue.name for c in choice.charted]
@@ -55,7 +56,8 @@ def build_report(outdir: Path, html: Path, progress: Progress | None = None) -> 
         series = timeline.series[name]
         kills_for = kill_times(beneficiaries, name)
         views.append(QueueView(name, series, kill_times(victims, name), kills_for,
-                               episodes(timeline, series, kills_for)))
+                               episodes(timeline, series, kills_for),
+                               held_below(events.held, name)))
     step("drawing cluster utilization")
     utilization = utilization_chart(run, timeline, events.capacity, preemptions)
     step("drawing usage bars")

@@ -13,16 +13,18 @@ a value) is skipped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fairshare.config.errors import ConfigError
 from fairshare.config.files import check_input_file
+from fairshare.report import held
 from fairshare.report.scan import scan
 from fairshare.sim.record.outputs import EVENTS
 
-_NEEDLES = (b'"type":"container-preempted"', b'"type":"node-')
+_NEEDLES = (b'"type":"container-preempted"', b'"type":"node-', *held.NEEDLES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +53,11 @@ class CapacityChange:
 class RunEvents:
     preemptions: tuple[Preemption, ...]  # in time order
     capacity: tuple[CapacityChange, ...]  # in time order; several at one time: the last holds
+    # per leaf, when its apps were held not runnable (report/held.py)
+    held: Mapping[str, tuple[held.Span, ...]] = field(default_factory=dict)
 
 
-def load_events(outdir: Path) -> RunEvents:
+def load_events(outdir: Path, end_ms: int | None = None) -> RunEvents:
     """The preemptions and capacity changes of ``outdir/events.jsonl``; a missing file, or one
     whose lines are not JSON objects, is a ConfigError (with the line)."""
     path = outdir / EVENTS
@@ -66,7 +70,8 @@ def load_events(outdir: Path) -> RunEvents:
                 reader.take(line, record)
     except OSError as e:
         raise ConfigError(f"cannot read file: {e.strerror or e}", display) from None
-    return RunEvents(tuple(reader.preemptions), tuple(reader.capacity))
+    return RunEvents(tuple(reader.preemptions), tuple(reader.capacity),
+                     reader.held.close(end_ms))
 
 
 class _Reader:
@@ -79,10 +84,13 @@ class _Reader:
         self.capacity: list[CapacityChange] = []
         self._nodes: dict[str, tuple[int, int]] = {}
         self._memory = self._vcores = 0
+        self.held = held.HeldApps()
 
     def take(self, line: int, r: dict[str, Any]) -> None:
         try:
-            if r["type"] == "container-preempted":
+            if r["type"] in held.TYPES:
+                self.held.take(r)
+            elif r["type"] == "container-preempted":
                 size = r["resource"]
                 self.preemptions.append(Preemption(
                     _int(r["t"]), str(r["queue"]), _opt_str(r.get("beneficiary-queue")),
@@ -117,4 +125,5 @@ def _opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-_TYPES = frozenset({"container-preempted", "node-added", "node-removed", "node-resized"})
+_TYPES = frozenset({"container-preempted", "node-added", "node-removed", "node-resized",
+                    *held.TYPES})

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from fairshare.report import units
+from fairshare.report.advice import tuning_advice
 from fairshare.report.charts import Chart
 from fairshare.report.choose import Choice
 from fairshare.report.events import RunEvents
@@ -153,15 +154,17 @@ def _tuning(r: RunReport) -> str:
         "has pending asks: demand it is not getting. The first five columns average over those "
         "samples only, the next four over the whole run (all from <code>summary.json</code>; "
         "memory in MB, GB from 100,000 MB). A queue whose allocation during contention stays "
-        "well below its instantaneous fair share is one that more aggressive preemption — a "
-        "shorter <code>fairSharePreemptionTimeout</code>, a higher "
-        "<code>fairSharePreemptionThreshold</code> — could help. <em>Short of fair-share "
+        "well below its instantaneous fair share waited for something — the Advice below "
+        "says what, by cause: more aggressive preemption (a shorter "
+        "<code>fairSharePreemptionTimeout</code>, a higher "
+        "<code>fairSharePreemptionThreshold</code>) only where that is what held it, "
+        "otherwise the limit that did. <em>Short of fair-share "
         "threshold</em> (shaded when not 0): time in contention with usage below threshold × "
         "instantaneous fair share, in memory or vcores, counted whether or not preemption is "
         "on; <em>starved</em>: YARN's own starvation, which needs preemption on. Containers "
         "preempted <em>from</em> a queue were its own, <em>for</em> it were killed for its "
         "starved apps. A parent adds up its subtree.</p>")
-    return _section("tuning", intro, tuning_table(r.run.queues))
+    return _section("tuning", intro, tuning_table(r.run.queues), tuning_advice(r.run.queues))
 
 
 def _bars(r: RunReport) -> str:
@@ -198,7 +201,8 @@ def _queues(r: RunReport) -> str:
                 f"over {MAX_POINTS} equal intervals. Shaded: samples in which the queue was "
                 f"starving (<code>starving</code> &gt; 0 in memory or vcores: starvation YARN "
                 f"recognised and had not met); ▼ along the top: containers preempted from the "
-                f"queue, ▲ along the bottom: preempted for it, at their kill times; dash-dot: "
+                f"queue, ▲ along the bottom: preempted for it, at their kill times; hatched strip "
+                f"near the top: an app of the queue held not runnable (maxRunningApps); dash-dot: "
                 f"the queue back at its share (Recovery after preemption).</p>")
     articles = [_queue_article(r, view, chart, c.reason)
                 for view, chart, c in zip(r.views, r.queue_charts, choice.charted, strict=True)]

@@ -33,6 +33,7 @@ class QueueView:
     kills_from: Sequence[int]
     kills_for: Sequence[int]
     episodes: Sequence[Episode]
+    held: Sequence[tuple[int, int]] = ()  # its apps held not runnable (report/held.py)
 
 
 def queue_chart(timeline: Timeline, view: QueueView, file_name: str, title: str,
@@ -104,7 +105,8 @@ def _window(timeline: Timeline, view: QueueView, window: tuple[int, int]
                            [t for t in view.kills_from if lo <= t < hi],
                            [t for t in view.kills_for if lo <= t < hi],
                            [e for e in view.episodes
-                            if e.restored_ms is not None and lo <= e.restored_ms < hi])
+                            if e.restored_ms is not None and lo <= e.restored_ms < hi],
+                           [(max(a, lo), min(b, hi)) for a, b in view.held if a < hi and b > lo])
 
 
 def _panels(axes: Mapping[str, Axes], prefix: str, timeline: Timeline, view: QueueView,
@@ -119,6 +121,7 @@ def _panels(axes: Mapping[str, Axes], prefix: str, timeline: Timeline, view: Que
         ax.broken_barh([(scale.x(start), scale.x(end) - scale.x(start))
                         for start, end in starved], (0, 1), transform=ax.get_xaxis_transform(),
                        color=charts.STARVED, alpha=0.13, linewidth=0)
+        _held(ax, view.held, scale)
         _kills(ax, view.kills_from, scale, "v", 0.97, charts.STARVED)
         _kills(ax, view.kills_for, scale, "^", 0.03, charts.BENEFIT)
         if len(restored) <= MAX_RESTORED_LINES:  # more: the recovery table lists them
@@ -150,6 +153,18 @@ def _lines(ax: Axes, drawn: Steps, resource: str, per: float, scale: charts.Time
     ax.set_ylim(bottom=0)
 
 
+def _held(ax: Axes, spans: Sequence[tuple[int, int]], scale: charts.TimeScale) -> None:
+    """A hatched strip below the top edge where an app of the queue was held not runnable
+    (maxRunningApps): waiting that no share or preemption shows."""
+    if spans:
+        ax.broken_barh([(scale.x(a), scale.x(b) - scale.x(a)) for a, b in spans], (0.86, 0.08),
+                       transform=ax.get_xaxis_transform(), facecolor="none",
+                       edgecolor=HELD, hatch="////", linewidth=0)
+
+
+HELD = "#6b5b95"
+
+
 def _kills(ax: Axes, times: Sequence[int], scale: charts.TimeScale, marker: str, y: float,
            colour: str) -> None:
     """One marker per moment with kills (times within a pixel merged), along the panel's top
@@ -176,6 +191,9 @@ def _legend(view: QueueView) -> list[Line2D | Patch]:
                label=f"preempted from it ({len(view.kills_from):,})"),
         Line2D([], [], color=charts.BENEFIT, marker="^", linestyle="none",
                label=f"preempted for it ({len(view.kills_for):,})")]
+    if view.held:
+        handles.append(Patch(facecolor="none", edgecolor=HELD, hatch="////",
+                             label=f"apps held not runnable ({len(view.held):,})"))
     if any(e.restored_ms is not None for e in view.episodes):
         handles.append(Line2D([], [], color=charts.RESTORED, linestyle="-.",
                               label="back at its share after preemption"))

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fairshare.config.errors import ConfigError
+from fairshare.sim.record.causes import waiting_of
 from fairshare.sim.record.outputs import SUMMARY, read_summary
 
 WAITS = ("am-wait-ms", "first-task-wait-ms", "turnaround-ms")
@@ -56,6 +57,7 @@ class QueueSummary:
     preempted_from: int
     preempted_for: int
     policy: str | None = None  # its schedulingPolicy at the end (settings.policy; None: gone)
+    waiting: Mapping[str, Any] | None = None  # why its apps waited (sim/record/causes.py)
 
     @property
     def preempted(self) -> int:
@@ -228,7 +230,8 @@ def _queue(name: str, q: Any, leaf: bool) -> QueueSummary:
         waits={w: _waits(q[w], f"{where}.{w}") for w in WAITS},
         preempted_from=_int(q["containers-preempted-from"], where),
         preempted_for=_int(q["containers-preempted-for"], where),
-        policy=_policy(q.get("settings"), where))
+        policy=_policy(q.get("settings"), where),
+        waiting=_waiting(q, where))
 
 
 def _policy(settings: Any, where: str) -> str | None:
@@ -237,6 +240,13 @@ def _policy(settings: Any, where: str) -> str | None:
         return None
     policy = _object(settings, f"{where}.settings").get("policy")
     return None if policy is None else str(policy)
+
+
+def _waiting(q: Any, where: str) -> Mapping[str, Any] | None:
+    try:
+        return waiting_of(q)
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
 
 
 def _app(app: str, e: Any) -> AppSummary:

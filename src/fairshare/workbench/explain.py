@@ -39,6 +39,7 @@ from fairshare.workbench.explain_model import (
     unknown_subject,
     via_text,
 )
+from fairshare.workbench.explain_waiting import held_by_other_than_preemption, waiting_statements
 
 __all__ = ["Explanation", "Statement", "explain", "explain_app", "explain_container",
            "explain_queue", "load_run"]
@@ -145,12 +146,16 @@ def explain_queue(run: Run, queue: str) -> Explanation:
                               f"against an instantaneous fair share of "
                               f"{pair(contention['fair-share'])} (steady "
                               f"{pair(contention['steady-fair-share'])})."))
+    said += waiting_statements(q)
     starvations = [e for e in run.events if e["type"] == "starvation" and e["queue"] == queue]
     if starvations:
         first = starvations[0]
         said.append(Statement(first["t"], f"Its apps were found starved {len(starvations)} "
                               f"time(s), first {first['app']} at {at(first['t'])}.",
                               tuple(e["seq"] for e in starvations[:10])))
+    elif (held := held_by_other_than_preemption(q)) is not None:
+        said.append(Statement(None, f"It was never starved, and preemption was not what it "
+                                    f"waited for: it was held by {held}."))
     else:
         said += _why_never_starved(run, q, settings)
     said += _queue_preemptions(run, queue)

@@ -11,6 +11,7 @@ from typing import Any
 from fairshare.sim.record.outputs import EVENTS
 from fairshare.workbench import explain_changes
 from fairshare.workbench.explain_model import (
+    LISTED,
     Explanation,
     Run,
     Statement,
@@ -18,6 +19,7 @@ from fairshare.workbench.explain_model import (
     by_time,
     events_mentioning,
     first_event,
+    in_causal_order,
     pct,
     res,
     unknown_subject,
@@ -47,7 +49,7 @@ def explain_app(run: Run, app: str) -> Explanation:
     said.append(Statement(t0, f"Submitted by {submitted['user']}, asking for queue "
                           f"{submitted['requested-queue']}; placed in {queue} "
                           f"({submitted['placed-by']}).", (submitted["seq"],)))
-    said += _admission(mine)
+    said += _admission(run, mine)
     # containers it ran when the run started come first (taken over: container-recovered)
     allocated = [e for e in mine if e["type"] in ("container-recovered", "container-allocated")
                  and e["app"] == app]
@@ -71,7 +73,8 @@ def explain_app(run: Run, app: str) -> Explanation:
                               f"{first_task['node']} ({via_text(first_task)}), "
                               f"{at(first_task['t'] - t0)} after submission.",
                               (first_task["seq"],)))
-    said += _preemption_for(mine, app, after=end)
+    told = {e["seq"] for e in (am, first_task) if e is not None}
+    said += _preemption_for(mine, app, told)
     said += _preempted_from(mine, app)
     finished = first_event(mine, "app-finished")
     said += _timed_changes(run, mine, app, queue, t0, finished["t"] if finished else last)
@@ -82,9 +85,21 @@ def explain_app(run: Run, app: str) -> Explanation:
         said.append(Statement(last, f"It had not finished when the run ended "
                                     f"({entry['tasks-done']} of {entry['tasks-total']} tasks "
                                     f"done)."))
-    # in the order things happened (a statement without a time stays after its predecessor)
-    timed = sorted(enumerate(said), key=lambda item: (_when(said, item[0]), item[0]))
-    return Explanation(f"app {app}", tuple(statement for _, statement in timed))
+    said += _containers(mine, app)
+    return Explanation(f"app {app}", in_causal_order(said))
+
+
+def _containers(mine: list[dict[str, Any]], app: str) -> Iterator[Statement]:
+    """The ids of every container it had (for ``explain --container``)."""
+    placed = [e for e in mine if e["type"] in ("container-recovered", "container-allocated")
+              and e["app"] == app]
+    if not placed:
+        return
+    ids = [f"{e['container']}{' (AM)' if e['am'] else ''}" for e in placed]
+    shown = ", ".join(ids[:LISTED]) + (f" and {len(ids) - LISTED:,} more" if len(ids) > LISTED
+                                       else "")
+    yield Statement(None, f"Its containers ({len(ids):,}): {shown}.",
+                    tuple(e["seq"] for e in placed[:LISTED]))
 
 
 def _recovered(placed: list[dict[str, Any]]) -> Iterator[Statement]:
@@ -111,20 +126,31 @@ def _timed_changes(run: Run, mine: list[dict[str, Any]], app: str, queue: str, s
         yield Statement(t, text)
 
 
-def _when(said: list[Statement], index: int) -> int:
-    """A statement's time, or that of the nearest earlier one with a time."""
-    for statement in reversed(said[:index + 1]):
-        if statement.time_ms is not None:
-            return statement.time_ms
-    return -1
-
-
-def _admission(mine: list[dict[str, Any]]) -> Iterator[Statement]:
+def _admission(run: Run, mine: list[dict[str, Any]]) -> Iterator[Statement]:
     for e in mine:
         if e["type"] == "app-not-runnable":
             yield Statement(e["t"], f"Held, not runnable: {e['reason']}.", (e["seq"],))
         elif e["type"] == "app-runnable" and e["promoted"]:
-            yield Statement(e["t"], "Made runnable when another app left.", (e["seq"],))
+            left = _cause_event(run, e)
+            if left is not None and left.get("app"):
+                how = {"app-finished": f" ({left.get('state', 'finished')})",
+                       "app-moved": " (moved away)"}.get(left["type"], "")
+                yield Statement(e["t"], f"Made runnable when {left['app']} left{how}: the "
+                                f"limit that held it had room again.", (left["seq"], e["seq"]))
+            else:  # a reload that raised the limit (updateRunnabilityOnReload), or no cause
+                yield Statement(e["t"], "Made runnable when another app left or the "
+                                        "configuration was reloaded.", (e["seq"],))
+
+
+def _cause_event(run: Run, e: dict[str, Any]) -> dict[str, Any] | None:
+    """The event ``e`` names as its cause (another app's: a second pass over the events; its
+    line holds ``"seq":N,`` as fairshare writes it)."""
+    cause = e.get("cause")
+    if not isinstance(cause, int):
+        return None
+    needle = f'"seq":{cause},'
+    return next((x for x in events_mentioning(run.outdir / EVENTS, (needle,))
+                 if x["seq"] == cause), None)
 
 
 def _why_it_waited(run: Run, mine: list[dict[str, Any]], app: str, queue: str, start: int,
@@ -135,6 +161,12 @@ def _why_it_waited(run: Run, mine: list[dict[str, Any]], app: str, queue: str, s
     starved = [e for e in mine if e["type"] == "starvation" and e["app"] == app
                and start <= e["t"] <= end]
     if end - start <= 0:
+        return
+    held = [e for e in mine if e["type"] == "app-not-runnable" and e["app"] == app]
+    if held and not starved:
+        yield Statement(held[0]["t"], "Held not runnable, it was given no share and no "
+                        "container, and was never considered for starvation: its wait was the "
+                        "limit's, not preemption's.", (held[0]["seq"],))
         return
     if not preemption.get("enabled", True):
         yield Statement(None, "Preemption is off (yarn.scheduler.fair.preemption), so nothing "
@@ -230,6 +262,10 @@ def _starvation_text(run: Run, queue: str, e: dict[str, Any]) -> str:
     if "fair-share" in kind:
         threshold = settings.get("fair-share-preemption-threshold")
         timeout = settings.get("fair-share-preemption-timeout-ms")
+        capped = _capped_by_demand(e, threshold)
+        if capped:
+            parts.append(f"the amount is capped by its demand ({capped}): YARN starves an app "
+                         f"for min(threshold × fair share, demand) less its usage")
         if threshold is not None and timeout is not None:
             parts.append(
                 f"below {threshold:g} × that share since {at(e['since-ms'])}, longer than its "
@@ -244,7 +280,22 @@ def _starvation_text(run: Run, queue: str, e: dict[str, Any]) -> str:
     return "; ".join(parts) + "."
 
 
-def _preemption_for(mine: list[dict[str, Any]], app: str, *, after: int
+def _capped_by_demand(e: dict[str, Any], threshold: float | None) -> str:
+    """The resources whose fair-share starvation its demand capped
+    (``FSAppAttempt.fairShareStarvation``: ``componentwiseMin(threshold × fair share, demand)``
+    less usage), as "memory-mb 2,048", or "" — also for events without ``demand``."""
+    demand, share, usage = e.get("demand"), e["fair-share"], e["usage"]
+    starved = e["fairshare-starvation"]
+    if not isinstance(demand, dict) or threshold is None:
+        return ""
+    capped = [f"{'memory' if k == 'memory-mb' else k} {v:,}{' MB' if k == 'memory-mb' else ''}"
+              for k, v in demand.items()
+              if starved.get(k, 0) > 0 and v < threshold * share.get(k, 0)
+              and starved.get(k) == v - usage.get(k, 0)]
+    return ", ".join(capped)
+
+
+def _preemption_for(mine: list[dict[str, Any]], app: str, told: set[int]
                     ) -> Iterator[Statement]:
     """Rounds: what each wanted and found (by cause), victims warned, killed, space served."""
     for e in mine:
@@ -268,10 +319,11 @@ def _preemption_for(mine: list[dict[str, Any]], app: str, *, after: int
         yield Statement(t, f"{len(batch)} of them killed; the freed space is earmarked for it.",
                         tuple(e["seq"] for e in batch))
     earmarked = [e for e in mine if e["type"] == "container-allocated" and e["app"] == app
-                 and e["via"] == "earmark"]
+                 and e["via"] == "earmark" and e["seq"] not in told]  # not told twice
     for t, batch in by_time(earmarked):
-        yield Statement(t, f"{len(batch)} container(s) placed for it on the earmarked space.",
-                        tuple(e["seq"] for e in batch))
+        more = " more" if any(e["t"] == t for e in mine if e["seq"] in told) else ""
+        yield Statement(t, f"{len(batch)}{more} container(s) placed for it on the earmarked "
+                        f"space.", tuple(e["seq"] for e in batch))
 
 
 def _preempted_from(mine: list[dict[str, Any]], app: str) -> Iterator[Statement]:

@@ -78,9 +78,38 @@ def events_mentioning(path: Path, needles: Sequence[str]) -> Iterator[dict[str, 
 
 
 def unknown_subject(kind: str, name: str, known: Sequence[str]) -> ConfigError:
+    """No such app or queue: the closest name, and the names there are (the first
+    :data:`LISTED`)."""
     close = difflib.get_close_matches(name, list(known), n=1)
-    hint = f"; did you mean {close[0]}?" if close else ""
-    return ConfigError(f"no {kind} {name} in this run{hint}", f"--{kind} {name}")
+    hint = f"; did you mean {close[0]}?" if close else "."
+    names = ", ".join(known[:LISTED]) + (f" and {len(known) - LISTED:,} more"
+                                         if len(known) > LISTED else "")
+    listed = f" The run's {kind}s: {names}." if known else f" The run has no {kind}s."
+    return ConfigError(f"no {kind} {name} in this run{hint}{listed}", f"--{kind} {name}")
+
+
+LISTED = 20
+
+
+def in_causal_order(said: Sequence[Statement]) -> tuple[Statement, ...]:
+    """In the order things happened: by time, then at one instant by the events' order (the
+    first event each statement cites); a statement without a time stays after its
+    predecessor, one without events after those with. A statement told already (the same
+    words) is not told again."""
+    keyed = []
+    when, first = -1, -1
+    for index, statement in enumerate(said):
+        if statement.time_ms is not None:
+            when = statement.time_ms
+            first = min(statement.seqs) if statement.seqs else 2**63
+        keyed.append(((when, first, index), statement))
+    told: set[str] = set()
+    ordered: list[Statement] = []
+    for _, statement in sorted(keyed, key=lambda item: item[0]):
+        if statement.text not in told:
+            told.add(statement.text)
+            ordered.append(statement)
+    return tuple(ordered)
 
 
 def first_event(events: list[dict[str, Any]], kind: str) -> dict[str, Any] | None:

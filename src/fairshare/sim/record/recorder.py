@@ -40,6 +40,7 @@ from fairshare.core import (
     QueueTree,
     pending_demand,
 )
+from fairshare.sim.record.waiting import WaitRecorder
 
 TIMELINE_COLUMNS = (
     "time_ms", "queue",
@@ -242,11 +243,13 @@ class SimRecorder:
         self.preempted_from: Counter[str] = Counter()
         self.preempted_for: Counter[str] = Counter()
         self.apps = _AppTimes()
+        self.waiting = WaitRecorder(engine)  # why the apps waited (sim/record/waiting.py)
 
     # -- SimObserver -------------------------------------------------------------------------------
 
     def on_events(self, events: Sequence[Event]) -> None:
         self.events += len(events)
+        self.waiting.on_events(events)
         apps = self.apps
         for event in events:
             if isinstance(event, ContainerAllocated):
@@ -273,6 +276,7 @@ class SimRecorder:
         if self._sink is not None:
             self._sink(now_ms, names, values)
         self._close_interval(now_ms)
+        self.waiting.on_snapshot(now_ms)
         state = self.engine.state
         cluster = np.array([*state.capacity.values[:2], *state.allocated.values[:2]], np.int64)
         self._last = _Sample(now_ms, names, values, self.sampler.thresholds, cluster)
@@ -287,6 +291,7 @@ class SimRecorder:
 
     def on_end(self, now_ms: int) -> None:
         self._close_interval(now_ms)
+        self.waiting.on_end(now_ms)
         self.end_ms = now_ms
         self.apps.close(now_ms)
         last = self._last

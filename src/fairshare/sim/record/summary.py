@@ -16,6 +16,7 @@ from fairshare.config.model import TIMEOUT_NEVER_MS, UNSET_THRESHOLD, UNSET_TIME
 from fairshare.core import AppState, Engine
 from fairshare.resources.vector import float32_decimal
 from fairshare.sim.record.recorder import SimRecorder
+from fairshare.sim.record.waiting import waiting_entry
 from fairshare.sim.run.model import AppProgress
 
 
@@ -143,6 +144,7 @@ def _queues(engine: Engine, recorder: SimRecorder, apps: Mapping[str, dict[str, 
     seen = set(recorder.integrals.index).union(*counts.values())  # every count is ≥ 1
     waits = _app_waits(engine, apps, recorder.end_ms)
     return {name: {**_queue_entry(recorder, name, counts, waits.get(name, {})),
+                   "waiting": waiting_entry(recorder.waiting, name),
                    "settings": _settings(engine, name)}
             for name in _queue_order(engine, recorder, seen)}
 
