@@ -53,7 +53,7 @@ def test_asking_again_at_any_brings_them_back() -> None:
     engine.request("a1", [ask(2, 2 * GB)])  # ANY only, priority 1: the same key
     app = engine.app("a1")
     assert counts(app.asks[KEY]) == {"*": 2, "n2": 1, "/r2": 1}
-    assert list(app.asks[KEY])[0] == "*"  # ANY first (the §5.2 order)
+    assert next(iter(app.asks[KEY])) == "*"  # ANY first (the §5.2 order)
     assert KEY not in app.inactive_asks
     # n2 is node-local for the key again: its container takes the n2, /r2 and ANY asks
     engine.update()
