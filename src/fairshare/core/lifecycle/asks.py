@@ -61,7 +61,14 @@ def key_for(app: App, priority: int, capability: Resource) -> SchedulerKey:
     for key in same_priority:
         if next(iter(app.asks[key].values())).capability == capability:
             return key
-    taken = {k[1] for k in same_priority} | {k[1] for k in app.locality if k[0] == priority}
+    # a key inactive since its ANY ask ran out (§3.6.6) is this size's key if it has this
+    # size; of another size, its id stays taken, so that sizes never share a key
+    inactive = [k for k in app.inactive_asks if k[0] == priority]
+    for key in inactive:
+        if next(iter(app.inactive_asks[key].values())).capability == capability:
+            return key
+    taken = ({k[1] for k in same_priority} | {k[1] for k in inactive}
+             | {k[1] for k in app.locality if k[0] == priority})
     request_id = 0
     while request_id in taken:
         request_id += 1

@@ -92,6 +92,9 @@ class App:
     state: AppState = AppState.ACCEPTED
     runnable: bool = False
     asks: dict[SchedulerKey, dict[str, Ask]] = field(default_factory=dict)
+    # host and rack asks left when a key's ANY ask ran out: no longer a scheduler key, but
+    # back in force when the key is asked for again (docs/semantics.md §3.6.6)
+    inactive_asks: dict[SchedulerKey, dict[str, Ask]] = field(default_factory=dict)
     containers: dict[str, Container] = field(default_factory=dict)  # live, allocation order
     reservations: dict[str, Reservation] = field(default_factory=dict)  # node → reservation
     locality: dict[SchedulerKey, LocalityState] = field(default_factory=dict)

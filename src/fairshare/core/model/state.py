@@ -140,6 +140,7 @@ class StateWriter:
     def end_app(self, app: App, state: AppState, now: int) -> None:
         app.state, app.finish_time = state, now
         app.asks.clear()
+        app.inactive_asks.clear()
         self.count(app.queue, "apps_completed" if state is AppState.FINISHED else "apps_killed")
         self.log.membership(app)
 
@@ -218,8 +219,13 @@ class StateWriter:
 
     def add_asks(self, app: App, key: SchedulerKey, places: Iterable[tuple[str, bool]],
                  capability: Resource, count: int) -> None:
-        """``count`` more containers of ``key`` asked at each of ``places`` (name, relax)."""
-        table = app.asks.setdefault(key, {})
+        """``count`` more containers of ``key`` asked at each of ``places`` (name, relax).
+
+        A key asked for again takes back the host and rack asks it was left with when its ANY
+        ask ran out (§3.6.6: YARN's placement allocator outlives the scheduler key)."""
+        table = app.asks.get(key)
+        if table is None:
+            table = app.asks[key] = app.inactive_asks.pop(key, {})
         for name, relax in places:
             ask = table.get(name)
             if ask is None:
@@ -232,7 +238,9 @@ class StateWriter:
         self.log.app(app)
 
     def decrement_asks(self, app: App, key: SchedulerKey, places: Iterable[str]) -> None:
-        """One less at each of ``places``; an ask at 0 goes, ANY at 0 ends the key."""
+        """One less at each of ``places``; an ask at 0 goes, ANY at 0 ends the key. The key's
+        other asks stay, inactive, until it is asked for again (§3.6.6,
+        ``LocalityAppPlacementAllocator.decrementOutstanding``)."""
         table = app.asks[key]
         for name in places:
             ask = table.get(name)
@@ -243,6 +251,8 @@ class StateWriter:
                 del table[name]
         if ANY not in table:
             del app.asks[key]
+            if table:
+                app.inactive_asks[key] = table
 
     def allocate(self, app: App, node: Node, container: Container,
                  kind: Locality | None) -> None:

@@ -117,8 +117,12 @@ def plan_with(
 
 
 def app_request_asks(app: App) -> list[RequestAsk]:
+    """Every resource request the app holds, inactive keys' host and rack asks included:
+    ``getStarvedResourceRequests`` reads ``getAllResourceRequests``, every placement
+    allocator's, not only the scheduler keys' (docs/semantics.md §3.6.6, §5.2)."""
+    asks = {**app.asks, **app.inactive_asks} if app.inactive_asks else app.asks
     return [RequestAsk(key[0], name, ask.capability, ask.count, ask.relax_locality)
-            for key, name, ask in request_order(app.asks)]
+            for key, name, ask in request_order(asks)]
 
 
 def nodes_for(s: Scheduler, resource_name: str) -> list[str]:

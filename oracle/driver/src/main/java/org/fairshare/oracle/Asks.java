@@ -142,8 +142,10 @@ final class Asks {
 
   /**
    * The allocationRequestId of a request: that of the key at its priority whose outstanding
-   * ANY ask has the same size, else the smallest id no key at that priority uses (outstanding,
-   * in this call, or holding delay-scheduling state), as fairshare's key_for numbers sizes.
+   * ANY ask has the same size, else that of an inactive allocator of that size (host and rack
+   * asks left when its ANY ask ran out), else the smallest id no key at that priority uses
+   * (outstanding, inactive, in this call, or holding delay-scheduling state), as fairshare's
+   * key_for numbers sizes.
    */
   private long keyFor(FSAppAttempt attempt, Req r, Map<String, Long> callKeys) {
     String local = r.priority + "/" + r.capability;
@@ -161,6 +163,23 @@ final class Asks {
         callKeys.put(local, key.getAllocationRequestId());
         return key.getAllocationRequestId();
       }
+    }
+    // an allocator left with host and rack asks when its ANY ask ran out (no scheduler key):
+    // this size's key if it holds this size, else its id stays taken (key_for)
+    for (ResourceRequest rr : attempt.getAppSchedulingInfo().getAllResourceRequests()) {
+      if (rr.getPriority().getPriority() != r.priority || rr.getNumContainers() <= 0
+          || ANY.equals(rr.getResourceName())) {
+        continue;
+      }
+      long id = rr.getAllocationRequestId();
+      if (taken.contains(id)) {
+        continue;
+      }
+      if (rr.getCapability().equals(r.capability)) {
+        callKeys.put(local, id);
+        return id;
+      }
+      taken.add(id);
     }
     for (SchedulerRequestKey key : OracleBridge.localityKeys(attempt)) {
       if (key.getPriority().getPriority() == r.priority) {
