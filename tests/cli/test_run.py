@@ -459,3 +459,24 @@ steps:
     assert lines[0].startswith(f"{path} (allocations):3: error: root.a: <maxResources>")
     assert lines[1].startswith(f"{path} (allocations):4: warning: root.a: <weigth>")
     assert "minSharePreemptionTimeout" not in result.stderr
+
+
+def test_a_column_keeps_one_memory_unit_on_a_large_cluster(tmp_path):
+    """Issue 30, item 6: the run of the test above with every memory amount × 100 (a 200 GB
+    node, 100 GB tasks; the decisions scale with it): the cluster is past 100,000 MB, so its
+    values print in GB, and so must every other value of the queue table, below 100,000 MB
+    too — b's averaged usage 10 × 102,400 / 24 = 42,667 MB is 41.7 GB, shown 42 GB (not
+    "42,667 MB" under a root of "200 GB"); its instantaneous share 13 × 102,400 / 24 MB is
+    54.2 GB; its steady share half the node, 100 GB."""
+    text = (TWO_TENANTS.replace("memory-mb: 2048", "memory-mb: 204800")
+            .replace("memory-mb: 1024", "memory-mb: 102400")
+            .replace("  yarn.scheduler.fair.preemption: true\n",
+                     "  yarn.scheduler.fair.preemption: true\n"
+                     "  yarn.scheduler.maximum-allocation-mb: 204800\n"))
+    result = runner.invoke(app, ["run", str(write(tmp_path, text))])
+    assert result.exit_code == 0, result.output
+    assert cells(result.output, "b") == [
+        "b", "42 GB, 0.4 vc", "100 GB, 0 vc", "54 GB, 0 vc", "42% / –", "77% / –", "500 ms",
+        "1.5 s", "0 / 1"]
+    table = result.output[result.output.index("Queues, time-averaged"):]
+    assert " MB" not in table.split("\nApps")[0]

@@ -7,11 +7,12 @@ from fairshare.config.model import (
     UNSET_TIMEOUT_MS,
     PlacementRule,
 )
+from fairshare.report import units as report_units
 from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.vector import LONG_MAX, Resource, ResourceTypes
 from fairshare.sim.parse.units import duration as duration  # the same everywhere: re-exported
-from fairshare.sim.parse.units import memory, vcores_number
 from fairshare.sim.parse.units import percent as whole_percent
+from fairshare.sim.parse.units import vcores_number
 
 
 def amount(value: int) -> str:
@@ -87,8 +88,13 @@ def rule(r: PlacementRule) -> str:
 
 def mb_vc(memory_mb: float, vcores: float) -> str:
     """A time-averaged resource for a table: ``6,144 MB, 2.5 vc``; whole vcores from 10 on,
-    GB from 100,000 MB on (``81,920 GB, 40,000 vc``)."""
-    return f"{memory(memory_mb)}, {vcores_number(vcores)} vc"
+    GB from 100,000 MB on (``81,920 GB, 40,000 vc``). Within :func:`one_memory_unit`, every
+    value in the cluster's unit, so that a column never mixes MB and GB (issue 30, item 6)."""
+    return f"{report_units.memory(memory_mb)}, {vcores_number(vcores)} vc"
+
+
+# the report's rule (report/units.py): GB for every value on a cluster of 100,000 MB or more
+one_memory_unit = report_units.memory_unit_of
 
 
 def ratio(value: float | None) -> str:

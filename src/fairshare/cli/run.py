@@ -146,13 +146,16 @@ def _summary(name: str, result: RunResult, *, written: bool) -> None:
         out.print(_queue_table(engine))
         return
     summary = result.summary
-    out.print(_cluster_line(summary), soft_wrap=True)
-    if summary.get("idle-tail"):
-        out.print(Text(_idle_tail_line(summary), style="yellow"), soft_wrap=True)
     rest = "all of them are in summary.json" if written else \
         "run with -o for all of them in summary.json"
-    if summary["queues"]:
-        out.print(_sim_queue_table(summary, rest))
+    with fmt.one_memory_unit(summary["cluster"]["capacity"]["memory-mb"]):
+        cluster, queues = _cluster_line(summary), (
+            _sim_queue_table(summary, rest) if summary["queues"] else None)
+    out.print(cluster, soft_wrap=True)
+    if summary.get("idle-tail"):
+        out.print(Text(_idle_tail_line(summary), style="yellow"), soft_wrap=True)
+    if queues is not None:
+        out.print(queues)
     for table in _app_tables(summary, rest):
         out.print(table)
 
