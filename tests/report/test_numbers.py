@@ -50,6 +50,10 @@ def test_the_usage_bars_draw_a_fair_queues_vcores_grey_not_over(
     assert "used over instantaneous fair share" not in "".join(bars.itertext())
     drf_page = build_report(seed_run, tmp_path / "drf.html")[0]
     assert not [g for g in parse(drf_page).xpath("//@id") if "no-share-" in g]
+    # the caption explains grey only where the chart draws it
+    drf_bars = parse(drf_page).xpath('//figure[@data-chart="usage-bars"]')[0]
+    assert "Grey: vcores used by a queue that has no vcore share" in "".join(bars.itertext())
+    assert "Grey:" not in "".join(drf_bars.itertext())
 
 
 def test_a_summary_without_settings_falls_back_to_the_shares(seed_copy: Path) -> None:

@@ -170,16 +170,18 @@ def _tuning(r: RunReport) -> str:
 def _bars(r: RunReport) -> str:
     shown = "every queue under root" if r.choice.whole_tree else \
         "the charted queues (see Queues over time)"
+    # said only where the chart draws such a bar (cluster_charts.usage_bars_chart)
+    unshared = any(not r.run.has_vcore_share(c.queue) for c in r.choice.charted)
+    grey = ("Grey: vcores used by a queue that has no vcore share — its parent's policy is "
+            "<code>fair</code>, which computes shares on memory only (vcores 0), so its "
+            "vcores are neither within nor over a share. ") if unshared else ""
     caption = (f"As on the ResourceManager's Scheduler page, but for memory and vcores, and "
                f"as <strong>time averages over the whole run</strong> (summary.json), not one "
                f"moment: usage green up to the instantaneous fair share and orange beyond it; "
                f"the instantaneous fair share as the filled outline, the steady fair share "
                f"dashed. Percent of the time-averaged cluster (root's steady fair share: "
                f"{units.memory(r.run.queue('root').steady.memory_mb)}, "
-               f"{units.vcores(r.run.queue('root').steady.vcores)}). Grey: vcores used by a "
-               f"queue that has no vcore share — its parent's policy is <code>fair</code>, "
-               f"which computes shares on memory only (vcores 0), so its vcores are neither "
-               f"within nor over a share. Shown: {shown}.")
+               f"{units.vcores(r.run.queue('root').steady.vcores)}). {grey}Shown: {shown}.")
     return _section("usage-bars", figure(r.bars, caption, _png(r, r.bars)))
 
 
