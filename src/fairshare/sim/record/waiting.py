@@ -106,6 +106,8 @@ class WaitRecorder:
     _rooms: list[Resource] | None = None  # this sample's unreserved free room
     _others: list[tuple[str, str, Resource, int]] | None = None  # ... and reserved nodes'
     _fits: dict[tuple[int, ...], bool] = field(default_factory=dict)  # ask → fits in one
+    _fits_reserved: dict[tuple[int, ...], list[tuple[str, str, int]]] = field(
+        default_factory=dict)  # ask → the reservations on nodes with room for it
 
     def on_events(self, events: Sequence[Event]) -> None:
         for e in events:
@@ -152,7 +154,7 @@ class WaitRecorder:
         self._close(now_ms)
         held: list[tuple[str, str, str]] = []
         self._rooms, self._others = None, None  # computed when first needed this sample
-        self._fits = {}
+        self._fits, self._fits_reserved = {}, {}
         engine = self.engine
         for leaf in engine.tree.leaves():
             runtime = engine.state.queues[leaf.name]
@@ -218,11 +220,24 @@ class WaitRecorder:
             return None
         if self._others is None:
             self._others = self._reserved_rooms()
-        held = self._max_share(app, ask, m) or _reserved(app, ask, self._others)
+        held = self._max_share(app, ask, m) or self._reserved(app, ask)
         if held is None and self._room_for(ask):
             held = self._am_share(app, m) or (
                 "room-free", "the node heartbeat interval and locality delay", m.asked)
         return held or self._preemption(app, now, m)
+
+    def _reserved(self, app: App, ask: Resource) -> Held | None:
+        """Another app's reservation on a node with room for the ask (asked once per ask size
+        and sample: many waiting apps ask for the same size)."""
+        fitting = self._fits_reserved.get(ask.values)
+        if fitting is None:
+            fitting = self._fits_reserved[ask.values] = [
+                (owner, node, seq) for owner, node, room, seq in self._others or ()
+                if fits_in(ask, room)]
+        for owner, node, seq in fitting:
+            if owner != app.id:
+                return "reserved-by-others", f"{owner}'s reservation of {node}", seq
+        return None
 
     def _max_share(self, app: App, ask: Resource, m: _AppMarks) -> Held | None:
         engine = self.engine
@@ -306,14 +321,6 @@ def _refused(engine: Engine, app: App, refused: tuple[str, int]) -> Held:
                 f"maxContainerAllocation of {app.queue} = {_res(engine, cap)}", seq)
     return ("max-container-allocation", "yarn.scheduler.maximum-allocation-mb/-vcores = "
             f"{_res(engine, engine.site.maximum_allocation)}", seq)
-
-
-def _reserved(app: App, ask: Resource, reserved: list[tuple[str, str, Resource, int]]
-              ) -> Held | None:
-    for owner, node, room, seq in reserved:
-        if owner != app.id and fits_in(ask, room):
-            return "reserved-by-others", f"{owner}'s reservation of {node}", seq
-    return None
 
 
 def _blocked_limit(cause: str, queue: str, threshold: float) -> str:
