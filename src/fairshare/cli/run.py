@@ -34,6 +34,7 @@ from fairshare.cli.until import parse_until
 from fairshare.config.lint.checks import configuration_findings
 from fairshare.config.overrides import parse_override
 from fairshare.core import Engine
+from fairshare.report import units as report_units
 from fairshare.sim.parse.scenario import load_scenario
 from fairshare.sim.run.build import configuration
 from fairshare.sim.run.scripted import RunResult, run_scenario
@@ -191,7 +192,8 @@ def _cluster_line(summary: dict[str, Any]) -> str:
         f"vcores (time-averaged, {fmt.duration(_length(span))} simulated).\n"
         f"Apps: {counts['apps-submitted']:,} submitted, {counts['apps-rejected']:,} rejected, "
         f"{counts['apps-finished']:,} finished, {counts['apps-unfinished']:,} unfinished. "
-        f"Containers: {_recovered(counts)}{counts['containers-allocated']:,} allocated, "
+        f"Containers: {report_units.recovered_phrase(counts)}"
+        f"{counts['containers-allocated']:,} allocated, "
         f"{counts['containers-completed']:,} completed, {counts['containers-preempted']:,} "
         f"preempted ({fmt.duration(counts['lost-work-ms'])} of work lost).")
 
@@ -206,12 +208,6 @@ def _idle_tail_line(summary: dict[str, Any]) -> str:
             f"({fmt.duration(tail['span-without-ms'])}): utilization "
             f"{fmt.ratio(use['memory-mb'])} of memory, {fmt.ratio(use['vcores'])} of vcores, "
             f"and each queue's average usage {tail['usage-factor-without']:.2f}× what is shown.")
-
-
-def _recovered(counts: dict[str, int]) -> str:
-    """Containers running when the simulation started (an imported cluster), when there were."""
-    n = counts.get("containers-recovered", 0)
-    return f"{n:,} recovered (running at the start), " if n else ""
 
 
 def _count(n: int, noun: str) -> str:

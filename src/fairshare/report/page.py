@@ -3,7 +3,7 @@ says what it shows, in what units, and where its numbers come from (docs/report.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fairshare.report import units
@@ -70,7 +70,8 @@ def _facts(r: RunReport) -> str:
         ("Apps", f"{c.get('apps-submitted', 0):,} submitted, {c.get('apps-rejected', 0):,} "
                  f"rejected, {c.get('apps-finished', 0):,} finished, "
                  f"{c.get('apps-unfinished', 0):,} unfinished"),
-        ("Containers", _recovered(c) + f"{c.get('containers-allocated', 0):,} allocated, "
+        ("Containers", units.recovered_phrase(c)
+                       + f"{c.get('containers-allocated', 0):,} allocated, "
                        f"{c.get('containers-preempted', 0):,} preempted "
                        f"({units.duration(c.get('preempted-container-ms', 0))} of container "
                        f"time; {units.duration(c.get('lost-work-ms', 0))} of work lost)"),
@@ -96,12 +97,6 @@ def _idle_tail(run: RunSummary) -> str:
             f"utilization {units.percent(use.memory_mb)} of memory, "
             f"{units.percent(use.vcores)} of vcores; each queue's average usage "
             f"{tail.usage_factor_without:.2f}× what the tables show.")
-
-
-def _recovered(counts: Mapping[str, int]) -> str:
-    """Containers running when the simulation started (an imported cluster), when there were."""
-    n = counts.get("containers-recovered", 0)
-    return f"{n:,} recovered (running at the start), " if n else ""
 
 
 def _nav() -> str:
