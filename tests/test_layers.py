@@ -106,8 +106,8 @@ def test_reading_scenarios_and_workloads_needs_no_loop_and_no_recording(package:
 # Inside core: its packages by concept, each importing only those before it (and itself); the
 # modules at the top of core come last, in this order. docs/architecture.md draws them.
 CORE = SRC / "core"
-CORE_LEVELS = [("model",), ("lifecycle",), ("shares",), ("starvation",), ("heartbeat",),
-               ("preemption",), ("update", "metrics"), ("queries",), ("engine",),
+CORE_LEVELS = [("rules",), ("model",), ("hub",), ("lifecycle",), ("shares",), ("starvation",),
+               ("heartbeat",), ("preemption",), ("update", "metrics"), ("queries",), ("engine",),
                ("invariants",), ("ledger",), ("__init__",)]
 
 
@@ -185,6 +185,6 @@ def test_the_core_layer_checks_catch_an_upward_import_and_a_cycle(tmp_path: Path
     assert rank["engine"] > rank["model"]  # so model importing engine is refused above
     package = tmp_path / "y.py"
     package.write_text("from fairshare.core import engine\n"
-                       "from fairshare.core.model import state\n")
-    assert _core_imports(package) == {"fairshare.core.engine", "fairshare.core.model",
-                                      "fairshare.core.model.state"}
+                       "from fairshare.core.hub import state\n")
+    assert _core_imports(package) == {"fairshare.core.engine", "fairshare.core.hub",
+                                      "fairshare.core.hub.state"}

@@ -1,4 +1,4 @@
-"""The state is written in one place: only ``fairshare/core/model/state.py`` assigns the fields
+"""The state is written in one place: only ``fairshare/core/hub/state.py`` assigns the fields
 of the engine's records (apps, nodes, containers, reservations, asks, queue runtime records,
 the cluster state) or changes their collections in place.
 
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from fairshare.core.model import records
-from fairshare.core.model.locality import LocalityState
+from fairshare.core.rules.locality import LocalityState
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "fairshare"
 OWNER = SRC / "core" / "model" / "state.py"

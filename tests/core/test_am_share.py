@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fairshare.core.model.am_share import (
+from fairshare.core.rules.am_share import (
     LeafAmView,
     am_check_disabled,
     can_run_app_am,

@@ -100,8 +100,8 @@ from fairshare.core.model.events import (
     NodeRemoved,
     PreemptionWarned,
 )
-from fairshare.core.model.policies import calculator_for
 from fairshare.core.preemption.blocked import BLOCKED_CAUSES, ROOM_FREE
+from fairshare.core.rules.policies import calculator_for
 from fairshare.resources.vector import Resource, fits_in, none_like
 from tests.core.engine_builders import (
     GB,

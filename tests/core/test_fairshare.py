@@ -7,8 +7,8 @@ import math
 import pytest
 
 from fairshare.config.allocation import parse_allocations_text
-from fairshare.core.model.policies import app_weight
 from fairshare.core.model.tree import QueueTree, build_queue_tree, get_or_create_leaf
+from fairshare.core.rules.policies import app_weight
 from fairshare.core.shares.fair_shares import (
     AppShareInput,
     FairShares,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fairshare.core.model.locality import (
+from fairshare.core.rules.locality import (
     Locality,
     LocalityState,
     allowed_locality,

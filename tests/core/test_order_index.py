@@ -28,7 +28,7 @@ from fairshare.core.heartbeat import walk as heartbeat_walk
 from fairshare.core.heartbeat.offers import Offer
 from fairshare.core.heartbeat.order_index import OrderIndex
 from fairshare.core.model.event_records import event_record
-from fairshare.core.model.policies import SchedulableView, comparator_for, sort_key_for
+from fairshare.core.rules.policies import SchedulableView, comparator_for, sort_key_for
 from fairshare.resources.vector import DEFAULT_TYPES, ResourceTypes, float32, sign
 from tests.core.engine_builders import (
     GB,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fairshare.config.model import PolicyName
-from fairshare.core.model.policies import (
+from fairshare.core.rules.policies import (
     SchedulableView,
     comparator_for,
     compare_drf2,

@@ -25,16 +25,16 @@ from hypothesis import strategies as st
 
 from fairshare.core.engine import Engine
 from fairshare.core.heartbeat.assignment import allocate
-from fairshare.core.model.locality import Locality
-from fairshare.core.preemption.commit import (
+from fairshare.core.preemption.commit import commit
+from fairshare.core.preemption.plan import PreemptionPlan, plan_preemption
+from fairshare.core.preemption.round import (
     after_commit,
-    commit,
     post_preemption_delay,
     preempt_for_starved_apps,
 )
-from fairshare.core.preemption.plan import PreemptionPlan, plan_preemption
 from fairshare.core.preemption.search import VictimSearch
 from fairshare.core.preemption.victims import ANY, StarvedRequest
+from fairshare.core.rules.locality import Locality
 from fairshare.core.starvation.rules import take_starved_app
 from tests.core.engine_builders import GB, ask, make_engine, r, records
 from tests.oracles.preemption import ReferencePlanner, plan_preemption_reference

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fairshare.config.allocation import parse_allocations_text
-from fairshare.core.model.yarn_order import (
+from fairshare.core.rules.yarn_order import (
     application_id_hash,
     configured_creation_order,
     container_hash,

@@ -25,7 +25,7 @@ from fairshare.sim.importer.build import import_dump
 from fairshare.sim.importer.scenario_text import Choices
 from fairshare.sim.parse.scenario import load_scenario
 from fairshare.sim.run.scripted import run_scenario
-from fairshare.workbench.explain import explain, load_run
+from fairshare.workbench.explain.queue import explain, load_run
 
 DUMP = Path(__file__).parent / "dumps" / "basic"
 APP1, APP2, APP3 = (f"application_1700000000000_000{i}" for i in (1, 2, 3))

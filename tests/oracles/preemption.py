@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import overload
 
 from fairshare.core.engine import Engine
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.model.records import App
-from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.preemption.overlay import Overlay, node_view, owner_view
 from fairshare.core.preemption.plan import (
     PreemptionPlan,

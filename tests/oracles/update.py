@@ -12,9 +12,9 @@ engine's incremental pass must write and report exactly the same
 from __future__ import annotations
 
 from fairshare.core.engine import Engine
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.lifecycle.asks import pending_demand
 from fairshare.core.model.records import App, StarvationWrites
-from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.shares.fair_shares import (
     AppShareInput,
     FairShares,

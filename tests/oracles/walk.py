@@ -12,8 +12,8 @@ from __future__ import annotations
 from fairshare.core.engine import Engine
 from fairshare.core.heartbeat.assignment import Assigned, assign_to_app, pre_check
 from fairshare.core.heartbeat.offers import comparator_order_apps, comparator_order_children
+from fairshare.core.hub.scheduler import ROOT, Scheduler
 from fairshare.core.model.records import Node
-from fairshare.core.model.scheduler import ROOT, Scheduler
 
 
 def reference_walk(s: Scheduler, node: Node) -> Assigned | None:

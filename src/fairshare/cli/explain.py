@@ -18,9 +18,9 @@ from fairshare.cli.common import (
     out,
     wants_json,
 )
-from fairshare.sim.parse.units import duration
+from fairshare.resources.display import duration
 from fairshare.sim.record.outputs import json_text
-from fairshare.workbench.explain import (
+from fairshare.workbench.explain.queue import (
     Explanation,
     explain,
     load_run,

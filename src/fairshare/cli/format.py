@@ -9,10 +9,10 @@ from fairshare.config.model import (
 )
 from fairshare.report import units as report_units
 from fairshare.resources.configurable import ConfigurableResource
+from fairshare.resources.display import duration as duration  # the same everywhere: re-exported
+from fairshare.resources.display import percent as whole_percent
+from fairshare.resources.display import vcores_number
 from fairshare.resources.vector import LONG_MAX, Resource, ResourceTypes
-from fairshare.sim.parse.units import duration as duration  # the same everywhere: re-exported
-from fairshare.sim.parse.units import percent as whole_percent
-from fairshare.sim.parse.units import vcores_number
 
 
 def amount(value: int) -> str:

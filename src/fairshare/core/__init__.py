@@ -64,8 +64,8 @@ from fairshare.core.model.records import (
     SchedulerKey,
 )
 from fairshare.core.model.tree import QueueNode, QueueTree, build_queue_tree, get_or_create_leaf
-from fairshare.core.preemption.commit import RoundPlanner, SearchPlanner
 from fairshare.core.preemption.plan import PreemptionPlan
+from fairshare.core.preemption.round import RoundPlanner, SearchPlanner
 from fairshare.core.preemption.victims import StarvedRequest
 from fairshare.core.queries import EngineQueries
 from fairshare.core.shares.fair_shares import (

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig
 from fairshare.core.heartbeat.walk import IndexedWalk, TreeWalk, attempt_scheduling
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.lifecycle import apps as lifecycle
 from fairshare.core.lifecycle.admission import promote_on_reload
 from fairshare.core.lifecycle.apps import EngineError
@@ -36,17 +37,12 @@ from fairshare.core.model.events import (
     NodeResized,
 )
 from fairshare.core.model.records import App, AppState, Container, Node
-from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.model.tree import reload_queue_tree
-from fairshare.core.model.yarn_order import containers_in_hash_order
-from fairshare.core.preemption.commit import (
-    RoundPlanner,
-    SearchPlanner,
-    fire_due_timers,
-    preempt_for_starved_apps,
-)
+from fairshare.core.preemption.commit import fire_due_timers
+from fairshare.core.preemption.round import RoundPlanner, SearchPlanner, preempt_for_starved_apps
 from fairshare.core.preemption.search import SearchMemory
 from fairshare.core.queries import EngineQueries, SteadyShares
+from fairshare.core.rules.yarn_order import containers_in_hash_order
 from fairshare.core.update import IncrementalUpdate
 from fairshare.resources.vector import Resource
 

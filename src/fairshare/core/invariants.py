@@ -1,7 +1,7 @@
 """Consistency checks over a running engine: what must hold after every step.
 
 Each check is a pure function that reads an :class:`~fairshare.core.engine.Engine` (or its
-:class:`~fairshare.core.model.scheduler.Scheduler`) and returns human-readable violations; an empty
+:class:`~fairshare.core.hub.scheduler.Scheduler`) and returns human-readable violations; an empty
 list means the check passed. Nothing here changes the state, so a ``validate`` command, the
 simulator or a test can run them at any point between two engine calls.
 
@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 
 from fairshare.core.engine import Engine
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.model.records import App, ClusterState, Node
-from fairshare.core.model.scheduler import Scheduler
 from fairshare.resources.vector import Resource, fits_in, sum_resources
 
 __all__ = [

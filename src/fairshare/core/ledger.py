@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from fairshare.core.engine import Engine
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.invariants import differs, scheduler_of
 from fairshare.core.model.events import (
     ContainerAllocated,
@@ -21,7 +22,6 @@ from fairshare.core.model.events import (
     NodeRemoved,
     NodeResized,
 )
-from fairshare.core.model.scheduler import Scheduler
 from fairshare.resources.vector import Resource, fits_in, none_like
 
 __all__ = ["NodeLedger", "allocation_overflows"]

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.lifecycle.asks import pending_demand
 from fairshare.core.model.records import App, AppState
-from fairshare.core.model.scheduler import Scheduler
 from fairshare.resources.vector import INT_MAX, Resource, sum_resources
 
 UNBOUNDED_VCORES = INT_MAX  # how an unbounded max share reads in MaxShareVCores

@@ -4,7 +4,7 @@
 tree to read, each queue's effective settings and shares, the queue metrics, and the questions
 the simulator's event-driven loop asks to know which heartbeats would be quiet. ``sim/``,
 ``cli/``, the reports and the benchmarks read the engine through these only, never through its
-:class:`~fairshare.core.model.scheduler.Scheduler`.
+:class:`~fairshare.core.hub.scheduler.Scheduler`.
 
 The loop's questions read the tree walk's index, which they first bring up to date (a cache:
 the walk would do the same before its next visit), so asking never changes what the engine
@@ -20,13 +20,13 @@ from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig
 from fairshare.core.heartbeat.assignment import earmarked_attempt, keeps_earmark
 from fairshare.core.heartbeat.order_index import OrderIndex
+from fairshare.core.hub.scheduler import ROOT, Scheduler
 from fairshare.core.lifecycle.apps import EngineError
 from fairshare.core.metrics import apps_below, queue_metrics
 from fairshare.core.model.changes import ChangeLog
 from fairshare.core.model.events import Event
 from fairshare.core.model.queue_settings import QueueSettings
 from fairshare.core.model.records import App, AttemptKey, ClusterState, Node
-from fairshare.core.model.scheduler import ROOT, Scheduler
 from fairshare.core.model.tree import QueueTree
 from fairshare.core.shares.fair_shares import compute_steady_fair_shares
 from fairshare.resources.vector import Resource, ResourceTypes

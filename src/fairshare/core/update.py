@@ -19,7 +19,7 @@ redoes a step for a queue or an app only when those inputs may differ:
 * Starvation (§4.3, §4.4): :mod:`fairshare.core.starvation.incremental` — only the leaves
   whose outcome may have changed run the full pass; the others only get the clock written.
   It is a query: it returns what to write, which the pass applies
-  (:meth:`~fairshare.core.model.state.StateWriter.apply_starvation`) before reporting the apps
+  (:meth:`~fairshare.core.hub.state.StateWriter.apply_starvation`) before reporting the apps
   new in the starved-apps queue.
   Starvation is evaluated only when preemption is on and the cluster is busier than the
   utilization threshold (§4.1).
@@ -31,9 +31,9 @@ each step.
 
 from __future__ import annotations
 
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.model.changes import ChangeLog, PassChanges
 from fairshare.core.model.records import QueueRuntime
-from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.model.tree import QueueNode, QueueTree
 from fairshare.core.shares.demand import DemandCache
 from fairshare.core.shares.incremental import ShareCache

@@ -15,10 +15,10 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from fairshare.sim.parse.units import GB_FROM_MB, vcores_number
-from fairshare.sim.parse.units import duration as sim_duration
-from fairshare.sim.parse.units import memory as sim_memory
-from fairshare.sim.parse.units import percent as percent  # the same everywhere: re-exported
+from fairshare.resources.display import GB_FROM_MB, vcores_number
+from fairshare.resources.display import duration as sim_duration
+from fairshare.resources.display import memory as sim_memory
+from fairshare.resources.display import percent as percent  # the same everywhere: re-exported
 
 MS_PER_S, MS_PER_MIN, MS_PER_H = 1000, 60_000, 3_600_000
 DASH = "–"  # a value that does not exist (a share that was 0 throughout, no contention)

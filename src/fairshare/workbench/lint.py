@@ -13,8 +13,8 @@ from dataclasses import replace
 from fairshare.config.model import ConfigWarning
 from fairshare.config.yarnsite import SiteConfig
 from fairshare.core import QueueNode, QueueTree, compute_steady_fair_shares, share_types
+from fairshare.resources.display import memory, vcores_number
 from fairshare.resources.vector import LONG_MAX, Resource
-from fairshare.sim.parse.units import memory, vcores_number
 
 __all__ = ["cluster_findings"]
 

@@ -13,13 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fairshare.core.heartbeat.offers import reservable_nodes_limit
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.lifecycle.asks import allocated_places, first_any_ask, outstanding
-from fairshare.core.model.am_share import (
-    am_check_disabled,
-    am_fits,
-)
 from fairshare.core.model.events import ContainerAllocated, ContainerReserved
-from fairshare.core.model.locality import Locality, LocalityState, offer, on_allocation
 from fairshare.core.model.records import (
     ANY,
     LOCALITY_NAMES,
@@ -30,8 +26,12 @@ from fairshare.core.model.records import (
     Node,
 )
 from fairshare.core.model.records import SchedulerKey as Key
-from fairshare.core.model.scheduler import Scheduler
-from fairshare.core.model.yarn_order import container_hash
+from fairshare.core.rules.am_share import (
+    am_check_disabled,
+    am_fits,
+)
+from fairshare.core.rules.locality import Locality, LocalityState, offer, on_allocation
+from fairshare.core.rules.yarn_order import container_hash
 from fairshare.resources.vector import (
     Resource,
     add,

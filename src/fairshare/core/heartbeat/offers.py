@@ -14,11 +14,11 @@ from bisect import bisect_left, insort
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.lifecycle.asks import first_any_ask
-from fairshare.core.model.am_share import am_check_disabled, max_am_resource, refuses_every_am
-from fairshare.core.model.policies import KeyFunction, SortKey, comparator_for
 from fairshare.core.model.records import ANY, App
-from fairshare.core.model.scheduler import Scheduler
+from fairshare.core.rules.am_share import am_check_disabled, max_am_resource, refuses_every_am
+from fairshare.core.rules.policies import KeyFunction, SortKey, comparator_for
 from fairshare.resources.vector import (
     LONG_MAX,
     Resource,

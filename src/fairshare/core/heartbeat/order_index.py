@@ -4,7 +4,7 @@ could do on a node (docs/semantics.md §3.4–§3.6).
 YARN sorts the children of every parent it passes, and the runnable apps of every leaf, with the
 policy comparator on *each* assignment. Between two assignments only the app that got (or gave
 back) a container and the queues above it change, so :class:`OrderIndex` keeps each list sorted
-by a key equivalent to the comparator (:func:`~fairshare.core.model.policies.sort_key_for`) and
+by a key equivalent to the comparator (:func:`~fairshare.core.rules.policies.sort_key_for`) and
 re-positions just what the engine reports as touched. A list whose keys cannot express the
 comparator (a NaN from an empty cluster or a zero weight) is sorted with the comparator on every
 walk, exactly as YARN does.
@@ -46,11 +46,11 @@ from fairshare.core.heartbeat.offers import (
     min_capacity,
     offer_of,
 )
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.model.changes import ChangeLog
-from fairshare.core.model.policies import SortKey, sort_key_for
 from fairshare.core.model.records import App
-from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.model.tree import parent_of
+from fairshare.core.rules.policies import SortKey, sort_key_for
 from fairshare.resources.vector import (
     Resource,
 )

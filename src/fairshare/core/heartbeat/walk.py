@@ -27,11 +27,11 @@ from fairshare.core.heartbeat.assignment import (
 )
 from fairshare.core.heartbeat.offers import headroom
 from fairshare.core.heartbeat.order_index import OrderIndex
-from fairshare.core.model.am_share import refuses_every_am
+from fairshare.core.hub.scheduler import ROOT, Scheduler
 from fairshare.core.model.changes import ChangeLog
-from fairshare.core.model.policies import SortKey
 from fairshare.core.model.records import App, Node
-from fairshare.core.model.scheduler import ROOT, Scheduler
+from fairshare.core.rules.am_share import refuses_every_am
+from fairshare.core.rules.policies import SortKey
 from fairshare.resources.vector import (
     Resource,
     add,

@@ -9,10 +9,10 @@ waiting apps that may now run are promoted in start-time order, at most one per 
 
 from __future__ import annotations
 
+from fairshare.core.hub.scheduler import ROOT, Scheduler
 from fairshare.core.model.events import AppRunnable
 from fairshare.core.model.records import App
-from fairshare.core.model.scheduler import ROOT, Scheduler
-from fairshare.core.model.yarn_order import merged_by_start_time
+from fairshare.core.rules.yarn_order import merged_by_start_time
 
 INT_MAX = 2**31 - 1
 

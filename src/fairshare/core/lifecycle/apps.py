@@ -14,6 +14,7 @@ from fairshare.config.acl import can_submit
 from fairshare.config.placement.base import PlacementError
 from fairshare.config.placement.names import assure_root
 from fairshare.config.placement.policy import place_application
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.lifecycle.admission import (
     promote_after_removal,
     why_not_runnable,
@@ -40,7 +41,6 @@ from fairshare.core.model.events import (
     RequestsRejected,
 )
 from fairshare.core.model.records import ANY, App, AppState, Container
-from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.model.tree import get_or_create_leaf
 from fairshare.resources.vector import Resource, fits_in, subtract
 

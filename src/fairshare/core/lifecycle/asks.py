@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fairshare.core.model.locality import Locality
 from fairshare.core.model.records import ANY, App, Ask, SchedulerKey
+from fairshare.core.rules.locality import Locality
 from fairshare.resources.vector import Resource, add, multiply_long, normalize
 
 AM_PRIORITY = 0  # the RM asks for the AM container at priority 0 (RMAppAttemptImpl)
@@ -81,7 +81,7 @@ def request_places(request: ContainerRequest, where: Placement) -> list[tuple[st
 
     A host request asks at the host with relaxLocality true, at the host's rack and at ANY with
     the request's flag; a rack request at the rack (true) and ANY (the flag). Counts add up
-    (:meth:`~fairshare.core.model.state.StateWriter.add_asks`).
+    (:meth:`~fairshare.core.hub.state.StateWriter.add_asks`).
     """
     places: list[tuple[str, bool]] = []
     if where.host is not None:

@@ -13,8 +13,8 @@ lost as with any removed node. The engine's calls are in :mod:`fairshare.core.en
 
 from __future__ import annotations
 
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.model.records import Node
-from fairshare.core.model.scheduler import Scheduler
 
 # yarn.resourcemanager.nodemanager-graceful-decommission-timeout-secs, YARN's default
 DEFAULT_TIMEOUT_MS = 3_600_000

@@ -23,12 +23,12 @@ when it resyncs (``AMRMClient`` on ``ApplicationMasterNotRegisteredException``).
 
 from __future__ import annotations
 
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.lifecycle.apps import EngineError
 from fairshare.core.model.events import ContainerRecovered
-from fairshare.core.model.locality import Locality
 from fairshare.core.model.records import App, Container, Node
-from fairshare.core.model.scheduler import Scheduler
-from fairshare.core.model.yarn_order import container_hash
+from fairshare.core.rules.locality import Locality
+from fairshare.core.rules.yarn_order import container_hash
 from fairshare.resources.vector import Resource, fits_in
 
 

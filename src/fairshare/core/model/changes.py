@@ -1,6 +1,6 @@
 """What the state's writers changed, for the steps that keep caches over the state.
 
-Every writer of :mod:`fairshare.core.model.state` records here what it changed. Each cache
+Every writer of :mod:`fairshare.core.hub.state` records here what it changed. Each cache
 that must follow the state (the tree walk's order index, the incremental update pass, the
 preemption search's kept nodes, the steady shares) holds its own :class:`ChangeReader` and
 drains it when it next runs: so no write can leave a cache stale by forgetting to tell it,

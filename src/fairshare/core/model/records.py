@@ -1,7 +1,7 @@
 """The engine's mutable state: nodes, applications, containers and per-queue runtime numbers.
 
 These are the objects of docs/semantics.md §0.3, plain records. Only
-:mod:`fairshare.core.model.state` assigns their fields (``tests/test_state_writes.py`` checks
+:mod:`fairshare.core.hub.state` assigns their fields (``tests/test_state_writes.py`` checks
 it); everything else reads them. Nothing here does I/O or reads a clock.
 
 Dicts are only iterated where their insertion order is the documented order (nodes in
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from fairshare.core.model.locality import Locality, LocalityState
+from fairshare.core.rules.locality import Locality, LocalityState
 from fairshare.resources.vector import Resource
 
 ANY = "*"  # ResourceRequest.ANY
@@ -254,7 +254,7 @@ class StarvedApps:
 @dataclass(slots=True, eq=False)
 class StarvationWrites:
     """What one update pass's starvation step decided to write (§4.3), applied at its end by
-    :meth:`~fairshare.core.model.state.StateWriter.apply_starvation`; the step reads its own
+    :meth:`~fairshare.core.hub.state.StateWriter.apply_starvation`; the step reads its own
     decisions through these first (the starved-apps heap compares starvations the pass wrote
     earlier)."""
 

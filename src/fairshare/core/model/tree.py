@@ -3,7 +3,7 @@
 
 A :class:`QueueTree` is immutable; creating a dynamic queue returns a new tree. Children keep
 creation order; the order configured queues are created in is decided in
-:mod:`fairshare.core.model.yarn_order`.
+:mod:`fairshare.core.rules.yarn_order`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from types import MappingProxyType
 
 from fairshare.config.model import AllocationConfig, PolicyName
 from fairshare.config.placement.names import trim_queue_name
-from fairshare.core.model.policies import is_child_policy_allowed
 from fairshare.core.model.queue_settings import QueueSettings, configured_policy, settings_for
-from fairshare.core.model.yarn_order import ROOT, configured_creation_order
+from fairshare.core.rules.policies import is_child_policy_allowed
+from fairshare.core.rules.yarn_order import ROOT, configured_creation_order
 from fairshare.resources.vector import ResourceTypes
 
 DEFAULT_QUEUE = "root.default"

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from fairshare.core.model.scheduler import Scheduler
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.preemption.overlay import Overlay, node_view, owner_view
 from fairshare.core.preemption.victims import (
     ContainerView,

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.model.records import App, Node
-from fairshare.core.model.scheduler import Scheduler
-from fairshare.core.model.yarn_order import containers_for_victim_search
 from fairshare.core.preemption.victims import ContainerView, NodeView, OwnerView
+from fairshare.core.rules.yarn_order import containers_for_victim_search
 from fairshare.resources.vector import Resource, add, sum_resources
 
 

@@ -4,7 +4,7 @@
 later choices see earlier ones. A plan keeps those marks in an
 :class:`~fairshare.core.preemption.overlay.Overlay` and returns a :class:`PreemptionPlan`;
 :mod:`fairshare.core.preemption.commit` applies it. Planning never writes to the
-:class:`~fairshare.core.model.scheduler.Scheduler` (a test checks).
+:class:`~fairshare.core.hub.scheduler.Scheduler` (a test checks).
 
 :func:`plan_preemption` searches through a :class:`~fairshare.core.preemption.search.VictimSearch`
 that a preemption round keeps across its plans. Tests check every plan against a reference that
@@ -18,9 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.model.records import App
-from fairshare.core.model.scheduler import Scheduler
-from fairshare.core.model.yarn_order import nodes_in_search_order, request_order
 from fairshare.core.preemption.overlay import Overlay
 from fairshare.core.preemption.plan_search import PlanSearch
 from fairshare.core.preemption.requests import RequestAsk, starved_requests
@@ -31,6 +30,7 @@ from fairshare.core.preemption.victims import (
     StarvedRequest,
     VictimSet,
 )
+from fairshare.core.rules.yarn_order import nodes_in_search_order, request_order
 from fairshare.resources.vector import Resource
 
 

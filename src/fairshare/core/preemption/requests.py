@@ -3,7 +3,7 @@
 ``getStarvedResourceRequests`` walks the app's resource requests, sizing each with the
 scheduler-wide *memory-only* ratio (even under DRF), and a visited tracker keeps the same ask
 from being counted at several locality levels. YARN walks hash maps here; our order is in
-:func:`fairshare.core.model.yarn_order.request_order` (keys by priority, ANY first within a key).
+:func:`fairshare.core.rules.yarn_order.request_order` (keys by priority, ANY first within a key).
 """
 
 from __future__ import annotations

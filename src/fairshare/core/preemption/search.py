@@ -45,10 +45,9 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.model.changes import ChangeLog
 from fairshare.core.model.records import App, Container, Node
-from fairshare.core.model.scheduler import Scheduler
-from fairshare.core.model.yarn_order import containers_for_victim_search, nodes_in_search_order
 from fairshare.core.preemption.bounds import (
     UNKNOWN,
     Bound,
@@ -66,6 +65,7 @@ from fairshare.core.preemption.victims import (
     ANY,
     room_before_victims,
 )
+from fairshare.core.rules.yarn_order import containers_for_victim_search, nodes_in_search_order
 from fairshare.resources.vector import (
     Resource,
 )

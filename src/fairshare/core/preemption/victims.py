@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from fairshare.config.model import PolicyName
-from fairshare.core.model.policies import calculator_for
+from fairshare.core.rules.policies import calculator_for
 from fairshare.resources.vector import (
     INT_MAX,
     Resource,

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from operator import itemgetter
 
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.lifecycle.asks import pending_demand
 from fairshare.core.model.changes import PassChanges
 from fairshare.core.model.records import App, QueueRuntime
-from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.model.tree import ROOT
 from fairshare.resources.vector import LONG_MAX, Resource, add, componentwise_min
 

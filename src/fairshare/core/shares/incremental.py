@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.model.changes import PassChanges
-from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.model.tree import ROOT, QueueTree
 from fairshare.core.shares.fair_shares import (
     AppShareInput,

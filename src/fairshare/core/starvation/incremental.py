@@ -30,9 +30,9 @@ import heapq
 from typing import Any
 
 from fairshare.config.model import PolicyName
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.model.changes import PassChanges
 from fairshare.core.model.records import App, QueueRuntime, StarvationWrites
-from fairshare.core.model.scheduler import Scheduler
 from fairshare.core.starvation.index import PendingApps, StarvedQueue
 from fairshare.core.starvation.leaf import (
     FOREVER,

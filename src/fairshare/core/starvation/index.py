@@ -18,10 +18,10 @@ import math
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Iterator, Mapping
 
-from fairshare.core.model.policies import SortKey, comparator_for, sort_key_for
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.model.queue_settings import QueueSettings
 from fairshare.core.model.records import App, StarvationWrites, StarvedApps
-from fairshare.core.model.scheduler import Scheduler
+from fairshare.core.rules.policies import SortKey, comparator_for, sort_key_for
 from fairshare.resources.vector import fits_in, is_none, subtract
 
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 
-from fairshare.core.model.policies import SortKey, calculator_for
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.model.queue_settings import QueueSettings
 from fairshare.core.model.records import App, QueueRuntime, StarvationWrites
-from fairshare.core.model.scheduler import Scheduler
+from fairshare.core.rules.policies import SortKey, calculator_for
 from fairshare.core.starvation.index import PendingApps, StarvedQueue
 from fairshare.core.starvation.rules import fair_share_deficit, min_share_shortfall, unmet_demand
 from fairshare.resources.vector import Resource, add, is_none, subtract_non_negative

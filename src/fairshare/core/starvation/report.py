@@ -3,9 +3,9 @@ how an app entering the starved-apps queue is reported (§4.4)."""
 
 from __future__ import annotations
 
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.model.events import Starvation, StarvationGate
 from fairshare.core.model.records import App
-from fairshare.core.model.scheduler import Scheduler
 from fairshare.resources.vector import float32_decimal, is_none
 
 

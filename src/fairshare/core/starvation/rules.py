@@ -17,9 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from fairshare.config.model import PolicyName
-from fairshare.core.model.policies import SchedulableView, calculator_for, comparator_for
 from fairshare.core.model.records import StarvedApps
-from fairshare.core.model.yarn_order import heap_offer, heap_poll
+from fairshare.core.rules.policies import SchedulableView, calculator_for, comparator_for
+from fairshare.core.rules.yarn_order import heap_offer, heap_poll
 from fairshare.resources.calc import ResourceCalculator
 from fairshare.resources.vector import (
     Resource,

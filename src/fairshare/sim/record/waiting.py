@@ -59,8 +59,8 @@ from fairshare.core import (
     StarvationGate,
     pending_demand,
 )
+from fairshare.resources.display import duration
 from fairshare.resources.vector import Resource, add, fits_in, is_none, subtract_non_negative
-from fairshare.sim.parse.units import duration
 from fairshare.sim.record.causes import CAUSES
 
 SEQS_KEPT = 10  # events cited per cause and queue

@@ -31,9 +31,9 @@ from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.model import AllocationConfig
 from fairshare.config.overrides import Override
 from fairshare.core import Engine, QueueSettings, QueueTree
+from fairshare.resources import display as units
 from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.vector import Resource, ResourceTypes, float32_decimal
-from fairshare.sim.parse import units
 from fairshare.sim.parse.timed_spec import (
     AddNodeChange,
     ChangeSpec,

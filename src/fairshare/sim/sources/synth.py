@@ -46,10 +46,10 @@ from pydantic import ValidationError
 
 from fairshare.config.files import memory_guard
 from fairshare.config.model import ConfigWarning
+from fairshare.resources.display import duration
 from fairshare.resources.vector import INT_MAX, LONG_MAX, LONG_MIN
 from fairshare.sim.parse.scenario_schema import problems_of
 from fairshare.sim.parse.specs import NodeSpec, TaskSpec, WorkloadApp
-from fairshare.sim.parse.units import duration
 from fairshare.sim.parse.yaml_lines import Loc, YamlDoc, render_path, show
 from fairshare.sim.sources.jsontext import (
     MAX_SYNTH_BYTES,

@@ -24,9 +24,9 @@ from typing import Any
 
 from fairshare.config.errors import ConfigError
 from fairshare.sim.record.outputs import SUMMARY
-from fairshare.workbench import explain_changes
-from fairshare.workbench.explain_app import explain_app
-from fairshare.workbench.explain_model import (
+from fairshare.workbench.explain import changes as explain_changes
+from fairshare.workbench.explain.app import explain_app
+from fairshare.workbench.explain.model import (
     Explanation,
     Run,
     Statement,
@@ -39,7 +39,7 @@ from fairshare.workbench.explain_model import (
     unknown_subject,
     via_text,
 )
-from fairshare.workbench.explain_waiting import held_by_other_than_preemption, waiting_statements
+from fairshare.workbench.explain.waiting import held_by_other_than_preemption, waiting_statements
 
 __all__ = ["Explanation", "Statement", "explain", "explain_app", "explain_container",
            "explain_queue", "load_run"]

@@ -10,9 +10,8 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Mapping
 
+from fairshare.core.hub.context import Context
 from fairshare.core.model.changes import ChangeLog
-from fairshare.core.model.context import Context
-from fairshare.core.model.locality import Locality, LocalityState
 from fairshare.core.model.records import (
     ANY,
     App,
@@ -30,6 +29,7 @@ from fairshare.core.model.records import (
     StarvedApps,
 )
 from fairshare.core.model.tree import QueueTree
+from fairshare.core.rules.locality import Locality, LocalityState
 from fairshare.resources.vector import Resource, add, componentwise_min, is_none, subtract
 
 

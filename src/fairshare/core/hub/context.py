@@ -15,10 +15,10 @@ from fairshare.config.acl import QueueAcls, queue_acls
 from fairshare.config.model import AllocationConfig, PlacementPolicy
 from fairshare.config.placement.policy import generated_policy
 from fairshare.config.yarnsite import SiteConfig
-from fairshare.core.model.am_share import max_am_resource
-from fairshare.core.model.policies import calculator_for
 from fairshare.core.model.queue_settings import QueueSettings
 from fairshare.core.model.tree import QueueTree, build_queue_tree
+from fairshare.core.rules.am_share import max_am_resource
+from fairshare.core.rules.policies import calculator_for
 from fairshare.resources.calc import ResourceCalculator
 from fairshare.resources.vector import Resource, ResourceTypes, unbounded_like
 

@@ -1,9 +1,9 @@
 """What every step works through: the read-only context, the state and its writer, the clock
 and the event sink.
 
-:class:`Scheduler` is a :class:`~fairshare.core.model.context.Context` (configuration, queue
+:class:`Scheduler` is a :class:`~fairshare.core.hub.context.Context` (configuration, queue
 tree) that also holds the :class:`~fairshare.core.model.records.ClusterState` (read freely),
-its only writer (:class:`~fairshare.core.model.state.StateWriter`, as ``s.write``) with the
+its only writer (:class:`~fairshare.core.hub.state.StateWriter`, as ``s.write``) with the
 change log the caches drain, the clock (``now``, whatever the engine last set) and the sink
 events go to. It keeps no cache of any step: the tree walk's index, the update pass's memory
 and the preemption search's kept nodes belong to those steps, which the engine holds. The §
@@ -17,13 +17,13 @@ from typing import Any
 
 from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig
+from fairshare.core.hub.context import Context
+from fairshare.core.hub.state import StateWriter
 from fairshare.core.model.changes import ChangeLog
-from fairshare.core.model.context import Context
 from fairshare.core.model.events import Completion, ContainerCompleted, ContainerUnreserved, Event
-from fairshare.core.model.policies import SchedulableView, app_weight
 from fairshare.core.model.records import App, ClusterState, Container, Node
-from fairshare.core.model.state import StateWriter
 from fairshare.core.model.tree import ROOT, QueueTree
+from fairshare.core.rules.policies import SchedulableView, app_weight
 from fairshare.resources.vector import Resource, float32, long_to_float32
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from fairshare.config.errors import ConfigError
 from fairshare.core import record_problem
-from fairshare.sim.parse.units import duration, percent
+from fairshare.resources.display import duration, percent
 from fairshare.sim.record.outputs import EVENTS
 from fairshare.workbench.compare import load_summary
 

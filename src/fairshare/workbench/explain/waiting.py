@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from fairshare.sim.record.causes import advice, advice_text, cause_of, waiting_of
-from fairshare.workbench.explain_model import Statement, at, pct
+from fairshare.workbench.explain.model import Statement, at, pct
 
 
 def waiting_statements(q: Mapping[str, Any]) -> Iterator[Statement]:

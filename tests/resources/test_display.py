@@ -1,4 +1,5 @@
-"""How every tool writes simulated time and resources for people (``fairshare.sim.parse.units``)."""
+"""How every tool writes simulated time and resources for people
+(``fairshare.resources.display``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 
 from fairshare.cli.format import mb_vc
 from fairshare.report import units as report_units
-from fairshare.sim.parse.units import duration, memory, vcores_number
+from fairshare.resources.display import duration, memory, vcores_number
 
 
 @pytest.mark.parametrize(("ms", "text"), [

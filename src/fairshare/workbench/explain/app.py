@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from fairshare.sim.record.outputs import EVENTS
-from fairshare.workbench import explain_changes
-from fairshare.workbench.explain_model import (
+from fairshare.workbench.explain import changes as explain_changes
+from fairshare.workbench.explain.model import (
     LISTED,
     Explanation,
     Run,

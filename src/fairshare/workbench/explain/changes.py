@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from fairshare.sim.parse.units import duration
+from fairshare.resources.display import duration
 
 
 def changes(summary: Mapping[str, Any]) -> list[Mapping[str, Any]]:
