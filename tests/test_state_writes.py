@@ -23,7 +23,7 @@ from fairshare.core.model import records
 from fairshare.core.rules.locality import LocalityState
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "fairshare"
-OWNER = SRC / "core" / "model" / "state.py"
+OWNER = SRC / "core" / "hub" / "state.py"
 RECORDS = SRC / "core" / "model" / "records.py"
 RECORD_TYPES = (records.App, records.Node, records.Container, records.Reservation, records.Ask,
                 records.QueueRuntime, records.ClusterState, LocalityState)
