@@ -36,7 +36,7 @@ from fairshare.config.overrides import parse_override
 from fairshare.core import Engine
 from fairshare.report import units as report_units
 from fairshare.sim.parse.scenario import load_scenario
-from fairshare.sim.run.build import configuration
+from fairshare.sim.run.build import prepare_run
 from fairshare.sim.run.scripted import RunResult, run_scenario
 
 EXIT_EXPECT_FAILED = 1
@@ -105,10 +105,12 @@ def _execute(scenario: Path, outdir: Path | None, quiet: bool, fixed_interval: b
         raise fail([f"-o {outdir}: not a directory"])
     overrides = tuple(guarded(lambda: [parse_override(text) for text in settings]))
     spec = guarded(lambda: replace(load_scenario(scenario), overrides=overrides))
-    site, allocations = guarded(lambda: configuration(spec))
+    # parsed once: checked and warned about here, then run as they are (sim/run/build.py)
+    prepared = guarded(lambda: prepare_run(spec))
     # what `fairshare lint` finds in the scenario's configuration, but its notes: a run is not
     # the place to recommend settings
-    config_warnings = [f for f in configuration_findings(site, allocations) if f.severity != "info"]
+    config_warnings = [f for f in configuration_findings(prepared.site, prepared.allocations)
+                       if f.severity != "info"]
     warn([*config_warnings, *spec.warnings])
     if simulation_only and spec.workload is None:
         raise fail([f"{spec.source}: nothing to simulate: the scenario has no 'workload' "
@@ -118,7 +120,7 @@ def _execute(scenario: Path, outdir: Path | None, quiet: bool, fixed_interval: b
                     "bound (scripted steps run as written)"])
     with progress(spec, err, show=not quiet, until_for_ms=until) as observers:
         try:
-            result = guarded(lambda: run_scenario(spec, outdir, observers,
+            result = guarded(lambda: run_scenario(prepared, outdir, observers,
                                                   event_driven=not fixed_interval,
                                                   until_for_ms=until))
         except OSError as e:

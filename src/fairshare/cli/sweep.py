@@ -27,7 +27,7 @@ from fairshare.cli.tables import FitTable
 from fairshare.config.errors import ConfigError, all_errors
 from fairshare.sim.parse.scenario import load_scenario
 from fairshare.sim.parse.steps import Scenario
-from fairshare.sim.run.build import configuration
+from fairshare.sim.run.build import prepare_run
 from fairshare.workbench.rows import focus_queues, sweep_row, write_rows
 from fairshare.workbench.sweep import (
     Variant,
@@ -118,7 +118,7 @@ def _invalid_variants(spec: Scenario, variants: list[Variant]) -> dict[str, str]
     invalid: dict[str, str] = {}
     for variant in variants:
         try:
-            configuration(replace(spec, overrides=variant.overrides))
+            prepare_run(replace(spec, overrides=variant.overrides))
         except ConfigError as e:
             invalid[variant.name] = "\n".join(str(x) for x in all_errors(e))
     return invalid

@@ -5,8 +5,9 @@ Values are read with Hadoop's ``Configuration`` rules (``fairshare.config.hadoop
 definitions win unless final, ``${var}`` expands, numbers parse as Java does, and a boolean that is
 neither ``true`` nor ``false`` quietly means the default. On top of that this module applies what
 ``FairScheduler.initScheduler`` / ``validateConf`` and ``AllocationFileLoaderService`` check.
-Every problem is collected and raised at once (:class:`ConfigErrors` when there are several),
-located at the property's file and line; odd-but-legal settings become warnings.
+Every problem is collected and raised at once
+(:class:`~fairshare.config.errors.ConfigErrors` when there are several), located at the
+property's file and line; odd-but-legal settings become warnings.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ simulator or a test can run them at any point between two engine calls.
 * :func:`node_over_allocation` — no node holds more than its capacity (docs/semantics.md §0.3,
   §3.6.2). A node that :meth:`~fairshare.core.engine.Engine.resize_node` shrank below what it holds
   is legitimately over-allocated until containers end (YARN keeps them), so callers pass such
-  nodes as ``exempt``; :class:`NodeLedger` checks the exact property from the event stream
-  instead: *no allocation ever* took a node past its capacity.
+  nodes as ``exempt``; :class:`~fairshare.core.ledger.NodeLedger` checks the exact property
+  from the event stream instead: *no allocation ever* took a node past its capacity.
 * :func:`usage_conservation` — node, app, queue and cluster totals equal the sums of the live
   containers they hold (§0.3, §3.6.2 ``allocate``, §5.7).
 * :func:`queue_counts` — runnable/non-runnable lists and counters agree (§3.9).

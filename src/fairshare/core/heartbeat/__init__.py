@@ -1,3 +1,3 @@
 """A node's heartbeat (docs/semantics.md §3): the tree walk's order index and the assignment
-of containers, reservations and earmarks. Imports the layers below it only (model, lifecycle,
-shares, starvation)."""
+of containers, reservations and earmarks. Imports the core packages below it only (rules,
+model, hub, lifecycle)."""

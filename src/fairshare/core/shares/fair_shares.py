@@ -32,7 +32,7 @@ class AppShareInput:
 
     app_id: str
     start_time: int = 0
-    weight: float = 1.0  # see model.policies.app_weight()
+    weight: float = 1.0  # see rules.policies.app_weight()
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 The imported scenario starts at the dump's moment (t = 0); arrivals are apps submitted after
 it. ``FILE`` is either a CSV workload (docs/workloads.md, "CSV"), whose ``at-ms`` count from the
 dump's moment, or an ``apps.json`` history saved from the RM's ``/ws/v1/cluster/apps``: that is
-turned into apps as ``fairshare workload from-apps`` turns it (:mod:`history`), shifted so that
+turned into apps as ``fairshare workload from-apps`` turns it (:mod:`.history`), shifted so that
 its first app arrives at the dump's moment — the last hours replayed as the next ones.
 
 A history saved on the same RM holds the apps running now too, under the ids the dump's apps

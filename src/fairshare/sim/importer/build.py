@@ -27,7 +27,7 @@ from fairshare.sim.importer.placement import AppPlan, place_apps
 from fairshare.sim.importer.scenario_text import Choices, scenario_text, site_unknown_note
 from fairshare.sim.importer.selfcheck import ShareCheck, check_shares
 from fairshare.sim.parse.scenario import load_scenario
-from fairshare.sim.run.build import configuration
+from fairshare.sim.run.build import prepare_run
 
 SCENARIO, ALLOCATIONS, SITE = "scenario.yaml", "fair-scheduler.xml", "yarn-site.xml"
 MAX_CONFIG_BYTES = 16 * 1024**2
@@ -156,8 +156,8 @@ def write_all(outdir: Path, files: dict[str, bytes]) -> tuple[list[Path], list[s
         stage.mkdir()
         for name, data in files.items():
             (stage / name).write_bytes(data)
-        site, allocations = configuration(load_scenario(stage / SCENARIO))  # it loads
-        tree = build_queue_tree(allocations, site.resource_types)
+        prepared = prepare_run(load_scenario(stage / SCENARIO))  # it loads
+        tree = build_queue_tree(prepared.allocations, prepared.site.resource_types)
         problems = [f"queue {name} cannot be created: {why}" for name, why in tree.not_created]
         target.mkdir(parents=True, exist_ok=True)
         for name in files:

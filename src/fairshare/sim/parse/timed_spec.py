@@ -6,7 +6,8 @@ new ``allocations`` / ``allocations-file``), ``add-node`` (as the step), ``remov
 lost) or ``decommission-node`` (graceful, with ``timeout-ms``). They are checked here, each
 problem located at its line: times in order, nodes that exist at that point (after the
 cluster, the steps and the earlier changes), overrides that parse and are ``alloc:`` ones
-(yarn-site is read once, when the ResourceManager starts). What they do: :mod:`.timed`.
+(yarn-site is read once, when the ResourceManager starts). What they do:
+:mod:`fairshare.sim.run.timed`.
 """
 
 from __future__ import annotations

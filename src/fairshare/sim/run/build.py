@@ -1,9 +1,11 @@
-"""An engine built from a scenario: its site and allocation file with the ``--set``
-overrides applied, its timed reloads' configurations parsed, its nodes registered."""
+"""A scenario's run prepared once (:class:`PreparedRun`): its site and allocation file with the
+``--set`` overrides applied, its timed reloads' configurations parsed; and the engine built
+from it, its nodes registered."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from fairshare.config.allocation import read_allocations
 from fairshare.config.errors import ConfigError
@@ -12,21 +14,33 @@ from fairshare.config.overrides import site_overrides
 from fairshare.config.yarnsite import SITE_KEY_PREFIXES, SiteConfig, known_site_keys, load_site
 from fairshare.core import Engine, Event
 from fairshare.resources.vector import Resource, ResourceTypes
-from fairshare.sim.parse.steps import (
-    Scenario,
-)
+from fairshare.sim.parse.steps import Scenario
 from fairshare.sim.run.timed import TimedRun, timed_changes
 
 
-def configuration(scenario: Scenario) -> tuple[SiteConfig, AllocationConfig]:
-    """The scenario's site and allocations, its ``--set`` overrides applied; configuration
-    errors raise ConfigError, those of its timed reloads' overrides too (:func:`timed_run`).
-    Cheap: nothing is built but the configurations. A check before a run: the run itself
-    reads them once, in :func:`build_engine` and :class:`ScriptRunner`."""
+@dataclass(frozen=True, slots=True)
+class PreparedRun:
+    """A scenario's configuration, parsed once (:func:`prepare_run`): the site and allocation
+    file with the ``--set`` overrides applied, and its timed changes with every reload's
+    configuration parsed. The CLI checks and warns about these before the run starts, and the
+    runner builds its engine from them (:func:`build_engine`), so nothing is read twice.
+
+    For one run: :attr:`timed` records the changes applied as the run goes."""
+
+    scenario: Scenario
+    site: SiteConfig
+    allocations: AllocationConfig
+    timed: TimedRun
+
+
+def prepare_run(scenario: Scenario) -> PreparedRun:
+    """Parse ``scenario``'s configuration: site, then allocations, then the timed reloads;
+    configuration errors raise ConfigError. Cheap: nothing is built but the configurations."""
     site, allocations = _site_and_allocations(scenario)
-    if scenario.changes:
-        timed_run(scenario, site.resource_types)
-    return site, allocations
+    timed = timed_changes(scenario.changes, scenario.source,
+                          (scenario.allocations_text, scenario.allocations_file),
+                          scenario.overrides, site.resource_types)
+    return PreparedRun(scenario, site, allocations, timed)
 
 
 def _site_and_allocations(scenario: Scenario) -> tuple[SiteConfig, AllocationConfig]:
@@ -36,19 +50,14 @@ def _site_and_allocations(scenario: Scenario) -> tuple[SiteConfig, AllocationCon
     return site, _allocations(scenario, site.resource_types)
 
 
-def timed_run(scenario: Scenario, types: ResourceTypes) -> TimedRun:
-    """The workload's timed changes, every reload's configuration parsed now."""
-    return timed_changes(scenario.changes, scenario.source,
-                         (scenario.allocations_text, scenario.allocations_file),
-                         scenario.overrides, types)
-
-
-def build_engine(scenario: Scenario, sink: Callable[[Event], None] | None = None) -> Engine:
-    """Site, allocations and nodes of a scenario; configuration errors raise ConfigError."""
-    site, allocations = _site_and_allocations(scenario)
-    types = site.resource_types
-    engine = Engine(site, allocations, start_ms=scenario.start_ms, groups=scenario.groups,
-                    sink=sink)
+def build_engine(run: PreparedRun | Scenario,
+                 sink: Callable[[Event], None] | None = None) -> Engine:
+    """The engine of a prepared run (a scenario is prepared first): its site, allocations and
+    nodes; configuration errors raise ConfigError."""
+    prepared = run if isinstance(run, PreparedRun) else prepare_run(run)
+    scenario, types = prepared.scenario, prepared.site.resource_types
+    engine = Engine(prepared.site, prepared.allocations, start_ms=scenario.start_ms,
+                    groups=scenario.groups, sink=sink)
     for node in scenario.nodes:
         source = node.source or scenario.source  # a topology file's nodes
         engine.add_node(node.name, scenario_resource(types, node.resources, source, node.line),

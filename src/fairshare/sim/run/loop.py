@@ -1,12 +1,15 @@
-"""The discrete-event loop: a workload run through the engine on simulated time (issue 4, step 1).
+"""The discrete-event loop: a workload run through the engine on simulated time.
 
-This is the plain fixed-interval loop — every node heartbeats every ``heartbeat_interval_ms``
-and the update pass runs every ``update_interval_ms`` — against which faster variants will be
-checked. Items due at the same millisecond run in this order (YARN runs them on concurrent
-threads; we pick one and keep it): kill timers of preemption and decommission timeouts, the
-workload's timed changes (reloads, node additions, losses and decommissions: sim/run/timed.py),
-task completions, app arrivals, the update pass (with preemption), then every node's heartbeat
-in registration order.
+Every node heartbeats every ``heartbeat_interval_ms`` and the update pass runs every
+``update_interval_ms``. By default (``event_driven``) the heartbeats that provably change
+nothing are skipped, with the same decisions, events and numbers as when every heartbeat runs
+(``--fixed-interval``, the plain loop; docs/simulator.md).
+
+Items due at the same millisecond run in this order (YARN runs them on concurrent threads; we
+pick one and keep it): kill timers of preemption and decommission timeouts, the workload's
+timed changes (reloads, node additions, losses and decommissions: sim/run/timed.py), task
+completions, app arrivals, the update pass (with preemption), then every node's heartbeat in
+registration order.
 
 App model (docs/scenario-format.md, "Workload"): a managed app asks for its AM at submission and,
 once the AM runs, for all its tasks; an unmanaged app asks for its tasks at submission. A task

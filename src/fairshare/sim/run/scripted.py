@@ -65,7 +65,7 @@ from fairshare.sim.record.outputs import (
 from fairshare.sim.record.recorder import SimRecorder
 from fairshare.sim.record.snapshot import snapshot
 from fairshare.sim.record.summary import build_summary
-from fairshare.sim.run.build import build_engine, scenario_resource, timed_run
+from fairshare.sim.run.build import PreparedRun, build_engine, prepare_run, scenario_resource
 from fairshare.sim.run.loop import Simulation
 from fairshare.sim.run.model import AppRefused, SimObserver
 from fairshare.sim.run.recovered import with_running
@@ -109,12 +109,14 @@ class RunResult:
 class ScriptRunner:
     """Carries out steps one by one, then simulates the workload; :meth:`run` returns what the
     CLI shows. With ``outdir`` the outputs are written there; ``observers`` (a progress bar)
-    also watch the simulation."""
+    also watch the simulation. A scenario is prepared here; a :class:`PreparedRun` was by the
+    caller (the CLI, which checks its configuration first), and is not read again."""
 
-    def __init__(self, scenario: Scenario, outdir: Path | None = None,
+    def __init__(self, scenario: Scenario | PreparedRun, outdir: Path | None = None,
                  observers: Sequence[SimObserver] = (), *, event_driven: bool = True,
                  until_for_ms: int | None = None) -> None:
-        self.scenario = scenario
+        prepared = scenario if isinstance(scenario, PreparedRun) else prepare_run(scenario)
+        self.scenario = prepared.scenario
         # ``--until``: simulate this long from where the steps leave the clock, instead of
         # the scenario's run.until-ms (a clock time)
         self.until_for_ms = until_for_ms
@@ -122,8 +124,8 @@ class ScriptRunner:
         self.outdir = outdir
         self.observers = tuple(observers)
         self._events: list[Event] = []
-        self.engine = build_engine(scenario, self._events.append)
-        self.timed = timed_run(scenario, self.engine.types)
+        self.engine = build_engine(prepared, self._events.append)
+        self.timed = prepared.timed
         self.result = RunResult(self.engine)
         self._handlers: dict[type, Callable[[Any], object]] = {
             AddNodeStep: self._add_node, RemoveNodeStep: self._remove_node,
@@ -354,7 +356,7 @@ class ScriptRunner:
                                         "mismatches": list(mismatches)})
 
 
-def run_scenario(scenario: Scenario, outdir: Path | None = None,
+def run_scenario(scenario: Scenario | PreparedRun, outdir: Path | None = None,
                  observers: Sequence[SimObserver] = (), *, event_driven: bool = True,
                  until_for_ms: int | None = None) -> RunResult:
     """Run ``scenario``; ``until_for_ms`` bounds its simulation to that long from its start

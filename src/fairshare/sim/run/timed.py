@@ -1,4 +1,5 @@
-"""What ``workload.changes`` do when their time comes (parsed by :mod:`.timed_spec`).
+"""What ``workload.changes`` do when their time comes (parsed by
+:mod:`fairshare.sim.parse.timed_spec`).
 
 * **reload** — YARN's allocation-file reload (``AllocationFileLoaderService``). The
   configuration in force is an allocation file plus overrides: the command line's ``--set``
