@@ -33,8 +33,8 @@ from fairshare.core.preemption.victims import (
     OwnerView,
     StarvedRequest,
     VictimSet,
-    best_preemptable_containers,
 )
+from tests.oracles.victims import best_preemptable_containers
 
 
 def plan_preemption_reference(
