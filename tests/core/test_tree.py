@@ -14,13 +14,10 @@ from fairshare.config.model import (
     PolicyName,
 )
 from fairshare.config.placement.policy import generated_policy, place_application
-from fairshare.core.model.tree import (
-    build_queue_tree,
-    get_or_create_leaf,
-    without_empty_dynamic_queues,
-)
+from fairshare.core.model.tree import build_queue_tree, get_or_create_leaf
 from fairshare.resources.vector import DEFAULT_TYPES, res
 from tests.core.engine_builders import allocations_xml, ask, make_engine, records
+from tests.oracles.rules import without_empty_dynamic_queues
 
 
 def build(xml: str):  # type: ignore[no-untyped-def]
