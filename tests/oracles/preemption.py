@@ -6,7 +6,7 @@ afresh with the marks this plan made so far
 (``FSPreemptionThread.identifyContainersToPreemptOnNode``).
 The engine's :class:`~fairshare.core.preemption.search.VictimSearch` keeps what it learnt across
 a whole round and skips nodes by bounds; its plans must equal these
-(``tests/core/test_preemption_fast.py``, ``tests/sim/test_preemption_rounds.py``).
+(``tests/core/preemption/test_preemption_fast.py``, ``tests/sim/test_preemption_rounds.py``).
 """
 
 from __future__ import annotations

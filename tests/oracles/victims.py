@@ -7,7 +7,7 @@ one-node selection (:func:`~fairshare.core.preemption.victims.containers_on_node
 YARN-7655 wider search. The engine's
 :class:`~fairshare.core.preemption.plan_search.PlanSearch` skips nodes by bounds and weighs
 AM-free sets first; its choices must equal these (``tests/oracles/preemption.py`` plans with
-them, ``tests/core/test_preemption_fast.py`` compares).
+them, ``tests/core/preemption/test_preemption_fast.py`` compares).
 """
 
 from __future__ import annotations
