@@ -76,7 +76,7 @@ from fairshare.resources.vector import DEFAULT_TYPES, Resource
 from fairshare.sim.run.loop import fewer_collections
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the references live in tests/
-from tests.oracles.preemption import plan_preemption_reference
+from tests.oracles.preemption import plan_preemption_reference, what_if
 
 GB = 1024
 RACK_SIZE = 40
@@ -316,7 +316,7 @@ class TimedPlanner(SearchPlanner):
                               ("fast_again_ms", largest + 2 * GB)):
             requests = [(StarvedRequest(r(memory, 1)), 1)]
             start = time.perf_counter()
-            plan = self.what_if(app, requests)
+            plan = what_if(self, app, requests)
             out[label] = round((time.perf_counter() - start) * 1000, 2)
         start = time.perf_counter()
         reference = plan_preemption_reference(self.s, app, requests)

@@ -1041,7 +1041,7 @@ def test_policy_compatibility_warnings() -> None:
 
 def test_a_fifo_root_warns_that_no_queue_can_be_created_under_it() -> None:
     # Hadoop 3.4: root has no child when the file is first applied, so its fifo is set, and
-    # every queue is then refused under it (tests/core/test_tree.py shows both).
+    # every queue is then refused under it (tests/core/model/test_tree.py shows both).
     xml = """<allocations>
   <queue name="root"><schedulingPolicy>fifo</schedulingPolicy>
     <queue name="a"/>

@@ -38,7 +38,6 @@ from fairshare.core.model.tree import (
     QueueTree,
     build_queue_tree,
     get_or_create_leaf,
-    without_empty_dynamic_queues,
 )
 from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.vector import (
@@ -48,6 +47,7 @@ from fairshare.resources.vector import (
     float32,
     res,
 )
+from tests.oracles.rules import without_empty_dynamic_queues
 
 A_CUSTOM_RESOURCE = "a-custom-resource"
 CUSTOM = ResourceTypes.with_custom([A_CUSTOM_RESOURCE])

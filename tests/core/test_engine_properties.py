@@ -14,9 +14,9 @@ inheritance), ``maxRunningApps``, ``userMaxApps``, ``maxResources``, ``maxAMShar
 Checked after every step:
 
 * no container is ever placed on a node between its ``node-decommissioning`` and its removal;
-* every check of :mod:`fairshare.core.invariants` (no node over-allocated unless a resize shrank
+* every check of :mod:`tests.oracles.invariants` (no node over-allocated unless a resize shrank
   it, usage conservation per node / app / queue / cluster, runnable bookkeeping, limits,
-  reservations, preemption marks), and a :class:`~fairshare.core.invariants.NodeLedger` rebuilt
+  reservations, preemption marks), and a :class:`~tests.oracles.ledger.NodeLedger` rebuilt
   from the events alone: *no allocation ever* put a node over its capacity, and the ledger
   agrees with the state;
 * our own ledger of warned-but-running victims equals the owners' ``containersToBePreempted``;
@@ -81,13 +81,6 @@ from hypothesis.stateful import (
 
 from fairshare.config.model import PolicyName
 from fairshare.core.engine import Engine
-from fairshare.core.invariants import (
-    check_all,
-    node_over_allocation,
-    queue_counts,
-    usage_conservation,
-)
-from fairshare.core.ledger import NodeLedger, allocation_overflows
 from fairshare.core.model.event_records import event_record
 from fairshare.core.model.events import (
     AppAttemptRestarted,
@@ -112,6 +105,13 @@ from tests.core.engine_builders import (
     r,
     same,
 )
+from tests.oracles.invariants import (
+    check_all,
+    node_over_allocation,
+    queue_counts,
+    usage_conservation,
+)
+from tests.oracles.ledger import NodeLedger, allocation_overflows
 
 # -- the configuration --------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ afresh with the marks this plan made so far
 (``FSPreemptionThread.identifyContainersToPreemptOnNode``).
 The engine's :class:`~fairshare.core.preemption.search.VictimSearch` keeps what it learnt across
 a whole round and skips nodes by bounds; its plans must equal these
-(``tests/core/test_preemption_fast.py``, ``tests/sim/test_preemption_rounds.py``).
+(``tests/core/preemption/test_preemption_fast.py``, ``tests/sim/test_preemption_rounds.py``).
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ from fairshare.core.preemption.plan import (
     Requests,
     app_request_asks,
     nodes_for,
+    plan_preemption,
     plan_with,
 )
 from fairshare.core.preemption.requests import starved_requests
+from fairshare.core.preemption.round import SearchPlanner
 from fairshare.core.preemption.victims import (
     ANY,
     ContainerView,
@@ -33,8 +35,8 @@ from fairshare.core.preemption.victims import (
     OwnerView,
     StarvedRequest,
     VictimSet,
-    best_preemptable_containers,
 )
+from tests.oracles.victims import best_preemptable_containers
 
 
 def plan_preemption_reference(
@@ -139,3 +141,10 @@ class _FreshViews:
         self.views.pop(node, None)
         for victim in victims:
             self.owners.forget(victim.app_id)
+
+
+def what_if(planner: SearchPlanner, app: App, requests: Requests) -> PreemptionPlan:
+    """The plan for ``requests`` in place of what ``app``'s starvation asks for, through the
+    round's search as it stands: nothing is marked or committed. The engine never plans
+    requests of its own choosing; ``bench/preempt.py`` times one no node can hold."""
+    return plan_preemption(planner.s, app, planner.ready(), requests)

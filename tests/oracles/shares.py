@@ -5,7 +5,8 @@ the search get their fixed share; for the others, ``resourceUsedWithWeightToReso
 sums every one's share at R, R doubles from 1 until that sum reaches the total, then 25
 bisection steps narrow R, and the upper bound is what every share is computed at. The engine's
 solver counts identical schedulables once and finds the doubling's end from a first guess; its
-shares must be these (``tests/core/test_compute_shares.py``, ``tests/core/test_fast_update.py``).
+shares must be these (``tests/core/shares/test_compute_shares.py``,
+``tests/core/test_fast_update.py``).
 """
 
 from __future__ import annotations

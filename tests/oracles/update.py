@@ -3,7 +3,7 @@
 ``FairScheduler.update()`` as it reads: every app's and queue's demand, every instantaneous fair
 share of the tree, then — when preemption is on and the cluster is busier than the utilization
 threshold — every leaf's ``FSLeafQueue.updateStarvedApps``, in creation order, through the pure
-functions of :mod:`fairshare.core.starvation.rules`, whose results are written back here
+functions of :mod:`tests.oracles.starvation`, whose results are written back here
 through the state's writers (which record the changes the tree walk's index follows). The
 engine's incremental pass must write and report exactly the same
 (``tests/core/test_fast_update.py``).
@@ -21,12 +21,8 @@ from fairshare.core.shares.fair_shares import (
     compute_instantaneous_fair_shares,
 )
 from fairshare.core.starvation.report import report_starvation, starvation_gate
-from fairshare.core.starvation.rules import (
-    AppStarvationView,
-    LeafStarvationView,
-    update_starved_apps,
-)
 from fairshare.resources.vector import Resource, add, componentwise_min, is_none
+from tests.oracles.starvation import AppStarvationView, LeafStarvationView, update_starved_apps
 
 
 class ReferenceUpdate:

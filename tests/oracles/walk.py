@@ -3,8 +3,8 @@
 ``FSParentQueue.assignContainer`` sorts its children with the policy's comparator on every
 call and tries them in turn; ``FSLeafQueue.assignContainer`` sorts its runnable apps with pending
 demand likewise. The engine walks the sorted lists of its order index instead and passes over
-what can only fail on the node; its decisions must be these (``tests/core/test_order_index.py``,
-``tests/core/test_engine_properties.py``).
+what can only fail on the node; its decisions must be these
+(``tests/core/heartbeat/test_order_index.py``, ``tests/core/test_engine_properties.py``).
 """
 
 from __future__ import annotations

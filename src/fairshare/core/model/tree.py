@@ -29,7 +29,6 @@ __all__ = [
     "build_queue_tree",
     "get_or_create_leaf",
     "reload_queue_tree",
-    "without_empty_dynamic_queues",
 ]
 
 
@@ -310,31 +309,3 @@ def get_or_create_leaf(tree: QueueTree, name: str) -> tuple[QueueTree, str | Non
             return tree, f"{full} is not a leaf queue: {prefix} cannot be created: {problem}"
         tree = tree.with_queue(prefix, is_leaf=leaf, dynamic=tree.config.queue(prefix) is None)
     return tree, None
-
-
-def without_empty_dynamic_queues(tree: QueueTree, has_apps: Callable[[str], bool]) -> QueueTree:
-    """The allocation reload thread's clean-up (§1.6).
-
-    Every dynamic leaf with no runnable, non-runnable or assigned apps (``has_apps`` false) is
-    removed; then dynamic parents left without children, transitively.
-    """
-    removable = {
-        n.name for n in tree if n.dynamic and n.is_leaf and not n.children and not has_apps(n.name)
-    }
-    changed = True
-    while changed:
-        changed = False
-        for node in tree:
-            if node.dynamic and not node.is_leaf and node.name not in removable and all(
-                c in removable for c in node.children
-            ):
-                removable.add(node.name)
-                changed = True
-    if not removable:
-        return tree
-    queues = {
-        name: replace(node, children=tuple(c for c in node.children if c not in removable))
-        for name, node in tree.queues.items()
-        if name not in removable
-    }
-    return replace(tree, queues=MappingProxyType(queues))

@@ -9,7 +9,7 @@ plan out. After an app's turn its next starvation check waits the post-preemptio
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import Protocol
 
 from fairshare.core.hub.scheduler import Scheduler
@@ -18,7 +18,6 @@ from fairshare.core.preemption.blocked import BlockedCauses
 from fairshare.core.preemption.commit import commit
 from fairshare.core.preemption.plan import PreemptionPlan, plan_preemption
 from fairshare.core.preemption.search import SearchMemory, VictimSearch
-from fairshare.core.preemption.victims import StarvedRequest
 from fairshare.core.starvation.rules import take_starved_app
 from fairshare.resources.vector import Resource
 
@@ -65,12 +64,6 @@ class SearchPlanner:
 
     def plan(self, app: App) -> PreemptionPlan:
         return plan_preemption(self.s, app, self.ready())
-
-    def what_if(self, app: App, requests: Sequence[tuple[StarvedRequest, int]]
-                ) -> PreemptionPlan:
-        """The plan for ``requests`` in place of what ``app``'s starvation asks for, through the
-        round's search as it stands: nothing is marked or committed."""
-        return plan_preemption(self.s, app, self.ready(), requests)
 
     def committed(self, plan: PreemptionPlan) -> None:
         if self.search is not None:

@@ -29,8 +29,9 @@ of the reference (tests compare them):
 3. Where those arguments need more than the engine guarantees — the node's free room already
    fits the request (the fit test would then return even an empty set), a negative component
    somewhere, a cluster with a negative total — ``containers_on_node`` itself decides.
-4. ``search_nodes`` ends at the first node, in order, whose set has no AM, and whether a node
-   yields an AM-free set (and which) does not depend on the AM limit it is searched with. So
+4. The reference's ``search_nodes`` (``tests/oracles/victims.py``) ends at the first node, in
+   order, whose set has no AM, and whether a node yields an AM-free set (and which) does not
+   depend on the AM limit it is searched with. So
    the first node with an AM-free set is looked for first, among the nodes whose AM-free bound
    fits; only if there is none are sets with AMs weighed, as §5.3 does (fewest AMs, first
    found among equals), each found set narrowing the nodes that can still beat it.

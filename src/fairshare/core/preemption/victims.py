@@ -1,8 +1,15 @@
-"""Choosing preemption victims for one requested container (docs/semantics.md §5.3–§5.5).
+"""Preemption's views and rules for one requested container on one node (docs/semantics.md
+§5.4–§5.5), as pure functions over frozen views: nothing is marked, earmarked or killed here.
 
-Pure functions over frozen views: nothing is marked, earmarked or killed here. The caller (the
-engine's preemption step) applies a returned :class:`VictimSet` — earmark on the node,
-``containersToBePreempted`` on the owners (§5.6) — before asking for the next container.
+What runs is :class:`~fairshare.core.preemption.plan_search.PlanSearch` (one plan's searches,
+through the round's :class:`~fairshare.core.preemption.search.VictimSearch`): it picks the
+nodes to try by bounds and asks this module, node by node, for :func:`containers_on_node`
+(``identifyContainersToPreemptOnNode``) and :func:`can_container_be_preempted`
+(``canContainerBePreempted``). The search across nodes as YARN reads it (§5.3,
+``identifyContainersToPreemptForOneContainer`` and the YARN-7655 wider search) is the
+reference in ``tests/oracles/victims.py``, which the engine's plans must equal. The caller
+(``core.preemption.commit``) applies a returned :class:`VictimSet` — earmark on the node,
+``containersToBePreempted`` on the owners (§5.6).
 
 Orders that are hash orders in YARN are the caller's choice, taken as given:
 
@@ -10,8 +17,8 @@ Orders that are hash orders in YARN are the caller's choice, taken as given:
   non-AM containers at the front (so in reverse hash order) and AMs at the back (§5.4); here the
   non-AM group keeps the caller's order and so does the AM group. The engine passes YARN's
   own order (``yarn_order.containers_for_victim_search``).
-* the node lists given to :func:`search_nodes` / :func:`best_preemptable_containers` (the
-  cluster node map for ANY, rack join order for a rack, §5.3).
+* the order nodes are searched in (the cluster node map for ANY, rack join order for a rack,
+  §5.3), the search's.
 * ``VictimSet.containers`` is in selection order; YARN groups it by owner in hash-map order,
   which only changes the order victims are reported in.
 """
@@ -186,46 +193,3 @@ def containers_on_node(
         if fits_in(request, potential):
             return VictimSet(node.name, tuple(chosen), num_am)
     return None
-
-
-# -- §5.3 -----------------------------------------------------------------------------------------
-
-
-def search_nodes(
-    nodes: Sequence[NodeView], request: Resource, owners: Owners, cluster: Resource
-) -> VictimSet | None:
-    """``identifyContainersToPreemptForOneContainer``: the first node (in list order) with the
-    fewest AMs wins; a later node replaces it only with strictly fewer; 0 AMs ends the search."""
-    best: VictimSet | None = None
-    max_am = INT_MAX
-    for node in nodes:
-        found = containers_on_node(request, node, owners, cluster, max_am)
-        if found is not None:
-            best, max_am = found, found.num_am
-            if max_am == 0:
-                break
-    return best
-
-
-def best_preemptable_containers(
-    request: StarvedRequest,
-    nodes: Sequence[NodeView],
-    all_nodes: Sequence[NodeView],
-    owners: Owners,
-    cluster: Resource,
-) -> VictimSet | None:
-    """Victims for one container of ``request`` (§5.3, YARN-7655).
-
-    ``nodes`` are the nodes matching the request's resource name. If the best set there needs
-    an AM, and the request names a rack or host and may relax locality, the *other* nodes are
-    searched too and their best set wins only with strictly fewer AMs.
-    """
-    best = search_nodes(nodes, request.capability, owners, cluster)
-    wider = request.relax_locality and request.resource_name != ANY
-    if best is not None and best.num_am > 0 and wider:
-        inside = {n.name for n in nodes}
-        others = [n for n in all_nodes if n.name not in inside]
-        alternative = search_nodes(others, request.capability, owners, cluster)
-        if alternative is not None and alternative.num_am < best.num_am:
-            best = alternative
-    return best

@@ -2,14 +2,14 @@
 (docs/semantics.md §3.6.3).
 
 YARN keeps three per-key maps in the app attempt — ``allowedLocalityLevel``,
-``schedulingOpportunities`` and ``lastScheduledContainer``. Here they are one frozen
+``schedulingOpportunities`` and ``lastScheduledContainer`` (read only by the time-based variant
+of continuous scheduling, which the engine does not model; ``tests/oracles/rules.py`` keeps
+it). Here they are one frozen
 :class:`LocalityState` per key, and every step is a function returning the next state:
 
 * :func:`add_opportunity` — the app was offered a node for the key (after
   ``hasContainerForNode`` passed), counted whether or not it then allocates;
 * :func:`allowed_locality` — heartbeat-driven variant (``locality.threshold.node/rack``);
-* :func:`allowed_locality_by_time` — time-based variant used with continuous scheduling
-  (``locality-delay-node-ms/-rack-ms``);
 * :func:`on_allocation` — ``allocate`` raising the level back after a more local allocation.
 
 :func:`offer` chains the first two, which is what one heartbeat offer does (§3.6.2).
@@ -49,15 +49,17 @@ def add_opportunity(state: LocalityState) -> LocalityState:
     return replace(state, opportunities=state.opportunities + 1)
 
 
-def _first_sight(state: LocalityState, now: int | None) -> LocalityState:
+def first_sight(state: LocalityState, now: int | None) -> LocalityState:
+    """The key seen for the first time: NODE_LOCAL, and (time-based variant) ``now`` noted."""
     last = state.last_scheduled if now is None else now
     return replace(state, level=Locality.NODE_LOCAL, last_scheduled=last)
 
 
-def _relax(
+def relax(
     state: LocalityState, level: Locality, now: int | None
 ) -> tuple[Locality, LocalityState]:
-    """Move one level down and reset the counter: the only place it is reset (§3.6.3)."""
+    """Move one level down and reset the counter: the only place it is reset (§3.6.3); the
+    time-based variant notes ``now`` (``None``: the heartbeat-driven one, nothing noted)."""
     last = state.last_scheduled if now is None else now
     return level.relaxed(), LocalityState(level.relaxed(), 0, last)
 
@@ -75,33 +77,12 @@ def allowed_locality(
     if node_t < 0.0 or rack_t < 0.0:
         return Locality.OFF_SWITCH, state
     if state.level is None:
-        return Locality.NODE_LOCAL, _first_sight(state, None)
+        return Locality.NODE_LOCAL, first_sight(state, None)
     if state.level is Locality.OFF_SWITCH:
         return Locality.OFF_SWITCH, state
     threshold = node_t if state.level is Locality.NODE_LOCAL else rack_t
     if state.opportunities > num_nodes * threshold:
-        return _relax(state, state.level, None)
-    return state.level, state
-
-
-def allowed_locality_by_time(
-    state: LocalityState, *, node_delay_ms: int, rack_delay_ms: int, now: int, start_time: int
-) -> tuple[Locality, LocalityState]:
-    """``getAllowedLocalityLevelByTime``: relax once ``now − lastScheduled > delay`` (strict).
-
-    ``lastScheduled`` is set to ``now`` when the key is first seen and on each relaxation; if
-    it was never set, the app attempt's ``start_time`` stands in (as in YARN).
-    """
-    if node_delay_ms < 0 or rack_delay_ms < 0:
-        return Locality.OFF_SWITCH, state
-    if state.level is None:
-        return Locality.NODE_LOCAL, _first_sight(state, now)
-    if state.level is Locality.OFF_SWITCH:
-        return Locality.OFF_SWITCH, state
-    since = state.last_scheduled if state.last_scheduled is not None else start_time
-    delay = node_delay_ms if state.level is Locality.NODE_LOCAL else rack_delay_ms
-    if now - since > delay:
-        return _relax(state, state.level, now)
+        return relax(state, state.level, None)
     return state.level, state
 
 

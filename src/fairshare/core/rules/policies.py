@@ -3,7 +3,8 @@
 Comparators are plain ``cmp(s1, s2) -> int`` functions with YARN's exact arithmetic — doubles
 where Java uses doubles, float32 where it uses floats, NaN comparing equal to everything — because
 the criteria are not expressible as one sort key once zero weights and empty clusters produce
-NaN. Sort with :func:`sort_schedulables`, which wraps them in ``functools.cmp_to_key``.
+NaN. A sort with them wraps them in ``functools.cmp_to_key``, as the reference walk
+(``tests/oracles/walk.py``) and the index's NaN fallback do.
 
 Where no NaN arises, each comparator *is* a total order, and :func:`sort_key_for` gives the
 equivalent sort key (``None`` when this schedulable's criteria contain a NaN); the tree walk's
@@ -312,18 +313,6 @@ def is_child_policy_allowed(parent: PolicyName, child: PolicyName) -> bool:
     if parent is PolicyName.FIFO:
         return False
     return not (parent is PolicyName.FAIR and child is PolicyName.DRF)
-
-
-def sort_schedulables(
-    items: Iterable[SchedulableView], policy: PolicyName, cluster: Resource
-) -> list[SchedulableView]:
-    """Order schedulables as the policy's comparator does (first = offered resources first)."""
-    compare = comparator_for(policy, len(cluster.values))
-
-    def cmp(a: SchedulableView, b: SchedulableView) -> int:
-        return compare(a, b, cluster)
-
-    return sorted(items, key=functools.cmp_to_key(cmp))
 
 
 def app_weight(demand_memory: int, size_based_weight: bool) -> float:

@@ -6,8 +6,9 @@ re-keyed only for the apps the change log recorded; a leaf where a key would hol
 with the comparator on every pass instead, as the reference does.
 
 :class:`StarvedQueue` — the starved-apps queue during one pass: Java's binary heap, as
-:func:`~fairshare.core.starvation.rules.add_starved_app` replays it, on a list with every app's
-position, frozen back into a :class:`~fairshare.core.model.records.StarvedApps` at the end.
+the reference's ``add_starved_app`` (``tests/oracles/starvation.py``) replays it, on a list with
+every app's position, frozen back into a :class:`~fairshare.core.model.records.StarvedApps` at
+the end.
 """
 
 from __future__ import annotations

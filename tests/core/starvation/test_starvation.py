@@ -8,22 +8,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairshare.config.model import PolicyName
-from fairshare.core.starvation.rules import (
+from fairshare.core.model.records import StarvedApps
+from fairshare.core.starvation.rules import compare_starvation, take_starved_app, unmet_demand
+from fairshare.resources.calc import DEFAULT, DOMINANT, ResourceCalculator
+from fairshare.resources.vector import LONG_MAX, Resource, float32, res
+from tests.oracles.starvation import (
     AppStarvationView,
     LeafStarvationView,
     MinShareStarvation,
-    StarvedApps,
     add_starved_app,
     attribute_min_share_starvation,
-    compare_starvation,
     fair_share_starvation,
     min_share_starvation_of_leaf,
-    take_starved_app,
-    unmet_demand,
     update_starved_apps,
 )
-from fairshare.resources.calc import DEFAULT, DOMINANT, ResourceCalculator
-from fairshare.resources.vector import LONG_MAX, Resource, float32, res
 
 GB = 1024
 CLUSTER = res(100 * GB, 100)

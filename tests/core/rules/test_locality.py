@@ -8,11 +8,11 @@ from fairshare.core.rules.locality import (
     Locality,
     LocalityState,
     allowed_locality,
-    allowed_locality_by_time,
     offer,
     on_allocation,
 )
 from fairshare.resources.vector import float32
+from tests.oracles.rules import allowed_locality_by_time
 
 NODE, RACK, OFF = Locality.NODE_LOCAL, Locality.RACK_LOCAL, Locality.OFF_SWITCH
 

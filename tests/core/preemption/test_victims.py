@@ -16,11 +16,9 @@ from fairshare.core.preemption.victims import (
     OwnerView,
     StarvedRequest,
     VictimSet,
-    best_preemptable_containers,
     can_container_be_preempted,
     containers_on_node,
     preemption_candidates,
-    search_nodes,
 )
 from fairshare.resources.calc import DEFAULT
 from fairshare.resources.vector import (
@@ -31,6 +29,7 @@ from fairshare.resources.vector import (
     subtract_non_negative,
     sum_resources,
 )
+from tests.oracles.victims import best_preemptable_containers, search_nodes
 
 GB = 1024
 CLUSTER = res(100 * GB, 100)

@@ -2,8 +2,10 @@
 
 Each check is a pure function that reads an :class:`~fairshare.core.engine.Engine` (or its
 :class:`~fairshare.core.hub.scheduler.Scheduler`) and returns human-readable violations; an empty
-list means the check passed. Nothing here changes the state, so a ``validate`` command, the
-simulator or a test can run them at any point between two engine calls.
+list means the check passed. Nothing here changes the state, so a test can run them at any point
+between two engine calls (``tests/core/test_engine_properties.py`` runs them after every step of
+random command sequences). They are tests' instruments, not the engine's: a run never calls
+them.
 
 * :func:`node_over_allocation` — no node holds more than its capacity (docs/semantics.md §0.3,
   §3.6.2). A node that :meth:`~fairshare.core.engine.Engine.resize_node` shrank below what it holds
@@ -17,7 +19,7 @@ simulator or a test can run them at any point between two engine calls.
 * :func:`reservation_consistency` — node and app reservations mirror each other (§3.3, §3.6.5).
 * :func:`preemption_marks` — victims marked on nodes and owners agree; earmarks add up (§5.6).
 
-What the event stream alone must satisfy is :mod:`fairshare.core.ledger`.
+What the event stream alone must satisfy is :mod:`tests.oracles.ledger`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What the event stream alone must satisfy: no allocation takes a node past its capacity
 (docs/semantics.md §0.3, §3.6.2, §5.7), and the nodes and containers rebuilt from the events
 match the engine's state. The checks over the state itself are
-:mod:`fairshare.core.invariants`.
+:mod:`tests.oracles.invariants`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from fairshare.core.engine import Engine
 from fairshare.core.hub.scheduler import Scheduler
-from fairshare.core.invariants import differs, scheduler_of
 from fairshare.core.model.events import (
     ContainerAllocated,
     ContainerCompleted,
@@ -23,6 +22,7 @@ from fairshare.core.model.events import (
     NodeResized,
 )
 from fairshare.resources.vector import Resource, fits_in, none_like
+from tests.oracles.invariants import differs, scheduler_of
 
 __all__ = ["NodeLedger", "allocation_overflows"]
 

@@ -322,7 +322,7 @@ def test_a_node_drained_earlier_in_the_round_offers_only_its_remaining_room() ->
     # first served gets the free 2 GB plus the first task of YARN's walk; that earmarks 1 GB,
     # so for the second only 1 GB is free: the next two. The walk: hog (app 1, attempt 1) has
     # containers 1..6, which a Java HashMap iterates as 6, 1, 2, 3, 4, 5 (printed by Hadoop's
-    # ContainerId in jshell, tests/core/test_yarn_order.py); tasks are put at the front, so
+    # ContainerId in jshell, tests/core/rules/test_yarn_order.py); tasks are put at the front, so
     # YARN walks 5, 4, 3, 2, 1, 6.
     engine = make_engine(HAND, site=HAND_SITE, nodes=[("n1", 8 * GB, 8)])
     place(engine, "hog", "root.zero", [("n1", GB)] * 6)
