@@ -4,8 +4,9 @@ The driver replays steps; the simulator's app model (tasks that end ``duration-m
 container starts, asks after the AM, …) lives in Python. So fairshare simulates the workload
 with every heartbeat run (the fixed-interval loop), and each call the loop makes on the engine
 — submit, request, update, heartbeat, advance, a finished task's container, finish, a node
-added or lost, a reload — is recorded as a step, with the events it produced. The driver then gives
-Hadoop's scheduler exactly those inputs.
+added or lost, a reload — is recorded as the command it carries out
+(:mod:`fairshare.core.commands`), then as the driver's step, with the events it produced. The
+driver then gives Hadoop's scheduler exactly those inputs.
 
 That is a sound comparison up to the first difference, and only the first difference is
 reported: until then both schedulers saw the same inputs in the same order, so a difference is
@@ -22,29 +23,61 @@ recording: the run is compared up to it, with the ``end`` snapshot taken just be
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from fairshare.config.allocation import allocation_text
-from fairshare.config.overrides import Override
-from fairshare.core import ContainerRequest, Engine, Event, event_record
+from fairshare.config.errors import ConfigError
+from fairshare.core import (
+    AddNode,
+    AdvanceTo,
+    Ask,
+    Command,
+    CompleteContainer,
+    ContainerRequest,
+    Decommission,
+    Engine,
+    Event,
+    Finish,
+    Heartbeat,
+    RecoverContainer,
+    Reload,
+    ReloadFailed,
+    RemoveNode,
+    Submit,
+    Update,
+    event_record,
+)
 from fairshare.sim.parse.steps import Scenario
 from fairshare.sim.record.snapshot import snapshot
 from fairshare.sim.run.scripted import ScriptRunner
 from oracle.normalise import NotComparable
 
-ReloadInputs = tuple[str | None, Path | None, tuple[Override, ...]]
-
-# engine methods the simulation loop calls, and how each becomes a step
-RECORDED = ("submit", "request", "update", "heartbeat", "advance_to", "complete_container",
-            "finish", "add_node", "remove_node", "reload", "reload_failed",
-            "decommission_node", "recover_container")
+# The engine methods the simulation loop and the timed changes reach (through
+# fairshare.core.apply_command), and the command each call carries out, from its arguments.
+# A reload's command is given the file YARN read: the timed reloads' texts, in order.
+_Arguments = dict[str, Any]
+RECORDED: dict[str, Callable[[_Arguments, Iterator[str | None]], Command]] = {
+    "submit": lambda a, _: Submit(a["app_id"], a["queue"], a["user"], a["am"],
+                                  tuple(a["requests"]), a["recovering"]),
+    "request": lambda a, _: Ask(a["app_id"], tuple(a["requests"])),
+    "update": lambda a, _: Update(a["preempt"]),
+    "heartbeat": lambda a, _: Heartbeat(a["name"]),
+    "advance_to": lambda a, _: AdvanceTo(a["time_ms"]),
+    "complete_container": lambda a, _: CompleteContainer(a["app_id"], a["container_id"]),
+    "finish": lambda a, _: Finish(a["app_id"]),
+    "add_node": lambda a, _: AddNode(a["name"], a["capacity"], a["rack"]),
+    "remove_node": lambda a, _: RemoveNode(a["name"]),
+    "reload": lambda a, texts: Reload(a["allocations"], a["source"], next(texts) or ""),
+    "reload_failed": lambda a, texts: ReloadFailed(a["source"], a["message"], next(texts)),
+    "decommission_node": lambda a, _: Decommission(a["name"], a["timeout_ms"]),
+    "recover_container": lambda a, _: RecoverContainer(
+        a["app_id"], a["node"], a["resource"], a["am"], a["priority"], a["container_id"]),
+}
 
 
 class _NotReplayed(Exception):
-    """An engine call the driver does not replay: the recording ends before it."""
+    """An engine command the driver does not replay: the recording ends before it."""
 
 
 @dataclass
@@ -67,8 +100,9 @@ def trace_workload(scenario: Scenario) -> Trace:
         raise NotComparable("it is run with --set options")
     runner = ScriptRunner(scenario, None, event_driven=False)
     trace = Trace()
-    reloads = [c.reload.inputs for c in runner.timed.changes if c.reload is not None]
-    _Recorder(runner.engine, trace, reloads).install()
+    texts = [c.command.text for c in runner.timed.changes
+             if isinstance(c.command, Reload | ReloadFailed)]
+    _Recorder(runner.engine, trace, texts).install()
     runner.run()
     # the initial nodes registered before the recorder was installed: step -1
     trace.records[:0] = [{**r, "step": -1} for r in runner.result.records]
@@ -78,10 +112,10 @@ def trace_workload(scenario: Scenario) -> Trace:
 
 
 class _Recorder:
-    def __init__(self, engine: Engine, trace: Trace, reloads: list[ReloadInputs]) -> None:
+    def __init__(self, engine: Engine, trace: Trace, texts: list[str | None]) -> None:
         self.engine, self.trace = engine, trace
         self.depth = 0  # engine methods call each other: only the loop's calls are steps
-        self.reloads = iter(reloads)  # the timed reloads' files, in the order they happen
+        self.texts = iter(texts)  # the timed reloads' files, in the order they happen
 
     def install(self) -> None:
         def record(event: Event) -> None:
@@ -91,10 +125,11 @@ class _Recorder:
                                            "step": step})
 
         self.engine.subscribe(record)
-        for name in RECORDED:
-            setattr(self.engine, name, self._wrap(name, getattr(self.engine, name)))
+        for name, command in RECORDED.items():
+            setattr(self.engine, name, self._wrap(command, getattr(self.engine, name)))
 
-    def _wrap(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    def _wrap(self, command: Callable[[_Arguments, Iterator[str | None]], Command],
+              method: Callable[..., Any]) -> Callable[..., Any]:
         signature = inspect.signature(method)
 
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -102,7 +137,7 @@ class _Recorder:
                 bound = signature.bind(*args, **kwargs)
                 bound.apply_defaults()
                 try:
-                    step = self._step(name, bound.arguments)
+                    step = self._step(command(bound.arguments, self.texts))
                 except _NotReplayed as e:
                     self.trace.end(self.engine)
                     self.trace.stopped = f"{e} at {self.engine.now:,} ms"
@@ -115,40 +150,43 @@ class _Recorder:
                 self.depth -= 1
         return call
 
-    def _step(self, name: str, a: dict[str, Any]) -> dict[str, Any]:
+    def _step(self, command: Command) -> dict[str, Any]:
+        """The driver's step (oracle/driver) for ``command``."""
         types = self.engine.types
-        if name == "submit":
-            if a["recovering"]:
+        match command:
+            case Submit(recovering=True):
                 raise _NotReplayed("its workload recovers a running app")
-            return {"step": "submit", "app": a["app_id"], "queue": a["queue"],
-                    "user": a["user"],
-                    "am": None if a["am"] is None else types.as_dict(a["am"]),
-                    "requests": [self._request(r) for r in a["requests"]],
-                    "recovering": False}
-        if name == "request":
-            return {"step": "request", "app": a["app_id"],
-                    "requests": [self._request(r) for r in a["requests"]]}
-        if name == "update":
-            return {"step": "update"}
-        if name == "heartbeat":
-            return {"step": "heartbeat", "node": a["name"], "times": 1}
-        if name == "advance_to":
-            return {"step": "advance", "ms": a["time_ms"] - self.engine.now}
-        if name == "complete_container":
-            return {"step": "release-container", "app": a["app_id"],
-                    "container": a["container_id"]}
-        if name == "finish":
-            return {"step": "finish", "app": a["app_id"]}
-        if name == "add_node":
-            return {"step": "add-node", "name": a["name"], "rack": a["rack"],
-                    "resources": types.as_dict(a["capacity"])}
-        if name == "remove_node":
-            return {"step": "remove-node", "name": a["name"]}
-        if name in ("reload", "reload_failed"):  # YARN reads the file, whether it is good
-            text, path, overrides = next(self.reloads)
-            return {"step": "reload", "allocations": allocation_text(text or None, path,
-                                                                     overrides)}
-        raise _NotReplayed(f"the engine's {name.replace('_', ' ')}, which the driver does not "
+            case Submit():
+                return {"step": "submit", "app": command.app, "queue": command.queue,
+                        "user": command.user,
+                        "am": None if command.am is None else types.as_dict(command.am),
+                        "requests": [self._request(r) for r in command.requests],
+                        "recovering": False}
+            case Ask():
+                return {"step": "request", "app": command.app,
+                        "requests": [self._request(r) for r in command.requests]}
+            case Update():
+                return {"step": "update"}
+            case Heartbeat():
+                return {"step": "heartbeat", "node": command.node, "times": 1}
+            case AdvanceTo():
+                return {"step": "advance", "ms": command.time_ms - self.engine.now}
+            case CompleteContainer():
+                return {"step": "release-container", "app": command.app,
+                        "container": command.container}
+            case Finish():
+                return {"step": "finish", "app": command.app}
+            case AddNode():
+                return {"step": "add-node", "name": command.node, "rack": command.rack,
+                        "resources": types.as_dict(command.capacity)}
+            case RemoveNode():
+                return {"step": "remove-node", "name": command.node}
+            case Reload() | ReloadFailed():  # YARN reads the file, whether it is good
+                if command.text is None:
+                    raise ConfigError(command.message)
+                return {"step": "reload", "allocations": command.text}
+        name = {Decommission: "decommission node", RecoverContainer: "recover container"}
+        raise _NotReplayed(f"the engine's {name[type(command)]}, which the driver does not "
                            "replay,")
 
     def _request(self, r: ContainerRequest) -> dict[str, Any]:

@@ -15,6 +15,11 @@ PINNED = [
     "AM_PRIORITY", "ANY", "DEFAULT_TIMEOUT_MS", "MAX_TIME_MS",
     # the engine and its read side
     "Engine", "EngineError", "EngineQueries", "ContainerRequest",
+    # commands: one per thing a caller can make the engine do, applied and written as JSON
+    "Command", "apply_command", "command_from_json", "command_to_json",
+    "AddNode", "RemoveNode", "ResizeNode", "Decommission", "Heartbeat", "HeartbeatAll",
+    "Submit", "RecoverContainer", "Ask", "Release", "CompleteContainer", "Finish", "Kill",
+    "Move", "Update", "Preempt", "Advance", "AdvanceTo", "Reload", "ReloadFailed",
     # events
     "Event", "Completion", "event_record", "record_problem",
     "AppAttemptRestarted", "AppFinished", "AppMoved", "AppNotRunnable", "AppRejected",

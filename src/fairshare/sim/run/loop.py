@@ -32,15 +32,18 @@ from __future__ import annotations
 import gc
 import heapq
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
 
 from fairshare.core import (
     MAX_TIME_MS,
+    AdvanceTo,
     AppFinished,
     AppRejected,
     AppSubmitted,
+    Ask,
+    Command,
+    CompleteContainer,
     Completion,
     ContainerAllocated,
     ContainerCompleted,
@@ -50,6 +53,11 @@ from fairshare.core import (
     Engine,
     EngineError,
     Event,
+    Finish,
+    RecoverContainer,
+    Submit,
+    Update,
+    apply_command,
 )
 from fairshare.sim.run.model import AppProgress, AppRefused, RunningTask, SimObserver, WaitingKey
 from fairshare.sim.run.quiet import QuietHeartbeats
@@ -59,6 +67,7 @@ from fairshare.sim.sources.workload import AppSpec, TaskGroup
 # order of items due at the same time
 CHANGE, COMPLETION, ARRIVAL, UPDATE, HEARTBEATS, SNAPSHOT = range(6)
 STALL_LIMIT_MS = 3_600_000
+UPDATE_PASS = Update()  # with its preemption round
 PROGRESS = (ContainerAllocated, ContainerCompleted, ContainerPreempted, AppSubmitted,
             AppRejected, AppFinished)
 
@@ -148,13 +157,13 @@ class Simulation:
                     (self._open == 0 and not self._changes_left) or self._is_stalled()):
                 break  # at the end of a millisecond: everything due at it has run
             if timer is not None and timer <= limit and (item is None or timer <= item):
-                engine.advance_to(timer)  # kill timers first (their victims' tasks re-ask)
+                apply_command(engine, AdvanceTo(timer))  # kill timers first (victims re-ask)
                 self._react()
                 continue
             if item is None or item > limit:
                 break
             time_ms, order, _, what, container = heapq.heappop(self._queue)
-            engine.advance_to(time_ms)
+            apply_command(engine, AdvanceTo(time_ms))
             self._react()
             if order == CHANGE:
                 self._changes_left -= 1
@@ -166,7 +175,7 @@ class Simulation:
                 self._arrivals_left -= 1
                 self._arrive(self.apps[what])
             elif order == UPDATE:
-                engine.update()
+                apply_command(engine, UPDATE_PASS)
                 self._react()
                 self._push(time_ms + self.update_ms, UPDATE, "")
             elif order == HEARTBEATS:
@@ -183,7 +192,7 @@ class Simulation:
                 assert self.snapshot_ms is not None
                 self._push(time_ms + self.snapshot_ms, SNAPSHOT, "")
         if until_ms is not None and engine.now < until_ms:
-            engine.advance_to(until_ms)
+            apply_command(engine, AdvanceTo(until_ms))
             self._react()
         self._deliver()
         for observer in self.observers:
@@ -213,11 +222,10 @@ class Simulation:
 
     # -- the app model ---------------------------------------------------------------------------
 
-    @staticmethod
-    def _engine_call(app_id: str, call: Callable[..., object], *args: Any) -> None:
-        """One engine call for ``app_id``; a refusal names the app (its workload entry)."""
+    def _command(self, app_id: str, command: Command) -> None:
+        """One engine command for ``app_id``; a refusal names the app (its workload entry)."""
         try:
-            call(*args)
+            apply_command(self.engine, command)
         except EngineError as e:
             raise AppRefused(app_id, str(e)) from None
 
@@ -230,8 +238,8 @@ class Simulation:
         groups: range = range(0)
         if spec.am is None:
             groups, app.asked_tasks = range(len(spec.tasks)), True
-        self._ask(app, groups, self.engine.submit, spec.id, spec.queue, spec.user, spec.am,
-                  self._requests(app, groups))
+        self._ask(app, groups, Submit(spec.id, spec.queue, spec.user, spec.am,
+                                      self._requests(app, groups)))
         self._react()
         if spec.am is None and app.total_tasks == 0:
             self._finish(app)  # nothing to run
@@ -244,19 +252,17 @@ class Simulation:
         spec, engine, now = app.spec, self.engine, self.engine.now
         held = Counter(c.group for c in spec.running)
         groups = [g for g, task in enumerate(spec.tasks) if task.count > held[g]]
-        requests = [ContainerRequest(spec.tasks[g].count - held[g], spec.tasks[g].resource,
-                                     spec.tasks[g].priority) for g in groups]
+        requests = tuple(ContainerRequest(spec.tasks[g].count - held[g], spec.tasks[g].resource,
+                                          spec.tasks[g].priority) for g in groups)
         app.asked_tasks = True
-        self._ask(app, groups, engine.submit, spec.id, spec.queue, spec.user, spec.am, requests,
-                  True)
+        self._ask(app, groups, Submit(spec.id, spec.queue, spec.user, spec.am, requests, True))
         if engine.app(spec.id).stopped:
             return  # rejected on arrival: nothing runs
         app.started_ms = now
         for c in spec.running:
             try:
-                container = engine.recover_container(spec.id, c.node, c.resource, am=c.am,
-                                                     priority=c.priority,
-                                                     container_id=c.container_id)
+                container = apply_command(engine, RecoverContainer(
+                    spec.id, c.node, c.resource, c.am, c.priority, c.container_id))
             except EngineError as e:
                 raise AppRefused(spec.id, str(e)) from None
             if c.group >= 0:
@@ -271,15 +277,14 @@ class Simulation:
 
     @staticmethod
     def _requests(app: AppProgress, groups: Sequence[int], count: int | None = None
-                  ) -> list[ContainerRequest]:
+                  ) -> tuple[ContainerRequest, ...]:
         """One request per task group: all its tasks, or ``count`` of them."""
         tasks = app.spec.tasks
-        return [ContainerRequest(tasks[g].count if count is None else count, tasks[g].resource,
-                                 tasks[g].priority) for g in groups]
+        return tuple(ContainerRequest(tasks[g].count if count is None else count,
+                                      tasks[g].resource, tasks[g].priority) for g in groups)
 
-    def _ask(self, app: AppProgress, groups: Sequence[int], call: Callable[..., object],
-             *args: Any) -> None:
-        """An engine call that asks for ``groups``' containers (one request each, in order).
+    def _ask(self, app: AppProgress, groups: Sequence[int], command: Submit | Ask) -> None:
+        """A command that asks for ``groups``' containers (one request each, in order).
 
         The engine records each request with a ``containers-requested`` event, in the order
         given, or none when it refuses the call whole (docs/semantics.md §3.10); a managed app's
@@ -287,7 +292,7 @@ class Simulation:
         and which group each belongs to is known only here: groups of equal size and priority are
         one request to YARN, yet their tasks may last differently."""
         start = len(self.events)
-        self._engine_call(app.spec.id, call, *args)
+        self._command(app.spec.id, command)
         asked = [e for e in self.events[start:]
                  if isinstance(e, ContainersRequested) and e.app == app.spec.id]
         if groups and len(asked) >= len(groups):
@@ -304,8 +309,7 @@ class Simulation:
             slot[1] += count
 
     def _ask_again(self, app: AppProgress, group: int) -> None:
-        self._ask(app, (group,), self.engine.request, app.spec.id,
-                  self._requests(app, (group,), count=1))
+        self._ask(app, (group,), Ask(app.spec.id, self._requests(app, (group,), count=1)))
 
     def _complete(self, app_id: str, container_id: str) -> None:
         app = self.apps[app_id]
@@ -315,7 +319,7 @@ class Simulation:
         if app.running.pop(container_id, None) is None:
             return  # preempted or killed meanwhile
         self._running_tasks -= 1
-        self._engine_call(app_id, self.engine.complete_container, app_id, container_id)
+        self._command(app_id, CompleteContainer(app_id, container_id))
         app.tasks_done += 1
         self._react()
         if app.tasks_done == app.total_tasks:
@@ -324,7 +328,7 @@ class Simulation:
     def _finish(self, app: AppProgress) -> None:
         if self.engine.app(app.spec.id).stopped:
             return  # rejected
-        self._engine_call(app.spec.id, self.engine.finish, app.spec.id)
+        self._command(app.spec.id, Finish(app.spec.id))
         app.finished_ms = self.engine.now
         self._react()
 
@@ -368,8 +372,7 @@ class Simulation:
                     self._finish(app)  # an AM with no tasks is done once it ran
                 else:
                     groups = range(len(app.spec.tasks))
-                    self._ask(app, groups, self.engine.request, app.spec.id,
-                              self._requests(app, groups))
+                    self._ask(app, groups, Ask(app.spec.id, self._requests(app, groups)))
             return
         priority = self.engine.app(event.app).containers[event.container].key[0]
         if app.first_task_ms is None:

@@ -1,6 +1,7 @@
 """Running a scenario: its scripted ``steps``, then its workload (docs/scenario-format.md).
 
-In scripted mode nothing happens on its own: each step is one engine call, and only the kill
+In scripted mode nothing happens on its own: each step is engine commands
+(:mod:`fairshare.core.commands`; a ``heartbeat`` step one per time), and only the kill
 timers of preemption fire as ``advance`` moves the clock. ``expect`` steps compare the current
 snapshot with what the scenario says; a failure is recorded (as an ``expect-failed`` event too)
 and the run goes on. A step that cannot be carried out (an unknown app or node, a resource type
@@ -16,15 +17,40 @@ with ``-o``, and in :attr:`RunResult.summary` either way). A scripted-only run w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from fairshare.config.allocation import read_allocations
+from fairshare.config.allocation import allocation_text, read_allocations
 from fairshare.config.errors import ConfigError
-from fairshare.core import MAX_TIME_MS, ContainerRequest, Engine, EngineError, Event, event_record
+from fairshare.core import (
+    MAX_TIME_MS,
+    AddNode,
+    Advance,
+    Ask,
+    Command,
+    ContainerRequest,
+    Engine,
+    EngineError,
+    Event,
+    Finish,
+    Heartbeat,
+    HeartbeatAll,
+    Kill,
+    Move,
+    RecoverContainer,
+    Release,
+    Reload,
+    ReloadFailed,
+    RemoveNode,
+    ResizeNode,
+    Submit,
+    Update,
+    apply_command,
+    event_record,
+)
 from fairshare.resources.vector import Resource
 from fairshare.sim.parse.expect import check
 from fairshare.sim.parse.schema_values import MAX_HEARTBEATS_PER_STEP
@@ -127,17 +153,21 @@ class ScriptRunner:
         self.engine = build_engine(prepared, self._events.append)
         self.timed = prepared.timed
         self.result = RunResult(self.engine)
-        self._handlers: dict[type, Callable[[Any], object]] = {
-            AddNodeStep: self._add_node, RemoveNodeStep: self._remove_node,
+        # a step is engine commands (fairshare.core.commands), or the runner's own look
+        self._commands: dict[type, Callable[[Any], Iterator[Command]]] = {
+            AddNodeStep: self._add_node, RemoveNodeStep: lambda st: iter((RemoveNode(st.name),)),
             ResizeNodeStep: self._resize_node, SubmitStep: self._submit,
             RecoverContainerStep: self._recover_container,
-            RequestStep: self._request, UpdateStep: lambda step: self.engine.update(),
-            HeartbeatStep: self._heartbeat, AdvanceStep: self._advance,
-            ReleaseStep: self._release, FinishStep: lambda st: self.engine.finish(st.app),
-            KillStep: lambda st: self.engine.kill(st.app), ReloadStep: self._reload,
-            MoveStep: lambda st: self.engine.move(st.app, st.queue),
-            SnapshotStep: self._snapshot, ExpectStep: self._expect,
+            RequestStep: lambda st: iter((Ask(st.app, self._requests(st.requests, st.line)),)),
+            UpdateStep: lambda step: iter((Update(),)), HeartbeatStep: self._heartbeat,
+            AdvanceStep: lambda st: iter((Advance(st.ms),)),
+            ReleaseStep: lambda st: iter((Release(st.app, st.count, st.which),)),
+            FinishStep: lambda st: iter((Finish(st.app),)),
+            KillStep: lambda st: iter((Kill(st.app),)), ReloadStep: self._reload,
+            MoveStep: lambda st: iter((Move(st.app, st.queue),)),
         }
+        self._looks: dict[type, Callable[[Any], None]] = {
+            SnapshotStep: self._snapshot, ExpectStep: self._expect}
 
     def run(self) -> RunResult:
         """With an output directory, the outputs are written to a staging directory and moved
@@ -183,7 +213,7 @@ class ScriptRunner:
         self.result.step_bounds.append(len(self.result.records))
         for step in self.scenario.steps:
             try:
-                self._handlers[type(step)](step)
+                self._step(step)
             except EngineError as e:
                 raise ConfigError(str(e), self.scenario.source, step.line) from None
             self._flush()
@@ -195,6 +225,14 @@ class ScriptRunner:
         elif outdir is not None:
             result.outputs = write_outputs(outdir, result.records, result.snapshots)
         return result
+
+    def _step(self, step: Step) -> None:
+        commands = self._commands.get(type(step))
+        if commands is None:
+            self._looks[type(step)](step)
+            return
+        for command in commands(step):
+            apply_command(self.engine, command)
 
     def _simulate(self, workload: tuple[WorkloadApp, ...], outdir: Path | None) -> None:
         """The workload runs from where the steps left the clock (docs/scenario-format.md)."""
@@ -274,63 +312,58 @@ class ScriptRunner:
     def _res(self, values: Mapping[str, int], line: int) -> Resource:
         return scenario_resource(self.engine.types, values, self.scenario.source, line)
 
-    def _requests(self, specs: tuple[RequestSpec, ...], line: int) -> list[ContainerRequest]:
-        return [ContainerRequest(spec.count, self._res(spec.resources, line), spec.priority,
-                                 spec.locality, spec.relax_locality) for spec in specs]
+    def _requests(self, specs: tuple[RequestSpec, ...], line: int
+                  ) -> tuple[ContainerRequest, ...]:
+        return tuple(ContainerRequest(spec.count, self._res(spec.resources, line),
+                                      spec.priority, spec.locality, spec.relax_locality)
+                     for spec in specs)
 
-    def _add_node(self, step: AddNodeStep) -> None:
+    def _add_node(self, step: AddNodeStep) -> Iterator[Command]:
         node = step.node
-        self.engine.add_node(node.name, self._res(node.resources, step.line), node.rack)
+        yield AddNode(node.name, self._res(node.resources, step.line), node.rack)
 
-    def _remove_node(self, step: RemoveNodeStep) -> None:
-        self.engine.remove_node(step.name)
+    def _resize_node(self, step: ResizeNodeStep) -> Iterator[Command]:
+        yield ResizeNode(step.name, self._res(step.resources, step.line))
 
-    def _resize_node(self, step: ResizeNodeStep) -> None:
-        self.engine.resize_node(step.name, self._res(step.resources, step.line))
-
-    def _submit(self, step: SubmitStep) -> None:
+    def _submit(self, step: SubmitStep) -> Iterator[Command]:
         am = None if step.am is None else self._res(step.am, step.line)
-        self.engine.submit(step.app, step.queue, step.user, am,
-                           self._requests(step.requests, step.line), step.recovering)
+        yield Submit(step.app, step.queue, step.user, am,
+                     self._requests(step.requests, step.line), step.recovering)
 
-    def _recover_container(self, step: RecoverContainerStep) -> None:
-        self.engine.recover_container(step.app, step.node, self._res(step.resources, step.line),
-                                      am=step.am, priority=step.priority,
-                                      container_id=step.container)
+    def _recover_container(self, step: RecoverContainerStep) -> Iterator[Command]:
+        yield RecoverContainer(step.app, step.node, self._res(step.resources, step.line),
+                               step.am, step.priority, step.container)
 
-    def _request(self, step: RequestStep) -> None:
-        self.engine.request(step.app, self._requests(step.requests, step.line))
-
-    def _heartbeat(self, step: HeartbeatStep) -> None:
+    def _heartbeat(self, step: HeartbeatStep) -> Iterator[Command]:
+        """``times`` heartbeats of the node, or of every node (``*``) in registration order."""
         nodes = len(self.engine.state.nodes) if step.node == "*" else 1
         if step.times * nodes > MAX_HEARTBEATS_PER_STEP:
             raise EngineError(f"heartbeat: {step.times:,} times {nodes:,} nodes is more than "
                               f"{MAX_HEARTBEATS_PER_STEP:,} node heartbeats in one step")
+        command = HeartbeatAll() if step.node == "*" else Heartbeat(step.node)
         for _ in range(step.times):
-            if step.node == "*":
-                self.engine.heartbeat_all()
-            else:
-                self.engine.heartbeat(step.node)
+            yield command
 
-    def _advance(self, step: AdvanceStep) -> None:
-        self.engine.advance(step.ms)
-
-    def _release(self, step: ReleaseStep) -> None:
-        self.engine.release(step.app, step.count, step.which)
-
-    def _reload(self, step: ReloadStep) -> None:
-        types = self.engine.types
+    def _reload(self, step: ReloadStep) -> Iterator[Command]:
+        """The file parsed now: a reload, or YARN's failed reload when it does not parse."""
+        types, overrides = self.engine.types, self.scenario.overrides
         if step.allocations_text is not None:
             source = f"{self.scenario.source}:{step.line} (reload)"
         else:
             source = str(step.allocations_file)
         try:
             config = read_allocations(step.allocations_text, step.allocations_file, source,
-                                      types, overrides=self.scenario.overrides)
+                                      types, overrides=overrides)
         except ConfigError as e:
-            self.engine.reload_failed(source, str(e))
+            try:
+                text: str | None = allocation_text(step.allocations_text,
+                                                   step.allocations_file, overrides)
+            except ConfigError:  # a file that cannot be read (or decoded) at all
+                text = None
+            yield ReloadFailed(source, str(e), text)
             return
-        self.engine.reload(config, source)
+        yield Reload(config, source, allocation_text(step.allocations_text,
+                                                     step.allocations_file, overrides))
 
     def _snapshot(self, step: SnapshotStep) -> None:
         self.result.snapshots.append(snapshot(self.engine, step.label))

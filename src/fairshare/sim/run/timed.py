@@ -16,7 +16,8 @@
   AMs restart their attempt). A node already gone after a graceful decommission is left alone.
 * **decommission-node** — graceful decommission (:mod:`fairshare.core.lifecycle.decommission`).
 
-Each change applied is kept as a :class:`Applied` record for ``summary.json`` (``changes``),
+Each change is an engine command (:mod:`fairshare.core.commands`), built before the run; each
+one applied is kept as a :class:`Applied` record for ``summary.json`` (``changes``),
 which the report marks on its timeline charts and ``explain`` cites.
 """
 
@@ -27,11 +28,21 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol
 
-from fairshare.config.allocation import read_allocations
+from fairshare.config.allocation import allocation_text, read_allocations
 from fairshare.config.errors import ConfigError, all_errors
-from fairshare.config.model import AllocationConfig
 from fairshare.config.overrides import Override
-from fairshare.core import Engine, QueueSettings, QueueTree
+from fairshare.core import (
+    AddNode,
+    Command,
+    Decommission,
+    Engine,
+    QueueSettings,
+    QueueTree,
+    Reload,
+    ReloadFailed,
+    RemoveNode,
+    apply_command,
+)
 from fairshare.resources import display as units
 from fairshare.resources.configurable import ConfigurableResource
 from fairshare.resources.vector import Resource, ResourceTypes, float32_decimal
@@ -81,24 +92,15 @@ class TimedRun:
     applied: list[Applied] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class _Parsed:
-    """A reload's outcome, known before the run: the configuration, or why it fails."""
-
-    config: AllocationConfig | None
-    source: str
-    error: str = ""
-    # what it was read from: allocation text, file, overrides (config.allocation_text)
-    inputs: tuple[str | None, Path | None, tuple[Override, ...]] = (None, None, ())
-
-
 @dataclass(slots=True)
 class _Change:
+    """A timed change and the engine command it is: a reload's configuration (or why it
+    fails) is known before the run."""
+
     at_ms: int
     spec: ChangeSpec
     run: TimedRun
-    types: ResourceTypes
-    reload: _Parsed | None = None
+    command: Command
 
     def apply(self, engine: Engine) -> None:
         self.run.applied.append(_apply(self, engine))
@@ -116,7 +118,7 @@ def timed_changes(specs: Sequence[ChangeSpec], scenario_source: str,
               else str(path or "(no allocation file)"))
     timed: tuple[Override, ...] = ()
     for spec in specs:
-        change = _Change(spec.at_ms, spec, run, types)
+        command: Command
         if isinstance(spec, ReloadChange):
             new = (text, path, source, (*timed, *spec.overrides))
             if spec.allocations_text is not None:
@@ -124,16 +126,35 @@ def timed_changes(specs: Sequence[ChangeSpec], scenario_source: str,
                        spec.overrides)
             elif spec.allocations_file is not None:
                 new = (None, spec.allocations_file, str(spec.allocations_file), spec.overrides)
-            change.reload = _parse(new[0], new[1], new[2], (*overrides, *new[3]), spec,
-                                   scenario_source, types)
-            if change.reload.config is not None:  # else the previous one stays in force
+            command = _parse(new[0], new[1], new[2], (*overrides, *new[3]), spec,
+                             scenario_source, types)
+            if isinstance(command, Reload):  # else the previous one stays in force
                 text, path, source, timed = new
-        run.changes.append(change)
+        elif isinstance(spec, AddNodeChange):
+            command = _add_node(spec, scenario_source, types)
+        elif isinstance(spec, RemoveNodeChange):
+            command = RemoveNode(spec.name)
+        else:
+            assert isinstance(spec, DecommissionChange)
+            command = Decommission(spec.name, spec.timeout_ms)
+        run.changes.append(_Change(spec.at_ms, spec, run, command))
     return run
 
 
+def _add_node(spec: AddNodeChange, scenario_source: str, types: ResourceTypes) -> AddNode:
+    node = spec.node
+    try:
+        capacity = types.of(dict(node.resources))
+    except KeyError as e:  # a type yarn-site does not declare
+        raise ConfigError(f"workload.changes: add-node {node.name}: {e.args[0]} (declare "
+                          "others in yarn.resource-types)", scenario_source, spec.line) from None
+    return AddNode(node.name, capacity, node.rack)
+
+
 def _parse(text: str | None, path: Path | None, source: str, overrides: Sequence[Override],
-           spec: ReloadChange, scenario_source: str, types: ResourceTypes) -> _Parsed:
+           spec: ReloadChange, scenario_source: str, types: ResourceTypes
+           ) -> Reload | ReloadFailed:
+    """The reload, with the file YARN reads (overrides written in: ``allocation_text``)."""
     try:
         # an empty inline text reads as an empty file here (the reload step refuses it)
         config = read_allocations(text or None, path, source, types, overrides=overrides)
@@ -143,49 +164,49 @@ def _parse(text: str | None, path: Path | None, source: str, overrides: Sequence
             if error.file in own:  # the change's own override: the scenario is wrong
                 raise ConfigError(f"workload.changes: reload at {spec.at_ms:,} ms: {error}",
                                   scenario_source, spec.line) from None
-        return _Parsed(None, source, str(e), (text, path, tuple(overrides)))
-    return _Parsed(config, source, "", (text, path, tuple(overrides)))
+        try:
+            read: str | None = allocation_text(text or None, path, overrides)
+        except ConfigError:  # a file that cannot be read (or decoded) at all
+            read = None
+        return ReloadFailed(source, str(e), read)
+    return Reload(config, source, allocation_text(text or None, path, overrides))
 
 
 def _apply(change: _Change, engine: Engine) -> Applied:
-    spec, now = change.spec, engine.now
-    if isinstance(spec, ReloadChange):
-        return _reload(change, engine)
-    if isinstance(spec, AddNodeChange):
-        node = spec.node
-        engine.add_node(node.name, change.types.of(dict(node.resources)), node.rack)
-        return Applied(now, "add-node", f"node {node.name} added", f"{node.name} added",
-                       node=node.name)
-    assert isinstance(spec, RemoveNodeChange | DecommissionChange)
-    present = engine.state.nodes.get(spec.name)
+    command, now = change.command, engine.now
+    if isinstance(command, Reload | ReloadFailed):
+        return _reload(change, command, engine)
+    if isinstance(command, AddNode):
+        apply_command(engine, command)
+        return Applied(now, "add-node", f"node {command.node} added", f"{command.node} added",
+                       node=command.node)
+    assert isinstance(command, RemoveNode | Decommission)
+    name = command.node
+    present = engine.state.nodes.get(name)
     if present is None:
-        return Applied(now, "skipped", f"node {spec.name} had already left", "",
-                       node=spec.name)
+        return Applied(now, "skipped", f"node {name} had already left", "", node=name)
     running = len(present.containers)
-    if isinstance(spec, RemoveNodeChange):
-        engine.remove_node(spec.name)
+    apply_command(engine, command)
+    if isinstance(command, RemoveNode):
         return Applied(now, "remove-node",
-                       f"node {spec.name} lost, killing {running} of its containers",
-                       f"{spec.name} lost", node=spec.name)
-    engine.decommission_node(spec.name, spec.timeout_ms)
-    limit = ("no timeout" if spec.timeout_ms is None
-             else f"timeout {units.duration(spec.timeout_ms)}")
-    return Applied(now, "decommission-node", f"node {spec.name} decommissioning "
+                       f"node {name} lost, killing {running} of its containers",
+                       f"{name} lost", node=name)
+    limit = ("no timeout" if command.timeout_ms is None
+             else f"timeout {units.duration(command.timeout_ms)}")
+    return Applied(now, "decommission-node", f"node {name} decommissioning "
                    f"({running} container{'' if running == 1 else 's'} running, {limit})",
-                   f"{spec.name} decommissioning",
-                   node=spec.name)
+                   f"{name} decommissioning",
+                   node=name)
 
 
-def _reload(change: _Change, engine: Engine) -> Applied:
-    parsed = change.reload
-    assert parsed is not None
+def _reload(change: _Change, command: Reload | ReloadFailed, engine: Engine) -> Applied:
     now = engine.now
-    if parsed.config is None:
-        engine.reload_failed(parsed.source, parsed.error)
+    if isinstance(command, ReloadFailed):
+        apply_command(engine, command)
         return Applied(now, "config-error", "reload failed, the configuration stays: "
-                       + parsed.error.splitlines()[0], "reload failed")
+                       + command.message.splitlines()[0], "reload failed")
     before = engine.tree
-    engine.reload(parsed.config, parsed.source)
+    apply_command(engine, command)
     spec = change.spec
     assert isinstance(spec, ReloadChange)
     what = [o.text for o in spec.overrides]
