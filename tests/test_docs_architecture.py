@@ -34,11 +34,16 @@ def _text() -> str:
 
 def _table_rows() -> list[tuple[str, str]]:
     """(package, modules cell) of every row of the package table."""
-    rows = []
+    rows, inside = [], False
     for line in _text().splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if line.startswith("| `") and len(cells) >= 2:
+        if line.startswith("| package | modules |"):
+            inside = True  # the page has other tables (the commands'): only this one counts
+        elif inside and not line.startswith("|"):
+            break
+        elif inside and line.startswith("| `") and len(cells) >= 2:
             rows.append((cells[0], cells[1]))
+    assert rows, "docs/architecture.md has no package table"
     return rows
 
 
