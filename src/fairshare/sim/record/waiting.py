@@ -47,13 +47,17 @@ from fairshare.core import (
     AppNotRunnable,
     AppRejected,
     AppRunnable,
+    Because,
+    BlockedCause,
     ContainerReserved,
     ContainersRequested,
     ContainerUnreserved,
     Engine,
     Event,
     NoPreemption,
+    NotRunnable,
     PreemptionWarned,
+    RequestRefusal,
     RequestsRejected,
     Starvation,
     StarvationGate,
@@ -64,12 +68,12 @@ from fairshare.resources.vector import Resource, add, fits_in, is_none, subtract
 from fairshare.sim.record.causes import CAUSES
 
 SEQS_KEPT = 10  # events cited per cause and queue
-# no-preemption's blocked keys (fairshare.core.preemption.blocked) → the cause they make
-_BLOCKED = {"non-preemptable-queue": "non-preemptable-victims",
-            "am-preemption-off": "non-preemptable-victims",
-            "victims-at-fair-share": "victims-at-fair-share",
-            "already-chosen": "victims-at-fair-share",
-            "no-node-fits": "no-node-fits"}
+# no-preemption's blocked causes → the cause they make
+_BLOCKED = {BlockedCause.NON_PREEMPTABLE_QUEUE: "non-preemptable-victims",
+            BlockedCause.AM_PREEMPTION_OFF: "non-preemptable-victims",
+            BlockedCause.VICTIMS_AT_FAIR_SHARE: "victims-at-fair-share",
+            BlockedCause.ALREADY_CHOSEN: "victims-at-fair-share",
+            BlockedCause.NO_NODE_FITS: "no-node-fits"}
 
 _READ = frozenset({StarvationGate, ContainerReserved, ContainerUnreserved, AppFinished,
                    AppRejected, PreemptionWarned, AppNotRunnable, AppRunnable, RequestsRejected,
@@ -81,8 +85,8 @@ Held = tuple[str, str, int | None]  # cause, the limit in words, the event behin
 class _AppMarks:
     """What the events told of one app, as far as its waiting goes."""
 
-    not_runnable: tuple[str, int] | None = None  # reason, seq
-    refused: tuple[str, int] | None = None
+    not_runnable: tuple[Because[NotRunnable], int] | None = None  # reason, seq
+    refused: tuple[Because[RequestRefusal], int] | None = None
     asked: int | None = None  # its last containers-requested
     starvation_seq: int | None = None  # its last starvation
     round: tuple[str, int] | None = None  # after that: the blocked cause or "warned", seq
@@ -297,23 +301,20 @@ class WaitRecorder:
 
 
 def _not_runnable(m: _AppMarks) -> Held:
-    """The limit ``app-not-runnable`` named (admission.why_not_runnable's words)."""
+    """The limit ``app-not-runnable`` named: its kind, and the user or queue with its limit."""
     if m.not_runnable is None:
         return "max-running-apps", "maxRunningApps", None
     reason, seq = m.not_runnable
-    words = reason.split()
-    # "user U already has N running app(s) (userMaxApps)" / "queue Q already has N …"
-    if len(words) >= 5 and words[0] in ("user", "queue") and words[2:4] == ["already", "has"]:
-        who, value = words[1], words[4]
-        if words[0] == "user":
-            return "user-max-apps", f"maxRunningApps of user {who} = {value}", seq
-        return "max-running-apps", f"maxRunningApps of {who} = {value}", seq
-    return "max-running-apps", reason, seq
+    limit = reason.details["limit"]
+    if reason.kind is NotRunnable.USER_MAX_APPS:
+        return ("user-max-apps", f"maxRunningApps of user {reason.details['user']} = {limit}",
+                seq)
+    return "max-running-apps", f"maxRunningApps of {reason.details['queue']} = {limit}", seq
 
 
-def _refused(engine: Engine, app: App, refused: tuple[str, int]) -> Held:
+def _refused(engine: Engine, app: App, refused: tuple[Because[RequestRefusal], int]) -> Held:
     reason, seq = refused
-    if "maximum allocation" not in reason:
+    if reason.kind is not RequestRefusal.ABOVE_MAXIMUM_ALLOCATION:  # a zero max share
         return "max-share", f"maxResources of {app.queue} (zero: {reason})", seq
     cap = engine.settings(app.queue).max_container_allocation
     if cap is not None:
