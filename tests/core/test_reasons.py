@@ -139,3 +139,20 @@ def test_a_reason_survives_pickling_with_its_kind() -> None:
     again = pickle.loads(pickle.dumps(reason))
     assert again == reason and again.kind is NotRunnable.USER_MAX_APPS
     assert dict(again.details) == {"user": "bob", "limit": 2}
+
+
+def test_docs_outputs_lists_every_member_with_its_text_and_phrase() -> None:
+    """docs/outputs.md's "Reasons" is the closed set people read: each kind, each member's
+    value, its sentence where it has one, and its phrase."""
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "outputs.md").read_text()
+    section = docs[docs.index("## Reasons"):]
+    section = section[:section.index("\n## ")]
+    for kind in REASON_KINDS:
+        assert f"**{kind.__name__}**" in section, kind
+        block = section[section.index(f"**{kind.__name__}**"):]
+        for member in kind:
+            text = sentence(member)
+            row = f"| `{member.value}` | {'the value' if text is None else f'`{text}`'} | "
+            assert row + f"{phrase(member)} |" in block, member
