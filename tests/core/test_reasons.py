@@ -156,3 +156,22 @@ def test_docs_outputs_lists_every_member_with_its_text_and_phrase() -> None:
             text = sentence(member)
             row = f"| `{member.value}` | {'the value' if text is None else f'`{text}`'} | "
             assert row + f"{phrase(member)} |" in block, member
+
+
+def test_every_wait_cause_has_its_words_and_is_in_the_tuning_guide() -> None:
+    """summary.json's waiting causes (the simulator's closed set): each worded and advised in
+    sim/record/causes.py, each in docs/tuning.md's table; the blocked causes that make one are
+    members of BlockedCause."""
+    from pathlib import Path
+
+    from fairshare.sim.record import waiting
+    from fairshare.sim.record.causes import BY_KEY, CAUSES, WaitCause
+
+    assert [c.key for c in CAUSES] == list(WaitCause)
+    assert set(BY_KEY) == set(WaitCause)
+    tuning = (Path(__file__).resolve().parents[2] / "docs" / "tuning.md").read_text()
+    rows = [line.split(" | ")[0] for line in tuning.splitlines() if line.startswith("| `")]
+    listed = {name.strip("| `") for row in rows for name in row.split(", ")}
+    assert set(WaitCause) <= listed
+    assert all(isinstance(k, BlockedCause) and v in set(WaitCause)
+               for k, v in waiting._BLOCKED.items())
