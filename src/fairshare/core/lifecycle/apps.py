@@ -101,7 +101,7 @@ def _choose_queue(
     try:
         placement = place_application(s.placement_policy, requested, user, groups, s.tree)
     except PlacementError as e:
-        return None, placement_failure(e, requested, user)
+        return None, _placement_failure(e, requested, user)
     if placement.queue is None:
         return None, _placement_rejected(placement.detail)
     leaf = assure_root(placement.queue)
@@ -119,7 +119,7 @@ def _choose_queue(
     return leaf, placement.detail
 
 
-def placement_failure(e: PlacementError, requested: str, user: str) -> Because[Rejection]:
+def _placement_failure(e: PlacementError, requested: str, user: str) -> Because[Rejection]:
     """The rejection of a placement rule's error (its message, as YARN's rule words it)."""
     reason = Because(Rejection.PLACEMENT_FAILED, message=e.message)
     if e.rule is RuleName.SPECIFIED:

@@ -8,7 +8,8 @@ its limit, the containers missing) is a :class:`Because`: its kind is a member w
 a kebab-case name, its details are the values, and its text — what the event's JSON carries,
 the same sentence as before kinds existed — is the kind's :data:`SENTENCES` template filled
 in. :func:`parse_reason` turns such a text back into kind and details (``explain`` and the
-report read events so); docs/outputs.md ("Reasons") lists every field's members.
+report read events so); docs/outputs.md ("Reasons") lists every field's members. (§ numbers
+cite docs/semantics.md.)
 """
 
 from __future__ import annotations

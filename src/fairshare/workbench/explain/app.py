@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from fairshare.core import phrase, record_reasons
+from fairshare.core import StarvationKind, parse_member, phrase, record_reasons
 from fairshare.sim.record.outputs import EVENTS
 from fairshare.workbench.explain import changes as explain_changes
 from fairshare.workbench.explain.model import (
@@ -257,10 +257,10 @@ def _others_reservations(outdir: Path, app: str, start: int, end: int) -> list[d
 def _starvation_text(run: Run, queue: str, e: dict[str, Any]) -> str:
     settings = (run.summary["queues"].get(queue) or {}).get("settings") or {}
     origins = settings.get("set-in", {})
-    kind = e["kind"]
+    kind = parse_member(StarvationKind, e["kind"])
     parts = [f"Found {kind} starved by {res(e['amount'])}: usage {res(e['usage'])} against "
              f"an instantaneous fair share of {res(e['fair-share'])}"]
-    if "fair-share" in kind:
+    if kind in (StarvationKind.FAIR_SHARE, StarvationKind.BOTH):
         threshold = settings.get("fair-share-preemption-threshold")
         timeout = settings.get("fair-share-preemption-timeout-ms")
         capped = _capped_by_demand(e, threshold)
@@ -273,7 +273,7 @@ def _starvation_text(run: Run, queue: str, e: dict[str, Any]) -> str:
                 f"fairSharePreemptionTimeout of {at(timeout)} (threshold set in "
                 f"{origins.get('fair-share-preemption-threshold')}, timeout in "
                 f"{origins.get('fair-share-preemption-timeout-ms')})")
-    if "min-share" in kind:
+    if kind in (StarvationKind.MIN_SHARE, StarvationKind.BOTH):
         timeout = settings.get("min-share-preemption-timeout-ms")
         parts.append(f"below its min share since {at(e['since-ms'])}, longer than its "
                      f"minSharePreemptionTimeout of {at(timeout) if timeout else '?'} (set in "
