@@ -38,6 +38,11 @@ PINNED = [
     "shares_with_active_leaves",
     # preemption rounds: the planner, its plans, what-if requests
     "PreemptionPlan", "RoundPlanner", "SearchPlanner", "StarvedRequest", "starvation_kind",
+    # reasons: the closed sets events give as reasons and causes, their phrases, reading back
+    "AllocationVia", "AttemptRestart", "Because", "BlockedCause", "Decommissioned",
+    "MoveRefusal", "NoPreemptionReason", "NotRunnable", "REASON_KINDS", "Rejection",
+    "RequestRefusal", "StarvationKind", "UnreserveReason", "parse_member", "parse_reason",
+    "phrase", "record_reasons",
 ]
 
 

@@ -52,7 +52,7 @@ def _parse_active(text: str | None, tree: QueueTree, policy: PlacementPolicy) ->
     creators = [fmt.rule(r) for r in policy.rules if r.create and r.name is not RuleName.DEFAULT]
     problems = []
     for name in (n for n in full if n not in leaves):
-        problem = get_or_create_leaf(tree, name)[1]
+        problem: str | None = get_or_create_leaf(tree, name)[1]
         if problem is None and not creators:
             problem = "no placement rule creates queues (each has create=\"false\")"
         if problem is not None:

@@ -36,6 +36,7 @@ from fairshare.core.model.events import (
     NodeRemoved,
     NodeResized,
 )
+from fairshare.core.model.reasons import AttemptRestart, Decommissioned, UnreserveReason
 from fairshare.core.model.records import App, AppState, Container, Node
 from fairshare.core.model.tree import reload_queue_tree
 from fairshare.core.preemption.commit import fire_due_timers
@@ -100,7 +101,7 @@ class Engine(EngineQueries):
             fire_due_timers(self.s, due)
             self.s.now = max(self.s.now, due)
             _, name = heapq.heappop(self._deadlines)
-            self._decommissioned(self.s.state.nodes[name], "timeout")
+            self._decommissioned(self.s.state.nodes[name], Decommissioned.TIMEOUT)
             due = self._next_deadline()
         fire_due_timers(self.s, time_ms)
         self.s.now = time_ms
@@ -149,7 +150,7 @@ class Engine(EngineQueries):
         event = self.s.emit(NodeRemoved, cause, node=name, lost_containers=len(node.containers))
         if node.reservation is not None:
             owner = self.s.state.apps[node.reservation.app_id]
-            self.s.unreserve(owner, node, "node removed", event.seq)
+            self.s.unreserve(owner, node, UnreserveReason.NODE_REMOVED, event.seq)
         # FairScheduler.removeNode ends every container on the node as lost, in its map's
         # order; only then does the ResourceManager fail the attempts whose AM was there
         lost_ams = []
@@ -158,7 +159,7 @@ class Engine(EngineQueries):
             if container.is_am:
                 lost_ams.append((self.s.state.apps[container.app_id], completed.seq))
         for owner, completed_seq in lost_ams:
-            lifecycle.restart_attempt(self.s, owner, "AM container lost with its node",
+            lifecycle.restart_attempt(self.s, owner, AttemptRestart.AM_LOST,
                                       completed_seq)
         self.s.write.remove_node(node)
 
@@ -188,7 +189,7 @@ class Engine(EngineQueries):
         if node.capacity != node.allocated:
             self.resize_node(node.name, node.allocated, cause)
 
-    def _decommissioned(self, node: Node, reason: str) -> None:
+    def _decommissioned(self, node: Node, reason: Decommissioned) -> None:
         event = self.s.emit(NodeDecommissioned, node=node.name, reason=reason)
         self.remove_node(node.name, event.seq)
 
@@ -198,7 +199,7 @@ class Engine(EngineQueries):
         node = self.node(name)
         if node.decommissioning:
             if drained(self.s, node):
-                self._decommissioned(node, "drained")
+                self._decommissioned(node, Decommissioned.DRAINED)
                 return
             self._shrink_to_used(node, None)
         attempt_scheduling(self.s, node, self.tree_walk)

@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fairshare.core import record_reasons
+
 NEEDLES = (b'"type":"app-not-runnable"', b'"type":"app-runnable"', b'"type":"app-finished"')
 TYPES = frozenset({"app-not-runnable", "app-runnable", "app-finished"})
 
@@ -28,6 +30,7 @@ class HeldApps:
         if not isinstance(t, int) or isinstance(t, bool):
             raise TypeError(f"expected a whole number, got {t!r:.40}")
         if r["type"] == "app-not-runnable":
+            record_reasons(r)  # a limit this version names, or a ValueError naming the key
             self.open.setdefault(app, (str(r["queue"]), t))
             return
         held = self.open.pop(app, None)

@@ -16,6 +16,7 @@ from fairshare.core.heartbeat.offers import reservable_nodes_limit
 from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.lifecycle.asks import allocated_places, first_any_ask, outstanding
 from fairshare.core.model.events import ContainerAllocated, ContainerReserved
+from fairshare.core.model.reasons import AllocationVia, UnreserveReason
 from fairshare.core.model.records import (
     ANY,
     LOCALITY_NAMES,
@@ -92,7 +93,7 @@ def assign_preempted_containers(s: Scheduler, node: Node) -> None:
     for app, amount in preemption_list(s, node):
         pending = amount
         while not app.stopped and not is_none(pending):
-            result = assign_to_app(s, app, node, via="earmark")
+            result = assign_to_app(s, app, node, via=AllocationVia.EARMARK)
             if result is None or result.reserved:
                 break
             pending = subtract_non_negative(pending, result.resource)
@@ -108,10 +109,10 @@ def assign_reserved_container(s: Scheduler, node: Node) -> bool:
     app = s.state.apps[reservation.app_id]
     if not has_container_for_node(s, app, reservation.key, node) or is_over_am_share_limit(
             s, app):
-        s.unreserve(app, node, "no longer valid")
+        s.unreserve(app, node, UnreserveReason.NO_LONGER_VALID)
         return False
     if fits_in(reservation.resource, node.unallocated):
-        assign_keys(s, app, node, [reservation.key], reserved=True, via="reservation")
+        assign_keys(s, app, node, [reservation.key], reserved=True, via=AllocationVia.RESERVATION)
     return True
 
 
@@ -126,7 +127,7 @@ def pre_check(s: Scheduler, queue: str, node: Node) -> bool:
 # -- §3.6 inside an application ------------------------------------------------------------------
 
 
-def assign_to_app(s: Scheduler, app: App, node: Node, via: str) -> Assigned | None:
+def assign_to_app(s: Scheduler, app: App, node: Node, via: AllocationVia) -> Assigned | None:
     """``FSAppAttempt.assignContainer(node)``: the AM-share gate, then every key in order."""
     if is_over_am_share_limit(s, app):
         return None
@@ -201,7 +202,7 @@ def fits_in_max_share(s: Scheduler, queue: str, amount: Resource) -> bool:
 
 
 def assign_keys(
-    s: Scheduler, app: App, node: Node, keys: list[Key], reserved: bool, via: str
+    s: Scheduler, app: App, node: Node, keys: list[Key], reserved: bool, via: AllocationVia
 ) -> Assigned | None:
     """§3.6.2: the first key that reaches a placement decides the result for this node."""
     for key in keys:
@@ -239,7 +240,7 @@ def _can_delay_to(table: dict[str, Ask], name: str) -> bool:
 
 def place(
     s: Scheduler, app: App, node: Node, ask: Ask, kind: Locality, reserved: bool, key: Key,
-    via: str,
+    via: AllocationVia,
 ) -> Assigned | None:
     """Allocate if it fits, else perhaps reserve (§3.6.2 ``assignContainer``, §3.6.5)."""
     capability = ask.capability
@@ -248,11 +249,11 @@ def place(
             s.write.set_locality(app, key, on_allocation(app.locality[key], kind))
         if outstanding(app, key, ANY) is None:
             if reserved:
-                s.unreserve(app, node, "no outstanding ask")
+                s.unreserve(app, node, UnreserveReason.NO_OUTSTANDING_ASK)
             return None
         reservation = node.reservation if reserved else None
         if reservation is not None:
-            s.unreserve(app, node, "fulfilled")
+            s.unreserve(app, node, UnreserveReason.FULFILLED)
         allocate(s, app, node, key, capability, kind, via,
                  reservation.container_id if reservation is not None else None)
         return Assigned(capability)
@@ -264,7 +265,7 @@ def place(
 
 def allocate(
     s: Scheduler, app: App, node: Node, key: Key, capability: Resource, kind: Locality,
-    via: str, container_id: str | None = None,
+    via: AllocationVia, container_id: str | None = None,
 ) -> Container:
     """Create the container and account for it everywhere (§3.6.2 ``allocate``, §3.2)."""
     if container_id is None:

@@ -29,6 +29,7 @@ from fairshare.core.heartbeat.offers import headroom
 from fairshare.core.heartbeat.order_index import OrderIndex
 from fairshare.core.hub.scheduler import ROOT, Scheduler
 from fairshare.core.model.changes import ChangeLog
+from fairshare.core.model.reasons import AllocationVia
 from fairshare.core.model.records import App, Node
 from fairshare.core.rules.am_share import refuses_every_am
 from fairshare.core.rules.policies import SortKey
@@ -43,6 +44,8 @@ from fairshare.resources.vector import (
 
 # one walk down the tree for a node: the first container or reservation it makes, if any
 TreeWalk = Callable[[Scheduler, Node], Assigned | None]
+
+_HEARTBEAT = AllocationVia.HEARTBEAT  # a global: an enum member is a slower lookup
 
 
 class IndexedWalk:
@@ -122,7 +125,7 @@ def _visit_every_app(s: Scheduler, order: OrderIndex, queue: str, node: Node
         return None
     if s.tree[queue].is_leaf:
         for app in order.apps(s, queue):  # runnable, with pending demand
-            result = assign_to_app(s, app, node, via="heartbeat")
+            result = assign_to_app(s, app, node, via=_HEARTBEAT)
             if result is not None:
                 return result
         return None
@@ -169,9 +172,9 @@ def _pruned_from_queue(s: Scheduler, order: OrderIndex, queue: str, node: Node,
                     if over_am_limit(s, app, limit):
                         continue
                     result = assign_keys(s, app, node, app.sorted_keys(), reserved=False,
-                                         via="heartbeat")
+                                         via=_HEARTBEAT)
                 else:
-                    result = assign_to_app(s, app, node, via="heartbeat")
+                    result = assign_to_app(s, app, node, via=_HEARTBEAT)
                 if result is not None:
                     return result
         return None
@@ -200,7 +203,7 @@ def _leaf_past_am_limit(s: Scheduler, order: OrderIndex, leaf: str, node: Node,
         offer = order.offer(app)
         assert offer is not None
         if offer.may_act(free, room, unbounded):
-            result = assign_to_app(s, app, node, via="heartbeat")
+            result = assign_to_app(s, app, node, via=_HEARTBEAT)
             if result is not None:
                 return result
     if first_am_check is not None:

@@ -21,6 +21,7 @@ from fairshare.core.hub.context import Context
 from fairshare.core.hub.state import StateWriter
 from fairshare.core.model.changes import ChangeLog
 from fairshare.core.model.events import Completion, ContainerCompleted, ContainerUnreserved, Event
+from fairshare.core.model.reasons import UnreserveReason
 from fairshare.core.model.records import App, ClusterState, Container, Node
 from fairshare.core.model.tree import ROOT, QueueTree
 from fairshare.core.rules.policies import SchedulableView, app_weight
@@ -137,7 +138,8 @@ class Scheduler(Context):
             status=status,
         )
 
-    def unreserve(self, app: App, node: Node, reason: str, cause: int | None = None) -> None:
+    def unreserve(self, app: App, node: Node, reason: UnreserveReason,
+                  cause: int | None = None) -> None:
         """Drop ``app``'s reservation on ``node``, if it has one, and report it."""
         reservation = self.write.unreserve(app, node)
         if reservation is not None:

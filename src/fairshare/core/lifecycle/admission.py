@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from fairshare.core.hub.scheduler import ROOT, Scheduler
 from fairshare.core.model.events import AppRunnable
+from fairshare.core.model.reasons import Because, NotRunnable
 from fairshare.core.model.records import App
 from fairshare.core.rules.yarn_order import merged_by_start_time
 
@@ -22,15 +23,16 @@ def user_max_apps(s: Scheduler, user: str) -> int:
     return config.user_max_apps.get(user, config.user_max_apps_default)
 
 
-def why_not_runnable(s: Scheduler, app: App, queue: str | None = None) -> str | None:
+def why_not_runnable(s: Scheduler, app: App, queue: str | None = None
+                     ) -> Because[NotRunnable] | None:
     """``canAppBeRunnable``: None if it may run, else which limit stops it (user first)."""
     limit = user_max_apps(s, app.user)
     if s.state.user_runnable.get(app.user, 0) >= limit:
-        return f"user {app.user} already has {limit} running app(s) (userMaxApps)"
+        return Because(NotRunnable.USER_MAX_APPS, user=app.user, limit=limit)
     for name in s.ancestry(queue or app.queue):
         cap = s.settings(name).max_running_apps
         if s.state.queues[name].num_runnable >= cap:
-            return f"queue {name} already has {cap} running app(s) (maxRunningApps)"
+            return Because(NotRunnable.MAX_RUNNING_APPS, queue=name, limit=cap)
     return None
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fairshare.config.acl import can_submit
+from fairshare.config.model import RuleName
 from fairshare.config.placement.base import PlacementError
 from fairshare.config.placement.names import assure_root
 from fairshare.config.placement.policy import place_application
@@ -40,6 +41,15 @@ from fairshare.core.model.events import (
     MoveRejected,
     RequestsRejected,
 )
+from fairshare.core.model.reasons import (
+    AttemptRestart,
+    Because,
+    MoveRefusal,
+    NotRunnable,
+    Rejection,
+    RequestRefusal,
+    UnreserveReason,
+)
 from fairshare.core.model.records import ANY, App, AppState, Container
 from fairshare.core.model.tree import get_or_create_leaf
 from fairshare.resources.vector import Resource, fits_in, subtract
@@ -67,7 +77,7 @@ def submit(
     if queue is None:
         s.write.reject_app(app, reason)
         s.emit(AppRejected, app=app_id, user=user, requested_queue=requested_queue,
-               reason=reason or "rejected")
+               reason=reason or Because(Rejection.REJECTED))
         return app
     # am.preemption is fixed for the attempt (YARN-9537)
     s.write.place_app(app, queue, s.site.am_preemption_for(queue))
@@ -85,15 +95,15 @@ def submit(
 def _choose_queue(
     s: Scheduler, requested: str, user: str, groups: Sequence[str], am: Resource | None,
     recovering: bool = False,
-) -> tuple[str | None, str | None]:
+) -> tuple[str, str] | tuple[None, Because[Rejection] | None]:
     """(leaf, placement detail) or (None, why the app is rejected). A recovering app was
     accepted before the restart: FairScheduler.addApplication skips the ACL check for it."""
     try:
         placement = place_application(s.placement_policy, requested, user, groups, s.tree)
     except PlacementError as e:
-        return None, e.message
+        return None, _placement_failure(e, requested, user)
     if placement.queue is None:
-        return None, placement.detail
+        return None, _placement_rejected(placement.detail)
     leaf = assure_root(placement.queue)
     tree, problem = get_or_create_leaf(s.tree, leaf)
     if problem is not None:
@@ -101,24 +111,46 @@ def _choose_queue(
     if tree is not s.tree:
         s.set_tree(tree)
     if am is not None:
-        problem = zero_max_violation(s, leaf, am)
-        if problem is not None:
-            return None, f"{problem}; the AM asks for it"
+        refusal = zero_max_violation(s, leaf, am)
+        if refusal is not None:
+            return None, Because(Rejection.AM_ABOVE_ZERO_MAX_SHARE, **refusal.details)
     if not recovering and not can_submit(s.acls, leaf, user, groups):
-        return None, f"user {user} may not submit applications to queue {leaf}"
+        return None, Because(Rejection.ACL_DENIED, user=user, queue=leaf)
     return leaf, placement.detail
 
 
-def zero_max_violation(s: Scheduler, leaf: str, asked: Resource) -> str | None:
+def _placement_failure(e: PlacementError, requested: str, user: str) -> Because[Rejection]:
+    """The rejection of a placement rule's error (its message, as YARN's rule words it)."""
+    reason = Because(Rejection.PLACEMENT_FAILED, message=e.message)
+    if e.rule is RuleName.SPECIFIED:
+        reason = Because(Rejection.ILLEGAL_QUEUE_NAME, user=user, queue=requested)
+    elif e.rule is RuleName.PRIMARY_GROUP:
+        reason = Because(Rejection.NO_GROUPS, user=user)
+    # the rule's message is what the event says; a kind whose sentence differs is not it
+    return reason if reason == e.message else Because(Rejection.PLACEMENT_FAILED,
+                                                      message=e.message)
+
+
+def _placement_rejected(detail: str) -> Because[Rejection]:
+    """No rule placed the app: the policy's detail (``application rejected by placement
+    rules``), as a rejection."""
+    if detail == Rejection.BY_PLACEMENT_RULES:
+        return Because(Rejection.BY_PLACEMENT_RULES)
+    return Because(Rejection.PLACEMENT_FAILED, message=detail)
+
+
+def zero_max_violation(s: Scheduler, leaf: str, asked: Resource
+                       ) -> Because[RequestRefusal] | None:
     """§3.10: a type the leaf may not use at all (max share 0) cannot be asked for."""
     max_share = s.max_share(leaf)
     for name, want, cap in zip(s.types.names, asked.values, max_share.values, strict=True):
         if cap == 0 and want > 0:
-            return f"queue {leaf} has a maximum of 0 {name}, asked for {want}"
+            return Because(RequestRefusal.ZERO_MAX_SHARE, queue=leaf, resource=name, asked=want)
     return None
 
 
-def above_maximum_allocation(s: Scheduler, leaf: str, asked: Resource) -> str | None:
+def above_maximum_allocation(s: Scheduler, leaf: str, asked: Resource
+                             ) -> Because[RequestRefusal] | None:
     """ApplicationMasterService checks every ask against ``getMaximumResourceCapability(queue)``
     (the scheduler's maximum allocation, capped per type by the queue's
     ``maxContainerAllocation``) before the scheduler sees it
@@ -129,8 +161,8 @@ def above_maximum_allocation(s: Scheduler, leaf: str, asked: Resource) -> str | 
         if cap is not None:
             most = min(most, cap.values[i])
         if want > most:
-            return (f"{name} {want} is above the maximum allocation, {most}: YARN refuses the "
-                    f"allocate call (InvalidResourceRequestException)")
+            return Because(RequestRefusal.ABOVE_MAXIMUM_ALLOCATION, resource=name, asked=want,
+                           most=most)
     return None
 
 
@@ -138,7 +170,8 @@ def _admit(s: Scheduler, app: App, cause: int | None) -> None:
     _track(s, app, cause, why_not_runnable(s, app))
 
 
-def _track(s: Scheduler, app: App, cause: int | None, reason: str | None) -> None:
+def _track(s: Scheduler, app: App, cause: int | None, reason: Because[NotRunnable] | None
+           ) -> None:
     """Track ``app`` as runnable (``reason`` None) or as held back by ``reason``."""
     if reason is None:
         s.write.track_runnable(app)
@@ -213,7 +246,7 @@ def release(s: Scheduler, app: App, count: int, which: str) -> int:
     for container in chosen:
         event = s.complete_container(container, Completion.RELEASED)
         if container.is_am:
-            restart_attempt(s, app, "AM container released", event.seq)
+            restart_attempt(s, app, AttemptRestart.AM_RELEASED, event.seq)
     return len(chosen)
 
 
@@ -222,7 +255,7 @@ def _stop_attempt(s: Scheduler, app: App, status: Completion, cause: int | None)
     for container in list(app.containers.values()):
         s.complete_container(container, status, cause)
     for node_name in list(app.reservations):
-        s.unreserve(app, s.state.nodes[node_name], "application attempt ended", cause)
+        s.unreserve(app, s.state.nodes[node_name], UnreserveReason.ATTEMPT_ENDED, cause)
     return s.write.untrack(app)
 
 
@@ -237,7 +270,7 @@ def end_app(s: Scheduler, app: App, state: AppState) -> None:
         promote_after_removal(s, app, app.queue, event.seq)
 
 
-def restart_attempt(s: Scheduler, app: App, reason: str, cause: int | None) -> None:
+def restart_attempt(s: Scheduler, app: App, reason: AttemptRestart, cause: int | None) -> None:
     """The AM container is gone, so the attempt failed and a new one starts (our app model).
 
     YARN ends the attempt (its containers are killed) and the RM launches a new one: a new
@@ -261,11 +294,11 @@ def move(s: Scheduler, app: App, queue: str) -> bool:
     target = assure_root(queue)
     if app.stopped:  # rejected or ended: not among the scheduler's applications any more
         s.emit(MoveRejected, app=app.id, queue=target,
-               reason=f"App to be moved {app.id} not found.")
+               reason=Because(MoveRefusal.APP_NOT_FOUND, app=app.id))
         return False
     if target not in s.tree or not s.tree[target].is_leaf:
         s.emit(MoveRejected, app=app.id, queue=target,
-               reason=f"target queue {target} not found or is not a leaf queue")
+               reason=Because(MoveRefusal.TARGET_NOT_A_LEAF, queue=target))
         return False
     old = app.queue
     if target == old:
@@ -276,8 +309,7 @@ def move(s: Scheduler, app: App, queue: str) -> bool:
     # the limit cannot move, although the move would not change those counts
     why_not = why_not_runnable(s, app, target)
     if problem is None and app.runnable and why_not is not None:
-        problem = (f"Should have already verified that app {app.id} would be runnable in new "
-                   f"queue ({why_not})")
+        problem = Because(MoveRefusal.NOT_RUNNABLE_THERE, app=app.id, why=why_not)
     if problem is not None:
         s.emit(MoveRejected, app=app.id, queue=target, reason=problem)
         return False
@@ -295,13 +327,14 @@ def move(s: Scheduler, app: App, queue: str) -> bool:
     return True
 
 
-def _move_problem(s: Scheduler, app: App, old: str, target: str) -> str | None:
+def _move_problem(s: Scheduler, app: App, old: str, target: str
+                  ) -> Because[MoveRefusal] | None:
     common = set(s.ancestry(old))
     for name in s.ancestry(target):
         if name in common:
             break
         if s.state.queues[name].num_runnable == s.settings(name).max_running_apps:
-            return f"moving {app.id} to {target} would violate maxRunningApps on {name}"
+            return Because(MoveRefusal.MAX_RUNNING_APPS, app=app.id, target=target, queue=name)
         if not fits_in(s.state.queues[name].usage + app.usage, s.max_share(name)):
-            return f"moving {app.id} to {target} would violate maxResources on {name}"
+            return Because(MoveRefusal.MAX_RESOURCES, app=app.id, target=target, queue=name)
     return None

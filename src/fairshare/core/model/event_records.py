@@ -14,16 +14,19 @@ from typing import Any
 
 from fairshare.core.model import events
 from fairshare.core.model.events import Event
+from fairshare.core.model.reasons import Because, parse_member, parse_reason
 from fairshare.resources.vector import Resource, ResourceTypes
 
 
 def _plain(value: Any, types: ResourceTypes) -> Any:
     if isinstance(value, Resource):
         return types.as_dict(value)
-    if isinstance(value, StrEnum):
-        return str(value)
+    if isinstance(value, str):  # a reason (a StrEnum member or a Because) as its text
+        return value if type(value) is str else str(value)
     if isinstance(value, tuple):
         return [_plain(v, types) for v in value]
+    if isinstance(value, dict):  # no-preemption's blocked: BlockedCause → count
+        return {str(k): v for k, v in value.items()}
     return value
 
 
@@ -58,6 +61,8 @@ def _json_kinds(annotation: object) -> tuple[type, ...]:
         return (type(None),)
     if isinstance(annotation, type) and issubclass(annotation, StrEnum):
         return (str,)
+    if typing.get_origin(annotation) is Because:
+        return (str,)
     if isinstance(annotation, types.UnionType):
         return tuple(k for option in typing.get_args(annotation) for k in _json_kinds(option))
     origin = typing.get_origin(annotation)
@@ -82,14 +87,57 @@ def _record_fields(cls: type[Event]) -> dict[str, tuple[type, ...]]:
             if f.name not in ("seq", "time", "cause")}
 
 
+# how a reason field is read back: a member, a Because of the kind, or a mapping's keys
+_Reading = tuple[type[StrEnum], str]
+
+
+def _reason_fields(cls: type[Event]) -> dict[str, _Reading]:
+    found: dict[str, _Reading] = {}
+    for name, hint in typing.get_type_hints(cls).items():
+        key = name.replace("_", "-")
+        args = typing.get_args(hint)
+        if isinstance(hint, type) and issubclass(hint, StrEnum):
+            found[key] = (hint, "member")
+        elif typing.get_origin(hint) is Because:
+            found[key] = (args[0], "because")
+        elif typing.get_origin(hint) in (dict, Mapping) and isinstance(args[0], type) \
+                and issubclass(args[0], StrEnum):
+            found[key] = (args[0], "keys")
+    return found
+
+
 EVENT_CLASSES = {cls.type: cls for cls in _event_classes()}
 RECORD_FIELDS = {name: _record_fields(cls) for name, cls in EVENT_CLASSES.items()}
+REASON_FIELDS = {name: _reason_fields(cls) for name, cls in EVENT_CLASSES.items()}
+
+
+def record_reasons(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The reasons of a record read back (``events.jsonl``), typed: per reason key present, its
+    member (fairshare.core.model.reasons), its :class:`Because` (kind and details), or for
+    ``blocked`` a dict by member. ValueError naming the event type and key when a value is not
+    one this version writes (a type it does not know has none)."""
+    typed: dict[str, Any] = {}
+    for key, (kind, how) in REASON_FIELDS.get(str(record.get("type")), {}).items():
+        if key not in record:
+            continue
+        value = record[key]
+        try:
+            if how == "member":
+                typed[key] = parse_member(kind, value)
+            elif how == "because":
+                typed[key] = parse_reason(kind, value)
+            else:
+                typed[key] = {parse_member(kind, k): n for k, n in value.items()}
+        except ValueError as e:
+            raise ValueError(f"{record['type']} {key!r}: {e}") from None
+    return typed
 
 
 def record_problem(record: object) -> str | None:
     """What makes ``record`` (one decoded line of ``events.jsonl``) not an event this version
     writes, or None. A type it does not know is checked for ``t``, ``type`` and ``seq`` only
-    (a newer version's event); keys a type gained later (``added``) may be missing."""
+    (a newer version's event); keys a type gained later (``added``) may be missing; a reason
+    must be one this version writes (:func:`record_reasons`)."""
     if not isinstance(record, dict):
         return "not a JSON object"
     for key, kind in (("t", int), ("seq", int), ("type", str)):
@@ -115,4 +163,8 @@ def record_problem(record: object) -> str | None:
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
             return f"{record['type']} {key!r} is {type(value).__name__}, not " + \
                 " or ".join(k.__name__ for k in kinds)
+    try:
+        record_reasons(record)
+    except ValueError as e:
+        return str(e)
     return None

@@ -15,20 +15,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import ClassVar
 
+from fairshare.core.model.reasons import (
+    AllocationVia,
+    AttemptRestart,
+    Because,
+    BlockedCause,
+    Decommissioned,
+    MoveRefusal,
+    NoPreemptionReason,
+    NotRunnable,
+    Rejection,
+    RequestRefusal,
+    StarvationKind,
+    UnreserveReason,
+)
+from fairshare.core.model.reasons import (
+    Completion as Completion,  # named here too: ContainerCompleted's status
+)
 from fairshare.resources.vector import Resource
-
-
-class Completion(StrEnum):
-    """Why a container ended (YARN's exit statuses, by name)."""
-
-    RELEASED = "released"  # the AM released it, or its task finished
-    APP_ENDED = "app-ended"  # the app finished or was killed while it ran
-    LOST = "lost"  # its node was removed (ContainerExitStatus.ABORTED / LOST)
-    PREEMPTED = "preempted"  # exit status -102, "Container preempted by scheduler"
-    ATTEMPT_FAILED = "attempt-failed"  # its AM was lost or preempted, so the attempt ended
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,7 +87,7 @@ class NodeDecommissioned(Event):
 
     type: ClassVar[str] = "node-decommissioned"
     node: str
-    reason: str  # "drained" | "timeout"
+    reason: Decommissioned
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -101,7 +107,7 @@ class AppRejected(Event):
     app: str
     user: str
     requested_queue: str
-    reason: str
+    reason: Because[Rejection]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -117,7 +123,7 @@ class AppNotRunnable(Event):
     type: ClassVar[str] = "app-not-runnable"
     app: str
     queue: str
-    reason: str  # which limit holds it back: user or queue maxRunningApps
+    reason: Because[NotRunnable]  # which limit holds it back: user or queue maxRunningApps
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -138,7 +144,7 @@ class RequestsRejected(Event):
     type: ClassVar[str] = "requests-rejected"
     app: str
     queue: str
-    reason: str
+    reason: Because[RequestRefusal]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,7 +157,7 @@ class ContainerAllocated(Event):
     resource: Resource
     am: bool
     locality: str  # node-local | rack-local | off-switch
-    via: str  # "heartbeat", "reservation" (§3.3) or "earmark" (§3.2, freed by preemption)
+    via: AllocationVia  # heartbeat, reservation (§3.3) or earmark (§3.2, freed by preemption)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -170,7 +176,7 @@ class ContainerUnreserved(Event):
     app: str
     node: str
     resource: Resource
-    reason: str
+    reason: UnreserveReason
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -218,7 +224,7 @@ class Starvation(Event):
     type: ClassVar[str] = "starvation"
     app: str
     queue: str
-    kind: str  # "fair-share", "min-share" or "fair-share+min-share"
+    kind: StarvationKind  # fair-share, min-share or fair-share+min-share
     amount: Resource  # fairshare + minshare starvation: what preemption will try to free
     fairshare_starvation: Resource
     minshare_starvation: Resource
@@ -243,7 +249,7 @@ class PreemptionWarned(Event):
     am: bool
     beneficiary_app: str
     beneficiary_queue: str
-    starvation_kind: str
+    starvation_kind: StarvationKind
     fairshare_starvation: Resource
     minshare_starvation: Resource
     request: Resource  # the starved container request these victims make room for
@@ -268,13 +274,13 @@ class NoPreemption(Event):
     added: ClassVar[frozenset[str]] = frozenset({"blocked"})
     app: str
     queue: str
-    reason: str
+    reason: Because[NoPreemptionReason]
     starvation: Resource
     containers_wanted: int
     containers_found: int
     # the containers not found, by cause (fairshare.core.preemption.blocked): wanted = found +
     # the sum; causes with no container left out
-    blocked: Mapping[str, int] = field(default_factory=dict)
+    blocked: Mapping[BlockedCause, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -295,7 +301,7 @@ class AppAttemptRestarted(Event):
     type: ClassVar[str] = "app-attempt-restarted"
     app: str
     queue: str
-    reason: str
+    reason: AttemptRestart
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -319,7 +325,7 @@ class MoveRejected(Event):
     type: ClassVar[str] = "move-rejected"
     app: str
     queue: str
-    reason: str
+    reason: Because[MoveRefusal]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from fairshare.config.model import AllocationConfig, PolicyName
 from fairshare.config.placement.names import trim_queue_name
 from fairshare.core.model.queue_settings import QueueSettings, configured_policy, settings_for
+from fairshare.core.model.reasons import Because, Rejection
 from fairshare.core.rules.policies import is_child_policy_allowed
 from fairshare.core.rules.yarn_order import ROOT, configured_creation_order
 from fairshare.resources.vector import ResourceTypes
@@ -285,7 +286,8 @@ def _apply(builder: _Builder, is_empty: Callable[[str], bool],
     return builder.freeze()
 
 
-def get_or_create_leaf(tree: QueueTree, name: str) -> tuple[QueueTree, str | None]:
+def get_or_create_leaf(tree: QueueTree, name: str
+                       ) -> tuple[QueueTree, Because[Rejection] | None]:
     """YARN's get-or-create of a leaf queue at submission (§1.6).
 
     Returns the tree with ``name`` (and its missing ancestors, as parents) created, and None; or
@@ -295,10 +297,11 @@ def get_or_create_leaf(tree: QueueTree, name: str) -> tuple[QueueTree, str | Non
     full = name if name == ROOT or name.startswith(ROOT + ".") else f"{ROOT}.{name}"
     parts = full.split(".")
     if any(part == "" or part != trim_queue_name(part) for part in parts):
-        return tree, f"{full}: invalid queue name"
+        return tree, Because(Rejection.INVALID_QUEUE_NAME, queue=full)
     if full in tree:
         existing = tree[full]
-        return (tree, None) if existing.is_leaf else (tree, f"{full} is not a leaf queue")
+        return (tree, None) if existing.is_leaf else (
+            tree, Because(Rejection.NOT_A_LEAF, queue=full))
     for depth in range(2, len(parts) + 1):
         prefix = ".".join(parts[:depth])
         if prefix in tree:
@@ -306,6 +309,7 @@ def get_or_create_leaf(tree: QueueTree, name: str) -> tuple[QueueTree, str | Non
         leaf = depth == len(parts)
         problem = tree.creation_problem(prefix, leaf)
         if problem is not None:
-            return tree, f"{full} is not a leaf queue: {prefix} cannot be created: {problem}"
+            return tree, Because(Rejection.CANNOT_CREATE, queue=full, prefix=prefix,
+                                 problem=problem)
         tree = tree.with_queue(prefix, is_leaf=leaf, dynamic=tree.config.queue(prefix) is None)
     return tree, None

@@ -5,6 +5,8 @@ YARN only logs that nothing was found. To say why, each node the request searche
 again with the rules of docs/semantics.md §5.4–§5.5 switched on one at a time, in this order; the
 node is blocked by the first rule under which its containers can no longer make room:
 
+The causes are :class:`~fairshare.core.model.reasons.BlockedCause` members:
+
 1. ``no-node-fits`` — not even freeing every container on it would (the request is larger than
    the node, or its space is reserved or earmarked for others);
 2. ``non-preemptable-queue`` — only with containers of queues with ``allowPreemptionFrom``
@@ -25,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from fairshare.core.hub.scheduler import Scheduler
+from fairshare.core.model.reasons import BlockedCause
 from fairshare.core.preemption.overlay import Overlay, node_view, owner_view
 from fairshare.core.preemption.victims import (
     ContainerView,
@@ -37,9 +40,10 @@ from fairshare.resources.vector import Resource, add, fits_in
 
 __all__ = ["BLOCKED_CAUSES", "ROOM_FREE", "BlockedCauses", "blocked_by", "node_blocked_by"]
 
-BLOCKED_CAUSES = ("no-node-fits", "non-preemptable-queue", "am-preemption-off",
-                  "already-chosen", "victims-at-fair-share")
-ROOM_FREE = "room-free-already"
+BLOCKED_CAUSES = (BlockedCause.NO_NODE_FITS, BlockedCause.NON_PREEMPTABLE_QUEUE,
+                  BlockedCause.AM_PREEMPTION_OFF, BlockedCause.ALREADY_CHOSEN,
+                  BlockedCause.VICTIMS_AT_FAIR_SHARE)
+ROOM_FREE = BlockedCause.ROOM_FREE_ALREADY
 
 _Keep = Callable[[ContainerView, OwnerView, NodeView], bool]  # the container stays a candidate
 _RULES: tuple[_Keep, ...] = (
@@ -88,13 +92,13 @@ class BlockedCauses:
 
     def __init__(self, s: Scheduler) -> None:
         self.s = s
-        self._known: dict[tuple[tuple[int, ...], str], str] = {}
+        self._known: dict[tuple[tuple[int, ...], str], BlockedCause] = {}
 
     def forget(self) -> None:
         self._known.clear()
 
     def cause(self, request: StarvedRequest,
-              nodes_for: Callable[[Scheduler, str], Sequence[str]]) -> str:
+              nodes_for: Callable[[Scheduler, str], Sequence[str]]) -> BlockedCause:
         """``nodes_for(s, resource_name)``: the nodes the request searched, in order."""
         key = (request.capability.values, request.resource_name)
         found = self._known.get(key)
@@ -104,7 +108,7 @@ class BlockedCauses:
         return found
 
 
-def blocked_by(s: Scheduler, request: StarvedRequest, nodes: Sequence[str]) -> str:
+def blocked_by(s: Scheduler, request: StarvedRequest, nodes: Sequence[str]) -> BlockedCause:
     """The cause for one request that found no victims on ``nodes`` (its resource name's)."""
     owners = _Owners(s)
     worst = 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.lifecycle.apps import restart_attempt
 from fairshare.core.model.events import ContainerPreempted, NoPreemption, PreemptionWarned
+from fairshare.core.model.reasons import AttemptRestart, Because, BlockedCause, NoPreemptionReason
 from fairshare.core.model.records import App, KillTimer
 from fairshare.core.preemption.blocked import BLOCKED_CAUSES, ROOM_FREE, BlockedCauses
 from fairshare.core.preemption.overlay import reserved_on
@@ -74,18 +75,18 @@ def _report_shortfall(s: Scheduler, app: App, plan: PreemptionPlan,
         return
     blocked = _blocked(s, plan, causes)
     if wanted == 0:
-        reason = "starvation is smaller than any of the app's container requests"
-        if is_none(plan.starvation):
-            reason = "no starvation left to preempt for"
+        reason = Because(NoPreemptionReason.NO_STARVATION_LEFT if is_none(plan.starvation)
+                         else NoPreemptionReason.UNDER_A_CONTAINER)
     else:
         listed = ", ".join(f"{n} {cause}" for cause, n in blocked.items())
-        reason = (f"{wanted - found} of {wanted} containers found no node where preempting "
-                  f"could make room ({listed})")
+        reason = Because(NoPreemptionReason.NO_NODE, missing=wanted - found, wanted=wanted,
+                         listed=listed)
     s.emit(NoPreemption, app=app.id, queue=app.queue, reason=reason, starvation=plan.starvation,
            containers_wanted=wanted, containers_found=found, blocked=blocked)
 
 
-def _blocked(s: Scheduler, plan: PreemptionPlan, causes: BlockedCauses) -> dict[str, int]:
+def _blocked(s: Scheduler, plan: PreemptionPlan, causes: BlockedCauses
+             ) -> dict[BlockedCause, int]:
     """The plan's containers without victims, by cause, in :data:`BLOCKED_CAUSES` order."""
     counts = dict.fromkeys((*BLOCKED_CAUSES, ROOM_FREE), 0)
     for request, missed in plan.unplaced:
@@ -118,4 +119,4 @@ def kill(s: Scheduler, timer: KillTimer) -> None:
             beneficiary_app=beneficiary.id, beneficiary_queue=beneficiary.queue,
         )
         if container.is_am:
-            restart_attempt(s, owner, "AM container preempted", event.seq)
+            restart_attempt(s, owner, AttemptRestart.AM_PREEMPTED, event.seq)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.model.events import Starvation, StarvationGate
+from fairshare.core.model.reasons import StarvationKind
 from fairshare.core.model.records import App
 from fairshare.resources.vector import float32_decimal, is_none
 
@@ -24,11 +25,12 @@ def starvation_gate(s: Scheduler) -> bool:
     return gate_open
 
 
-def starvation_kind(app: App) -> str:
-    kinds = [name for name, amount in (("fair-share", app.fairshare_starvation),
-                                       ("min-share", app.minshare_starvation))
-             if not is_none(amount)]
-    return "+".join(kinds) or "none"
+def starvation_kind(app: App) -> StarvationKind:
+    """Which starvations the app has (§4.2, §4.3)."""
+    fair, minimum = not is_none(app.fairshare_starvation), not is_none(app.minshare_starvation)
+    if fair:
+        return StarvationKind.BOTH if minimum else StarvationKind.FAIR_SHARE
+    return StarvationKind.MIN_SHARE if minimum else StarvationKind.NONE
 
 
 def report_starvation(s: Scheduler, app: App) -> None:

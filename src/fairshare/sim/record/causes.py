@@ -15,67 +15,108 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
+
+
+class WaitCause(StrEnum):
+    """What held a waiting app (``summary.json`` ``queues.<q>.waiting.causes[].cause``), in
+    the order of :mod:`fairshare.sim.record.waiting`'s docstring; :data:`CAUSES` words each."""
+
+    MAX_RUNNING_APPS = "max-running-apps"
+    USER_MAX_APPS = "user-max-apps"
+    MAX_CONTAINER_ALLOCATION = "max-container-allocation"
+    MAX_AM_SHARE = "max-am-share"
+    MAX_SHARE = "max-share"
+    RESERVED_BY_OTHERS = "reserved-by-others"
+    ROOM_FREE = "room-free"
+    PREEMPTION_OFF = "preemption-off"
+    UTILIZATION_GATE = "utilization-gate"
+    STARVATION_NOT_CONFIGURED = "starvation-not-configured"
+    PREEMPTION_TIMEOUT = "preemption-timeout"
+    PREEMPTION_ROUND = "preemption-round"
+    STARVATION_UNDER_A_CONTAINER = "starvation-under-a-container"
+    NON_PREEMPTABLE_VICTIMS = "non-preemptable-victims"
+    VICTIMS_AT_FAIR_SHARE = "victims-at-fair-share"
+    NO_NODE_FITS = "no-node-fits"
+    AT_FAIR_SHARE = "at-fair-share"
 
 
 @dataclass(frozen=True, slots=True)
 class Cause:
-    key: str
+    key: str  # a WaitCause; a newer version's key reads as itself (cause_of)
     words: str  # what held the apps, as a clause after "held by"
     preemption: bool  # would more aggressive preemption have helped?
     advice: str  # what to change; ``{limit}`` stands for the limit's words
 
 
 CAUSES: tuple[Cause, ...] = (
-    Cause("max-running-apps", "the queue's maxRunningApps (apps held not runnable)", False,
+    Cause(WaitCause.MAX_RUNNING_APPS,
+          "the queue's maxRunningApps (apps held not runnable)", False,
           "raise the queue's maxRunningApps ({limit}), or spread the apps over queues: its apps "
           "were held not runnable, and preemption does not change that"),
-    Cause("user-max-apps", "a user's maxRunningApps (apps held not runnable)", False,
+    Cause(WaitCause.USER_MAX_APPS,
+          "a user's maxRunningApps (apps held not runnable)", False,
           "raise the user's maxRunningApps ({limit}): the user's apps were held not runnable, "
           "and preemption does not change that"),
-    Cause("max-container-allocation", "maxContainerAllocation (asks refused)", False,
+    Cause(WaitCause.MAX_CONTAINER_ALLOCATION,
+          "maxContainerAllocation (asks refused)", False,
           "ask for smaller containers or raise the limit ({limit}): YARN refused the asks above "
           "it"),
-    Cause("max-am-share", "maxAMShare (AMs not started)", False,
+    Cause(WaitCause.MAX_AM_SHARE,
+          "maxAMShare (AMs not started)", False,
           "raise maxAMShare ({limit}): AMs waited for the queue's AM share, not for room"),
-    Cause("max-share", "its max share (maxResources)", False,
+    Cause(WaitCause.MAX_SHARE,
+          "its max share (maxResources)", False,
           "raise maxResources ({limit}): the queue was at its max share, and preemption never "
           "takes more for a queue than that"),
-    Cause("reserved-by-others", "reservations other apps held on nodes with room", False,
+    Cause(WaitCause.RESERVED_BY_OTHERS,
+          "reservations other apps held on nodes with room", False,
           "look at the reserving apps ({limit}): a reserved node serves its reserving app "
           "alone"),
-    Cause("room-free", "the wait for a node heartbeat (a node had room; or the locality "
+    Cause(WaitCause.ROOM_FREE,
+          "the wait for a node heartbeat (a node had room; or the locality "
           "delay)", False,
           "nothing to tune: the wait was {limit}"),
-    Cause("preemption-off", "preemption being off", True,
+    Cause(WaitCause.PREEMPTION_OFF,
+          "preemption being off", True,
           "turn preemption on ({limit}): the queue waited for containers to finish"),
-    Cause("utilization-gate", "the utilization gate being closed", True,
+    Cause(WaitCause.UTILIZATION_GATE,
+          "the utilization gate being closed", True,
           "lower the utilization threshold ({limit}): starvation is only evaluated above it"),
-    Cause("starvation-not-configured", "no preemption timeout (starvation not configured)",
+    Cause(WaitCause.STARVATION_NOT_CONFIGURED,
+          "no preemption timeout (starvation not configured)",
           True, "set a fairSharePreemptionTimeout for the queue ({limit}): without a timeout it is "
           "never starved"),
-    Cause("preemption-timeout", "the preemption timeout not yet passed (below its fair share, "
+    Cause(WaitCause.PREEMPTION_TIMEOUT,
+          "the preemption timeout not yet passed (below its fair share, "
           "not yet starved)", True,
           "shorten the timeout ({limit}), or raise fairSharePreemptionThreshold: more aggressive "
           "preemption is what would have helped here"),
-    Cause("preemption-round", "the waits around a preemption round (victims warned, back-off "
+    Cause(WaitCause.PREEMPTION_ROUND,
+          "the waits around a preemption round (victims warned, back-off "
           "before the next check)", True,
           "shorten the waits around a round ({limit}): the queue waited between rounds"),
-    Cause("starvation-under-a-container", "a starvation smaller than a container (threshold × "
+    Cause(WaitCause.STARVATION_UNDER_A_CONTAINER,
+          "a starvation smaller than a container (threshold × "
           "fair share less usage)", True,
           "raise the threshold towards 1 ({limit}): the starvation it allowed was less than one "
           "container, so no round could free one"),
-    Cause("non-preemptable-victims", "only non-preemptable containers to take "
+    Cause(WaitCause.NON_PREEMPTABLE_VICTIMS,
+          "only non-preemptable containers to take "
           "(allowPreemptionFrom false, or AM containers)", False,
           "let the queues holding the cluster be preempted ({limit}): a more aggressive "
           "timeout would not help, there was nothing to take"),
-    Cause("victims-at-fair-share", "only containers of apps at or below their fair share to "
+    Cause(WaitCause.VICTIMS_AT_FAIR_SHARE,
+          "only containers of apps at or below their fair share to "
           "take", False,
           "give the queue a larger share (weight or minResources; {limit}): the others held "
           "no more than theirs, so preemption could take nothing"),
-    Cause("no-node-fits", "containers that fit on no node", False,
+    Cause(WaitCause.NO_NODE_FITS,
+          "containers that fit on no node", False,
           "make the containers smaller or the nodes bigger ({limit})"),
-    Cause("at-fair-share", "the cluster being full while its apps had their fair share", False,
+    Cause(WaitCause.AT_FAIR_SHARE,
+          "the cluster being full while its apps had their fair share", False,
           "give the queue a larger share (weight or minResources; {limit}) or the cluster more "
           "room: its apps were at or above their fair share, so preemption could not help"),
 )
@@ -122,4 +163,5 @@ def advice_text(cause: Cause, entry: Mapping[str, Any]) -> str:
     return cause.advice.format(limit=entry.get("limit") or cause.key)
 
 
-__all__ = ["BY_KEY", "CAUSES", "Cause", "advice", "advice_text", "cause_of", "waiting_of"]
+__all__ = ["BY_KEY", "CAUSES", "Cause", "WaitCause", "advice", "advice_text", "cause_of",
+           "waiting_of"]

@@ -47,13 +47,17 @@ from fairshare.core import (
     AppNotRunnable,
     AppRejected,
     AppRunnable,
+    Because,
+    BlockedCause,
     ContainerReserved,
     ContainersRequested,
     ContainerUnreserved,
     Engine,
     Event,
     NoPreemption,
+    NotRunnable,
     PreemptionWarned,
+    RequestRefusal,
     RequestsRejected,
     Starvation,
     StarvationGate,
@@ -61,15 +65,15 @@ from fairshare.core import (
 )
 from fairshare.resources.display import duration
 from fairshare.resources.vector import Resource, add, fits_in, is_none, subtract_non_negative
-from fairshare.sim.record.causes import CAUSES
+from fairshare.sim.record.causes import CAUSES, WaitCause
 
 SEQS_KEPT = 10  # events cited per cause and queue
-# no-preemption's blocked keys (fairshare.core.preemption.blocked) → the cause they make
-_BLOCKED = {"non-preemptable-queue": "non-preemptable-victims",
-            "am-preemption-off": "non-preemptable-victims",
-            "victims-at-fair-share": "victims-at-fair-share",
-            "already-chosen": "victims-at-fair-share",
-            "no-node-fits": "no-node-fits"}
+# no-preemption's blocked causes → the cause they make
+_BLOCKED = {BlockedCause.NON_PREEMPTABLE_QUEUE: WaitCause.NON_PREEMPTABLE_VICTIMS,
+            BlockedCause.AM_PREEMPTION_OFF: WaitCause.NON_PREEMPTABLE_VICTIMS,
+            BlockedCause.VICTIMS_AT_FAIR_SHARE: WaitCause.VICTIMS_AT_FAIR_SHARE,
+            BlockedCause.ALREADY_CHOSEN: WaitCause.VICTIMS_AT_FAIR_SHARE,
+            BlockedCause.NO_NODE_FITS: WaitCause.NO_NODE_FITS}
 
 _READ = frozenset({StarvationGate, ContainerReserved, ContainerUnreserved, AppFinished,
                    AppRejected, PreemptionWarned, AppNotRunnable, AppRunnable, RequestsRejected,
@@ -81,8 +85,8 @@ Held = tuple[str, str, int | None]  # cause, the limit in words, the event behin
 class _AppMarks:
     """What the events told of one app, as far as its waiting goes."""
 
-    not_runnable: tuple[str, int] | None = None  # reason, seq
-    refused: tuple[str, int] | None = None
+    not_runnable: tuple[Because[NotRunnable], int] | None = None  # reason, seq
+    refused: tuple[Because[RequestRefusal], int] | None = None
     asked: int | None = None  # its last containers-requested
     starvation_seq: int | None = None  # its last starvation
     round: tuple[str, int] | None = None  # after that: the blocked cause or "warned", seq
@@ -144,7 +148,7 @@ class WaitRecorder:
             m.starvation_seq, m.round = e.seq, None
         elif isinstance(e, NoPreemption) and e.containers_wanted == 0:
             if not is_none(e.starvation):  # what YARN may free is less than any container
-                m.round = ("starvation-under-a-container", e.seq)
+                m.round = (WaitCause.STARVATION_UNDER_A_CONTAINER, e.seq)
         elif isinstance(e, NoPreemption):
             worst = max(((n, k) for k, n in e.blocked.items() if k in _BLOCKED), default=None)
             if worst is not None and worst[0] > 0:
@@ -223,7 +227,7 @@ class WaitRecorder:
         held = self._max_share(app, ask, m) or self._reserved(app, ask)
         if held is None and self._room_for(ask):
             held = self._am_share(app, m) or (
-                "room-free", "the node heartbeat interval and locality delay", m.asked)
+                WaitCause.ROOM_FREE, "the node heartbeat interval and locality delay", m.asked)
         return held or self._preemption(app, now, m)
 
     def _reserved(self, app: App, ask: Resource) -> Held | None:
@@ -236,7 +240,7 @@ class WaitRecorder:
                 if fits_in(ask, room)]
         for owner, node, seq in fitting:
             if owner != app.id:
-                return "reserved-by-others", f"{owner}'s reservation of {node}", seq
+                return WaitCause.RESERVED_BY_OTHERS, f"{owner}'s reservation of {node}", seq
         return None
 
     def _max_share(self, app: App, ask: Resource, m: _AppMarks) -> Held | None:
@@ -245,7 +249,7 @@ class WaitRecorder:
             for queue in engine.ancestry(app.queue):
                 top = engine.max_share(queue)
                 if not fits_in(add(engine.state.queues[queue].usage, ask), top):
-                    return ("max-share", f"maxResources of {queue} = {_res(engine, top)}",
+                    return (WaitCause.MAX_SHARE, f"maxResources of {queue} = {_res(engine, top)}",
                             m.asked)
         return None
 
@@ -261,23 +265,24 @@ class WaitRecorder:
         gauge = runtime.max_am_share_metric
         if is_none(gauge) or fits_in(add(runtime.am_resource_usage, am), gauge):
             return None
-        return "max-am-share", f"maxAMShare of {app.queue} = {share:g}", m.asked
+        return WaitCause.MAX_AM_SHARE, f"maxAMShare of {app.queue} = {share:g}", m.asked
 
     def _preemption(self, app: App, now: int, m: _AppMarks) -> Held:
         engine = self.engine
         site = engine.site
         if not site.preemption:
-            return "preemption-off", "yarn.scheduler.fair.preemption = false", m.asked
+            return WaitCause.PREEMPTION_OFF, "yarn.scheduler.fair.preemption = false", m.asked
         if not engine.state.starvation_gate_open:
             threshold = site.preemption_cluster_utilization_threshold
-            return ("utilization-gate", "yarn.scheduler.fair.preemption.cluster-utilization-"
-                    f"threshold = {threshold:.6g}", self.gate)
+            return (WaitCause.UTILIZATION_GATE, "yarn.scheduler.fair.preemption.cluster-"
+                    f"utilization-threshold = {threshold:.6g}", self.gate)
         settings = engine.settings(app.queue)
         never = (TIMEOUT_NEVER_MS, UNSET_TIMEOUT_MS)
         if (settings.fair_share_preemption_timeout_ms in never
                 and settings.min_share_preemption_timeout_ms in never):
-            return ("starvation-not-configured", f"fairSharePreemptionTimeout of {app.queue} "
-                    "(unset, and no minSharePreemptionTimeout)", m.asked)
+            return (WaitCause.STARVATION_NOT_CONFIGURED,
+                    f"fairSharePreemptionTimeout of {app.queue} (unset, and no "
+                    "minSharePreemptionTimeout)", m.asked)
         starved = not is_none(app.starvation)
         if starved and m.round is not None and m.round[0] != "warned":
             limit = _blocked_limit(m.round[0], app.queue, settings.fair_share_preemption_threshold)
@@ -286,49 +291,50 @@ class WaitRecorder:
             seq = m.round[1] if m.round is not None else m.starvation_seq
             kill = duration(site.wait_time_before_kill_ms)
             check = duration(site.wait_time_before_next_starvation_check_ms)
-            return ("preemption-round", f"waitTimeBeforeKill = {kill}, "
+            return (WaitCause.PREEMPTION_ROUND, f"waitTimeBeforeKill = {kill}, "
                     f"waitTimeBeforeNextStarvationCheck = {check}", seq)
         if engine.is_starved_for_fair_share(app):
             timeout = settings.fair_share_preemption_timeout_ms
             told = "unset" if timeout in never else duration(timeout)
-            return ("preemption-timeout", f"fairSharePreemptionTimeout of {app.queue} = {told} "
-                    f"(threshold {settings.fair_share_preemption_threshold:g})", m.asked)
-        return "at-fair-share", f"the weight of {app.queue} = {settings.weight:g}", m.asked
+            return (WaitCause.PREEMPTION_TIMEOUT, f"fairSharePreemptionTimeout of {app.queue} = "
+                    f"{told} (threshold {settings.fair_share_preemption_threshold:g})", m.asked)
+        return WaitCause.AT_FAIR_SHARE, f"the weight of {app.queue} = {settings.weight:g}", m.asked
 
 
 def _not_runnable(m: _AppMarks) -> Held:
-    """The limit ``app-not-runnable`` named (admission.why_not_runnable's words)."""
+    """The limit ``app-not-runnable`` named: its kind, and the user or queue with its limit."""
     if m.not_runnable is None:
-        return "max-running-apps", "maxRunningApps", None
+        return WaitCause.MAX_RUNNING_APPS, "maxRunningApps", None
     reason, seq = m.not_runnable
-    words = reason.split()
-    # "user U already has N running app(s) (userMaxApps)" / "queue Q already has N …"
-    if len(words) >= 5 and words[0] in ("user", "queue") and words[2:4] == ["already", "has"]:
-        who, value = words[1], words[4]
-        if words[0] == "user":
-            return "user-max-apps", f"maxRunningApps of user {who} = {value}", seq
-        return "max-running-apps", f"maxRunningApps of {who} = {value}", seq
-    return "max-running-apps", reason, seq
+    limit = reason.details["limit"]
+    if reason.kind is NotRunnable.USER_MAX_APPS:
+        return (WaitCause.USER_MAX_APPS,
+                f"maxRunningApps of user {reason.details['user']} = {limit}", seq)
+    return (WaitCause.MAX_RUNNING_APPS, f"maxRunningApps of {reason.details['queue']} = {limit}",
+            seq)
 
 
-def _refused(engine: Engine, app: App, refused: tuple[str, int]) -> Held:
+def _refused(engine: Engine, app: App, refused: tuple[Because[RequestRefusal], int]) -> Held:
     reason, seq = refused
-    if "maximum allocation" not in reason:
-        return "max-share", f"maxResources of {app.queue} (zero: {reason})", seq
+    if reason.kind is not RequestRefusal.ABOVE_MAXIMUM_ALLOCATION:  # a zero max share
+        return WaitCause.MAX_SHARE, f"maxResources of {app.queue} (zero: {reason})", seq
     cap = engine.settings(app.queue).max_container_allocation
     if cap is not None:
-        return ("max-container-allocation",
+        return (WaitCause.MAX_CONTAINER_ALLOCATION,
                 f"maxContainerAllocation of {app.queue} = {_res(engine, cap)}", seq)
-    return ("max-container-allocation", "yarn.scheduler.maximum-allocation-mb/-vcores = "
+    return (WaitCause.MAX_CONTAINER_ALLOCATION, "yarn.scheduler.maximum-allocation-mb/-vcores = "
             f"{_res(engine, engine.site.maximum_allocation)}", seq)
 
 
 def _blocked_limit(cause: str, queue: str, threshold: float) -> str:
-    return {"starvation-under-a-container": f"fairSharePreemptionThreshold of {queue} = "
-                                            f"{threshold:g}",
-            "non-preemptable-victims": "allowPreemptionFrom of the queues holding the cluster",
-            "victims-at-fair-share": f"the weight of {queue}",
-            "no-node-fits": "the node sizes"}.get(cause, cause)
+    limits: dict[str, str] = {
+        WaitCause.STARVATION_UNDER_A_CONTAINER: f"fairSharePreemptionThreshold of {queue} = "
+                                                f"{threshold:g}",
+        WaitCause.NON_PREEMPTABLE_VICTIMS: "allowPreemptionFrom of the queues holding the "
+                                           "cluster",
+        WaitCause.VICTIMS_AT_FAIR_SHARE: f"the weight of {queue}",
+        WaitCause.NO_NODE_FITS: "the node sizes"}
+    return limits.get(cause, cause)
 
 
 def _smallest_ask(app: App) -> Resource | None:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from fairshare.core import StarvationKind, parse_member, phrase, record_reasons
 from fairshare.sim.record.outputs import EVENTS
 from fairshare.workbench.explain import changes as explain_changes
 from fairshare.workbench.explain.model import (
@@ -256,10 +257,10 @@ def _others_reservations(outdir: Path, app: str, start: int, end: int) -> list[d
 def _starvation_text(run: Run, queue: str, e: dict[str, Any]) -> str:
     settings = (run.summary["queues"].get(queue) or {}).get("settings") or {}
     origins = settings.get("set-in", {})
-    kind = e["kind"]
+    kind = parse_member(StarvationKind, e["kind"])
     parts = [f"Found {kind} starved by {res(e['amount'])}: usage {res(e['usage'])} against "
              f"an instantaneous fair share of {res(e['fair-share'])}"]
-    if "fair-share" in kind:
+    if kind in (StarvationKind.FAIR_SHARE, StarvationKind.BOTH):
         threshold = settings.get("fair-share-preemption-threshold")
         timeout = settings.get("fair-share-preemption-timeout-ms")
         capped = _capped_by_demand(e, threshold)
@@ -272,7 +273,7 @@ def _starvation_text(run: Run, queue: str, e: dict[str, Any]) -> str:
                 f"fairSharePreemptionTimeout of {at(timeout)} (threshold set in "
                 f"{origins.get('fair-share-preemption-threshold')}, timeout in "
                 f"{origins.get('fair-share-preemption-timeout-ms')})")
-    if "min-share" in kind:
+    if kind in (StarvationKind.MIN_SHARE, StarvationKind.BOTH):
         timeout = settings.get("min-share-preemption-timeout-ms")
         parts.append(f"below its min share since {at(e['since-ms'])}, longer than its "
                      f"minSharePreemptionTimeout of {at(timeout) if timeout else '?'} (set in "
@@ -301,7 +302,8 @@ def _preemption_for(mine: list[dict[str, Any]], app: str, told: set[int]
     for e in mine:
         if e["type"] == "no-preemption" and e["app"] == app:
             wanted, found = e["containers-wanted"], e["containers-found"]
-            causes = "; ".join(f"{n} {_CAUSES.get(c, c)}" for c, n in e["blocked"].items())
+            blocked = record_reasons(e).get("blocked", {})
+            causes = "; ".join(f"{n} {phrase(c)}" for c, n in blocked.items())
             text = (f"A preemption round wanted {wanted} container(s) for it and found victims "
                     f"for {found}" + (f": {causes}." if causes else f" ({e['reason']})."))
             yield Statement(e["t"], text, (e["seq"],))
@@ -333,13 +335,3 @@ def _preempted_from(mine: list[dict[str, Any]], app: str) -> Iterator[Statement]
         yield Statement(t, f"{len(batch)} of its containers were preempted for "
                         f"{', '.join(to)}.", tuple(e["seq"] for e in batch))
 
-
-_CAUSES = {
-    "no-node-fits": "fit on no node even if everything there were freed",
-    "non-preemptable-queue": "blocked by containers of non-preemptable queues",
-    "am-preemption-off": "could only be made room for by AM containers (AM preemption off)",
-    "already-chosen": "blocked by containers already chosen for other apps",
-    "victims-at-fair-share": "blocked because what was left to take belonged to apps at or "
-                             "below their fair share (its own included)",
-    "room-free-already": "needed no victim (the node had room)",
-}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from fairshare.config.errors import ConfigError
-from fairshare.core import record_problem
+from fairshare.core import AllocationVia, parse_member, phrase, record_problem
 from fairshare.resources.display import duration, percent
 from fairshare.sim.record.outputs import EVENTS
 from fairshare.workbench.compare import load_summary
@@ -127,13 +127,9 @@ def by_time(events: list[dict[str, Any]]) -> Iterator[tuple[int, list[dict[str, 
         yield batch[0]["t"], batch
 
 
-VIA = {"heartbeat": "on a node heartbeat", "reservation": "on its reservation",
-        "earmark": "on space freed by preemption"}
-
-
 def via_text(e: Mapping[str, Any]) -> str:
-    via = str(e["via"])
-    return VIA.get(via, via)
+    """How a ``container-allocated`` was placed, in words (its ``via``'s phrase)."""
+    return phrase(parse_member(AllocationVia, e["via"]))
 
 
 def at(ms: int | None) -> str:
