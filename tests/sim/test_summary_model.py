@@ -140,3 +140,16 @@ def test_the_commands_refuse_an_older_summary_with_exit_2(tmp_path: Path, comman
     assert "Traceback" not in result.output
     text = " ".join(result.output.split())
     assert f"{out / SUMMARY}: not a fairshare summary (docs/outputs.md): schema: missing" in text
+
+
+def test_what_a_run_records_does_not_import_the_loop() -> None:
+    """sim/record/ sits below sim/run/ (issue 31, item 7): the summary reads the app model's
+    progress through a protocol, not the loop's class."""
+    import ast
+
+    record = Path(__file__).parents[2] / "src/fairshare/sim/record"
+    imported = [(path.name, node.module) for path in sorted(record.glob("*.py"))
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(node, ast.ImportFrom) and node.module
+                and node.module.startswith("fairshare.sim.run")]
+    assert imported == []
