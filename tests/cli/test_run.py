@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from fairshare.cli.main import app
 from fairshare.sim.parse.expect import SNAPSHOT_FIELDS
+from fairshare.sim.record.summary_model import AppEntry
 from tests.sim.test_outputs import TWO_TENANTS
 
 EXAMPLES = sorted(Path(__file__).resolve().parents[2].glob("examples/*/scenario.yaml"))
@@ -200,17 +201,16 @@ def test_the_apps_that_lost_the_most_work_get_their_own_table():
     """The table logic on a made-up summary: 16 apps, two of them lost work."""
     from fairshare.cli.run import _app_tables
 
-    def entry(i: int, lost: int) -> dict[str, object]:
-        return {"queue": "root.a", "requested-queue": "root.a", "user": "u", "managed": False,
-                "state": "finished", "rejected-reason": None, "submit-ms": 0,
-                "start-ms": 100 * i, "finish-ms": 10_000, "wait-ms": 100 * i,
-                "run-ms": 10_000 - 100 * i, "am-wait-ms": None, "first-task-wait-ms": 100 * i,
-                "turnaround-ms": 10_000, "unmet-demand-ms": 100 * i, "tasks-done": 1,
-                "tasks-total": 1, "preempted-containers": 1 if lost else 0, "lost-work-ms": lost}
+    def entry(i: int, lost: int) -> AppEntry:
+        return AppEntry(queue="root.a", requested_queue="root.a", user="u", managed=False,
+                        state="finished", rejected_reason=None, submit_ms=0,
+                        start_ms=100 * i, finish_ms=10_000, wait_ms=100 * i,
+                        run_ms=10_000 - 100 * i, am_wait_ms=None, first_task_wait_ms=100 * i,
+                        turnaround_ms=10_000, unmet_demand_ms=100 * i, tasks_done=1,
+                        tasks_total=1, preempted_containers=1 if lost else 0, lost_work_ms=lost)
 
     apps = {f"x{i:02d}": entry(i, {3: 500, 7: 2500}.get(i, 0)) for i in range(16)}
-    summary = {"apps": apps, "span": {"end-ms": 10_000}}
-    waits, lost = _app_tables(summary, "all of them are in summary.json")
+    waits, lost = _app_tables(apps, 10_000, "all of them are in summary.json")
     assert waits.title == "The 10 longest waits (of 16 apps; all of them are in summary.json)"
     assert lost.title == ("The 2 apps that lost the most work (of 16 apps; all of them are in "
                           "summary.json)")

@@ -24,6 +24,7 @@ from fairshare.config.errors import ConfigError
 from fairshare.sim.importer.build import import_dump
 from fairshare.sim.importer.scenario_text import Choices
 from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.record.summary_model import summary_json
 from fairshare.sim.run.scripted import run_scenario
 from fairshare.workbench.explain.queue import explain, load_run
 
@@ -82,7 +83,7 @@ def test_containers_are_recovered_where_they_ran_and_the_apps_run_forward(
                    for r in records if r["type"] == "containers-requested")
     assert asked == [(APP1, 6, 2048), (APP2, 2, 1024), (APP3, 1, 1536)]
     assert result.summary is not None
-    apps = result.summary["apps"]
+    apps = summary_json(result.summary)["apps"]
     assert {a: apps[a]["state"] for a in apps} == {APP1: "finished", APP2: "finished",
                                                    APP3: "finished"}
     # app 2: its two pending 1 GB tasks fit at once (first heartbeat, 1 s) and run 30 s; its

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from fairshare.config.errors import ConfigError
 from fairshare.report import build_report
 from fairshare.sim.parse.scenario import parse_scenario_text
 from fairshare.sim.record.outputs import SUMMARY
@@ -54,10 +57,14 @@ def test_changes_are_marked_on_the_charts_and_listed(tmp_path: Path) -> None:
                             "timeout 1 h 00 m)") for i in items)
 
 
-def test_a_summary_from_before_timed_changes_still_reports(tmp_path: Path) -> None:
+def test_a_summary_without_its_changes_is_refused_naming_them(tmp_path: Path) -> None:
+    """Schema 1 has ``changes`` always (docs/outputs.md): a summary without is damaged, and
+    the report says so rather than drawing a run without its changes."""
     out = run(tmp_path)
     summary = json.loads((out / SUMMARY).read_text())
     del summary["changes"]
     (out / SUMMARY).write_text(json.dumps(summary))
-    page = build_report(out, out / "report.html")[0]
-    assert "Timed changes" not in page.read_text()
+    with pytest.raises(ConfigError) as caught:
+        build_report(out, out / "report.html")
+    assert str(caught.value) == (f"{out / SUMMARY}: not a fairshare summary (docs/outputs.md): "
+                                 "changes: missing")

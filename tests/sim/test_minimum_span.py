@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from fairshare.sim.parse.scenario import parse_scenario_text
 from fairshare.sim.parse.specs import minimum_span
+from fairshare.sim.record.summary_model import summary_json
 from fairshare.sim.run.scripted import run_scenario
 
 task = st.fixed_dictionaries({
@@ -53,6 +54,6 @@ def test_no_simulation_ends_before_its_minimum_span(nodes, apps) -> None:
     bound = minimum_span(spec.workload, capacity)
     result = run_scenario(spec)
     assert result.summary is not None
-    span = result.summary["span"]
-    if not result.summary["counts"]["apps-unfinished"]:
+    span = summary_json(result.summary)["span"]
+    if not summary_json(result.summary)["counts"]["apps-unfinished"]:
         assert span["end-ms"] - span["start-ms"] >= bound.ms

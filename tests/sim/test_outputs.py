@@ -39,6 +39,7 @@ from fairshare.config.errors import ConfigError
 from fairshare.sim.parse.scenario import load_scenario
 from fairshare.sim.record.outputs import EVENTS, SUMMARY, TIMELINE_CSV, TIMELINE_PARQUET
 from fairshare.sim.record.recorder import TIMELINE_COLUMNS
+from fairshare.sim.record.summary_model import summary_json
 from fairshare.sim.run.scripted import RunResult, run_scenario
 
 TWO_TENANTS = """\
@@ -203,7 +204,7 @@ def test_summary_apps_cluster_counts_and_span(tmp_path):
         "events": len(lines),  # the node-added before the simulation too, as the terminal says
         "lost-work-ms": 1500,
         "preempted-container-ms": 2500 - 1000}
-    assert result.summary == summary  # also there without -o (see below)
+    assert summary_json(result.summary) == summary  # also there without -o (see below)
 
 
 def test_contention_threshold_and_wait_metrics(tmp_path):
@@ -261,7 +262,7 @@ def test_the_last_sample_stands_for_the_time_up_to_the_end(tmp_path):
 def test_without_an_output_directory_the_summary_is_still_computed(tmp_path):
     result = simulate(tmp_path, out=None)
     assert result.summary is not None
-    assert result.summary["queues"]["root.b"]["time-starved-ms"] == 500
+    assert summary_json(result.summary)["queues"]["root.b"]["time-starved-ms"] == 500
     assert result.outputs == []
     assert not (tmp_path / "out").exists()
 

@@ -11,6 +11,7 @@ import pytest
 from fairshare.config.errors import ConfigError, ConfigErrors
 from fairshare.core.model.events import Event
 from fairshare.sim.parse.scenario import parse_scenario_text
+from fairshare.sim.record.summary_model import summary_json
 from fairshare.sim.run.scripted import ScriptRunner, run_scenario
 
 GB = 1024
@@ -109,7 +110,7 @@ def test_running_apps_start_where_they_were_and_then_run_forward(tmp_path: Path)
     assert at_start["root.a"] == (5 * GB, 3) and at_start["root.b"] == (GB, 1)
     assert at_start["root"] == (6 * GB, 4)
     assert result.summary is not None
-    a1, a2 = result.summary["apps"]["a1"], result.summary["apps"]["a2"]
+    a1, a2 = summary_json(result.summary)["apps"]["a1"], summary_json(result.summary)["apps"]["a2"]
     # the two pending tasks are placed at the first heartbeat (1 s) and run 3 s; the two
     # recovered ones end at 5 s: then a1 has done its 4 tasks and finishes
     assert (a1["start-ms"], a1["tasks-total"], a1["tasks-done"], a1["finish-ms"]) == (
@@ -165,11 +166,11 @@ def test_recovered_containers_count_in_the_totals_and_an_am_alone_waits_for_no_t
     completed 6. a2 has no task: it has no first-task wait, in its entry or its queue's."""
     result = run_scenario(scenario(RUNNING, tmp_path))
     assert result.summary is not None
-    counts, queues = result.summary["counts"], result.summary["queues"]
+    counts, queues = summary_json(result.summary)["counts"], summary_json(result.summary)["queues"]
     assert (counts["containers-allocated"], counts["containers-recovered"],
             counts["containers-completed"]) == (2, 4, 6)
     assert [queues[q]["containers-recovered"] for q in ("root", "root.a", "root.b")] == [4, 3, 1]
-    assert result.summary["apps"]["a2"]["first-task-wait-ms"] is None
+    assert summary_json(result.summary)["apps"]["a2"]["first-task-wait-ms"] is None
     b_wait = queues["root.b"]["first-task-wait-ms"]
     assert (b_wait["apps"], b_wait["p50"], b_wait["not-reached"]) == (0, None, 0)
     root_wait = queues["root"]["first-task-wait-ms"]

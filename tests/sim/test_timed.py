@@ -21,6 +21,7 @@ from fairshare.cli.main import app as cli
 from fairshare.config.errors import ConfigError
 from fairshare.sim.parse.scenario import parse_scenario_text
 from fairshare.sim.record.outputs import EVENTS, SUMMARY, TIMELINE_CSV
+from fairshare.sim.record.summary_model import summary_json
 from fairshare.sim.run.scripted import run_scenario
 
 HEAD = """\
@@ -196,8 +197,8 @@ def test_changes_with_no_apps_still_run(tmp_path: Path) -> None:
     scenario = parse_scenario_text(text, str(tmp_path / "s.yaml"), tmp_path)
     result = run_scenario(scenario, tmp_path / "out")
     assert result.summary is not None
-    assert result.summary["span"]["end-ms"] == 3000
-    assert result.summary["cluster"]["capacity"]["memory-mb"] == 8192
+    assert summary_json(result.summary)["span"]["end-ms"] == 3000
+    assert summary_json(result.summary)["cluster"]["capacity"]["memory-mb"] == 8192
 
 
 def test_a_change_weeks_in_needs_an_explicit_end(tmp_path: Path) -> None:

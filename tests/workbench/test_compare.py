@@ -9,21 +9,24 @@ from typing import Any
 from typer.testing import CliRunner
 
 from fairshare.cli.main import app
+from fairshare.sim.record.summary_read import parse_summary
 from fairshare.workbench.compare import compare
+from tests.summary_docs import numbers, summary_doc
 
 runner = CliRunner()
 
 
 def summary(*, util: float, preempted: int, waits: dict[str, int | None],
             queues: tuple[str, ...] = ("root", "root.a")) -> dict[str, Any]:
-    return {
-        "scenario": {"name": "s", "description": "", "seed": 1, "overrides": []},
-        "cluster": {"utilization": {"memory-mb": util}, "nodes": 2},
-        "counts": {"containers-preempted": preempted},
-        "queues": {q: {"time-starved-ms": 0, "am-wait-ms": {"p95": 1000, "apps": 2}}
-                   for q in queues},
-        "apps": {app: {"state": "finished", "wait-ms": wait} for app, wait in waits.items()},
-    }
+    """Every number 0 (tests/summary_docs.py) but these."""
+    doc = summary_doc(queues, dict.fromkeys(waits, "root.a"))
+    doc["cluster"]["utilization"]["memory-mb"] = util
+    doc["counts"]["containers-preempted"] = preempted
+    for q in queues:
+        doc["queues"][q]["am-wait-ms"].update({"p95": 1000, "apps": 2})
+    for name, wait in waits.items():
+        doc["apps"][name]["wait-ms"] = wait
+    return doc
 
 
 A = summary(util=0.5, preempted=0, waits={"x": 1000, "y": 4000})
@@ -34,21 +37,23 @@ B = summary(util=0.6, preempted=3, waits={"x": 1500, "y": 2000, "z": 10},
 def test_changes_are_ordered_by_relative_size_changes_from_zero_first() -> None:
     """containers-preempted 0 → 3 (from 0: first); then y's wait −50 % and x's +50 % (equal
     relative size: the bigger change, y's −2000 ms against x's +500 ms, first); util +20 %."""
-    result = compare(A, B)
+    result = compare(parse_summary(A), parse_summary(B))
     assert [(c.kind, c.name, c.metric, c.a, c.b) for c in result.changes] == [
         ("counts", "", "containers-preempted", 0.0, 3.0),
         ("app", "y", "wait-ms", 4000.0, 2000.0),
         ("app", "x", "wait-ms", 1000.0, 1500.0),
         ("cluster", "", "utilization.memory-mb", 0.5, 0.6)]
     assert result.changes[1].relative == -0.5 and result.changes[2].relative == 0.5
-    # unchanged: nodes; per queue root and root.a: time-starved, p95, apps
-    assert result.unchanged == 1 + 2 * 3
+    # unchanged: every other number of the cluster, the counts, root, root.a, x and y
+    both = [A["cluster"], A["counts"], A["queues"]["root"], A["queues"]["root.a"],
+            A["apps"]["x"], A["apps"]["y"]]
+    assert result.unchanged == sum(numbers(entry) for entry in both) - 4
     assert result.only_in == ((), ("queue root.b", "app z"))
 
 
 def test_a_number_that_became_null_is_a_change_without_a_size() -> None:
     b = summary(util=0.5, preempted=0, waits={"x": None, "y": 4000})
-    [change] = compare(A, b).changes
+    [change] = compare(parse_summary(A), parse_summary(b)).changes
     assert (change.name, change.a, change.b, change.delta, change.relative) == (
         "x", 1000.0, None, None, None)
 
@@ -93,32 +98,30 @@ def test_a_directory_without_a_summary_is_exit_2(tmp_path: Path) -> None:
 def test_a_summary_with_the_wrong_shape_is_exit_2(tmp_path: Path) -> None:
     a = write(tmp_path, "a", A)
     for name, damage, said in [
-        ("apps", {"apps": 5}, "apps is not an object"),
-        ("queue", {"queues": {"root": [1]}}, "queues.root is not an object"),
-        ("counts", {"counts": "x"}, "counts is not an object"),
-        ("scenario", {"scenario": None},
-         "scenario is not an object with a name and a list of overrides"),
-        ("overrides", {"scenario": {"name": "s", "overrides": [3]}},
-         "scenario is not an object with a name and a list of overrides"),
+        ("apps", {"apps": 5}, "apps: expected an object, got 5"),
+        ("queue", {"queues": {"root": [1]}}, "queues.root: expected an object, got [1]"),
+        ("counts", {"counts": "x"}, "counts: expected an object, got 'x'"),
+        ("scenario", {"scenario": None}, "scenario: expected an object, got null"),
+        ("overrides", {"scenario": {**B["scenario"], "overrides": [3]}},
+         "scenario.overrides[0]: expected a string, got 3"),
+        ("schema", {"schema": 2}, "schema: 2 is newer than the schema this fairshare reads (1)"),
     ]:
         b = write(tmp_path, name, {**B, **damage})
         result = runner.invoke(app, ["compare", str(a), str(b)])
         assert result.exit_code == 2, result.output
-        assert result.output.strip() == f"{b / 'summary.json'}: not a fairshare summary: {said}"
-
-
-def queue_entry(ratio: float, fair_mb: int) -> dict[str, Any]:
-    return {"usage-to-fair-share": {"memory-mb": ratio, "vcores": None},
-            "fair-share": {"memory-mb": fair_mb, "vcores": 0}, "time-starved-ms": 0}
+        assert " ".join(result.output.split()) == (
+            f"{b / 'summary.json'}: not a fairshare summary (docs/outputs.md): {said}")
 
 
 def two_tenants(ratio_a: float, ratio_b: float, wait: int) -> dict[str, Any]:
-    return {"scenario": {"name": "s", "overrides": []},
-            "cluster": {"utilization": {"memory-mb": 0.5}}, "counts": {"events": 10},
-            "queues": {"root": queue_entry(1.0, 8192), "root.a": queue_entry(ratio_a, 4096),
-                       "root.a.x": queue_entry(ratio_a, 2048),
-                       "root.b": queue_entry(ratio_b, 4096)},
-            "apps": {"a1": {"wait-ms": wait}, "b1": {"wait-ms": wait * 2}}}
+    doc = summary_doc(("root", "root.a", "root.a.x", "root.b"),
+                      {"a1": "root.a.x", "b1": "root.b"})
+    for q, ratio, fair_mb in (("root", 1.0, 8192), ("root.a", ratio_a, 4096),
+                              ("root.a.x", ratio_a, 2048), ("root.b", ratio_b, 4096)):
+        doc["queues"][q]["usage-to-fair-share"]["memory-mb"] = ratio
+        doc["queues"][q]["fair-share"]["memory-mb"] = fair_mb
+    doc["apps"]["a1"]["wait-ms"], doc["apps"]["b1"]["wait-ms"] = wait, wait * 2
+    return doc
 
 
 def test_ratios_print_as_percentages_never_with_resource_units(tmp_path: Path) -> None:
@@ -136,17 +139,19 @@ def test_ratios_print_as_percentages_never_with_resource_units(tmp_path: Path) -
 def test_queue_and_app_filters_keep_only_their_changes(tmp_path: Path) -> None:
     a = write(tmp_path, "a", two_tenants(0.8, 0.5, 1000))
     b = write(tmp_path, "b", two_tenants(1.2, 0.9, 3000))
-    full = compare(json.loads((a / "summary.json").read_text()),
-                   json.loads((b / "summary.json").read_text()))
+    full = compare(parse_summary(json.loads((a / "summary.json").read_text())),
+                   parse_summary(json.loads((b / "summary.json").read_text())))
     assert {c.name for c in full.changes} == {"root.a", "root.a.x", "root.b", "a1", "b1"}
     doc = json.loads(runner.invoke(app, ["compare", str(a), str(b), "--json",
                                          "--queue", "a", "--app", "b1"]).output)
     # root.a and the queue below it (root. may be left off), and b1: not root.b, a1, counts
     assert sorted({(c["kind"], c["name"]) for c in doc["changes"]}) == [
         ("app", "b1"), ("queue", "root.a"), ("queue", "root.a.x")]
-    # unchanged, of root.a and root.a.x only: usage-to-fair-share.vcores (null), fair-share's
-    # memory and vcores, time-starved-ms
-    assert doc["unchanged"] == 2 * 4
+    # unchanged, of root.a and root.a.x: every number but usage-to-fair-share.memory-mb; of
+    # b1: every number but wait-ms
+    tenants = two_tenants(0.8, 0.5, 1000)
+    assert doc["unchanged"] == (2 * (numbers(tenants["queues"]["root.a"]) - 1)
+                                + numbers(tenants["apps"]["b1"]) - 1)
 
 
 def test_an_unknown_queue_or_app_is_exit_2_with_the_names_there_are(tmp_path: Path) -> None:

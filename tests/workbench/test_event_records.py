@@ -91,4 +91,4 @@ def test_explain_refuses_a_damaged_run_with_its_file_and_line(tmp_path: Path) ->
     del doc["span"]["end-ms"]
     summary.write_text(json.dumps(doc))
     assert explain_refusal(out) == (f"{summary}: not a fairshare summary (docs/outputs.md): "
-                                    f"no key 'end-ms'")
+                                    f"span.end-ms: missing")

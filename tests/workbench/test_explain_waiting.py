@@ -103,14 +103,18 @@ def test_each_limit_is_named_with_its_setting_and_value(tmp_path: Path) -> None:
                "above." in texts
 
 
-def test_a_summary_without_waiting_is_explained_as_before(tmp_path: Path) -> None:
+def test_a_summary_without_waiting_is_refused_naming_it(tmp_path: Path) -> None:
+    """Schema 1 has ``waiting`` for every queue: one without is a damaged summary."""
     out = simulate(tmp_path, w.MAX_RUNNING_APPS)
     summary = json.loads((out / "summary.json").read_text())
     for q in summary["queues"].values():
         del q["waiting"]
     (out / "summary.json").write_text(json.dumps(summary))
-    texts = [s["text"] for s in queue_texts(out)]
-    assert not any(t.startswith("What would help") for t in texts)
+    result = runner.invoke(app, ["explain", str(out), "--queue", "root.a"])
+    assert result.exit_code == 2
+    assert " ".join(result.output.split()) == (
+        f"{out / 'summary.json'}: not a fairshare summary (docs/outputs.md): "
+        "queues.root.waiting: missing")
 
 
 def test_a_damaged_waiting_is_the_summarys_error(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from fairshare.cli import format as fmt
 from fairshare.cli.common import Format, FormatOpt, JsonOpt, guarded, one_line, out, wants_json
 from fairshare.cli.tables import FitTable
 from fairshare.sim.record.outputs import json_text
+from fairshare.sim.record.summary_model import as_json
 from fairshare.workbench.compare import (
     Change,
     Comparison,
@@ -46,11 +47,11 @@ def compare_command(out_a: RunDir, out_b: RunDir, output: FormatOpt = Format.TEX
         return
     for label, path, scenario in (("A", out_a, result.scenarios[0]),
                                   ("B", out_b, result.scenarios[1])):
-        overrides = scenario.get("overrides") or []
+        overrides = scenario.overrides
         extra = f" with {' '.join(overrides)}" if overrides else ""
-        out.print(Text(one_line(f"{label}: {path} ({scenario.get('name', '?')}{extra})")),
+        out.print(Text(one_line(f"{label}: {path} ({scenario.name}{extra})")),
                   soft_wrap=True)
-    if result.scenarios[0].get("name") != result.scenarios[1].get("name"):
+    if result.scenarios[0].name != result.scenarios[1].name:
         out.print("note: the two runs are of different scenarios", soft_wrap=True)
     out.print(_table(result, top))
     for side, names in zip("AB", result.only_in, strict=True):
@@ -62,8 +63,8 @@ def compare_command(out_a: RunDir, out_b: RunDir, output: FormatOpt = Format.TEX
 
 def _document(result: Comparison, out_a: Path, out_b: Path) -> dict[str, Any]:
     return {
-        "a": {"path": str(out_a), "scenario": dict(result.scenarios[0])},
-        "b": {"path": str(out_b), "scenario": dict(result.scenarios[1])},
+        "a": {"path": str(out_a), "scenario": as_json(result.scenarios[0])},
+        "b": {"path": str(out_b), "scenario": as_json(result.scenarios[1])},
         "changes": [{"kind": c.kind, "name": c.name, "metric": c.metric, "a": c.a, "b": c.b,
                      "change": c.delta, "relative": c.relative} for c in result.changes],
         "unchanged": result.unchanged,

@@ -16,9 +16,10 @@ run that fails (exit 2) or is interrupted leaves the directory as it was.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich import box
@@ -36,6 +37,15 @@ from fairshare.config.overrides import parse_override
 from fairshare.core import Engine
 from fairshare.report import units as report_units
 from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.record.summary_model import (
+    AppEntry,
+    IdleTail,
+    MaybePair,
+    Pair,
+    QueueEntry,
+    Span,
+    Summary,
+)
 from fairshare.sim.run.build import prepare_run
 from fairshare.sim.run.scripted import RunResult, run_scenario
 
@@ -151,15 +161,16 @@ def _summary(name: str, result: RunResult, *, written: bool) -> None:
     summary = result.summary
     rest = "all of them are in summary.json" if written else \
         "run with -o for all of them in summary.json"
-    with fmt.one_memory_unit(summary["cluster"]["capacity"]["memory-mb"]):
+    with fmt.one_memory_unit(summary.cluster.capacity["memory-mb"]):
         cluster, queues = _cluster_line(summary), (
-            _sim_queue_table(summary, rest) if summary["queues"] else None)
+            _sim_queue_table(summary, rest) if summary.queues else None)
     out.print(cluster, soft_wrap=True)
-    if summary.get("idle-tail"):
-        out.print(Text(_idle_tail_line(summary), style="yellow"), soft_wrap=True)
+    if summary.idle_tail is not None:
+        out.print(Text(_idle_tail_line(summary, summary.idle_tail), style="yellow"),
+                  soft_wrap=True)
     if queues is not None:
         out.print(queues)
-    for table in _app_tables(summary, rest):
+    for table in _app_tables(summary.apps, summary.span.end_ms, rest):
         out.print(table)
 
 
@@ -185,44 +196,43 @@ def _indented(queue: str) -> str:
     return "  " * queue.count(".") + queue.rsplit(".", 1)[-1]
 
 
-def _cluster_line(summary: dict[str, Any]) -> str:
-    cluster, counts, span = summary["cluster"], summary["counts"], summary["span"]
-    use = cluster["utilization"]
+def _cluster_line(summary: Summary) -> str:
+    cluster, counts, span = summary.cluster, summary.counts, summary.span
+    use = cluster.utilization
     return (
-        f"Cluster: {_count(cluster['nodes'], 'node')}, {_res(cluster['capacity'])}"
-        f"; utilization {fmt.ratio(use['memory-mb'])} of memory, {fmt.ratio(use['vcores'])} of "
+        f"Cluster: {_count(cluster.nodes, 'node')}, {_res(cluster.capacity)}"
+        f"; utilization {fmt.ratio(use.memory_mb)} of memory, {fmt.ratio(use.vcores)} of "
         f"vcores (time-averaged, {fmt.duration(_length(span))} simulated).\n"
-        f"Apps: {counts['apps-submitted']:,} submitted, {counts['apps-rejected']:,} rejected, "
-        f"{counts['apps-finished']:,} finished, {counts['apps-unfinished']:,} unfinished. "
-        f"Containers: {report_units.recovered_phrase(counts)}"
-        f"{counts['containers-allocated']:,} allocated, "
-        f"{counts['containers-completed']:,} completed, {counts['containers-preempted']:,} "
-        f"preempted ({fmt.duration(counts['lost-work-ms'])} of work lost).")
+        f"Apps: {counts.apps_submitted:,} submitted, {counts.apps_rejected:,} rejected, "
+        f"{counts.apps_finished:,} finished, {counts.apps_unfinished:,} unfinished. "
+        f"Containers: {report_units.recovered_phrase(counts.containers_recovered)}"
+        f"{counts.containers_allocated:,} allocated, "
+        f"{counts.containers_completed:,} completed, {counts.containers_preempted:,} "
+        f"preempted ({fmt.duration(counts.lost_work_ms)} of work lost).")
 
 
-def _idle_tail_line(summary: dict[str, Any]) -> str:
+def _idle_tail_line(summary: Summary, tail: IdleTail) -> str:
     """The warning that the averages include an end in which there was nothing to run."""
-    tail, start = summary["idle-tail"], summary["span"]["start-ms"]
-    use = tail["utilization-without"]
-    return (f"Note: for the last {fmt.duration(tail['ms'])} (from t = "
-            f"{fmt.duration(tail['start-ms'] - start)}) the cluster had nothing left to run; "
+    start, use = summary.span.start_ms or 0, tail.utilization_without
+    return (f"Note: for the last {fmt.duration(tail.ms)} (from t = "
+            f"{fmt.duration(tail.start_ms - start)}) the cluster had nothing left to run; "
             f"every time average here includes that idle tail. Without it "
-            f"({fmt.duration(tail['span-without-ms'])}): utilization "
-            f"{fmt.ratio(use['memory-mb'])} of memory, {fmt.ratio(use['vcores'])} of vcores, "
-            f"and each queue's average usage {tail['usage-factor-without']:.2f}× what is shown.")
+            f"({fmt.duration(tail.span_without_ms)}): utilization "
+            f"{fmt.ratio(use.memory_mb)} of memory, {fmt.ratio(use.vcores)} of vcores, "
+            f"and each queue's average usage {tail.usage_factor_without:.2f}× what is shown.")
 
 
 def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
-def _length(span: dict[str, Any]) -> int:
-    start, end = span["start-ms"], span["end-ms"]
+def _length(span: Span) -> int:
+    start, end = span.start_ms, span.end_ms
     return 0 if start is None or end is None else end - start
 
 
-def _sim_queue_table(summary: dict[str, Any], rest: str) -> Table:
-    queues: dict[str, Any] = summary["queues"]
+def _sim_queue_table(summary: Summary, rest: str) -> Table:
+    queues = summary.queues
     names = list(queues)
     caption = None
     if len(names) > MAX_QUEUE_ROWS:
@@ -230,11 +240,11 @@ def _sim_queue_table(summary: dict[str, Any], rest: str) -> Table:
         names = [n for n in names if n in keep]
         caption = (f"{MAX_QUEUE_ROWS} of {len(queues):,} queues: the most starved and "
                    f"preempted; {rest}")
-    span = summary["span"]
+    span = summary.span
     table = FitTable(box=box.SIMPLE_HEAD, title_justify="left", caption=caption,
                   caption_justify="left", collapse_padding=True, pad_edge=False,
                   title=f"Queues, time-averaged over {fmt.duration(_length(span))} "
-                        f"(sampled every {fmt.duration(span['snapshot-every-ms'])})")
+                        f"(sampled every {fmt.duration(span.snapshot_every_ms)})")
     for column in ("queue", "usage", "steady\nfair share", "instant.\nfair share",
                    "usage ÷\nsteady", "usage ÷\ninstant.", "time\nstarved",
                    "short of\nthreshold", "preempted\nfrom / for"):
@@ -242,11 +252,11 @@ def _sim_queue_table(summary: dict[str, Any], rest: str) -> Table:
     for name in names:
         q = queues[name]
         table.add_row(
-            _indented(name), _res(q["usage"]), _res(q["steady-fair-share"]),
-            _res(q["fair-share"]), _ratios(q["usage-to-steady-fair-share"]),
-            _ratios(q["usage-to-fair-share"]), _time(q["time-starved-ms"]),
-            _time(q["time-short-of-fair-share-threshold-ms"]),
-            f"{q['containers-preempted-from']:,} / {q['containers-preempted-for']:,}")
+            _indented(name), _pair(q.usage), _pair(q.steady_fair_share),
+            _pair(q.fair_share), _ratios(q.usage_to_steady_fair_share),
+            _ratios(q.usage_to_fair_share), _time(q.time_starved_ms),
+            _time(q.time_short_of_fair_share_threshold_ms),
+            f"{q.containers_preempted_from:,} / {q.containers_preempted_for:,}")
     return table
 
 
@@ -256,33 +266,36 @@ def _time(ms: int | None) -> str:
     return "–" if ms is None else fmt.duration(ms) if ms else "0"
 
 
-def _interest(name: str, q: dict[str, Any]) -> tuple[int, int, float, str]:
+def _interest(name: str, q: QueueEntry) -> tuple[int, int, float, str]:
     """Most starved first, then most preempted, then busiest (name: a stable last key)."""
-    preempted = q["containers-preempted-from"] + q["containers-preempted-for"]
-    return (-q["time-starved-ms"], -preempted, -q["usage"]["memory-mb"], name)
+    preempted = q.containers_preempted_from + q.containers_preempted_for
+    return (-q.time_starved_ms, -preempted, -q.usage.memory_mb, name)
 
 
-def _res(r: dict[str, float]) -> str:
+def _res(r: Mapping[str, int]) -> str:
     return fmt.mb_vc(r["memory-mb"], r["vcores"])
 
 
-def _ratios(r: dict[str, float | None]) -> str:
+def _pair(r: Pair) -> str:
+    return fmt.mb_vc(r.memory_mb, r.vcores)
+
+
+def _ratios(r: MaybePair) -> str:
     """Usage ÷ share for memory and vcores: ``75% / 60%``."""
-    return f"{fmt.ratio(r['memory-mb'])} / {fmt.ratio(r['vcores'])}"
+    return f"{fmt.ratio(r.memory_mb)} / {fmt.ratio(r.vcores)}"
 
 
-def _app_tables(summary: dict[str, Any], rest: str) -> list[Table]:
-    apps: dict[str, Any] = summary["apps"]
+def _app_tables(apps: Mapping[str, AppEntry], end: int | None, rest: str) -> list[Table]:
+    """The apps, or for many the longest waits and the largest losses (``end``: the run's)."""
     if not apps:
         return []
-    end = summary["span"]["end-ms"]
     if len(apps) <= MAX_APP_ROWS:
         return [_app_table("Apps", list(apps.items()), end)]
     # sorted is stable: equal waits (losses) keep the apps' order
     waits = sorted(((a, e) for a, e in apps.items() if _wait(e, end) is not None),
                    key=lambda ae: -(_wait(ae[1], end) or 0))
-    lost = sorted(((a, e) for a, e in apps.items() if e["lost-work-ms"] > 0),
-                  key=lambda ae: -ae[1]["lost-work-ms"])
+    lost = sorted(((a, e) for a, e in apps.items() if e.lost_work_ms > 0),
+                  key=lambda ae: -ae[1].lost_work_ms)
     of = f"of {len(apps):,} apps; {rest}"
     tables = [_app_table(f"The {min(TOP_APPS, len(waits))} longest waits ({of})",
                          waits[:TOP_APPS], end)]
@@ -292,21 +305,21 @@ def _app_tables(summary: dict[str, Any], rest: str) -> list[Table]:
     return tables
 
 
-def _wait(entry: dict[str, Any], end: int | None) -> int | None:
+def _wait(entry: AppEntry, end: int | None) -> int | None:
     """The wait, or for an app still waiting for its first container, the wait so far."""
-    if entry["wait-ms"] is not None:
-        return int(entry["wait-ms"])
-    if entry["submit-ms"] is None or end is None or entry["state"] == "rejected":
+    if entry.wait_ms is not None:
+        return entry.wait_ms
+    if entry.submit_ms is None or end is None or entry.state == "rejected":
         return None
-    return int(end - entry["submit-ms"])
+    return end - entry.submit_ms
 
 
-def _app_table(title: str, rows: list[tuple[str, Any]], end: int | None) -> Table:
+def _app_table(title: str, rows: list[tuple[str, AppEntry]], end: int | None) -> Table:
     """One row per app; every time in the same units (``fmt.duration``): submitted at, waits
     from submission, turnaround; a rejected app's reason in a last column."""
     table = FitTable(box=box.SIMPLE_HEAD, title=title, title_justify="left", collapse_padding=True,
                   pad_edge=False)
-    rejected = any(e["rejected-reason"] for _, e in rows)
+    rejected = any(e.rejected_reason for _, e in rows)
     columns = ["app", "queue", "state", "submitted\nat", "wait\n(1st cont.)", "AM\nwait",
                "first\ntask", "turn-\naround", "tasks", "pre-\nempted", "lost\nwork"]
     for column in [*columns, *(["reason"] if rejected else [])]:
@@ -315,12 +328,12 @@ def _app_table(title: str, rows: list[tuple[str, Any]], end: int | None) -> Tabl
     for app_id, e in rows:
         wait = _wait(e, end)
         waited = _time(wait)
-        if e["wait-ms"] is None and wait is not None:
+        if e.wait_ms is None and wait is not None:
             waited = f"≥ {waited}"  # still waiting when the run stopped
         table.add_row(
-            app_id, e["queue"] or e["requested-queue"], e["state"], _time(e["submit-ms"]),
-            waited, _time(e["am-wait-ms"]), _time(e["first-task-wait-ms"]),
-            _time(e["turnaround-ms"]), f"{e['tasks-done']:,}/{e['tasks-total']:,}",
-            f"{e['preempted-containers']:,}", _time(e["lost-work-ms"]),
-            *([e["rejected-reason"] or ""] if rejected else []))
+            app_id, e.queue or e.requested_queue, e.state, _time(e.submit_ms),
+            waited, _time(e.am_wait_ms), _time(e.first_task_wait_ms),
+            _time(e.turnaround_ms), f"{e.tasks_done:,}/{e.tasks_total:,}",
+            f"{e.preempted_containers:,}", _time(e.lost_work_ms),
+            *([e.rejected_reason or ""] if rejected else []))
     return table

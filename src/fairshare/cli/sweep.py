@@ -139,7 +139,7 @@ def _run(jobs: list[VariantJob], workers: int, scheduler: str | None,
 
 
 def _warn_unknown_focus(focus: list[str], outcomes: list[VariantOutcome]) -> None:
-    known = {q for o in outcomes if o.summary is not None for q in o.summary["queues"]}
+    known = {q for o in outcomes if o.summary is not None for q in o.summary.queues}
     for queue in focus:
         if known and queue not in known:
             err.print(one_line(f"warning: --focus {queue}: no variant has this queue; its "

@@ -70,7 +70,7 @@ def _facts(r: RunReport) -> str:
         ("Apps", f"{c.get('apps-submitted', 0):,} submitted, {c.get('apps-rejected', 0):,} "
                  f"rejected, {c.get('apps-finished', 0):,} finished, "
                  f"{c.get('apps-unfinished', 0):,} unfinished"),
-        ("Containers", units.recovered_phrase(c)
+        ("Containers", units.recovered_phrase(c.get("containers-recovered", 0))
                        + f"{c.get('containers-allocated', 0):,} allocated, "
                        f"{c.get('containers-preempted', 0):,} preempted "
                        f"({units.duration(c.get('preempted-container-ms', 0))} of container "

@@ -1,9 +1,10 @@
-"""``summary.json`` (docs/outputs.md) read into typed, frozen values.
+"""What the page reads of ``summary.json`` (docs/outputs.md): the report's view of it.
 
-Everything the page shows from the summary goes through here, so that a file that is not a
-fairshare summary — a key missing, a string where a number belongs — is refused once, as a
-:class:`ConfigError` naming the file and the key, and never turns into a traceback halfway
-through drawing a chart.
+The file is read and checked by :mod:`fairshare.sim.record.summary_read` (the one model of the
+summary every reader uses: a file that is not a fairshare summary — a key missing, a string
+where a number belongs, another schema — is refused there, as a :class:`ConfigError` naming
+the file and the field); here it becomes what the charts and tables need: queues in tree order
+with whether each is a leaf and its parent's policy, the timed changes as chart marks.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from fairshare.config.errors import ConfigError
-from fairshare.sim.record.causes import waiting_of
-from fairshare.sim.record.outputs import SUMMARY, read_summary
+from fairshare.sim.record import summary_model as model
+from fairshare.sim.record.outputs import SUMMARY
+from fairshare.sim.record.summary_model import Summary, as_json
+from fairshare.sim.record.summary_read import load_summary as read_model
 
 WAITS = ("am-wait-ms", "first-task-wait-ms", "turnaround-ms")
 
@@ -149,147 +152,71 @@ class RunSummary:
 
 
 def load_summary(outdir: Path) -> RunSummary:
-    """The run's summary; a missing, unreadable or malformed file is a ConfigError."""
-    display = str(outdir / SUMMARY)
-    doc = read_summary(outdir)
-    try:
-        return _run(doc)
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise ConfigError(f"not a fairshare summary (docs/outputs.md): {_why(e)}",
-                          display) from None
+    """The run's summary; a missing, unreadable or malformed file is a ConfigError
+    (:func:`fairshare.sim.record.summary_read.load_summary` checks every field)."""
+    summary = read_model(outdir)
+    if summary.span.start_ms is None or summary.span.end_ms is None:
+        raise _refused(outdir, "span: the run took no sample (start-ms and end-ms are null)")
+    if summary.span.end_ms < summary.span.start_ms:
+        raise _refused(outdir, "span.end-ms is before span.start-ms")
+    if "root" not in summary.queues:
+        raise _refused(outdir, "queues has no root")  # the page's totals are root's
+    return run_view(summary)
 
 
-def _why(e: Exception) -> str:
-    return f"no key {e.args[0]!r}" if isinstance(e, KeyError) else str(e)
+def _refused(outdir: Path, why: str) -> ConfigError:
+    return ConfigError(f"not a fairshare summary (docs/outputs.md): {why}",
+                       str(outdir / SUMMARY))
 
 
-def _run(doc: Any) -> RunSummary:
-    if not isinstance(doc, dict):
-        raise TypeError("not a JSON object")
-    span, cluster, counts = doc["span"], doc["cluster"], doc["counts"]
-    start, end = _int(span["start-ms"], "span.start-ms"), _int(span["end-ms"], "span.end-ms")
-    if end < start:
-        raise ValueError("span.end-ms is before span.start-ms")
-    names = list(_object(doc["queues"], "queues"))
-    if "root" not in names:
-        raise ValueError("queues has no root")  # the page's totals are root's
+def run_view(summary: Summary) -> RunSummary:
+    """What the page reads of a summary (one that has a span and a root queue)."""
+    span, cluster, scenario = summary.span, summary.cluster, summary.scenario
+    names = list(summary.queues)
     parents = {n.rsplit(".", 1)[0] for n in names if "." in n}
-    scenario = doc.get("scenario") or {}
     return RunSummary(
-        name=str(scenario.get("name") or ""), description=str(scenario.get("description") or ""),
-        overrides=tuple(str(o) for o in scenario.get("overrides") or ()),
-        start_ms=start, end_ms=end,
-        every_ms=_int(span["snapshot-every-ms"], "span.snapshot-every-ms"),
-        samples=_int(span["samples"], "span.samples"),
-        capacity=_res(cluster["capacity"], "cluster.capacity"),
-        nodes=_int(cluster["nodes"], "cluster.nodes"),
-        utilization=_res(cluster["utilization"], "cluster.utilization"),
-        preemption=bool(cluster["preemption"]["enabled"]),
-        threshold=_float(cluster["preemption"]["utilization-threshold"], "cluster.preemption"),
-        counts={k: _int(v, f"counts.{k}") for k, v in _object(counts, "counts").items()},
-        queues=tuple(_queue(n, doc["queues"][n], n not in parents) for n in names),
-        apps=tuple(_app(a, e) for a, e in _object(doc["apps"], "apps").items()),
-        changes=tuple(_change(i, c) for i, c in enumerate(doc.get("changes") or ())),
-        idle_tail=_idle_tail(doc.get("idle-tail")))
+        name=scenario.name, description=scenario.description, overrides=scenario.overrides,
+        start_ms=span.start_ms or 0, end_ms=span.end_ms or 0, every_ms=span.snapshot_every_ms,
+        samples=span.samples,
+        capacity=Res(cluster.capacity.get("memory-mb"), cluster.capacity.get("vcores")),
+        nodes=cluster.nodes, utilization=_res(cluster.utilization),
+        preemption=cluster.preemption.enabled,
+        threshold=float(cluster.preemption.utilization_threshold or 0.0),
+        counts=as_json(summary.counts),
+        queues=tuple(_queue(n, q, n not in parents) for n, q in summary.queues.items()),
+        apps=tuple(_app(a, e) for a, e in summary.apps.items()),
+        changes=tuple(Change(c.t, c.kind, c.label, c.mark, c.queues) for c in summary.changes),
+        idle_tail=None if summary.idle_tail is None else _idle_tail(summary.idle_tail))
 
 
-def _idle_tail(tail: Any) -> IdleTail | None:
-    """A summary written before ``idle-tail``, or without a tail: None."""
-    if tail is None:
-        return None
-    t = _object(tail, "idle-tail")
-    return IdleTail(_int(t["start-ms"], "idle-tail.start-ms"), _int(t["ms"], "idle-tail.ms"),
-                    _int(t["span-without-ms"], "idle-tail.span-without-ms"),
-                    _res(t["utilization-without"], "idle-tail.utilization-without"),
-                    _float(t["usage-factor-without"], "idle-tail.usage-factor-without"))
+def _idle_tail(t: model.IdleTail) -> IdleTail:
+    return IdleTail(t.start_ms, t.ms, t.span_without_ms, _res(t.utilization_without),
+                    t.usage_factor_without)
 
 
-def _change(index: int, c: Any) -> Change:
-    where = f"changes[{index}]"
-    c = _object(c, where)
-    queues = {str(q): tuple(str(w) for w in what)
-              for q, what in _object(c["queues"], where).items()}
-    return Change(_int(c["t"], where), str(c["kind"]), str(c["label"]), str(c["mark"]),
-                  queues)
-
-
-def _queue(name: str, q: Any, leaf: bool) -> QueueSummary:
-    where = f"queues.{name}"
-    during = q["during-contention"]
+def _queue(name: str, q: model.QueueEntry, leaf: bool) -> QueueSummary:
+    during = q.during_contention
     return QueueSummary(
-        name=name, leaf=leaf, usage=_res(q["usage"], where), steady=_res(q["steady-fair-share"],
-                                                                         where),
-        fair=_res(q["fair-share"], where), demand=_res(q["demand"], where),
-        usage_to_steady=_res(q["usage-to-steady-fair-share"], where),
-        usage_to_fair=_res(q["usage-to-fair-share"], where),
-        starved_ms=_int(q["time-starved-ms"], where),
-        short_ms=_int(q["time-short-of-fair-share-threshold-ms"], where),
-        contention_ms=_int(during["ms"], where),
-        contention={k: _res(during[k], f"{where}.during-contention")
-                    for k in ("usage", "steady-fair-share", "fair-share", "demand")},
-        waits={w: _waits(q[w], f"{where}.{w}") for w in WAITS},
-        preempted_from=_int(q["containers-preempted-from"], where),
-        preempted_for=_int(q["containers-preempted-for"], where),
-        policy=_policy(q.get("settings"), where),
-        waiting=_waiting(q, where))
+        name=name, leaf=leaf, usage=_res(q.usage), steady=_res(q.steady_fair_share),
+        fair=_res(q.fair_share), demand=_res(q.demand),
+        usage_to_steady=_res(q.usage_to_steady_fair_share),
+        usage_to_fair=_res(q.usage_to_fair_share),
+        starved_ms=q.time_starved_ms, short_ms=q.time_short_of_fair_share_threshold_ms,
+        contention_ms=during.ms,
+        contention={"usage": _res(during.usage), "steady-fair-share":
+                    _res(during.steady_fair_share), "fair-share": _res(during.fair_share),
+                    "demand": _res(during.demand)},
+        waits={w: Waits(p.p50, p.p95, p.max, p.apps, p.not_reached)
+               for w, p in q.waits().items()},
+        preempted_from=q.containers_preempted_from, preempted_for=q.containers_preempted_for,
+        policy=None if q.settings is None else q.settings.policy,
+        waiting=as_json(q.waiting))
 
 
-def _policy(settings: Any, where: str) -> str | None:
-    """``settings.policy``; None for a queue gone by the end, or a summary from before it."""
-    if settings is None:
-        return None
-    policy = _object(settings, f"{where}.settings").get("policy")
-    return None if policy is None else str(policy)
+def _app(app: str, e: model.AppEntry) -> AppSummary:
+    return AppSummary(app=app, queue=e.queue, state=e.state, waits=e.waits(),
+                      lost_work_ms=e.lost_work_ms, preempted=e.preempted_containers)
 
 
-def _waiting(q: Any, where: str) -> Mapping[str, Any] | None:
-    try:
-        return waiting_of(q)
-    except ValueError as e:
-        raise ValueError(f"{where}: {e}") from None
-
-
-def _app(app: str, e: Any) -> AppSummary:
-    where = f"apps.{app}"
-    return AppSummary(
-        app=app, queue=None if e["queue"] is None else str(e["queue"]), state=str(e["state"]),
-        waits={w: _opt_int(e[w], f"{where}.{w}") for w in WAITS},
-        lost_work_ms=_int(e["lost-work-ms"], where),
-        preempted=_int(e["preempted-containers"], where))
-
-
-def _waits(w: Any, where: str) -> Waits:
-    return Waits(_opt_int(w["p50"], where), _opt_int(w["p95"], where),
-                 _opt_int(w["max"], where), _int(w["apps"], where),
-                 _int(w["not-reached"], where))
-
-
-def _object(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise TypeError(f"{where} is not an object")
-    return value
-
-
-def _res(value: Any, where: str) -> Res:
-    r = _object(value, where)
-    return Res(_opt_float(r["memory-mb"], where), _opt_float(r["vcores"], where))
-
-
-def _int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{where}: expected a whole number, got {value!r:.40}")
-    return value
-
-
-def _opt_int(value: Any, where: str) -> int | None:
-    return None if value is None else _int(value, where)
-
-
-def _float(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{where}: expected a number, got {value!r:.40}")
-    return float(value)
-
-
-def _opt_float(value: Any, where: str) -> float | None:
-    return None if value is None else _float(value, where)
+def _res(pair: model.Pair | model.MaybePair) -> Res:
+    return Res(pair.memory_mb, pair.vcores)

@@ -11,7 +11,7 @@ column never reads MB in one row and GB in the next (root of a big cluster, a sm
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -99,8 +99,7 @@ def memory_axis(largest_mb: float) -> tuple[float, str]:
     return 1.0, "MB"
 
 
-def recovered_phrase(counts: Mapping[str, int]) -> str:
-    """Containers running when the simulation started (an imported cluster), when there were:
-    the words the report's facts and the terminal's summary both use."""
-    n = counts.get("containers-recovered", 0)
+def recovered_phrase(n: int) -> str:
+    """``n`` containers running when the simulation started (an imported cluster), when there
+    were: the words the report's facts and the terminal's summary both use."""
     return f"{n:,} recovered (running at the start), " if n else ""

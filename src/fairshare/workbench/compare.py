@@ -2,10 +2,12 @@
 
 Reads each run's ``summary.json`` (docs/outputs.md) — nothing else — and pairs every number in
 it: the cluster's and the counts, each queue's, each app's (a nested number is named by its
-path: ``am-wait-ms.p95``, ``during-contention.usage.memory-mb``). A change is ``b − a``, and
-relative to ``a`` when ``a`` is not 0. Changes are ordered by how big they are relative to
-where they started (a change from 0 counts as the biggest), then by their size, then by name:
-a fixed order, so the same two runs always compare the same way.
+path in the file: ``am-wait-ms.p95``, ``during-contention.usage.memory-mb``). The summaries are
+read and checked by :mod:`fairshare.sim.record.summary_read`; the numbers are walked in their
+JSON form, so that every field the model has is compared without a list of them here. A
+change is ``b − a``, and relative to ``a`` when ``a`` is not 0. Changes are ordered by how big
+they are relative to where they started (a change from 0 counts as the biggest), then by their
+size, then by name: a fixed order, so the same two runs always compare the same way.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from fairshare.config.errors import ConfigError
-from fairshare.sim.record.outputs import SUMMARY, read_summary
+from fairshare.sim.record.outputs import SUMMARY
+from fairshare.sim.record.summary_model import ScenarioEntry, Summary, as_json
+from fairshare.sim.record.summary_read import load_summary as read_model
 
 __all__ = ["Change", "Comparison", "compare", "is_ratio", "load_summary"]
 
@@ -44,45 +48,28 @@ class Change:
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    scenarios: tuple[Mapping[str, Any], Mapping[str, Any]]  # each summary's "scenario"
+    scenarios: tuple[ScenarioEntry, ScenarioEntry]  # each summary's
     changes: tuple[Change, ...]  # biggest first; unchanged numbers left out
     unchanged: int
     only_in: tuple[tuple[str, ...], tuple[str, ...]]  # "queue root.x", "app a1" on one side
 
 
-def load_summary(outdir: Path) -> dict[str, Any]:
+def load_summary(outdir: Path) -> Summary:
     """A run's ``summary.json``; a directory without one (a scripted run, not a run at all)
     or a file that is not a summary is a :class:`ConfigError` naming it."""
-    path = outdir / SUMMARY
     if not outdir.is_dir():
         raise ConfigError("not a directory (give a run's output directory, its -o)", str(outdir))
-    if not path.exists():
+    if not (outdir / SUMMARY).exists():
         raise ConfigError("no summary.json here: only a simulation (a scenario with a "
                           "workload) writes one", str(outdir))
-    doc = read_summary(outdir)
-    if not isinstance(doc, dict) or not {"queues", "apps", "cluster", "counts"} <= doc.keys():
-        raise ConfigError("not a fairshare summary (queues, apps, cluster, counts)", str(path))
-    for key in ("queues", "apps", "cluster", "counts"):
-        if not isinstance(doc[key], dict):
-            raise ConfigError(f"not a fairshare summary: {key} is not an object", str(path))
-    scenario = doc.get("scenario", {})
-    if not isinstance(scenario, dict) or not isinstance(scenario.get("name", ""), str) or not (
-            isinstance(scenario.get("overrides", []), list)
-            and all(isinstance(o, str) for o in scenario.get("overrides", []))):
-        raise ConfigError("not a fairshare summary: scenario is not an object with a name and "
-                          "a list of overrides", str(path))
-    for key in ("queues", "apps"):
-        for name, entry in doc[key].items():
-            if not isinstance(entry, dict):
-                raise ConfigError(f"not a fairshare summary: {key}.{name} is not an object",
-                                  str(path))
-    return doc
+    return read_model(outdir)
 
 
-def compare(a: Mapping[str, Any], b: Mapping[str, Any], *, queues: Sequence[str] = (),
+def compare(summary_a: Summary, summary_b: Summary, *, queues: Sequence[str] = (),
             apps: Sequence[str] = ()) -> Comparison:
     """Every number of two summaries, paired; with ``queues`` or ``apps``, only theirs
     (:func:`_wanted`)."""
+    a, b = as_json(summary_a), as_json(summary_b)
     queues = [_queue_name(a, b, q) for q in queues]
     _check_names(a, b, queues, apps)
     changes: list[Change] = []
@@ -101,7 +88,7 @@ def compare(a: Mapping[str, Any], b: Mapping[str, Any], *, queues: Sequence[str]
     only = tuple(tuple(x for x in _only(this, other)
                        if _wanted(*x.split(" ", 1), queues=queues, apps=apps))
                  for this, other in ((a, b), (b, a)))
-    return Comparison((a.get("scenario", {}), b.get("scenario", {})), tuple(changes), unchanged,
+    return Comparison((summary_a.scenario, summary_b.scenario), tuple(changes), unchanged,
                       (only[0], only[1]))
 
 

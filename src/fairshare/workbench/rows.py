@@ -20,13 +20,15 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from fairshare.sim.record.summary_model import Summary
+
 __all__ = ["SWEEP_CSV", "SWEEP_PARQUET", "focus_queues", "queue_columns", "sweep_row",
            "write_rows"]
 
 SWEEP_CSV, SWEEP_PARQUET = "sweep.csv", "sweep.parquet"
 MS_PER_HOUR = 3_600_000
 
-# per focus queue: column suffix → how it is read from the queue's summary entry
+# per focus queue: column suffix → the Percentiles fields read from the queue's summary entry
 _WAITS = (("am-wait", ("p50", "p95", "max")), ("first-task-wait", ("p50", "p95")),
           ("turnaround", ("p50", "p95")))
 
@@ -38,36 +40,36 @@ def queue_columns(queue: str) -> list[str]:
             f"{queue}:preempted-from", f"{queue}:preempted-for", f"{queue}:lost-work-hours"]
 
 
-def focus_queues(summaries: Iterable[Mapping[str, Any] | None]) -> list[str]:
+def focus_queues(summaries: Iterable[Summary | None]) -> list[str]:
     """The default focus: every leaf queue that had apps in some variant, in the order the
     summaries list them (the tree's depth-first order)."""
     found: dict[str, None] = {}
     for summary in summaries:
         if summary is None:
             continue
-        names = list(summary["queues"])
+        names = list(summary.queues)
         for name in names:
             leaf = not any(other.startswith(name + ".") for other in names)
-            if leaf and summary["queues"][name]["turnaround-ms"]["apps"]:
+            if leaf and summary.queues[name].turnaround_ms.apps:
                 found[name] = None
     return list(found)
 
 
-def sweep_row(name: str, overrides: Sequence[tuple[str, str]], summary: Mapping[str, Any] | None,
+def sweep_row(name: str, overrides: Sequence[tuple[str, str]], summary: Summary | None,
               error: str | None, focus: Sequence[str]) -> dict[str, Any]:
     """One variant's row: ``overrides`` as (``scope:key``, value) pairs; a failed variant
     (``summary`` None) has its ``error`` and no figures."""
     row: dict[str, Any] = {"variant": name, "status": "ok" if summary is not None else "failed",
                            "error": error}
     row.update(overrides)
-    cluster = summary["cluster"] if summary is not None else None
-    counts = summary["counts"] if summary is not None else None
-    row["utilization-memory"] = cluster["utilization"]["memory-mb"] if cluster else None
-    row["utilization-vcores"] = cluster["utilization"]["vcores"] if cluster else None
-    row["containers-preempted"] = counts["containers-preempted"] if counts else None
-    row["preempted-container-hours"] = (_hours(counts["preempted-container-ms"])
+    use = summary.cluster.utilization if summary is not None else None
+    counts = summary.counts if summary is not None else None
+    row["utilization-memory"] = use.memory_mb if use else None
+    row["utilization-vcores"] = use.vcores if use else None
+    row["containers-preempted"] = counts.containers_preempted if counts else None
+    row["preempted-container-hours"] = (_hours(counts.preempted_container_ms)
                                         if counts else None)
-    row["lost-work-hours"] = _hours(counts["lost-work-ms"]) if counts else None
+    row["lost-work-hours"] = _hours(counts.lost_work_ms) if counts else None
     for queue in focus:
         row.update(_queue_figures(queue, summary))
     return row
@@ -77,17 +79,19 @@ def _hours(ms: int) -> float:
     return round(ms / MS_PER_HOUR, 4)
 
 
-def _queue_figures(queue: str, summary: Mapping[str, Any] | None) -> dict[str, Any]:
+def _queue_figures(queue: str, summary: Summary | None) -> dict[str, Any]:
     columns = queue_columns(queue)
-    entry = summary["queues"].get(queue) if summary is not None else None
+    entry = summary.queues.get(queue) if summary is not None else None
     if summary is None or entry is None:
         return dict.fromkeys(columns)
-    values: list[Any] = [entry[f"{wait}-ms"][stat] for wait, stats in _WAITS for stat in stats]
-    lost = sum(app["lost-work-ms"] for app in summary["apps"].values()
-               if app["queue"] is not None and (app["queue"] == queue
-                                                or app["queue"].startswith(queue + ".")))
-    values += [entry["time-short-of-fair-share-threshold-ms"], entry["time-starved-ms"],
-               entry["containers-preempted-from"], entry["containers-preempted-for"],
+    waits = entry.waits()
+    values: list[Any] = [getattr(waits[f"{wait}-ms"], stat) for wait, stats in _WAITS
+                         for stat in stats]
+    lost = sum(app.lost_work_ms for app in summary.apps.values()
+               if app.queue is not None and (app.queue == queue
+                                             or app.queue.startswith(queue + ".")))
+    values += [entry.time_short_of_fair_share_threshold_ms, entry.time_starved_ms,
+               entry.containers_preempted_from, entry.containers_preempted_for,
                _hours(lost)]
     return dict(zip(columns, values, strict=True))
 

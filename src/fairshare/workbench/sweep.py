@@ -30,6 +30,7 @@ from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.overrides import Override, parse_override
 from fairshare.core import EngineError
 from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.record.summary_model import Summary
 from fairshare.sim.run.scripted import run_scenario
 
 __all__ = ["Axis", "SerialExecutor", "Variant", "VariantJob", "VariantOutcome", "executor",
@@ -112,7 +113,7 @@ class VariantJob:
 @dataclass(frozen=True, slots=True)
 class VariantOutcome:
     name: str
-    summary: dict[str, Any] | None  # the run's summary.json; None when it failed
+    summary: Summary | None  # the run's summary.json; None when it failed
     error: str | None  # every problem, one per line, as the CLI would print them
     seconds: float  # wall time of the run (reported, never written to an output)
 

@@ -38,6 +38,7 @@ from fairshare.config.files import decode_utf8, memory_guard, read_input
 from fairshare.core import Event, event_record
 from fairshare.resources.vector import ResourceTypes
 from fairshare.sim.record.recorder import TIMELINE_COLUMNS, VALUES, Matrix
+from fairshare.sim.record.summary_model import Summary, summary_json
 
 EVENTS, SNAPSHOTS = "events.jsonl", "snapshots.json"
 TIMELINE_CSV, TIMELINE_PARQUET, SUMMARY = "timeline.csv", "timeline.parquet", "summary.json"
@@ -160,9 +161,9 @@ def write_snapshots(path: Path, snapshots: list[dict[str, Any]]) -> None:
     _write_json(path, snapshots)
 
 
-def write_summary(path: Path, summary: dict[str, Any]) -> None:
-    """Keys in the order the summary was built (fixed), no wall clock: byte-identical reruns."""
-    _write_json(path, summary)
+def write_summary(path: Path, summary: Summary) -> None:
+    """Keys in the model's order (fixed), no wall clock: byte-identical reruns."""
+    _write_json(path, summary_json(summary))
 
 
 def write_outputs(outdir: Path, records: list[dict[str, Any]],

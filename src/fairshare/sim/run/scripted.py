@@ -91,6 +91,7 @@ from fairshare.sim.record.outputs import (
 from fairshare.sim.record.recorder import SimRecorder
 from fairshare.sim.record.snapshot import snapshot
 from fairshare.sim.record.summary import build_summary
+from fairshare.sim.record.summary_model import ScenarioEntry, Summary
 from fairshare.sim.run.build import PreparedRun, build_engine, prepare_run, scenario_resource
 from fairshare.sim.run.loop import Simulation
 from fairshare.sim.run.model import AppRefused, SimObserver
@@ -125,7 +126,7 @@ class RunResult:
     failures: list[ExpectFailure] = field(default_factory=list)
     expectations: int = 0
     events: int = 0  # lines of events.jsonl: the records, then the simulation's events
-    summary: dict[str, Any] | None = None  # summary.json; None without a workload
+    summary: Summary | None = None  # summary.json; None without a workload
     outputs: list[Path] = field(default_factory=list)  # files written
     # len(records) before the first step, then after each step: the records of step i are
     # records[step_bounds[i]:step_bounds[i + 1]] (what the differential oracle compares by)
@@ -262,10 +263,10 @@ class ScriptRunner:
         s = self.scenario
         result = self.result
         before, result.events = result.events, result.events + recorder.events
-        result.summary = build_summary(engine, recorder, simulation.apps, {
-            "name": s.name, "description": s.description, "seed": s.seed,
-            "overrides": [o.text for o in s.overrides]}, events_before=before)
-        result.summary["changes"] = [change.record() for change in self.timed.applied]
+        result.summary = build_summary(
+            engine, recorder, simulation.apps,
+            ScenarioEntry(s.name, s.description, s.seed, tuple(o.text for o in s.overrides)),
+            events_before=before, changes=tuple(c.record() for c in self.timed.applied))
         if outdir is not None and timeline is not None:
             write_snapshots(outdir / SNAPSHOTS, result.snapshots)
             write_summary(outdir / SUMMARY, result.summary)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from fairshare.config.allocation import allocation_text, read_allocations
 from fairshare.config.errors import ConfigError, all_errors
@@ -53,6 +53,7 @@ from fairshare.sim.parse.timed_spec import (
     ReloadChange,
     RemoveNodeChange,
 )
+from fairshare.sim.record.summary_model import ChangeRecord
 
 __all__ = ["Applied", "TimedChange", "TimedRun", "timed_changes"]
 
@@ -79,9 +80,10 @@ class Applied:
     queues: dict[str, list[str]] = field(default_factory=dict)
     node: str | None = None  # the node a node change names
 
-    def record(self) -> dict[str, Any]:
-        return {"t": self.time_ms, "kind": self.kind, "label": self.label, "mark": self.mark,
-                "node": self.node, "queues": self.queues}
+    def record(self) -> ChangeRecord:
+        """As summary.json's ``changes`` hold it."""
+        return ChangeRecord(self.time_ms, self.kind, self.label, self.mark, self.node,
+                            {queue: tuple(what) for queue, what in self.queues.items()})
 
 
 @dataclass(slots=True)

@@ -14,6 +14,7 @@ from fairshare.config.errors import ConfigError
 from fairshare.core import AllocationVia, parse_member, phrase, record_problem
 from fairshare.resources.display import duration, percent
 from fairshare.sim.record.outputs import EVENTS
+from fairshare.sim.record.summary_model import as_json
 from fairshare.workbench.compare import load_summary
 
 
@@ -40,14 +41,14 @@ class Run:
     """What explain reads of a run: its summary and the events that concern the subject."""
 
     outdir: Path
-    summary: dict[str, Any]
+    summary: dict[str, Any]  # summary.json as checked by fairshare.sim.record.summary_read
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
 def load_run(outdir: Path, mentions: str) -> Run:
     """The run's summary, and its events that mention ``mentions`` (an app, a container, a
     queue) or the utilization gate. Lines are filtered as text before they are parsed."""
-    summary = load_summary(outdir)
+    summary = as_json(load_summary(outdir))
     path = outdir / EVENTS
     if not path.is_file():
         raise ConfigError("no events.jsonl here (give a run's output directory, its -o)",
