@@ -77,13 +77,13 @@ class NotingLog(ChangeLog):
 class World:
     """A scheduler's state with a node ``n1`` and a writer whose log notes what it records."""
 
-    def __init__(self) -> None:
+    def __init__(self, writer: type[StateWriter] = StateWriter) -> None:
         xml = ("<?xml version='1.0'?><allocations><queue name='p'><queue name='a'/></queue>"
                "<queue name='b'/></allocations>")
         site = load_site(None, {})
         self.s = Scheduler(site, parse_allocations_text(xml, "test.xml", site.resource_types))
         self.log = NotingLog()
-        self.w = StateWriter(self.s.state, self.s, self.log)
+        self.w = writer(self.s.state, self.s, self.log)
         self.node = Node("n1", "/rack", r(8 * GB, 8), self.s.none)
         self.w.add_node(self.node)
 
@@ -281,25 +281,40 @@ def test_the_table_names_the_writers_of_state_writer() -> None:
     assert all(getattr(StateWriter, writer.__name__) is writer for writer in RECORDS)
 
 
-@pytest.mark.parametrize("writer", sorted(RUNS))
-def test_a_writer_records_what_its_table_says(writer: str) -> None:
+def recorded_by(writer: str, cls: type[StateWriter] = StateWriter) -> set[Change]:
+    """The kinds ``writer`` of ``cls`` recorded over all its runs."""
     recorded: set[Change] = set()
     for run in RUNS[writer]:
-        world = World()
+        world = World(cls)
         recorded |= world.recorded(run(world))
-    declared = {w.__name__: set(kinds) for w, kinds in RECORDS.items()}
-    assert recorded == declared.get(writer)
+    return recorded
 
 
-def test_the_runs_see_a_record_the_table_lacks() -> None:
-    """Self-test: a writer that records one kind more than its entry is caught."""
-    world = World()
-    call = RUNS["change_reserved"][0](world)
+def declared(writer: str) -> set[Change] | None:
+    return {w.__name__: set(kinds) for w, kinds in RECORDS.items()}.get(writer)
 
-    def with_a_record(x: StateWriter) -> None:
-        call(x)
-        x.log.queue(LEAF)
-    assert world.recorded(with_a_record) != set(RECORDS[StateWriter.change_reserved])
+
+@pytest.mark.parametrize("writer", sorted(RUNS))
+def test_a_writer_records_what_its_table_says(writer: str) -> None:
+    assert recorded_by(writer) == declared(writer)
+
+
+class RecordsMore(StateWriter):
+    def change_reserved(self, queue: str, delta: Resource, count: int) -> None:
+        super().change_reserved(queue, delta, count)
+        self.log.queue(queue)
+
+
+class RecordsLess(StateWriter):
+    def set_queue_demand(self, name: str, demand: Resource) -> None:
+        self.state.queues[name].demand = demand
+
+
+@pytest.mark.parametrize("cls, writer", [(RecordsMore, "change_reserved"),
+                                         (RecordsLess, "set_queue_demand")])
+def test_a_writer_recording_other_kinds_than_its_entry_is_found(
+        cls: type[StateWriter], writer: str) -> None:
+    assert recorded_by(writer, cls) != declared(writer)
 
 
 @pytest.mark.parametrize("counter, field", [
@@ -321,3 +336,14 @@ def test_count_adds_one_to_its_counter_in_the_leaf_and_its_parents(
     for name, numbers in counts.items():
         expected = 2 if name in ("root", PARENT, LEAF) else 0
         assert numbers == {f: expected if f == field else 0 for f in numbers}, name
+
+
+def test_a_container_s_allocation_and_release_count_in_the_leaf_and_its_parents() -> None:
+    """``QueueMetrics.allocateResources`` / ``releaseResources``: every queue up the chain."""
+    world = World()
+    app = world.app()
+    world.w.free_container(world.container(app))
+    world.container(app)
+    for name, q in world.s.state.queues.items():
+        chain = name in ("root", PARENT, LEAF)
+        assert (q.containers_allocated, q.containers_released) == ((2, 1) if chain else (0, 0))
