@@ -1,6 +1,7 @@
-"""The state is written in one place: only ``fairshare/core/hub/state.py`` assigns the fields
-of the engine's records (apps, nodes, containers, reservations, asks, queue runtime records,
-the cluster state) or changes their collections in place.
+"""The state is written in one place: only the package ``fairshare/core/hub/state/`` (its
+writers, one module per noun) assigns the fields of the engine's records (apps, nodes,
+containers, reservations, asks, queue runtime records, the cluster state) or changes their
+collections in place.
 
 The rule is checked on the syntax of every module of ``src/``: an assignment, augmented
 assignment or ``del`` whose target is an attribute named like a field of a record (or an item
@@ -9,6 +10,9 @@ attribute. An object's writes to its *own* attributes (``self.x = …`` in a cla
 are not the state's; in the records' module only their initialisation (``__post_init__``) and
 the node's cache of its free space may write to ``self``. Names that some other structure
 also uses are listed with that structure in :data:`NOT_STATE`, each with the reason.
+
+A write by a name in a string (``setattr``, ``delattr`` or their dunders, on anything but the
+writing object itself) escapes that check, so it is refused everywhere, the writers included.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from fairshare.core.model import records
 from fairshare.core.rules.locality import LocalityState
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "fairshare"
-OWNER = SRC / "core" / "hub" / "state.py"
+OWNER = SRC / "core" / "hub" / "state"  # the writers' package
 RECORDS = SRC / "core" / "model" / "records.py"
 RECORD_TYPES = (records.App, records.Node, records.Container, records.Reservation, records.Ask,
                 records.QueueRuntime, records.ClusterState, LocalityState)
@@ -42,9 +46,9 @@ NOT_STATE = {
     ("core/heartbeat/order_index.py", "changes.queues"):
         "the order index's change reader, to which a cluster change adds entries to redo",
     ("core/starvation/leaf.py", "writes.last_time_at_min_share"):
-        "the starvation step's notes of what to write (StarvationWrites), applied by state.py",
+        "the starvation step's notes of what to write (StarvationWrites), applied by hub/state",
     ("core/starvation/incremental.py", "writes.starved"):
-        "the starvation step's notes of what to write (StarvationWrites), applied by state.py",
+        "the starvation step's notes of what to write (StarvationWrites), applied by hub/state",
     ("sim/importer/history.py", "history.apps"): "the importer's job-history record",
     ("sim/parse/timed_spec.py", "checker.nodes"): "the timed scenario checker's node names",
     ("sim/parse/yaml_events.py", "top.key"): "a YAML document's position",
@@ -95,7 +99,7 @@ def _own(attribute: ast.Attribute) -> bool:
 def writes_outside_the_owner(path: Path, text: str, exceptions: bool = True) -> list[str]:
     """``file:line expression`` for every write of the state in ``text`` (from ``path``),
     but those :data:`NOT_STATE` lists (unless ``exceptions`` is off)."""
-    if path == OWNER:
+    if path.is_relative_to(OWNER):
         return []
     name = path.relative_to(SRC).as_posix()
     found: list[str] = []
@@ -116,10 +120,76 @@ def writes_outside_the_owner(path: Path, text: str, exceptions: bool = True) -> 
     return found
 
 
-def test_only_the_state_module_writes_the_state() -> None:
+def _by_name(call: ast.Call) -> ast.expr | None:
+    """The object ``call`` writes by an attribute name in a string, if it is such a call."""
+    func = call.func
+    if ((isinstance(func, ast.Name) and func.id in ("setattr", "delattr"))
+            or (isinstance(func, ast.Attribute) and func.attr in ("__setattr__", "__delattr__"))) \
+            and call.args:
+        return call.args[0]
+    return None
+
+
+def writes_by_name(path: Path, text: str) -> list[str]:
+    """``file:line call`` for every write by a name in a string in ``text`` (from ``path``)
+    but an object's of its own fields (in the records' module, only their initialisation)."""
+    name = path.relative_to(SRC).as_posix()
+    found: list[str] = []
+
+    def visit(node: ast.AST, function: str | None) -> None:
+        target = _by_name(node) if isinstance(node, ast.Call) else None
+        if target is not None and not (
+                isinstance(target, ast.Name) and target.id == "self"
+                and (path != RECORDS or function in RECORD_SELF_WRITES)):
+            found.append(f"{name}:{getattr(node, 'lineno', 0)} {ast.unparse(node)}")
+        inner = node.name if isinstance(node, ast.FunctionDef) else function
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    visit(ast.parse(text), None)
+    return found
+
+
+def test_only_the_state_package_writes_the_state() -> None:
     found = [w for path in sorted(SRC.rglob("*.py"))
              for w in writes_outside_the_owner(path, path.read_text())]
     assert found == []
+
+
+def test_the_writers_are_in_the_package() -> None:
+    """The rule exempts the package: it must be where the writers are."""
+    assert (OWNER / "__init__.py").is_file() and {p.stem for p in OWNER.glob("*.py")} >= {
+        "nodes", "apps", "queues", "containers", "preemption", "starvation"}
+
+
+def test_no_write_by_a_name_in_a_string() -> None:
+    found = [w for path in sorted(SRC.rglob("*.py"))
+             for w in writes_by_name(path, path.read_text())]
+    assert found == []
+
+
+@pytest.mark.parametrize("code", [
+    "setattr(q, counter, getattr(q, counter) + 1)",
+    "delattr(app, name)",
+    "object.__setattr__(app, 'usage', x)",
+    "class QueueRuntime:\n    def bump(self):\n        setattr(self, 'apps_killed', 1)",
+])
+def test_a_write_by_a_name_is_found(code: str) -> None:
+    path = RECORDS if code.startswith("class") else OWNER / "queues.py"
+    assert len(writes_by_name(path, code)) == 1
+
+
+@pytest.mark.parametrize("code", [
+    "class Cache:\n    def f(self, name):\n        setattr(self, name, 0)",
+    "value = getattr(app, name)",
+])
+def test_an_object_s_own_fields_by_name_and_reads_are_not_writes(code: str) -> None:
+    assert writes_by_name(OWNER / "queues.py", code) == []
+
+
+def test_records_write_by_name_only_in_their_initialisation() -> None:
+    code = ("class App:\n    def __post_init__(self):\n        setattr(self, name, none)\n")
+    assert writes_by_name(RECORDS, code) == []
 
 
 def test_the_exceptions_are_still_there() -> None:

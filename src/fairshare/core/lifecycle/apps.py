@@ -16,6 +16,7 @@ from fairshare.config.placement.base import PlacementError
 from fairshare.config.placement.names import assure_root
 from fairshare.config.placement.policy import place_application
 from fairshare.core.hub.scheduler import Scheduler
+from fairshare.core.hub.state import QueueCounter
 from fairshare.core.lifecycle.admission import (
     promote_after_removal,
     why_not_runnable,
@@ -81,7 +82,7 @@ def submit(
         return app
     # am.preemption is fixed for the attempt (YARN-9537)
     s.write.place_app(app, queue, s.site.am_preemption_for(queue))
-    s.write.count(queue, "apps_submitted")
+    s.write.count(queue, QueueCounter.APPS_SUBMITTED)
     placed = s.emit(AppSubmitted, app=app_id, queue=queue, user=user,
                     requested_queue=requested_queue, placed_by=reason or "",
                     am=None if am is None else _normalized(s, queue, am))

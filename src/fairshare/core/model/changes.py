@@ -1,10 +1,12 @@
 """What the state's writers changed, for the steps that keep caches over the state.
 
-Every writer of :mod:`fairshare.core.hub.state` records here what it changed. Each cache
-that must follow the state (the tree walk's order index, the incremental update pass, the
-preemption search's kept nodes, the steady shares) holds its own :class:`ChangeReader` and
-drains it when it next runs: so no write can leave a cache stale by forgetting to tell it,
-and no cache depends on where a write happens.
+Every writer of :mod:`fairshare.core.hub.state` records here what it changed; which kinds
+(:class:`Change`) each writer records is declared beside it, in its module's ``RECORDS`` table
+(``tests/test_state_changes.py`` runs every writer and checks it). Each cache that must follow
+the state (the tree walk's order index, the incremental update pass, the preemption search's
+kept nodes, the steady shares) holds its own :class:`ChangeReader` and drains it when it next
+runs: so no write can leave a cache stale by forgetting to tell it, and no cache depends on
+where a write happens.
 
 What is recorded, and who reads it:
 
@@ -26,8 +28,20 @@ What is recorded, and who reads it:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 from fairshare.core.model.records import App
+
+
+class Change(Enum):
+    """A kind of change a writer records: one per :class:`ChangeLog` method."""
+
+    APP = "app"
+    MEMBERSHIP = "membership"
+    QUEUE = "queue"
+    AM_LIMIT = "am_limit"
+    TREE = "tree"
+    CLUSTER = "cluster"
 
 
 class ChangeReader:

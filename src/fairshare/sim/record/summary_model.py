@@ -5,8 +5,8 @@ One description of the document (docs/outputs.md "summary.json"), used both ways
 :func:`summary_json` turns it into the JSON object it always wrote (keys in field order, a
 field ``a_b`` as the key ``a-b`` unless its metadata names another); the readers (the report,
 ``compare``, ``explain``, a sweep's rows, the terminal) get one from
-:func:`~fairshare.sim.record.summary_read.parse_summary`, which checks every field's type and refuses
-anything else with the field's path.
+:func:`~fairshare.sim.record.summary_read.parse_summary`, which checks every field's type and
+refuses anything else with the field's path.
 
 ``schema`` is the document's version: :data:`SCHEMA` is the one written and the only one
 read, so a summary from before it (no ``schema``) or from a newer fairshare is refused rather
