@@ -375,8 +375,9 @@ def test_an_app_without_a_drf_key_joining_a_steady_leaf_is_passed_as_the_referen
             if not _fast:
                 use_reference_update(self)
 
-        def update(self: Engine, _seen: list[dict[str, Any]] = seen) -> None:
-            original_update(self)
+        def update(self: Engine, *args: Any, _seen: list[dict[str, Any]] = seen,
+                   **kwargs: Any) -> None:
+            original_update(self, *args, **kwargs)
             _seen.append(update_state(self))
 
         with mock.patch.object(Engine, "__init__", init), \
