@@ -15,6 +15,12 @@ PINNED = [
     "AM_PRIORITY", "ANY", "DEFAULT_TIMEOUT_MS", "MAX_TIME_MS",
     # the engine and its read side
     "Engine", "EngineError", "EngineQueries", "ContainerRequest",
+    # what it refuses, by kind
+    "AppStopped", "ClockError", "DuplicateApp", "DuplicateContainer", "DuplicateNode",
+    "RecoveryRefused", "UnknownApp", "UnknownContainer", "UnknownNode",
+    # a frozen picture to keep
+    "EngineSnapshot", "QueueSnapshot", "AppSnapshot", "NodeSnapshot", "ReservationSnapshot",
+    "ContainerSnapshot",
     # events
     "Event", "Completion", "event_record", "record_problem",
     "AppAttemptRestarted", "AppFinished", "AppMoved", "AppNotRunnable", "AppRejected",

@@ -5,19 +5,35 @@ benchmarks import from ``fairshare.core`` only (``tests/test_layers.py`` checks)
 is pinned by ``tests/core/test_public_api.py``. Everything else under ``fairshare.core`` is the
 engine's own and may change.
 
-* :class:`Engine` — the scheduler: nodes, apps, heartbeats, the update pass, preemption, the
-  clock, reloads; its read side (:class:`EngineQueries`) answers what a caller may ask.
-* The events it reports (one class per kind, :func:`event_record` for their JSON form).
-* The records it keeps (:class:`App`, :class:`Node`, …), to read, never to write.
+* :class:`Engine` — the scheduler: its commands (nodes, apps, heartbeats and heartbeat ticks,
+  the update pass, preemption, the clock, reloads) change state and emit events; its queries
+  (:class:`EngineQueries`) write nothing. docs/architecture.md lists both;
+  ``tests/core/test_public_api.py`` pins their names and signatures.
+* What it refuses, by kind (:class:`EngineError` and its subclasses, ``core/model/errors.py``).
+* The events it reports (one class per kind, :func:`event_record` for their JSON form); a
+  listener may subscribe and unsubscribe.
+* The records it keeps (:class:`App`, :class:`Node`, …), to read between commands, never to
+  write; :meth:`Engine.snapshot` (:class:`EngineSnapshot`) is a frozen copy to keep.
 * The queue tree and the fair-share computations that need no engine (``fairshare shares``,
   ``fairshare lint``).
-* A preemption round's planner (:class:`SearchPlanner`, which an engine's ``round_planner``
-  makes), its plans and what-if requests.
+* A preemption round's planner (:class:`SearchPlanner`, the engine's own), its plans and
+  what-if requests.
 """
 
 from fairshare.core.engine import MAX_TIME_MS, Engine, EngineError
 from fairshare.core.lifecycle.asks import AM_PRIORITY, ContainerRequest, pending_demand
 from fairshare.core.lifecycle.decommission import DEFAULT_TIMEOUT_MS
+from fairshare.core.model.errors import (
+    AppStopped,
+    ClockError,
+    DuplicateApp,
+    DuplicateContainer,
+    DuplicateNode,
+    RecoveryRefused,
+    UnknownApp,
+    UnknownContainer,
+    UnknownNode,
+)
 from fairshare.core.model.event_records import event_record, record_problem
 from fairshare.core.model.events import (
     AppAttemptRestarted,
@@ -78,6 +94,14 @@ from fairshare.core.shares.fair_shares import (
     share_types,
     shares_with_active_leaves,
 )
+from fairshare.core.snapshot import (
+    AppSnapshot,
+    ContainerSnapshot,
+    EngineSnapshot,
+    NodeSnapshot,
+    QueueSnapshot,
+    ReservationSnapshot,
+)
 from fairshare.core.starvation.report import starvation_kind
 
 __all__ = [
@@ -93,9 +117,12 @@ __all__ = [
     "AppRejected",
     "AppRunnable",
     "AppShareInput",
+    "AppSnapshot",
     "AppState",
+    "AppStopped",
     "AppSubmitted",
     "AttemptKey",
+    "ClockError",
     "ClusterState",
     "Completion",
     "ConfigErrorEvent",
@@ -107,11 +134,16 @@ __all__ = [
     "ContainerRecovered",
     "ContainerRequest",
     "ContainerReserved",
+    "ContainerSnapshot",
     "ContainerUnreserved",
     "ContainersRequested",
+    "DuplicateApp",
+    "DuplicateContainer",
+    "DuplicateNode",
     "Engine",
     "EngineError",
     "EngineQueries",
+    "EngineSnapshot",
     "Event",
     "FairShares",
     "MoveRejected",
@@ -122,20 +154,27 @@ __all__ = [
     "NodeDecommissioning",
     "NodeRemoved",
     "NodeResized",
+    "NodeSnapshot",
     "PreemptionPlan",
     "PreemptionWarned",
     "QueueNode",
     "QueueRuntime",
     "QueueSettings",
+    "QueueSnapshot",
     "QueueTree",
+    "RecoveryRefused",
     "RequestsRejected",
     "Reservation",
+    "ReservationSnapshot",
     "RoundPlanner",
     "SchedulerKey",
     "SearchPlanner",
     "Starvation",
     "StarvationGate",
     "StarvedRequest",
+    "UnknownApp",
+    "UnknownContainer",
+    "UnknownNode",
     "active_queues",
     "build_queue_tree",
     "compute_instantaneous_fair_shares",

@@ -1,4 +1,4 @@
-"""Which heartbeats of a tick can be skipped: the event-driven part of the loop (issue 4).
+"""Which heartbeats of a tick can be skipped: the engine's ``heartbeat_tick`` (issue 4).
 
 A node's heartbeat is *quiet* when it would change nothing but the MaxAMShare gauge that the AM
 checks of a walk write (docs/semantics.md §3.6.4). Skipping quiet heartbeats leaves every decision,
@@ -37,18 +37,23 @@ an app finishing elsewhere may allow without any event naming the node.
 Everything else runs: reservations of apps whose AM is not running yet (their check writes the
 gauge) or under a configured max share (any usage change may flip them), and every node that an
 event named since its last heartbeat.
+
+The tracker hears each event as it is emitted (an engine listener) and looks at it at its next
+decision: a tick's start, or the end of a heartbeat it ran once the caller has answered it (the
+tick yields each node's name after its heartbeat), so every event is seen before a node is
+judged quiet, with the state as it is then.
 """
 
 from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, insort
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from fairshare.core import (
-    ANY,
-    App,
-    AttemptKey,
+from fairshare.core.heartbeat.assignment import earmarked_attempt, keeps_earmark
+from fairshare.core.heartbeat.order_index import OrderIndex
+from fairshare.core.hub.scheduler import ROOT, Scheduler
+from fairshare.core.model.events import (
     ConfigReloaded,
     ContainerAllocated,
     ContainerCompleted,
@@ -56,19 +61,16 @@ from fairshare.core import (
     ContainerReserved,
     ContainersRequested,
     ContainerUnreserved,
-    Engine,
     Event,
-    Node,
     NodeAdded,
     NodeDecommissioned,
     NodeDecommissioning,
     NodeRemoved,
     NodeResized,
     PreemptionWarned,
-    Reservation,
-    SchedulerKey,
     Starvation,
 )
+from fairshare.core.model.records import ANY, App, AttemptKey, Node, Reservation, SchedulerKey
 from fairshare.resources.vector import Resource
 
 RESHAPING = (NodeAdded, NodeRemoved, NodeResized, ConfigReloaded, NodeDecommissioning,
@@ -80,14 +82,21 @@ KEEPS_RESERVATIONS_QUIET = (ContainersRequested, Starvation, PreemptionWarned,
                             ContainerReserved, ContainerUnreserved)  # these name their node
 
 
-class QuietHeartbeats:
-    """Chooses, tick by tick, the heartbeats that must run; learns from the engine's events."""
+# events heard but not yet looked at, beyond which the tracker forgets them and learns the nodes
+# afresh at its next tick (which runs every heartbeat once: always sound)
+PENDING_LIMIT = 100_000
 
-    def __init__(self, engine: Engine, *, verify: bool = False) -> None:
-        self.engine = engine
-        self.verify = verify  # run every heartbeat, and check the skipped ones were quiet
+
+class QuietHeartbeats:
+    """Chooses, tick by tick, the heartbeats that must run; learns from the engine's events
+    (:meth:`heard`, a listener of the engine). ``heartbeat(name)`` runs one node's heartbeat."""
+
+    def __init__(self, s: Scheduler, order: OrderIndex, heartbeat: Callable[[str], None]) -> None:
+        self.s, self.order, self.heartbeat = s, order, heartbeat
+        self.verify = False  # run every heartbeat, and check the skipped ones were quiet
         self.skipped = 0
         self.run_count = 0
+        self._pending: list[Event] = []
         self._reshaped = True
         self._pos = -1  # position in the tick under way; -1 between ticks
         self._running = -1  # the node whose heartbeat is running, if any
@@ -95,14 +104,27 @@ class QuietHeartbeats:
         self._queued: set[int] = set()
 
     @staticmethod
-    def applicable(engine: Engine) -> bool:
-        return not engine.site.delay_scheduling_enabled
+    def applicable(s: Scheduler) -> bool:
+        return not s.site.delay_scheduling_enabled
+
+    def heard(self, event: Event) -> None:
+        """An event was emitted: it is looked at before the next decision (see above)."""
+        pending = self._pending
+        pending.append(event)
+        if len(pending) > PENDING_LIMIT:
+            pending.clear()
+            self._reshaped = True
+
+    def _catch_up(self) -> None:
+        pending, self._pending = self._pending, []
+        for event in pending:
+            self.note(event)  # (returns at once when reshaped)
 
     # -- bookkeeping -----------------------------------------------------------------------------
 
     def _rebuild(self) -> None:
         """(Re)learn the nodes: at the start, and after nodes or the queue tree changed."""
-        state = self.engine.state
+        state = self.s.state
         self.names = list(state.nodes)
         self.position = {name: i for i, name in enumerate(self.names)}
         self.nodes = [state.nodes[name] for name in self.names]
@@ -150,7 +172,7 @@ class QuietHeartbeats:
             return
         if isinstance(event, ContainerCompleted | ContainerPreempted) and not event.am:
             return
-        app = self.engine.state.apps.get(app_id)
+        app = self.s.state.apps.get(app_id)
         if app is None or not app.reservations:
             return
         allocated = isinstance(event, ContainerAllocated)
@@ -211,7 +233,7 @@ class QuietHeartbeats:
         An attempt gone or stopped is dropped (quietly), one without its AM writes the gauge, one
         under a configured max share may flip with any usage change."""
         for key in node.earmarks:
-            app = self.engine.earmarked_attempt(key)
+            app = earmarked_attempt(self.s, key)
             if app is None or app.stopped or not (app.am_running or app.unmanaged):
                 return True
             if self._queue_bounded(app.queue):
@@ -222,33 +244,34 @@ class QuietHeartbeats:
                             ) -> tuple[tuple[AttemptKey, bool], ...]:
         """What ``preemption_list`` reads of each earmarked attempt: are its earmarks kept.
         ``kept``: answers already known in the present state, by attempt (filled as found)."""
-        engine = self.engine
+        s = self.s
         known = {} if kept is None else kept
         reads = []
         for key in node.earmarks:
             keeps = known.get(key)
             if keeps is None:
-                app = engine.earmarked_attempt(key)
-                keeps = known[key] = app is not None and engine.keeps_earmark(app)
+                app = earmarked_attempt(s, key)
+                keeps = known[key] = app is not None and keeps_earmark(s, app)
             reads.append((key, keeps))
         return tuple(reads)
 
     def _queue_bounded(self, queue: str) -> bool:
-        return self.engine.max_share_above(queue)
+        return self.s.max_share_above(queue)
 
     def _reservation_runs(self, node: Node) -> bool:
         """Must a reserved node's heartbeat run even when nothing happened to it?"""
         assert node.reservation is not None
-        app = self.engine.state.apps[node.reservation.app_id]
+        app = self.s.state.apps[node.reservation.app_id]
         if not (app.am_running or app.unmanaged):
             return True  # its AM check writes the gauge
         return self._queue_bounded(app.queue)  # usage changes elsewhere may flip fitsInMaxShare
 
     # -- a tick ----------------------------------------------------------------------------------
 
-    def tick(self, run: Callable[[str], None]) -> None:
+    def tick(self) -> Iterator[str]:
         """One heartbeat of every node, in registration order, skipping the quiet ones;
-        ``run(name)`` carries out one heartbeat (and the app model's answer to it)."""
+        yields each node's name after its heartbeat, for the caller to answer it."""
+        self._catch_up()
         if self._reshaped:
             self._rebuild()
         # an update pass may have changed these; nothing changes during this check, so each
@@ -261,29 +284,34 @@ class QuietHeartbeats:
         self._queued = set(self._due)
         self.next_due = set()
         pos = -1
-        while True:
-            nxt = self._next(pos + 1)
-            if nxt is None:
-                break
-            self._skip(pos + 1, nxt, run)
-            self._pos = nxt
-            self._run(nxt, run)
-            pos = nxt
-            if self._reshaped:  # nodes or queues changed under us: the rest run plainly
-                for name in self.names[pos + 1:]:
-                    run(name)
-                pos = len(self.names)
-                break
-        self._skip(pos + 1, len(self.names), run)
-        self._pos = -1
+        try:
+            while True:
+                nxt = self._next(pos + 1)
+                if nxt is None:
+                    break
+                yield from self._skip(pos + 1, nxt)
+                self._pos = nxt
+                yield from self._run(nxt)
+                pos = nxt
+                if self._reshaped:  # nodes or queues changed under us: the rest run plainly
+                    for name in self.names[pos + 1:]:
+                        self.heartbeat(name)
+                        yield name
+                    pos = len(self.names)
+                    break
+            yield from self._skip(pos + 1, len(self.names))
+        finally:
+            self._pos = self._running = -1
 
-    def _run(self, i: int, run: Callable[[str], None]) -> None:
+    def _run(self, i: int) -> Iterator[str]:
         node = self.nodes[i]
         reservation, seen = node.reservation, _reservation_of(node)
         for app_id, _ in node.earmarks:  # an app it serves may ask for more as it is served
             self.earmarked_by_app.setdefault(app_id, set()).add(i)
         self._running = i
-        run(self.names[i])
+        self.heartbeat(self.names[i])
+        yield self.names[i]
+        self._catch_up()  # its own events and its caller's answers: filed below
         self._running = -1
         self.run_count += 1
         if node.reservation is reservation and _reservation_of(node) != seen:
@@ -305,12 +333,13 @@ class QuietHeartbeats:
 
     def _next_unreserved(self, start: int, before: int | None) -> int | None:
         """The first unreserved node in [start, before) something could use, if any."""
-        engine = self.engine
-        version = engine.walk_version()
+        s, order = self.s, self.order
+        order.refresh(s)  # a cache: the walk brings it up to date before its next visit too
+        version = order.root_version
         if self._active_lists is None or version != self._active_version:
             self._active_version = version
             self._active_lists = [members for free, members in self.by_free.items()
-                                  if engine.could_act(free)]
+                                  if order.may_act(ROOT, free, s.unbounded)]
             # under contention some starved app may reserve any node: every class is active
             self._all_active = len(self._active_lists) == len(self.by_free)
         if self._all_active:  # then one list holds them all
@@ -324,7 +353,7 @@ class QuietHeartbeats:
                 best = members[k]
         return None if best == before else best
 
-    def _skip(self, start: int, stop: int, run: Callable[[str], None]) -> None:
+    def _skip(self, start: int, stop: int) -> Iterator[str]:
         """Nodes ``start`` … ``stop - 1`` are quiet. Their walks would all write the same
         MaxAMShare gauges (nothing changes between them), so running the last unreserved one
         for real leaves the gauges as the plain loop does; reserved quiet nodes write none."""
@@ -332,24 +361,27 @@ class QuietHeartbeats:
             return
         if self.verify:
             for i in range(start, stop):
-                self._check_quiet(i, run)
+                yield from self._check_quiet(i)
             return
         self.skipped += stop - start
-        if not self.engine.walk_writes_gauges():
+        if not self.order.runs_am_checks(ROOT):
             return
         k = bisect_left(self.unreserved, stop) - 1
         if k >= 0 and self.unreserved[k] >= start:
             self.skipped -= 1
-            self._run(self.unreserved[k], run)
+            yield from self._run(self.unreserved[k])
 
-    def _check_quiet(self, i: int, run: Callable[[str], None]) -> None:
-        events = self.engine.events_emitted
+    def _check_quiet(self, i: int) -> Iterator[str]:
+        s = self.s
+        events = s.events_emitted
         node = self.nodes[i]
         before = (node.allocated, _reservation_of(node), len(node.earmarks))
-        run(self.names[i])
+        self.heartbeat(self.names[i])
+        yield self.names[i]
+        self._catch_up()
         after = (node.allocated, _reservation_of(node), len(node.earmarks))
-        if self.engine.events_emitted != events or before != after:
-            raise AssertionError(f"the heartbeat of {self.names[i]} at {self.engine.now} was "
+        if s.events_emitted != events or before != after:
+            raise AssertionError(f"the heartbeat of {self.names[i]} at {s.now} was "
                                  "taken for quiet but changed something")
 
 
