@@ -42,7 +42,6 @@ from fairshare.core.preemption.commit import fire_due_timers
 from fairshare.core.preemption.round import preempt_for_starved_apps
 from fairshare.core.queries import EngineQueries
 from fairshare.core.rules.yarn_order import containers_in_hash_order
-from fairshare.core.snapshot import EngineSnapshot, take_snapshot
 from fairshare.core.steps import EngineSteps, SteadyShares
 from fairshare.resources.vector import Resource
 
@@ -114,13 +113,6 @@ class Engine(EngineQueries):
                               f"time the outputs hold exactly): it is at {self.s.now:,} ms")
         self.advance_to(self.s.now + ms)
 
-    def next_timer(self) -> int | None:
-        """When the next kill timer fires or decommission times out, if any."""
-        timers = self.s.state.kill_timers
-        kill = timers[0][0] if timers else None
-        due = self._next_deadline()
-        return kill if due is None else due if kill is None else min(kill, due)
-
     def _next_deadline(self) -> int | None:
         """The next decommission timeout still in force (entries of nodes gone or given a new
         timeout are dropped here)."""
@@ -177,6 +169,7 @@ class Engine(EngineQueries):
                                       completed_seq)
         self.s.write.remove_node(node)
         self._steady.refresh(self.s)
+        self._next_deadline()  # its timeout, if it had one, leaves the head (see next_timer)
 
     def resize_node(self, name: str, capacity: Resource, cause: int | None = None) -> None:
         """The node's total changes; running containers stay even if they no longer fit."""
@@ -196,6 +189,7 @@ class Engine(EngineQueries):
         self.s.write.start_decommission(node, deadline)
         if deadline is not None:
             heapq.heappush(self._deadlines, (deadline, name))
+        self._next_deadline()  # an earlier timeout it replaces leaves the head (next_timer)
         event = self.s.emit(NodeDecommissioning, node=name, deadline=deadline,
                             running_containers=len(node.containers))
         self._shrink_to_used(node, event.seq)
@@ -335,12 +329,7 @@ class Engine(EngineQueries):
         """A reload that did not parse: the previous configuration stays in force (§1.2)."""
         self.s.emit(ConfigErrorEvent, source=source, message=message)
 
-    # -- reading -------------------------------------------------------------------------------
-
-    def snapshot(self) -> EngineSnapshot:
-        """The engine as it is now, frozen: queues, apps, nodes and containers
-        (:mod:`fairshare.core.snapshot`), to keep while the engine moves on."""
-        return take_snapshot(self.s)
+    # -- for benchmarks ----------------------------------------------------------------------
 
     def _refresh_walk_index(self) -> None:
         """Bring the walk's order index up to date, as the next heartbeat would first do (for

@@ -23,6 +23,7 @@ from fairshare.core.model.events import Event
 from fairshare.core.model.queue_settings import QueueSettings
 from fairshare.core.model.records import App, ClusterState, Node
 from fairshare.core.model.tree import QueueTree
+from fairshare.core.snapshot import EngineSnapshot, take_snapshot
 from fairshare.resources.vector import Resource, ResourceTypes
 
 
@@ -31,6 +32,7 @@ class EngineQueries:
 
     s: Scheduler
     _quiet: QuietHeartbeats | None
+    _deadlines: list[tuple[int, str]]  # decommission timeouts, a heap: (due, node)
 
     # -- records -------------------------------------------------------------------------------
 
@@ -68,6 +70,13 @@ class EngineQueries:
         """The allocation file in force (the last one loaded or reloaded successfully)."""
         return self.s.allocations
 
+    def next_timer(self) -> int | None:
+        """When the next kill timer fires or decommission times out, if any."""
+        timers = self.s.state.kill_timers
+        kill = timers[0][0] if timers else None
+        due = _next_deadline(self._deadlines, self.s.state.nodes)
+        return kill if due is None else due if kill is None else min(kill, due)
+
     def app(self, app_id: str) -> App:
         app = self.s.state.apps.get(app_id)
         if app is None:
@@ -79,6 +88,11 @@ class EngineQueries:
         if node is None:
             raise UnknownNode(f"unknown node {name}")
         return node
+
+    def snapshot(self) -> EngineSnapshot:
+        """The engine as it is now, frozen: queues, apps, nodes and containers
+        (:mod:`fairshare.core.snapshot`), to keep while the engine moves on."""
+        return take_snapshot(self.s)
 
     # -- queues and apps -----------------------------------------------------------------------
 
@@ -128,3 +142,17 @@ class EngineQueries:
     def heartbeats_skipped(self) -> int:
         """Heartbeats ``heartbeat_tick`` skipped as quiet (0 if it never did)."""
         return 0 if self._quiet is None else self._quiet.skipped
+
+
+def _next_deadline(deadlines: list[tuple[int, str]], nodes: dict[str, Node]) -> int | None:
+    """The earliest decommission timeout still in force, the heap left as it is: entries of
+    nodes gone or given a new timeout are dropped by the commands (``Engine._next_deadline``),
+    so the head is almost always in force and the scan rarely needed."""
+    if deadlines:
+        due, name = deadlines[0]
+        node = nodes.get(name)
+        if node is not None and node.decommission_deadline == due:
+            return due
+    return min((due for due, name in deadlines
+                if (node := nodes.get(name)) is not None and node.decommission_deadline == due),
+               default=None)
