@@ -206,6 +206,11 @@ class Engine(EngineQueries):
     def heartbeat(self, name: str) -> None:
         """One NodeManager heartbeat: ``attemptScheduling`` on that node (docs/semantics.md §3.1). A
         decommissioning node first leaves if drained, else its total follows its usage."""
+        if self._quiet is not None:  # a heartbeat outside the ticks: the tracker starts afresh
+            self._quiet.forget()
+        self._heartbeat(name)
+
+    def _heartbeat(self, name: str) -> None:
         node = self.node(name)
         if node.decommissioning:
             if drained(self.s, node):
@@ -228,17 +233,17 @@ class Engine(EngineQueries):
         that provably change nothing are skipped (core/heartbeat/quiet.py; with delay
         scheduling on nothing is); ``verify``: they run anyway, and ``AssertionError`` is
         raised if one was not quiet. The decisions and events are the same either way."""
-        if not (skip_quiet and QuietHeartbeats.applicable(self.s)):
+        if not skip_quiet or self.s.site.delay_scheduling_enabled:  # (every walk counts then)
             return self._every_heartbeat()
         if self._quiet is None:  # it learns the nodes at its first tick: events before do not count
-            self._quiet = QuietHeartbeats(self.s, self._steps.order_index, self.heartbeat)
+            self._quiet = QuietHeartbeats(self.s, self._steps.order_index, self._heartbeat)
             self.s.subscribe(self._quiet.heard)
         self._quiet.verify = verify
         return self._quiet.tick()
 
     def _every_heartbeat(self) -> Iterator[str]:
         for name in list(self.s.state.nodes):
-            self.heartbeat(name)
+            self.heartbeat(name)  # (the tracker, if any, learns the nodes afresh at its next tick)
             yield name
 
     # -- applications ----------------------------------------------------------------------------

@@ -82,8 +82,7 @@ KEEPS_RESERVATIONS_QUIET = (ContainersRequested, Starvation, PreemptionWarned,
                             ContainerReserved, ContainerUnreserved)  # these name their node
 
 
-# events heard but not yet looked at, beyond which the tracker forgets them and learns the nodes
-# afresh at its next tick (which runs every heartbeat once: always sound)
+# events waiting to be looked at beyond which the nodes are learnt afresh (always sound)
 PENDING_LIMIT = 100_000
 
 
@@ -103,17 +102,17 @@ class QuietHeartbeats:
         self._due: list[int] = []
         self._queued: set[int] = set()
 
-    @staticmethod
-    def applicable(s: Scheduler) -> bool:
-        return not s.site.delay_scheduling_enabled
-
     def heard(self, event: Event) -> None:
-        """An event was emitted: it is looked at before the next decision (see above)."""
-        pending = self._pending
-        pending.append(event)
-        if len(pending) > PENDING_LIMIT:
-            pending.clear()
-            self._reshaped = True
+        """An event was emitted: looked at before the next decision (see above)."""
+        if not self._reshaped:  # (else the next tick learns everything afresh anyway)
+            self._pending.append(event)
+            if len(self._pending) > PENDING_LIMIT:
+                self.forget()
+
+    def forget(self) -> None:
+        """Learn the nodes afresh (a heartbeat ran outside the ticks, or too much waits)."""
+        self._pending.clear()
+        self._reshaped = True
 
     def _catch_up(self) -> None:
         pending, self._pending = self._pending, []
