@@ -68,3 +68,20 @@ def test_the_callers_answers_count_as_in_the_plain_tick() -> None:
     assert streams[0] == streams[1]
     assert len(ran[0]) == 6 * 4 >= len(ran[1])
     assert any(s["type"] == "container-allocated" and not s["am"] for s in streams[1])
+
+
+def test_a_tick_left_half_way_forgets_nothing_due() -> None:
+    """A caller that stops mid-tick (its answer raised, say) leaves nodes due this tick
+    unvisited: n2 and n4 are due (an app's containers there ended) on an idle cluster; the
+    tick is left after n2, and the next one still runs n4 (it learns every node afresh)."""
+    engine = make_engine(nodes=NODES)
+    engine.submit("app1", "default", "u", r(GB), recovering=True)
+    engine.recover_container("app1", "n2", r(GB), am=True)
+    engine.recover_container("app1", "n4", r(GB), priority=1)
+    list(engine.heartbeat_tick())
+    assert list(engine.heartbeat_tick()) == []  # nothing can act, nothing named a node
+    engine.kill("app1")
+    tick = engine.heartbeat_tick()
+    assert next(tick) == "n2"
+    tick.close()
+    assert "n4" in list(engine.heartbeat_tick())

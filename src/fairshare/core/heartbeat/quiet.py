@@ -82,10 +82,6 @@ KEEPS_RESERVATIONS_QUIET = (ContainersRequested, Starvation, PreemptionWarned,
                             ContainerReserved, ContainerUnreserved)  # these name their node
 
 
-# events waiting to be looked at beyond which the nodes are learnt afresh (always sound)
-PENDING_LIMIT = 100_000
-
-
 class QuietHeartbeats:
     """Chooses, tick by tick, the heartbeats that must run; learns from the engine's events
     (:meth:`heard`, a listener of the engine). ``heartbeat(name)`` runs one node's heartbeat."""
@@ -96,28 +92,26 @@ class QuietHeartbeats:
         self.skipped = 0
         self.run_count = 0
         self._pending: list[Event] = []
+        # the engine's listener: each event waits to be looked at before the next decision
+        self.heard: Callable[[Event], None] = self._pending.append
         self._reshaped = True
         self._pos = -1  # position in the tick under way; -1 between ticks
         self._running = -1  # the node whose heartbeat is running, if any
         self._due: list[int] = []
         self._queued: set[int] = set()
 
-    def heard(self, event: Event) -> None:
-        """An event was emitted: looked at before the next decision (see above)."""
-        if not self._reshaped:  # (else the next tick learns everything afresh anyway)
-            self._pending.append(event)
-            if len(self._pending) > PENDING_LIMIT:
-                self.forget()
-
     def forget(self) -> None:
-        """Learn the nodes afresh (a heartbeat ran outside the ticks, or too much waits)."""
+        """A heartbeat ran outside the ticks (what it left is unknown): learn afresh."""
         self._pending.clear()
         self._reshaped = True
 
     def _catch_up(self) -> None:
-        pending, self._pending = self._pending, []
-        for event in pending:
-            self.note(event)  # (returns at once when reshaped)
+        pending = self._pending
+        if pending:
+            if not self._reshaped:  # (else the next tick learns everything afresh)
+                for event in pending:
+                    self.note(event)
+            pending.clear()
 
     # -- bookkeeping -----------------------------------------------------------------------------
 
@@ -282,7 +276,7 @@ class QuietHeartbeats:
         self._due = sorted(self.next_due | self.always)
         self._queued = set(self._due)
         self.next_due = set()
-        pos = -1
+        pos, done = -1, False
         try:
             while True:
                 nxt = self._next(pos + 1)
@@ -299,8 +293,11 @@ class QuietHeartbeats:
                     pos = len(self.names)
                     break
             yield from self._skip(pos + 1, len(self.names))
+            done = True
         finally:
             self._pos = self._running = -1
+            if not done:  # left mid-tick: the nodes still due this tick are not remembered
+                self.forget()
 
     def _run(self, i: int) -> Iterator[str]:
         node = self.nodes[i]
