@@ -3,24 +3,23 @@
 A node's heartbeat is *quiet* when it would change nothing but the MaxAMShare gauge that the AM
 checks of a walk write (docs/semantics.md §3.6.4). Skipping quiet heartbeats leaves every decision,
 event and number as the plain fixed-interval loop has them; the gauge is kept right by running, for
-real, the last quiet heartbeat before each one that does something (see ``_gauge``).
+real, the last quiet heartbeat before each one that does something (see ``_skip``).
 
 Quiet, provably (delay scheduling off — with it on, every visit counts an opportunity and
 nothing is skipped):
 
-* a node **without a reservation** is quiet when nothing in the whole
-  tree could allocate on its free space or reserve it — the walk index's root activity
-  (``OrderIndex.may_act``), asked afresh before every choice, so new asks are seen at once.
-  Nodes are filed by their free space, so one question per distinct free space finds them.
-* a node **with a reservation**, an AM already running for the reserving app, and
-  no max share configured on the app's queues, is quiet if since its last heartbeat no event
-  named the node and the reserving app neither lost the reserved ask (an allocation that left
-  it no container to ask for) nor its AM (a new attempt): the reservation stays valid and still
-  does not fit (``assign_reserved_container`` reads nothing else). More asks, starvation,
-  warnings, other reservations and tasks ending change none of that. The events of the
-  node's own heartbeat (the reservation it just made, say) do not count: what that heartbeat
-  left is what the next one reads, and a reservation that stays and does not fit makes a
-  heartbeat that changes nothing.
+* a node **without a reservation** is quiet when nothing in the whole tree could allocate on
+  its free space or reserve it — the walk index's root activity (``OrderIndex.may_act``),
+  asked afresh before every choice, so new asks are seen at once. Nodes are filed by their
+  free space, so one question per distinct free space finds them.
+* a node **with a reservation**, an AM already running for the reserving app, and no max share
+  configured on the app's queues, is quiet if since its last heartbeat no event named the node
+  and the reserving app neither lost the reserved ask (an allocation that left it no container
+  to ask for) nor its AM (a new attempt): the reservation stays valid and still does not fit
+  (``assign_reserved_container`` reads nothing else; more asks, starvation, warnings, other
+  reservations and tasks ending change none of that). The node's own heartbeat's events (the
+  reservation it just made, say) do not count: a reservation that stays and does not fit makes
+  a heartbeat that changes nothing.
 
 A node **with earmarks** first runs the earmark step (``assign_preempted_containers``): each
 earmarked app, if still starved, tries the node until it fails. A heartbeat ends with that step
@@ -31,17 +30,15 @@ there asks for its tasks), and the update pass changed for no earmarked app whet
 The rest of its heartbeat is then judged as above. Earmarked apps without a running AM (their
 check writes the gauge), gone, or under a configured max share make the node run every time.
 
-A **decommissioning** node runs every time: its heartbeat is where it leaves once drained, which
-an app finishing elsewhere may allow without any event naming the node.
-
-Everything else runs: reservations of apps whose AM is not running yet (their check writes the
-gauge) or under a configured max share (any usage change may flip them), and every node that an
-event named since its last heartbeat.
+A **decommissioning** node runs every time (it leaves on its heartbeat once drained, which an
+app finishing elsewhere may allow without an event naming the node). Everything else runs:
+reservations of apps whose AM is not running yet (their check writes the gauge) or under a
+configured max share (any usage change may flip them), and every node an event named since its
+last heartbeat. docs/simulator.md tells how this is checked.
 
 The tracker hears each event as it is emitted (an engine listener) and looks at it at its next
-decision: a tick's start, or the end of a heartbeat it ran once the caller has answered it (the
-tick yields each node's name after its heartbeat), so every event is seen before a node is
-judged quiet, with the state as it is then.
+decision — a tick's start, or the end of a heartbeat it ran once the caller has answered it —
+so every event is seen before a node is judged quiet, with the state as it is then.
 """
 
 from __future__ import annotations
@@ -75,6 +72,8 @@ from fairshare.resources.vector import Resource
 
 RESHAPING = (NodeAdded, NodeRemoved, NodeResized, ConfigReloaded, NodeDecommissioning,
              NodeDecommissioned)
+# a node's reservation before its heartbeat: the record, and what it holds
+_Before = tuple[Reservation | None, tuple[object, Resource] | None]
 # What a reserved node's heartbeat reads of the reserving app is whether the reserved ask is
 # still wanted and whether its AM runs: more asks, starvation, warnings, and tasks ending or
 # being killed change neither.
@@ -106,14 +105,10 @@ class QuietHeartbeats:
         self._reshaped = True
 
     def _catch_up(self) -> None:
-        pending = self._pending
-        if pending:
-            if not self._reshaped:  # (else the next tick learns everything afresh)
-                for event in pending:
-                    self.note(event)
-            pending.clear()
-
-    # -- bookkeeping -----------------------------------------------------------------------------
+        if not self._reshaped:  # (else the next tick learns everything afresh)
+            for event in self._pending:
+                self.note(event)
+        self._pending.clear()
 
     def _rebuild(self) -> None:
         """(Re)learn the nodes: at the start, and after nodes or the queue tree changed."""
@@ -259,8 +254,6 @@ class QuietHeartbeats:
             return True  # its AM check writes the gauge
         return self._queue_bounded(app.queue)  # usage changes elsewhere may flip fitsInMaxShare
 
-    # -- a tick ----------------------------------------------------------------------------------
-
     def tick(self) -> Iterator[str]:
         """One heartbeat of every node, in registration order, skipping the quiet ones;
         yields each node's name after its heartbeat, for the caller to answer it."""
@@ -276,41 +269,53 @@ class QuietHeartbeats:
         self._due = sorted(self.next_due | self.always)
         self._queued = set(self._due)
         self.next_due = set()
-        pos, done = -1, False
-        try:
+        pos, done, names = -1, False, self.names
+        try:  # (generators nest no deeper than this one: a tick runs thousands of heartbeats)
             while True:
                 nxt = self._next(pos + 1)
+                stop = len(names) if nxt is None else nxt
+                if pos + 1 < stop:  # the quiet ones between
+                    if self.verify:
+                        yield from self._check_quiet(pos + 1, stop)
+                    elif (k := self._skip(pos + 1, stop)) >= 0:
+                        before = self._begin(k)
+                        yield names[k]
+                        self._end(k, before)
                 if nxt is None:
                     break
-                yield from self._skip(pos + 1, nxt)
                 self._pos = nxt
-                yield from self._run(nxt)
+                before = self._begin(nxt)
+                yield names[nxt]
+                self._end(nxt, before)
                 pos = nxt
                 if self._reshaped:  # nodes or queues changed under us: the rest run plainly
-                    for name in self.names[pos + 1:]:
+                    for name in names[pos + 1:]:
                         self.heartbeat(name)
                         yield name
-                    pos = len(self.names)
                     break
-            yield from self._skip(pos + 1, len(self.names))
             done = True
         finally:
             self._pos = self._running = -1
             if not done:  # left mid-tick: the nodes still due this tick are not remembered
                 self.forget()
 
-    def _run(self, i: int) -> Iterator[str]:
+    def _begin(self, i: int) -> _Before:
+        """Run node ``i``'s heartbeat; what its reservation was before (see :meth:`_end`)."""
         node = self.nodes[i]
-        reservation, seen = node.reservation, _reservation_of(node)
+        before = node.reservation, _reservation_of(node)
         for app_id, _ in node.earmarks:  # an app it serves may ask for more as it is served
             self.earmarked_by_app.setdefault(app_id, set()).add(i)
         self._running = i
         self.heartbeat(self.names[i])
-        yield self.names[i]
+        return before
+
+    def _end(self, i: int, before: _Before) -> None:
+        """Node ``i``'s heartbeat and the caller's answer to it are over: file it."""
         self._catch_up()  # its own events and its caller's answers: filed below
         self._running = -1
         self.run_count += 1
-        if node.reservation is reservation and _reservation_of(node) != seen:
+        node = self.nodes[i]
+        if node.reservation is before[0] and _reservation_of(node) != before[1]:
             self.next_due.add(i)  # re-reserved in place (earmark path), without an event
         self._file(i)
 
@@ -349,36 +354,34 @@ class QuietHeartbeats:
                 best = members[k]
         return None if best == before else best
 
-    def _skip(self, start: int, stop: int) -> Iterator[str]:
+    def _skip(self, start: int, stop: int) -> int:
         """Nodes ``start`` … ``stop - 1`` are quiet. Their walks would all write the same
         MaxAMShare gauges (nothing changes between them), so running the last unreserved one
-        for real leaves the gauges as the plain loop does; reserved quiet nodes write none."""
-        if start >= stop:
-            return
-        if self.verify:
-            for i in range(start, stop):
-                yield from self._check_quiet(i)
-            return
+        for real leaves the gauges as the plain loop does (the node returned, -1 if none);
+        reserved quiet nodes write none."""
         self.skipped += stop - start
         if not self.order.runs_am_checks(ROOT):
-            return
+            return -1
         k = bisect_left(self.unreserved, stop) - 1
         if k >= 0 and self.unreserved[k] >= start:
             self.skipped -= 1
-            yield from self._run(self.unreserved[k])
+            return self.unreserved[k]
+        return -1
 
-    def _check_quiet(self, i: int) -> Iterator[str]:
+    def _check_quiet(self, start: int, stop: int) -> Iterator[str]:
+        """Verify mode: run the quiet nodes' heartbeats, failing if one changed anything."""
         s = self.s
-        events = s.events_emitted
-        node = self.nodes[i]
-        before = (node.allocated, _reservation_of(node), len(node.earmarks))
-        self.heartbeat(self.names[i])
-        yield self.names[i]
-        self._catch_up()
-        after = (node.allocated, _reservation_of(node), len(node.earmarks))
-        if s.events_emitted != events or before != after:
-            raise AssertionError(f"the heartbeat of {self.names[i]} at {s.now} was "
-                                 "taken for quiet but changed something")
+        for i in range(start, stop):
+            events = s.events_emitted  # (each node on its own: the caller answers in between)
+            node = self.nodes[i]
+            before = (node.allocated, _reservation_of(node), len(node.earmarks))
+            self.heartbeat(self.names[i])
+            yield self.names[i]
+            self._catch_up()
+            after = (node.allocated, _reservation_of(node), len(node.earmarks))
+            if s.events_emitted != events or before != after:
+                raise AssertionError(f"the heartbeat of {self.names[i]} at {s.now} was "
+                                     "taken for quiet but changed something")
 
 
 def _reservation_of(node: Node) -> tuple[object, Resource] | None:
