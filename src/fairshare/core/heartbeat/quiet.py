@@ -105,10 +105,11 @@ class QuietHeartbeats:
         self._reshaped = True
 
     def _catch_up(self) -> None:
-        if not self._reshaped:  # (else the next tick learns everything afresh)
-            for event in self._pending:
-                self.note(event)
-        self._pending.clear()
+        if pending := self._pending:
+            if not self._reshaped:  # (else the next tick learns everything afresh)
+                for event in pending:
+                    self.note(event)
+            pending.clear()
 
     def _rebuild(self) -> None:
         """(Re)learn the nodes: at the start, and after nodes or the queue tree changed."""
