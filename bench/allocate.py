@@ -110,8 +110,8 @@ def build(size: Size, seed: int, indexed: bool, sink: list[Event] | Counter[str]
     if not indexed:
         use_reference_walk(engine)
     per_rack = size.nodes // size.racks
-    for n in range(size.nodes):
-        engine.add_node(f"n{n:05d}", r(128 * GB, 32), f"/rack{n // per_rack:02d}")
+    engine.add_nodes((f"n{n:05d}", r(128 * GB, 32), f"/rack{n // per_rack:02d}")
+                     for n in range(size.nodes))
     leaves = [f"root.p{p}.l{q}" for p in range(size.parents) for q in range(size.leaves)]
     for i in range(size.apps):
         if rng.random() < 0.2:  # a skewed fifth piles into a few queues
@@ -146,7 +146,7 @@ def build_index(engine: Engine) -> float:
     """Seconds to build the walk's index from scratch (the first walk would do it; asking
     the walk's version brings the index up to date)."""
     start = time.perf_counter()
-    engine.walk_version()
+    engine._refresh_walk_index()
     return time.perf_counter() - start
 
 

@@ -30,7 +30,7 @@ Workload (full size; ``--smoke``: 50 nodes, ~2,000 containers, 10 new apps):
 Measured: the preemption round as ``Engine.preempt()`` runs it — apps taken in the order of
 docs/semantics.md §4.4, each planned and committed before the next, so later apps see earlier
 marks and earmarks — with the engine's planner timed (a ``SearchPlanner`` given to the engine as
-its ``round_planner``), the garbage collector held back as the simulator holds it
+its ``_steps.round_planner``), the garbage collector held back as the simulator holds it
 (``fewer_collections``). Each plan (through the round's one victim search) is timed; the
 percentiles pool three rounds (``--rounds``), each on a fresh build of the same state, which
 must give the same plans. In the first round every 10th app (every app at smoke size;
@@ -227,8 +227,8 @@ def place_running(engine: Engine, size: Size, rng: random.Random) -> None:
     apps = running_apps(size, rng)
     where, capacity = plan_placement(size, apps, rng)
     names = [f"node{n:05d}" for n in range(size.nodes)]
-    for n, (memory, vcores) in enumerate(capacity):
-        engine.add_node(names[n], r(memory, vcores), f"/rack{n // RACK_SIZE:03d}")
+    engine.add_nodes((names[n], r(memory, vcores), f"/rack{n // RACK_SIZE:03d}")
+                     for n, (memory, vcores) in enumerate(capacity))
     placements: list[tuple[str, int, bool, tuple[int, int]]] = []
     for i, a in enumerate(apps):
         app_id = f"run{i:05d}"
@@ -335,7 +335,7 @@ def timed_round(engine: Engine, reference_every: int) -> Measured:
         planners.append(TimedPlanner(s, out, reference_every))
         return planners[-1]
 
-    engine.round_planner = planner
+    engine._steps.round_planner = planner
     with fewer_collections():  # as the simulator runs rounds: no full collection mid-round
         engine.preempt()
     if reference_every and out.plans:

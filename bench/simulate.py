@@ -92,8 +92,8 @@ def build_engine(size: Size, rng: random.Random, counts: Counter[str],
 
     engine = Engine(site, alloc, sink=sink)
     per_rack = max(1, size.nodes // size.racks)
-    for n in range(size.nodes):
-        engine.add_node(f"n{n:05d}", r(16 * GB, 8), f"/rack{n // per_rack:02d}")
+    engine.add_nodes((f"n{n:05d}", r(16 * GB, 8), f"/rack{n // per_rack:02d}")
+                     for n in range(size.nodes))
     return engine
 
 
@@ -171,7 +171,7 @@ def run(size: Size, seed: int, hours: float, fixed: bool, check: bool,
         "apps_finished": counts["app-finished"],
         "peak_demand_of_cluster_memory": peak,
         "peak_demand_hour": peak_hour,
-        "heartbeats_run": (simulation.quiet.run_count if simulation.quiet
+        "heartbeats_run": (engine.heartbeats_run if engine.heartbeats_run
                            else len(engine.state.nodes) * (until // simulation.heartbeat_ms)),
         "events_sha256": drop.digest.hexdigest() if check else None,
         # simulated seconds per wall second, hour by hour: the busy afternoon is the slow part

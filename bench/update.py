@@ -123,8 +123,8 @@ class Workload:
         if not fast:
             use_reference_update(engine)
         per_rack = max(1, self.size.nodes // self.size.racks)
-        for n in range(self.size.nodes):
-            engine.add_node(f"n{n:05d}", r(16 * GB, 8), f"/rack{n // per_rack:02d}")
+        engine.add_nodes((f"n{n:05d}", r(16 * GB, 8), f"/rack{n // per_rack:02d}")
+                         for n in range(self.size.nodes))
         return engine
 
     def app(self, queue: str | None = None) -> tuple[Any, ...]:

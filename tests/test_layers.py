@@ -107,8 +107,8 @@ def test_reading_scenarios_and_workloads_needs_no_loop_and_no_recording(package:
 # modules at the top of core come last, in this order. docs/architecture.md draws them.
 CORE = SRC / "core"
 CORE_LEVELS = [("rules",), ("model",), ("hub",), ("lifecycle",), ("shares",), ("starvation",),
-               ("heartbeat",), ("preemption",), ("update", "metrics"), ("queries",), ("engine",),
-               ("commands",), ("__init__",)]
+               ("heartbeat",), ("preemption",), ("update", "metrics"),
+               ("steps", "snapshot"), ("queries",), ("engine",), ("commands",), ("__init__",)]
 
 
 def _core_unit(module: str) -> str:

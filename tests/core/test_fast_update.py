@@ -188,7 +188,7 @@ class Lockstep:
         self.steps.append((op, args))
         for engine in self.engines:
             getattr(engine, op)(*args)
-        cache = self.engines[0].update_pass
+        cache = self.engines[0]._steps.update_pass
         if self.rng.random() < self.forget:
             cache.starvation._noted = 10**9  # as after a long time with the gate closed
         fast, reference = self.engines

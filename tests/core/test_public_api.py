@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 
 import fairshare.core as core
+from tests.core.engine_builders import make_engine
 
 PINNED = [
     "AM_PRIORITY", "ANY", "DEFAULT_TIMEOUT_MS", "MAX_TIME_MS",
@@ -20,6 +21,12 @@ PINNED = [
     "AddNode", "RemoveNode", "ResizeNode", "Decommission", "Heartbeat", "HeartbeatAll",
     "Submit", "RecoverContainer", "Ask", "Release", "CompleteContainer", "Finish", "Kill",
     "Move", "Update", "Preempt", "Advance", "AdvanceTo", "Reload", "ReloadFailed",
+    # what it refuses, by kind
+    "AppStopped", "ClockError", "DuplicateApp", "DuplicateContainer", "DuplicateNode",
+    "RecoveryRefused", "UnknownApp", "UnknownContainer", "UnknownNode",
+    # a frozen picture to keep
+    "EngineSnapshot", "QueueSnapshot", "AppSnapshot", "NodeSnapshot", "ReservationSnapshot",
+    "ContainerSnapshot",
     # events
     "Event", "Completion", "event_record", "record_problem",
     "AppAttemptRestarted", "AppFinished", "AppMoved", "AppNotRunnable", "AppRejected",
@@ -65,3 +72,92 @@ def test_every_event_kind_is_exported() -> None:
 
     exported = {getattr(core, name) for name in core.__all__}
     assert set(EVENT_CLASSES.values()) <= exported
+
+
+# The engine's face: its commands (which change state and emit events) are Engine's own
+# methods; its queries (which write nothing, caches included) are EngineQueries'. Names and
+# signatures are pinned: a change here is a change of the contract a live service, a watcher
+# or a second implementation of the engine relies on (docs/architecture.md lists them).
+COMMANDS = {
+    "add_node": "(self, name: 'str', capacity: 'Resource', rack: 'str' = '/default-rack')"
+                " -> 'Node'",
+    "add_nodes": "(self, nodes: 'Iterable[tuple[str, Resource, str]]') -> 'list[Node]'",
+    "advance": "(self, ms: 'int') -> 'None'",
+    "advance_to": "(self, time_ms: 'int') -> 'None'",
+    "complete_container": "(self, app_id: 'str', container_id: 'str') -> 'None'",
+    "decommission_node": "(self, name: 'str', timeout_ms: 'int | None') -> 'None'",
+    "finish": "(self, app_id: 'str') -> 'None'",
+    "heartbeat": "(self, name: 'str') -> 'None'",
+    "heartbeat_all": "(self) -> 'None'",
+    "heartbeat_tick": "(self, skip_quiet: 'bool' = True, verify: 'bool' = False)"
+                      " -> 'Iterator[str]'",
+    "kill": "(self, app_id: 'str') -> 'None'",
+    "move": "(self, app_id: 'str', queue: 'str') -> 'bool'",
+    "preempt": "(self) -> 'None'",
+    "recover_container": "(self, app_id: 'str', node: 'str', resource: 'Resource', *, am: "
+                         "'bool' = False, priority: 'int' = 0, container_id: 'str | None' = "
+                         "None) -> 'Container'",
+    "release": "(self, app_id: 'str', count: 'int' = 1, which: 'str' = 'newest') -> 'int'",
+    "reload": "(self, allocations: 'AllocationConfig', source: 'str') -> 'None'",
+    "reload_failed": "(self, source: 'str', message: 'str') -> 'None'",
+    "remove_node": "(self, name: 'str', cause: 'int | None' = None) -> 'None'",
+    "request": "(self, app_id: 'str', requests: 'Sequence[ContainerRequest]') -> 'None'",
+    "resize_node": "(self, name: 'str', capacity: 'Resource', cause: 'int | None' = None)"
+                   " -> 'None'",
+    "submit": "(self, app_id: 'str', queue: 'str' = 'default', user: 'str' = 'nobody', am: "
+              "'Resource | None' = None, requests: 'Sequence[ContainerRequest]' = (), "
+              "recovering: 'bool' = False) -> 'App'",
+    "subscribe": "(self, listener: 'Callable[[Event], None]') -> 'Callable[[], None]'",
+    "unsubscribe": "(self, listener: 'Callable[[Event], None]') -> 'None'",
+    "update": "(self, preempt: 'bool' = True) -> 'None'",
+}
+QUERIES = {
+    "allocations": "property",
+    "ancestry": "(self, queue: 'str') -> 'tuple[str, ...]'",
+    "app": "(self, app_id: 'str') -> 'App'",
+    "apps_below": "(self, queue: 'str') -> 'tuple[list[App], list[App]]'",
+    "events": "property",
+    "events_emitted": "property",
+    "heartbeats_run": "property",
+    "heartbeats_skipped": "property",
+    "is_starved_for_fair_share": "(self, app: 'App') -> 'bool'",
+    "max_share": "(self, queue: 'str') -> 'Resource'",
+    "max_share_above": "(self, queue: 'str') -> 'bool'",
+    "next_timer": "(self) -> 'int | None'",
+    "node": "(self, name: 'str') -> 'Node'",
+    "now": "property",
+    "queue_metrics": "(self, queue: 'str') -> 'dict[str, Any]'",
+    "settings": "(self, queue: 'str') -> 'QueueSettings'",
+    "site": "property",
+    "snapshot": "(self) -> 'EngineSnapshot'",
+    "state": "property",
+    "steady_fair_share": "(self, queue: 'str') -> 'Resource'",
+    "tree": "property",
+    "types": "property",
+    "utilization": "(self) -> 'float'",
+}
+# instance attributes: the engine's Scheduler (read by tests only: tests/test_layers.py keeps
+# other layers off it) and the users' groups given at construction
+ATTRIBUTES = {"groups", "s"}
+
+
+def _face(cls: type, own: bool) -> dict[str, str]:
+    names = vars(cls) if own else dir(cls)
+    face = {}
+    for name in names:
+        if name.startswith("_"):
+            continue
+        value = inspect.getattr_static(cls, name)
+        face[name] = "property" if isinstance(value, property) else str(inspect.signature(value))
+    return face
+
+
+def test_the_engines_commands_and_queries_are_pinned() -> None:
+    assert _face(core.EngineQueries, own=False) == QUERIES
+    assert _face(core.Engine, own=True) == COMMANDS
+    assert _face(core.Engine, own=False) == COMMANDS | QUERIES
+
+
+def test_the_engines_public_attributes_are_pinned() -> None:
+    engine = make_engine()
+    assert {name for name in vars(engine) if not name.startswith("_")} == ATTRIBUTES

@@ -65,7 +65,7 @@ class ReferencePlanner:
 
 def use_reference_preemption(engine: Engine) -> Engine:
     """Give ``engine`` the reference victim choice for its preemption rounds."""
-    engine.round_planner = ReferencePlanner
+    engine._steps.round_planner = ReferencePlanner
     return engine
 
 

@@ -65,7 +65,7 @@ class ReferenceUpdate:
 
 def use_reference_update(engine: Engine) -> Engine:
     """Give ``engine`` the reference update pass (before its first update)."""
-    engine.update_pass = ReferenceUpdate()  # type: ignore[assignment]
+    engine._steps.update_pass = ReferenceUpdate()  # type: ignore[assignment]
     return engine
 
 

@@ -23,7 +23,7 @@ def reference_walk(s: Scheduler, node: Node) -> Assigned | None:
 
 def use_reference_walk(engine: Engine) -> Engine:
     """Give ``engine`` the reference tree walk for its heartbeats."""
-    engine.tree_walk = reference_walk
+    engine._steps.tree_walk = reference_walk
     return engine
 
 

@@ -5,16 +5,22 @@ benchmarks import from ``fairshare.core`` only (``tests/test_layers.py`` checks)
 is pinned by ``tests/core/test_public_api.py``. Everything else under ``fairshare.core`` is the
 engine's own and may change.
 
-* :class:`Engine` — the scheduler: nodes, apps, heartbeats, the update pass, preemption, the
-  clock, reloads; its read side (:class:`EngineQueries`) answers what a caller may ask.
+* :class:`Engine` — the scheduler: its commands (nodes, apps, heartbeats and heartbeat ticks,
+  the update pass, preemption, the clock, reloads) change state and emit events; its queries
+  (:class:`EngineQueries`) write nothing. docs/architecture.md lists both;
+  ``tests/core/test_public_api.py`` pins their names and signatures.
 * Its commands (:mod:`fairshare.core.commands`): one frozen dataclass per thing a caller can
   make it do, applied by :func:`apply_command`, with a JSON form (every driver uses them).
-* The events it reports (one class per kind, :func:`event_record` for their JSON form).
-* The records it keeps (:class:`App`, :class:`Node`, …), to read, never to write.
+* What it refuses, by kind (:class:`EngineError` and its subclasses, ``core/model/errors.py``).
+* The events it reports (one class per kind, :func:`event_record` for their JSON form); a
+  listener may subscribe and unsubscribe.
+* The records it keeps (:class:`App`, :class:`Node`, …), to read between commands, never to
+  write; :meth:`Engine.snapshot` (:class:`EngineSnapshot`) is a frozen copy to keep.
 * The queue tree and the fair-share computations that need no engine (``fairshare shares``,
   ``fairshare lint``).
-* A preemption round's planner (:class:`SearchPlanner`, which an engine's ``round_planner``
-  makes), its plans and what-if requests.
+* A preemption round's planner (:class:`SearchPlanner`, the engine's own) and its plans.
+* The reasons its events give (:mod:`fairshare.core.model.reasons`): closed sets, each member
+  with its phrase for people.
 """
 
 from fairshare.core.commands import (
@@ -46,6 +52,17 @@ from fairshare.core.commands import (
 from fairshare.core.engine import MAX_TIME_MS, Engine, EngineError
 from fairshare.core.lifecycle.asks import AM_PRIORITY, ContainerRequest, pending_demand
 from fairshare.core.lifecycle.decommission import DEFAULT_TIMEOUT_MS
+from fairshare.core.model.errors import (
+    AppStopped,
+    ClockError,
+    DuplicateApp,
+    DuplicateContainer,
+    DuplicateNode,
+    RecoveryRefused,
+    UnknownApp,
+    UnknownContainer,
+    UnknownNode,
+)
 from fairshare.core.model.event_records import event_record, record_problem, record_reasons
 from fairshare.core.model.events import (
     AppAttemptRestarted,
@@ -124,6 +141,14 @@ from fairshare.core.shares.fair_shares import (
     share_types,
     shares_with_active_leaves,
 )
+from fairshare.core.snapshot import (
+    AppSnapshot,
+    ContainerSnapshot,
+    EngineSnapshot,
+    NodeSnapshot,
+    QueueSnapshot,
+    ReservationSnapshot,
+)
 from fairshare.core.starvation.report import starvation_kind
 
 __all__ = [
@@ -144,13 +169,16 @@ __all__ = [
     "AppRejected",
     "AppRunnable",
     "AppShareInput",
+    "AppSnapshot",
     "AppState",
+    "AppStopped",
     "AppSubmitted",
     "Ask",
     "AttemptKey",
     "AttemptRestart",
     "Because",
     "BlockedCause",
+    "ClockError",
     "ClusterState",
     "Command",
     "CompleteContainer",
@@ -164,13 +192,18 @@ __all__ = [
     "ContainerRecovered",
     "ContainerRequest",
     "ContainerReserved",
+    "ContainerSnapshot",
     "ContainerUnreserved",
     "ContainersRequested",
     "Decommission",
     "Decommissioned",
+    "DuplicateApp",
+    "DuplicateContainer",
+    "DuplicateNode",
     "Engine",
     "EngineError",
     "EngineQueries",
+    "EngineSnapshot",
     "Event",
     "FairShares",
     "Finish",
@@ -188,6 +221,7 @@ __all__ = [
     "NodeDecommissioning",
     "NodeRemoved",
     "NodeResized",
+    "NodeSnapshot",
     "NotRunnable",
     "Preempt",
     "PreemptionPlan",
@@ -195,8 +229,10 @@ __all__ = [
     "QueueNode",
     "QueueRuntime",
     "QueueSettings",
+    "QueueSnapshot",
     "QueueTree",
     "RecoverContainer",
+    "RecoveryRefused",
     "Rejection",
     "Release",
     "Reload",
@@ -205,6 +241,7 @@ __all__ = [
     "RequestRefusal",
     "RequestsRejected",
     "Reservation",
+    "ReservationSnapshot",
     "ResizeNode",
     "RoundPlanner",
     "SchedulerKey",
@@ -214,6 +251,9 @@ __all__ = [
     "StarvationKind",
     "StarvedRequest",
     "Submit",
+    "UnknownApp",
+    "UnknownContainer",
+    "UnknownNode",
     "UnreserveReason",
     "Update",
     "active_queues",

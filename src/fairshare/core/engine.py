@@ -11,20 +11,20 @@ to the sink given at construction (default: the ``events`` list).
 
 from __future__ import annotations
 
-import functools
 import heapq
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig
-from fairshare.core.heartbeat.walk import IndexedWalk, TreeWalk, attempt_scheduling
+from fairshare.core.heartbeat.quiet import QuietHeartbeats
+from fairshare.core.heartbeat.walk import attempt_scheduling
 from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.lifecycle import apps as lifecycle
 from fairshare.core.lifecycle.admission import promote_on_reload
-from fairshare.core.lifecycle.apps import EngineError
 from fairshare.core.lifecycle.asks import ContainerRequest
 from fairshare.core.lifecycle.decommission import drained
 from fairshare.core.lifecycle.recovery import recover_container
+from fairshare.core.model.errors import ClockError, DuplicateNode, EngineError, UnknownContainer
 from fairshare.core.model.events import (
     Completion,
     ConfigErrorEvent,
@@ -40,11 +40,10 @@ from fairshare.core.model.reasons import AttemptRestart, Decommissioned, Unreser
 from fairshare.core.model.records import App, AppState, Container, Node
 from fairshare.core.model.tree import reload_queue_tree
 from fairshare.core.preemption.commit import fire_due_timers
-from fairshare.core.preemption.round import RoundPlanner, SearchPlanner, preempt_for_starved_apps
-from fairshare.core.preemption.search import SearchMemory
-from fairshare.core.queries import EngineQueries, SteadyShares
+from fairshare.core.preemption.round import preempt_for_starved_apps
+from fairshare.core.queries import EngineQueries
 from fairshare.core.rules.yarn_order import containers_in_hash_order
-from fairshare.core.update import IncrementalUpdate
+from fairshare.core.steps import EngineSteps, SteadyShares
 from fairshare.resources.vector import Resource
 
 DEFAULT_RACK = "/default-rack"
@@ -70,56 +69,50 @@ class Engine(EngineQueries):
         sink: Callable[[Event], None] | None = None,
     ) -> None:
         if not 0 <= start_ms <= MAX_TIME_MS:
-            raise EngineError(f"the clock must start between 0 and {MAX_TIME_MS:,} ms, "
+            raise ClockError(f"the clock must start between 0 and {MAX_TIME_MS:,} ms, "
                               f"not at {start_ms:,} ms")
         self.s = Scheduler(site, allocations, sink, start_ms)
-        # the steps that have a reference implementation in tests/oracles/, which tests and
-        # benchmarks put here to compare: the tree walk and the preemption round's planner
-        # (each step owns its caches, which follow the state through its change log)
-        walk = IndexedWalk(self.s.changes)
-        self.order_index = walk.order
-        self.tree_walk: TreeWalk = walk
-        self.round_planner: Callable[[Scheduler], RoundPlanner] = functools.partial(
-            SearchPlanner, memory=SearchMemory(self.s.changes))
-        self.update_pass = IncrementalUpdate(self.s.changes)
-        self.steady = SteadyShares(self.s.changes)
+        # the steps with caches, a seam for reference checks only (core/steps.py): tests and
+        # benchmarks put the steps of tests/oracles/ there to compare decisions
+        self._steps = EngineSteps.own(self.s.changes)
+        self._steady = SteadyShares(self.s.changes)
+        self._steady.refresh(self.s)
+        self._quiet: QuietHeartbeats | None = None  # made by the first heartbeat_tick that skips
         self.groups: Mapping[str, Sequence[str]] = groups or {}
         self._deadlines: list[tuple[int, str]] = []  # decommission timeouts: (due, node)
 
-    def subscribe(self, listener: Callable[[Event], None]) -> None:
-        """Hand every event from now on to ``listener`` as well, after the engine's sink."""
-        self.s.subscribe(listener)
+    def subscribe(self, listener: Callable[[Event], None]) -> Callable[[], None]:
+        """Hand every event from now on to ``listener`` as well, after the engine's sink (and
+        the listeners subscribed before); call what it returns to unsubscribe."""
+        return self.s.subscribe(listener)
+
+    def unsubscribe(self, listener: Callable[[Event], None]) -> None:
+        """Stop handing events to ``listener`` (a listener not subscribed is ignored)."""
+        self.s.unsubscribe(listener)
 
     # -- the clock -----------------------------------------------------------------------------
 
     def advance_to(self, time_ms: int) -> None:
         """Move the clock to ``time_ms``, killing preemption victims whose time has come."""
         if time_ms < self.s.now:
-            raise EngineError(f"time cannot go back from {self.s.now} to {time_ms} ms")
+            raise ClockError(f"time cannot go back from {self.s.now} to {time_ms} ms")
         due = self._next_deadline()
         while due is not None and due <= time_ms:  # kill timers due by then go first
             fire_due_timers(self.s, due)
-            self.s.now = max(self.s.now, due)
+            self.s.set_clock(max(self.s.now, due))
             _, name = heapq.heappop(self._deadlines)
             self._decommissioned(self.s.state.nodes[name], Decommissioned.TIMEOUT)
             due = self._next_deadline()
         fire_due_timers(self.s, time_ms)
-        self.s.now = time_ms
+        self.s.set_clock(time_ms)
 
     def advance(self, ms: int) -> None:
         """Move the clock ``ms`` forward; it cannot pass :data:`MAX_TIME_MS` (the simulator's
         loop, which calls :meth:`advance_to` directly, stops there)."""
         if self.s.now + ms > MAX_TIME_MS:
-            raise EngineError(f"the clock would pass {MAX_TIME_MS:,} ms (2^53 - 1, the largest "
+            raise ClockError(f"the clock would pass {MAX_TIME_MS:,} ms (2^53 - 1, the largest "
                               f"time the outputs hold exactly): it is at {self.s.now:,} ms")
         self.advance_to(self.s.now + ms)
-
-    def next_timer(self) -> int | None:
-        """When the next kill timer fires or decommission times out, if any."""
-        timers = self.s.state.kill_timers
-        kill = timers[0][0] if timers else None
-        due = self._next_deadline()
-        return kill if due is None else due if kill is None else min(kill, due)
 
     def _next_deadline(self) -> int | None:
         """The next decommission timeout still in force (entries of nodes gone or given a new
@@ -137,8 +130,22 @@ class Engine(EngineQueries):
 
     def add_node(self, name: str, capacity: Resource, rack: str = DEFAULT_RACK) -> Node:
         """A NodeManager registers; steady fair shares follow the new cluster size."""
+        node = self._register(name, capacity, rack)
+        self._steady.refresh(self.s)
+        return node
+
+    def add_nodes(self, nodes: Iterable[tuple[str, Resource, str]]) -> list[Node]:
+        """NodeManagers ``(name, capacity, rack)`` register one after the other, as
+        :meth:`add_node` each (the same events), with steady fair shares computed once for the
+        cluster they make: a cluster's thousands of nodes at the start of a run."""
+        try:
+            return [self._register(name, capacity, rack) for name, capacity, rack in nodes]
+        finally:  # the nodes registered before a refused one stay, with their shares
+            self._steady.refresh(self.s)
+
+    def _register(self, name: str, capacity: Resource, rack: str) -> Node:
         if name in self.s.state.nodes:
-            raise EngineError(f"node {name} is already registered")
+            raise DuplicateNode(f"node {name} is already registered")
         node = Node(name, rack, capacity, self.s.none)
         self.s.write.add_node(node)
         self.s.emit(NodeAdded, node=name, rack=rack, capacity=capacity)
@@ -162,12 +169,15 @@ class Engine(EngineQueries):
             lifecycle.restart_attempt(self.s, owner, AttemptRestart.AM_LOST,
                                       completed_seq)
         self.s.write.remove_node(node)
+        self._steady.refresh(self.s)
+        self._next_deadline()  # its timeout, if it had one, leaves the head (see next_timer)
 
     def resize_node(self, name: str, capacity: Resource, cause: int | None = None) -> None:
         """The node's total changes; running containers stay even if they no longer fit."""
         node = self.node(name)
         self.s.write.resize_node(node, capacity)
         self.s.emit(NodeResized, cause, node=name, capacity=capacity)
+        self._steady.refresh(self.s)
 
     def decommission_node(self, name: str, timeout_ms: int | None) -> None:
         """Graceful decommission (``yarn rmadmin -refreshNodes -g``;
@@ -180,6 +190,7 @@ class Engine(EngineQueries):
         self.s.write.start_decommission(node, deadline)
         if deadline is not None:
             heapq.heappush(self._deadlines, (deadline, name))
+        self._next_deadline()  # an earlier timeout it replaces leaves the head (next_timer)
         event = self.s.emit(NodeDecommissioning, node=name, deadline=deadline,
                             running_containers=len(node.containers))
         self._shrink_to_used(node, event.seq)
@@ -196,13 +207,18 @@ class Engine(EngineQueries):
     def heartbeat(self, name: str) -> None:
         """One NodeManager heartbeat: ``attemptScheduling`` on that node (docs/semantics.md §3.1). A
         decommissioning node first leaves if drained, else its total follows its usage."""
+        if self._quiet is not None:  # a heartbeat outside the ticks: the tracker starts afresh
+            self._quiet.forget()
+        self._heartbeat(name)
+
+    def _heartbeat(self, name: str) -> None:
         node = self.node(name)
         if node.decommissioning:
             if drained(self.s, node):
                 self._decommissioned(node, Decommissioned.DRAINED)
                 return
             self._shrink_to_used(node, None)
-        attempt_scheduling(self.s, node, self.tree_walk)
+        attempt_scheduling(self.s, node, self._steps.tree_walk)
         self.s.write.update_root_queue_metrics()
 
     def heartbeat_all(self) -> None:
@@ -210,6 +226,26 @@ class Engine(EngineQueries):
         for name in list(self.s.state.nodes):
             if name in self.s.state.nodes:  # a decommissioned node leaves on its heartbeat
                 self.heartbeat(name)
+
+    def heartbeat_tick(self, skip_quiet: bool = True, verify: bool = False) -> Iterator[str]:
+        """One heartbeat interval: every node registered at its start heartbeats once, in
+        registration order, and its name is yielded after its heartbeat, so that the caller
+        answers it (an AM asking for more) before the next node's. ``skip_quiet``: heartbeats
+        that provably change nothing are skipped (core/heartbeat/quiet.py; with delay
+        scheduling on nothing is); ``verify``: they run anyway, and ``AssertionError`` is
+        raised if one was not quiet. The decisions and events are the same either way."""
+        if not skip_quiet or self.s.site.delay_scheduling_enabled:  # (every walk counts then)
+            return self._every_heartbeat()
+        if self._quiet is None:  # it learns the nodes at its first tick: events before do not count
+            self._quiet = QuietHeartbeats(self.s, self._steps.order_index, self._heartbeat)
+            self.s.subscribe(self._quiet.heard)
+        self._quiet.verify = verify
+        return self._quiet.tick()
+
+    def _every_heartbeat(self) -> Iterator[str]:
+        for name in list(self.s.state.nodes):
+            self.heartbeat(name)  # (the tracker, if any, learns the nodes afresh at its next tick)
+            yield name
 
     # -- applications ----------------------------------------------------------------------------
 
@@ -222,8 +258,10 @@ class Engine(EngineQueries):
 
         ``recovering``: the app was running before an RM restart; its attempt does not ask for
         its AM, whose container (like its others) is recovered by :meth:`recover_container`."""
-        return lifecycle.submit(self.s, app_id, queue, user, self.groups.get(user, ()), am,
-                                requests, recovering)
+        app = lifecycle.submit(self.s, app_id, queue, user, self.groups.get(user, ()), am,
+                               requests, recovering)
+        self._steady.refresh(self.s)  # a dynamic queue may have been created for it
+        return app
 
     def recover_container(
         self, app_id: str, node: str, resource: Resource, *, am: bool = False,
@@ -245,7 +283,7 @@ class Engine(EngineQueries):
         """The task in ``container_id`` has finished: its container completes (``released``)."""
         container = self.app(app_id).containers.get(container_id)
         if container is None:
-            raise EngineError(f"application {app_id} has no running container {container_id}")
+            raise UnknownContainer(f"application {app_id} has no running container {container_id}")
         self.s.complete_container(container, Completion.RELEASED)
 
     def finish(self, app_id: str) -> None:
@@ -257,7 +295,9 @@ class Engine(EngineQueries):
         lifecycle.end_app(self.s, app, AppState.KILLED)
 
     def move(self, app_id: str, queue: str) -> bool:
-        return lifecycle.move(self.s, self.app(app_id), queue)
+        moved = lifecycle.move(self.s, self.app(app_id), queue)
+        self._steady.refresh(self.s)  # a dynamic queue may have been created for it
+        return moved
 
     # -- the update pass and preemption ------------------------------------------------------
 
@@ -265,12 +305,12 @@ class Engine(EngineQueries):
         """One update pass (§2.1, §4); then, as the preemption thread would, every starved
         app's victims are chosen and warned (§5)."""
         self.s.write.update_root_queue_metrics()
-        self.update_pass.update(self.s)
+        self._steps.update_pass.update(self.s)
         if preempt:
             self.preempt()
 
     def preempt(self) -> None:
-        preempt_for_starved_apps(self.s, self.round_planner(self.s))
+        preempt_for_starved_apps(self.s, self._steps.round_planner(self.s))
 
     # -- configuration -------------------------------------------------------------------------
 
@@ -283,6 +323,7 @@ class Engine(EngineQueries):
         tree = reload_queue_tree(self.s.tree, allocations,
                                  lambda queue: not _holds_apps(queue, busy))
         self.s.set_tree(tree, allocations)
+        self._steady.refresh(self.s)
         problems = [f"{name}: {why}" for name, why in tree.not_created]
         if tree.policies_kept is not None:
             problems.insert(0, tree.policies_kept)
@@ -293,6 +334,13 @@ class Engine(EngineQueries):
     def reload_failed(self, source: str, message: str) -> None:
         """A reload that did not parse: the previous configuration stays in force (§1.2)."""
         self.s.emit(ConfigErrorEvent, source=source, message=message)
+
+    # -- for benchmarks ----------------------------------------------------------------------
+
+    def _refresh_walk_index(self) -> None:
+        """Bring the walk's order index up to date, as the next heartbeat would first do (for
+        ``bench/allocate.py``, which times building it)."""
+        self._steps.order_index.refresh(self.s)
 
 
 def _holds_apps(queue: str, busy: set[str]) -> bool:

@@ -1,15 +1,12 @@
-"""What the engine may be asked without changing anything it decides.
+"""What the engine may be asked: its queries, which write nothing (caches included).
 
 :class:`EngineQueries` is the read side of :class:`~fairshare.core.engine.Engine`: the state and
-tree to read, each queue's effective settings and shares, the queue metrics, and the questions
-the simulator's event-driven loop asks to know which heartbeats would be quiet. ``sim/``,
-``cli/``, the reports and the benchmarks read the engine through these only, never through its
-:class:`~fairshare.core.hub.scheduler.Scheduler`.
-
-The loop's questions read the tree walk's index, which they first bring up to date (a cache:
-the walk would do the same before its next visit), so asking never changes what the engine
-decides. Steady fair shares (:class:`SteadyShares`) are computed when first read after the tree
-or the cluster changed: nothing in scheduling reads them.
+tree to read, each queue's effective settings and shares, the queue metrics. ``sim/``, ``cli/``,
+the reports and the benchmarks read the engine through these only, never through its
+:class:`~fairshare.core.hub.scheduler.Scheduler`. The records they hand out are the engine's own,
+valid between commands; :meth:`~fairshare.core.engine.Engine.snapshot` gives a frozen copy to
+keep. Steady fair shares are kept up to date by the commands that change the tree or the
+cluster (:class:`~fairshare.core.steps.SteadyShares`): reading one only reads.
 """
 
 from __future__ import annotations
@@ -18,27 +15,24 @@ from typing import Any
 
 from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig
-from fairshare.core.heartbeat.assignment import earmarked_attempt, keeps_earmark
-from fairshare.core.heartbeat.order_index import OrderIndex
-from fairshare.core.hub.scheduler import ROOT, Scheduler
-from fairshare.core.lifecycle.apps import EngineError
+from fairshare.core.heartbeat.quiet import QuietHeartbeats
+from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.metrics import apps_below, queue_metrics
-from fairshare.core.model.changes import ChangeLog
+from fairshare.core.model.errors import UnknownApp, UnknownNode
 from fairshare.core.model.events import Event
 from fairshare.core.model.queue_settings import QueueSettings
-from fairshare.core.model.records import App, AttemptKey, ClusterState, Node
+from fairshare.core.model.records import App, ClusterState, Node
 from fairshare.core.model.tree import QueueTree
-from fairshare.core.shares.fair_shares import compute_steady_fair_shares
+from fairshare.core.snapshot import EngineSnapshot, take_snapshot
 from fairshare.resources.vector import Resource, ResourceTypes
 
 
 class EngineQueries:
-    """Read access to an engine: records, queues, metrics, and the event-driven loop's
-    questions."""
+    """Read access to an engine: records, queues, metrics."""
 
     s: Scheduler
-    order_index: OrderIndex
-    steady: SteadyShares
+    _quiet: QuietHeartbeats | None
+    _deadlines: list[tuple[int, str]]  # decommission timeouts, a heap: (due, node)
 
     # -- records -------------------------------------------------------------------------------
 
@@ -76,17 +70,29 @@ class EngineQueries:
         """The allocation file in force (the last one loaded or reloaded successfully)."""
         return self.s.allocations
 
+    def next_timer(self) -> int | None:
+        """When the next kill timer fires or decommission times out, if any."""
+        timers = self.s.state.kill_timers
+        kill = timers[0][0] if timers else None
+        due = _next_deadline(self._deadlines, self.s.state.nodes)
+        return kill if due is None else due if kill is None else min(kill, due)
+
     def app(self, app_id: str) -> App:
         app = self.s.state.apps.get(app_id)
         if app is None:
-            raise EngineError(f"unknown application {app_id}")
+            raise UnknownApp(f"unknown application {app_id}")
         return app
 
     def node(self, name: str) -> Node:
         node = self.s.state.nodes.get(name)
         if node is None:
-            raise EngineError(f"unknown node {name}")
+            raise UnknownNode(f"unknown node {name}")
         return node
+
+    def snapshot(self) -> EngineSnapshot:
+        """The engine as it is now, frozen: queues, apps, nodes and containers
+        (:mod:`fairshare.core.snapshot`), to keep while the engine moves on."""
+        return take_snapshot(self.s)
 
     # -- queues and apps -----------------------------------------------------------------------
 
@@ -102,8 +108,11 @@ class EngineQueries:
         """The queue's effective max share on the present cluster."""
         return self.s.max_share(queue)
 
+    def max_share_above(self, queue: str) -> bool:
+        """Is a max share configured on the queue or an ancestor (could one ever bind)?"""
+        return self.s.max_share_above(queue)
+
     def steady_fair_share(self, queue: str) -> Resource:
-        self.steady.refresh(self.s)
         return self.s.state.queues[queue].steady_fair_share
 
     def queue_metrics(self, queue: str) -> dict[str, Any]:
@@ -122,46 +131,28 @@ class EngineQueries:
         """Allocated over capacity, YARN's preemption gate (NaN on an empty cluster)."""
         return self.s.utilization()
 
-    # -- the event-driven loop's questions -----------------------------------------------------
+    # -- heartbeat ticks -----------------------------------------------------------------------
 
-    def earmarked_attempt(self, key: AttemptKey) -> App | None:
-        """The app whose current attempt a node's earmark entry is for, or None if it ended."""
-        return earmarked_attempt(self.s, key)
+    @property
+    def heartbeats_run(self) -> int:
+        """Heartbeats run by ``heartbeat_tick`` while skipping quiet ones (0 if it never did)."""
+        return 0 if self._quiet is None else self._quiet.run_count
 
-    def keeps_earmark(self, app: App) -> bool:
-        """Would a heartbeat's earmark step keep ``app``'s earmarks (running and starved)?"""
-        return keeps_earmark(self.s, app)
-
-    def max_share_above(self, queue: str) -> bool:
-        """Is a max share configured on the queue or an ancestor (could one ever bind)?"""
-        return self.s.max_share_above(queue)
-
-    def walk_version(self) -> int:
-        """A number that changes whenever the answer of :meth:`could_act` may have."""
-        self.order_index.refresh(self.s)
-        return self.order_index.root_version
-
-    def could_act(self, free: Resource) -> bool:
-        """Could some app allocate or reserve on an unreserved node with ``free`` space?"""
-        self.order_index.refresh(self.s)
-        return self.order_index.may_act(ROOT, free, self.s.unbounded)
-
-    def walk_writes_gauges(self) -> bool:
-        """Does a walk that allocates nothing still write some leaf's MaxAMShare gauge?"""
-        return self.order_index.runs_am_checks(ROOT)
+    @property
+    def heartbeats_skipped(self) -> int:
+        """Heartbeats ``heartbeat_tick`` skipped as quiet (0 if it never did)."""
+        return 0 if self._quiet is None else self._quiet.skipped
 
 
-class SteadyShares:
-    """Steady shares change with the cluster and the configuration only (docs/semantics.md
-    §2.4). YARN recomputes them on every node and queue change; nothing in scheduling reads
-    them, so they are recomputed once, when next read after a change (thousands of nodes
-    register one by one)."""
-
-    def __init__(self, log: ChangeLog) -> None:
-        self._changes = log.reader(apps=False, queues=False)
-
-    def refresh(self, s: Scheduler) -> None:
-        changes = self._changes
-        if changes.tree or changes.cluster:
-            s.write.set_steady_fair_shares(compute_steady_fair_shares(s.tree, s.state.capacity))
-            changes.clear()
+def _next_deadline(deadlines: list[tuple[int, str]], nodes: dict[str, Node]) -> int | None:
+    """The earliest decommission timeout still in force, the heap left as it is: entries of
+    nodes gone or given a new timeout are dropped by the commands (``Engine._next_deadline``),
+    so the head is almost always in force and the scan rarely needed."""
+    if deadlines:
+        due, name = deadlines[0]
+        node = nodes.get(name)
+        if node is not None and node.decommission_deadline == due:
+            return due
+    return min((due for due, name in deadlines
+                if (node := nodes.get(name)) is not None and node.decommission_deadline == due),
+               default=None)

@@ -418,7 +418,7 @@ def test_an_am_limit_that_refuses_every_waiting_am_hides_them_until_the_fair_sha
     node with 1 GB free (every other ask is for 2 GB). Once a's fair share is reported grown
     to 64 GB the limit is 3,277 MB: a2 could."""
     engine = am_limited(a1_tasks=20)
-    s, order = engine.s, engine.order_index
+    s, order = engine.s, engine._steps.order_index
     assert s.state.queues["root.a"].fair_share.memory == 32 * GB
     order.refresh(s)
     one_gb = r(GB, 1)
@@ -436,7 +436,7 @@ def test_an_app_moving_its_am_out_of_a_leaf_unblocks_the_ams_waiting_there() -> 
     of a (``FSLeafQueue.removeApp``, §3.9): now a2's AM fits the limit, and the walk must see
     it — a node with 1 GB free is of use again."""
     engine = am_limited(a1_tasks=0)
-    s, order = engine.s, engine.order_index
+    s, order = engine.s, engine._steps.order_index
     assert assignment.max_am_limit(s, "root.a").memory == 1639
     order.refresh(s)
     one_gb = r(GB, 1)

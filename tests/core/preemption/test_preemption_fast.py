@@ -268,7 +268,7 @@ def test_every_plan_of_a_round_is_the_reference_plan(spec: Spec) -> None:
 @given(ANY_SPEC)
 def test_rounds_emit_the_reference_events(spec: Spec) -> None:
     fast, reference = build(spec), build(spec)
-    for engine, planner in ((fast, fast.round_planner), (reference, ReferencePlanner)):
+    for engine, planner in ((fast, fast._steps.round_planner), (reference, ReferencePlanner)):
         engine.update(preempt=False)
         preempt_for_starved_apps(engine.s, planner(engine.s))
         newcomers(engine, spec)

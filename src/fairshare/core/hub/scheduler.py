@@ -40,14 +40,21 @@ class Scheduler(Context):
         now: int = 0,
     ) -> None:
         super().__init__(site, allocations)
-        self.now = now
+        self.set_clock(now)
         self.events: list[Event] = []
-        self._sink = sink if sink is not None else self.events.append
+        self._first_sink = sink if sink is not None else self.events.append
+        self._sink = self._first_sink
+        self._listeners: list[Callable[[Event], None]] = []
         self._seq = 0
         self.state = ClusterState(self.none)
         self.changes = ChangeLog()
         self.write = StateWriter(self.state, self, self.changes)
         self.write.sync_queues(self.tree, now)
+
+    def set_clock(self, time_ms: int) -> None:
+        """The one place the clock is set (the engine's ``advance_to`` decides when;
+        ``tests/core/test_clock.py`` checks no other code assigns ``now``)."""
+        self.now = time_ms
 
     def set_tree(self, tree: QueueTree, allocations: AllocationConfig | None = None) -> None:
         super().set_tree(tree, allocations)
@@ -75,15 +82,42 @@ class Scheduler(Context):
         """How many events were emitted so far (the last event's ``seq``)."""
         return self._seq
 
-    def subscribe(self, listener: Callable[[Event], None]) -> None:
-        """Hand every later event to ``listener`` too, after the sink."""
-        sink = self._sink
+    def subscribe(self, listener: Callable[[Event], None]) -> Callable[[], None]:
+        """Hand every later event to ``listener`` too, after the sink and the listeners
+        subscribed before it; returns what unsubscribes it (see :meth:`unsubscribe`)."""
+        self._listeners.append(listener)
+        self._chain()
+        return lambda: self.unsubscribe(listener)
 
-        def both(event: Event) -> None:
-            sink(event)
-            listener(event)
+    def unsubscribe(self, listener: Callable[[Event], None]) -> None:
+        """Stop handing events to ``listener`` (its latest subscription; a listener not
+        subscribed is ignored)."""
+        for i in range(len(self._listeners) - 1, -1, -1):
+            if self._listeners[i] == listener:  # a bound method is equal, not identical
+                del self._listeners[i]
+                self._chain()
+                return
 
-        self._sink = both
+    def _chain(self) -> None:
+        """The sink, then every listener: built once per (un)subscription, not per event."""
+        sink, listeners = self._first_sink, tuple(self._listeners)
+        if not listeners:
+            self._sink = sink
+        elif len(listeners) == 1:
+            only = listeners[0]
+
+            def both(event: Event) -> None:
+                sink(event)
+                only(event)
+
+            self._sink = both
+        else:
+            def every(event: Event) -> None:
+                sink(event)
+                for listener in listeners:
+                    listener(event)
+
+            self._sink = every
 
     def emit(self, cls: type[Event], cause: int | None = None, **fields: Any) -> Event:
         self._seq += 1

@@ -29,6 +29,7 @@ from fairshare.core.lifecycle.asks import (
     normalize_request,
     request_places,
 )
+from fairshare.core.model.errors import AppStopped, DuplicateApp
 from fairshare.core.model.events import (
     AppAttemptRestarted,
     AppFinished,
@@ -56,10 +57,6 @@ from fairshare.core.model.tree import get_or_create_leaf
 from fairshare.resources.vector import Resource, fits_in, subtract
 
 
-class EngineError(ValueError):
-    """A step that makes no sense for the current state (unknown app or node, duplicate id)."""
-
-
 def submit(
     s: Scheduler, app_id: str, requested_queue: str, user: str, groups: Sequence[str],
     am: Resource | None, requests: Sequence[ContainerRequest] = (), recovering: bool = False,
@@ -71,7 +68,7 @@ def submit(
     and is recovered with its node (:mod:`fairshare.core.lifecycle.recovery`), so nothing asks
     for it."""
     if app_id in s.state.apps:
-        raise EngineError(f"application {app_id} already exists")
+        raise DuplicateApp(f"application {app_id} already exists")
     app = App(app_id, "", user, s.now, am, True, s.none, seq=len(s.state.apps))
     s.write.add_app(app)
     queue, reason = _choose_queue(s, requested_queue, user, groups, am, recovering)
@@ -218,7 +215,7 @@ def add_requests(
     ``from_am``: an allocate call of the app's AM, validated as ApplicationMasterService
     validates it; False for the ResourceManager's own ask for the AM container."""
     if app.stopped:
-        raise EngineError(f"application {app.id} is {app.state}; it cannot ask for containers")
+        raise AppStopped(f"application {app.id} is {app.state}; it cannot ask for containers")
     for request in requests:  # §3.10: YARN's allocate call fails whole, nothing is recorded
         problem = zero_max_violation(s, app.queue, request.resource)
         if problem is None and from_am:
@@ -263,7 +260,7 @@ def _stop_attempt(s: Scheduler, app: App, status: Completion, cause: int | None)
 def end_app(s: Scheduler, app: App, state: AppState) -> None:
     """The app finished or was killed: everything it holds is released (§3.9 promotion)."""
     if app.stopped:
-        raise EngineError(f"application {app.id} has already ended ({app.state})")
+        raise AppStopped(f"application {app.id} has already ended ({app.state})")
     was_runnable = _stop_attempt(s, app, Completion.APP_ENDED, None)
     s.write.end_app(app, state, s.now)
     event = s.emit(AppFinished, app=app.id, queue=app.queue, state=str(state))

@@ -24,7 +24,7 @@ when it resyncs (``AMRMClient`` on ``ApplicationMasterNotRegisteredException``).
 from __future__ import annotations
 
 from fairshare.core.hub.scheduler import Scheduler
-from fairshare.core.lifecycle.apps import EngineError
+from fairshare.core.model.errors import AppStopped, DuplicateContainer, RecoveryRefused
 from fairshare.core.model.events import ContainerRecovered
 from fairshare.core.model.records import App, Container, Node
 from fairshare.core.rules.locality import Locality
@@ -56,11 +56,11 @@ def _check(app: App, node: Node, resource: Resource, container_id: str | None) -
     """What YARN would skip (a stopped attempt: the container is killed) or what cannot be
     a true report (a container that does not fit, an id in use) is refused."""
     if app.stopped:
-        raise EngineError(f"application {app.id} is {app.state}; its containers cannot be "
+        raise AppStopped(f"application {app.id} is {app.state}; its containers cannot be "
                           "recovered")
     if container_id is not None and (container_id in app.containers
                                      or container_id in node.containers):
-        raise EngineError(f"container {container_id} is already running")
+        raise DuplicateContainer(f"container {container_id} is already running")
     if not fits_in(resource, node.unallocated):
-        raise EngineError(f"container of {resource!r} for {app.id} does not fit on node "
+        raise RecoveryRefused(f"container of {resource!r} for {app.id} does not fit on node "
                           f"{node.name}: {node.unallocated!r} unallocated")

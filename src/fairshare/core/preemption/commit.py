@@ -99,7 +99,7 @@ def fire_due_timers(s: Scheduler, until: int) -> None:
     """Kill every batch due at or before ``until``, at its own due time, in order."""
     while s.state.kill_timers and s.state.kill_timers[0][0] <= until:
         due, _, timer = s.write.pop_kill_timer()
-        s.now = max(s.now, due)
+        s.set_clock(max(s.now, due))
         kill(s, timer)
 
 

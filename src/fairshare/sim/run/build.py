@@ -58,10 +58,11 @@ def build_engine(run: PreparedRun | Scenario,
     scenario, types = prepared.scenario, prepared.site.resource_types
     engine = Engine(prepared.site, prepared.allocations, start_ms=scenario.start_ms,
                     groups=scenario.groups, sink=sink)
-    for node in scenario.nodes:
-        source = node.source or scenario.source  # a topology file's nodes
-        engine.add_node(node.name, scenario_resource(types, node.resources, source, node.line),
-                        node.rack)
+    # registered one by one (as many events), steady shares computed once for them all; a
+    # topology file's nodes name their own source
+    engine.add_nodes((node.name, scenario_resource(types, node.resources,
+                                                   node.source or scenario.source, node.line),
+                      node.rack) for node in scenario.nodes)
     return engine
 
 

@@ -60,7 +60,6 @@ from fairshare.core import (
     apply_command,
 )
 from fairshare.sim.run.model import AppProgress, AppRefused, RunningTask, SimObserver, WaitingKey
-from fairshare.sim.run.quiet import QuietHeartbeats
 from fairshare.sim.run.timed import TimedChange
 from fairshare.sim.sources.workload import AppSpec, TaskGroup
 
@@ -103,9 +102,9 @@ class Simulation:
                  snapshot_every_ms: int | None = None, event_driven: bool = True,
                  verify_skips: bool = False, changes: Sequence[TimedChange] = ()) -> None:
         self.engine = engine
-        # the event-driven loop skips heartbeats that provably change nothing (sim/run/quiet.py)
-        self.quiet = (QuietHeartbeats(engine, verify=verify_skips)
-                      if event_driven and QuietHeartbeats.applicable(engine) else None)
+        # the event-driven loop skips heartbeats that provably change nothing (the engine's
+        # heartbeat_tick; verify_skips: runs them anyway and fails if one was not quiet)
+        self.event_driven, self.verify_skips = event_driven, verify_skips
         self.observers = tuple(observers)
         self.events = engine.events if events is None else events
         self.heartbeat_ms = heartbeat_interval_ms
@@ -179,11 +178,8 @@ class Simulation:
                 self._react()
                 self._push(time_ms + self.update_ms, UPDATE, "")
             elif order == HEARTBEATS:
-                if self.quiet is not None:
-                    self.quiet.tick(self._heartbeat)
-                else:
-                    for node in list(engine.state.nodes):
-                        self._heartbeat(node)
+                for _ in engine.heartbeat_tick(self.event_driven, self.verify_skips):
+                    self._react()  # the app model answers each node before the next one's
                 self._push(time_ms + self.heartbeat_ms, HEARTBEATS, "")
             else:
                 self._deliver()
@@ -205,10 +201,6 @@ class Simulation:
             return False
         self.stalled = self.engine.now - self._last_progress_ms >= STALL_LIMIT_MS
         return self.stalled
-
-    def _heartbeat(self, node: str) -> None:
-        self.engine.heartbeat(node)
-        self._react()
 
     def _deliver(self) -> None:
         """Hand the events seen so far to the observers and forget them."""
@@ -338,8 +330,6 @@ class Simulation:
         while self._seen < len(events):
             event = events[self._seen]
             self._seen += 1
-            if self.quiet is not None:
-                self.quiet.note(event)
             if isinstance(event, PROGRESS):
                 self._last_progress_ms = event.time
                 if isinstance(event, AppRejected | AppFinished) and event.app in self.apps:

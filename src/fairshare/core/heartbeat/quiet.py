@@ -1,26 +1,25 @@
-"""Which heartbeats of a tick can be skipped: the event-driven part of the loop (issue 4).
+"""Which heartbeats of a tick can be skipped: the engine's ``heartbeat_tick`` (issue 4).
 
 A node's heartbeat is *quiet* when it would change nothing but the MaxAMShare gauge that the AM
 checks of a walk write (docs/semantics.md §3.6.4). Skipping quiet heartbeats leaves every decision,
 event and number as the plain fixed-interval loop has them; the gauge is kept right by running, for
-real, the last quiet heartbeat before each one that does something (see ``_gauge``).
+real, the last quiet heartbeat before each one that does something (see ``_skip``).
 
 Quiet, provably (delay scheduling off — with it on, every visit counts an opportunity and
 nothing is skipped):
 
-* a node **without a reservation** is quiet when nothing in the whole
-  tree could allocate on its free space or reserve it — the walk index's root activity
-  (``OrderIndex.may_act``), asked afresh before every choice, so new asks are seen at once.
-  Nodes are filed by their free space, so one question per distinct free space finds them.
-* a node **with a reservation**, an AM already running for the reserving app, and
-  no max share configured on the app's queues, is quiet if since its last heartbeat no event
-  named the node and the reserving app neither lost the reserved ask (an allocation that left
-  it no container to ask for) nor its AM (a new attempt): the reservation stays valid and still
-  does not fit (``assign_reserved_container`` reads nothing else). More asks, starvation,
-  warnings, other reservations and tasks ending change none of that. The events of the
-  node's own heartbeat (the reservation it just made, say) do not count: what that heartbeat
-  left is what the next one reads, and a reservation that stays and does not fit makes a
-  heartbeat that changes nothing.
+* a node **without a reservation** is quiet when nothing in the whole tree could allocate on
+  its free space or reserve it — the walk index's root activity (``OrderIndex.may_act``),
+  asked afresh before every choice, so new asks are seen at once. Nodes are filed by their
+  free space, so one question per distinct free space finds them.
+* a node **with a reservation**, an AM already running for the reserving app, and no max share
+  configured on the app's queues, is quiet if since its last heartbeat no event named the node
+  and the reserving app neither lost the reserved ask (an allocation that left it no container
+  to ask for) nor its AM (a new attempt): the reservation stays valid and still does not fit
+  (``assign_reserved_container`` reads nothing else; more asks, starvation, warnings, other
+  reservations and tasks ending change none of that). The node's own heartbeat's events (the
+  reservation it just made, say) do not count: a reservation that stays and does not fit makes
+  a heartbeat that changes nothing.
 
 A node **with earmarks** first runs the earmark step (``assign_preempted_containers``): each
 earmarked app, if still starved, tries the node until it fails. A heartbeat ends with that step
@@ -31,24 +30,27 @@ there asks for its tasks), and the update pass changed for no earmarked app whet
 The rest of its heartbeat is then judged as above. Earmarked apps without a running AM (their
 check writes the gauge), gone, or under a configured max share make the node run every time.
 
-A **decommissioning** node runs every time: its heartbeat is where it leaves once drained, which
-an app finishing elsewhere may allow without any event naming the node.
+A **decommissioning** node runs every time (it leaves on its heartbeat once drained, which an
+app finishing elsewhere may allow without an event naming the node). Everything else runs:
+reservations of apps whose AM is not running yet (their check writes the gauge) or under a
+configured max share (any usage change may flip them), and every node an event named since its
+last heartbeat. docs/simulator.md tells how this is checked.
 
-Everything else runs: reservations of apps whose AM is not running yet (their check writes the
-gauge) or under a configured max share (any usage change may flip them), and every node that an
-event named since its last heartbeat.
+The tracker hears each event as it is emitted (an engine listener) and looks at it at its next
+decision — a tick's start, or the end of a heartbeat it ran once the caller has answered it —
+so every event is seen before a node is judged quiet, with the state as it is then.
 """
 
 from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, insort
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from fairshare.core import (
-    ANY,
-    App,
-    AttemptKey,
+from fairshare.core.heartbeat.assignment import earmarked_attempt, keeps_earmark
+from fairshare.core.heartbeat.order_index import OrderIndex
+from fairshare.core.hub.scheduler import ROOT, Scheduler
+from fairshare.core.model.events import (
     ConfigReloaded,
     ContainerAllocated,
     ContainerCompleted,
@@ -56,23 +58,22 @@ from fairshare.core import (
     ContainerReserved,
     ContainersRequested,
     ContainerUnreserved,
-    Engine,
     Event,
-    Node,
     NodeAdded,
     NodeDecommissioned,
     NodeDecommissioning,
     NodeRemoved,
     NodeResized,
     PreemptionWarned,
-    Reservation,
-    SchedulerKey,
     Starvation,
 )
+from fairshare.core.model.records import ANY, App, AttemptKey, Node, Reservation, SchedulerKey
 from fairshare.resources.vector import Resource
 
 RESHAPING = (NodeAdded, NodeRemoved, NodeResized, ConfigReloaded, NodeDecommissioning,
              NodeDecommissioned)
+# a node's reservation before its heartbeat: the record, and what it holds
+_Before = tuple[Reservation | None, tuple[object, Resource] | None]
 # What a reserved node's heartbeat reads of the reserving app is whether the reserved ask is
 # still wanted and whether its AM runs: more asks, starvation, warnings, and tasks ending or
 # being killed change neither.
@@ -81,28 +82,38 @@ KEEPS_RESERVATIONS_QUIET = (ContainersRequested, Starvation, PreemptionWarned,
 
 
 class QuietHeartbeats:
-    """Chooses, tick by tick, the heartbeats that must run; learns from the engine's events."""
+    """Chooses, tick by tick, the heartbeats that must run; learns from the engine's events
+    (:meth:`heard`, a listener of the engine). ``heartbeat(name)`` runs one node's heartbeat."""
 
-    def __init__(self, engine: Engine, *, verify: bool = False) -> None:
-        self.engine = engine
-        self.verify = verify  # run every heartbeat, and check the skipped ones were quiet
+    def __init__(self, s: Scheduler, order: OrderIndex, heartbeat: Callable[[str], None]) -> None:
+        self.s, self.order, self.heartbeat = s, order, heartbeat
+        self.verify = False  # run every heartbeat, and check the skipped ones were quiet
         self.skipped = 0
         self.run_count = 0
+        self._pending: list[Event] = []
+        # the engine's listener: each event waits to be looked at before the next decision
+        self.heard: Callable[[Event], None] = self._pending.append
         self._reshaped = True
         self._pos = -1  # position in the tick under way; -1 between ticks
         self._running = -1  # the node whose heartbeat is running, if any
         self._due: list[int] = []
         self._queued: set[int] = set()
 
-    @staticmethod
-    def applicable(engine: Engine) -> bool:
-        return not engine.site.delay_scheduling_enabled
+    def forget(self) -> None:
+        """A heartbeat ran outside the ticks (what it left is unknown): learn afresh."""
+        self._pending.clear()
+        self._reshaped = True
 
-    # -- bookkeeping -----------------------------------------------------------------------------
+    def _catch_up(self) -> None:
+        if pending := self._pending:
+            if not self._reshaped:  # (else the next tick learns everything afresh)
+                for event in pending:
+                    self.note(event)
+            pending.clear()
 
     def _rebuild(self) -> None:
         """(Re)learn the nodes: at the start, and after nodes or the queue tree changed."""
-        state = self.engine.state
+        state = self.s.state
         self.names = list(state.nodes)
         self.position = {name: i for i, name in enumerate(self.names)}
         self.nodes = [state.nodes[name] for name in self.names]
@@ -150,7 +161,7 @@ class QuietHeartbeats:
             return
         if isinstance(event, ContainerCompleted | ContainerPreempted) and not event.am:
             return
-        app = self.engine.state.apps.get(app_id)
+        app = self.s.state.apps.get(app_id)
         if app is None or not app.reservations:
             return
         allocated = isinstance(event, ContainerAllocated)
@@ -211,7 +222,7 @@ class QuietHeartbeats:
         An attempt gone or stopped is dropped (quietly), one without its AM writes the gauge, one
         under a configured max share may flip with any usage change."""
         for key in node.earmarks:
-            app = self.engine.earmarked_attempt(key)
+            app = earmarked_attempt(self.s, key)
             if app is None or app.stopped or not (app.am_running or app.unmanaged):
                 return True
             if self._queue_bounded(app.queue):
@@ -222,33 +233,32 @@ class QuietHeartbeats:
                             ) -> tuple[tuple[AttemptKey, bool], ...]:
         """What ``preemption_list`` reads of each earmarked attempt: are its earmarks kept.
         ``kept``: answers already known in the present state, by attempt (filled as found)."""
-        engine = self.engine
+        s = self.s
         known = {} if kept is None else kept
         reads = []
         for key in node.earmarks:
             keeps = known.get(key)
             if keeps is None:
-                app = engine.earmarked_attempt(key)
-                keeps = known[key] = app is not None and engine.keeps_earmark(app)
+                app = earmarked_attempt(s, key)
+                keeps = known[key] = app is not None and keeps_earmark(s, app)
             reads.append((key, keeps))
         return tuple(reads)
 
     def _queue_bounded(self, queue: str) -> bool:
-        return self.engine.max_share_above(queue)
+        return self.s.max_share_above(queue)
 
     def _reservation_runs(self, node: Node) -> bool:
         """Must a reserved node's heartbeat run even when nothing happened to it?"""
         assert node.reservation is not None
-        app = self.engine.state.apps[node.reservation.app_id]
+        app = self.s.state.apps[node.reservation.app_id]
         if not (app.am_running or app.unmanaged):
             return True  # its AM check writes the gauge
         return self._queue_bounded(app.queue)  # usage changes elsewhere may flip fitsInMaxShare
 
-    # -- a tick ----------------------------------------------------------------------------------
-
-    def tick(self, run: Callable[[str], None]) -> None:
+    def tick(self) -> Iterator[str]:
         """One heartbeat of every node, in registration order, skipping the quiet ones;
-        ``run(name)`` carries out one heartbeat (and the app model's answer to it)."""
+        yields each node's name after its heartbeat, for the caller to answer it."""
+        self._catch_up()
         if self._reshaped:
             self._rebuild()
         # an update pass may have changed these; nothing changes during this check, so each
@@ -260,33 +270,53 @@ class QuietHeartbeats:
         self._due = sorted(self.next_due | self.always)
         self._queued = set(self._due)
         self.next_due = set()
-        pos = -1
-        while True:
-            nxt = self._next(pos + 1)
-            if nxt is None:
-                break
-            self._skip(pos + 1, nxt, run)
-            self._pos = nxt
-            self._run(nxt, run)
-            pos = nxt
-            if self._reshaped:  # nodes or queues changed under us: the rest run plainly
-                for name in self.names[pos + 1:]:
-                    run(name)
-                pos = len(self.names)
-                break
-        self._skip(pos + 1, len(self.names), run)
-        self._pos = -1
+        pos, done, names = -1, False, self.names
+        try:  # (generators nest no deeper than this one: a tick runs thousands of heartbeats)
+            while True:
+                nxt = self._next(pos + 1)
+                stop = len(names) if nxt is None else nxt
+                if pos + 1 < stop:  # the quiet ones between
+                    if self.verify:
+                        yield from self._check_quiet(pos + 1, stop)
+                    elif (k := self._skip(pos + 1, stop)) >= 0:
+                        before = self._begin(k)
+                        yield names[k]
+                        self._end(k, before)
+                if nxt is None:
+                    break
+                self._pos = nxt
+                before = self._begin(nxt)
+                yield names[nxt]
+                self._end(nxt, before)
+                pos = nxt
+                if self._reshaped:  # nodes or queues changed under us: the rest run plainly
+                    for name in names[pos + 1:]:
+                        self.heartbeat(name)
+                        yield name
+                    break
+            done = True
+        finally:
+            self._pos = self._running = -1
+            if not done:  # left mid-tick: the nodes still due this tick are not remembered
+                self.forget()
 
-    def _run(self, i: int, run: Callable[[str], None]) -> None:
+    def _begin(self, i: int) -> _Before:
+        """Run node ``i``'s heartbeat; what its reservation was before (see :meth:`_end`)."""
         node = self.nodes[i]
-        reservation, seen = node.reservation, _reservation_of(node)
+        before = node.reservation, _reservation_of(node)
         for app_id, _ in node.earmarks:  # an app it serves may ask for more as it is served
             self.earmarked_by_app.setdefault(app_id, set()).add(i)
         self._running = i
-        run(self.names[i])
+        self.heartbeat(self.names[i])
+        return before
+
+    def _end(self, i: int, before: _Before) -> None:
+        """Node ``i``'s heartbeat and the caller's answer to it are over: file it."""
+        self._catch_up()  # its own events and its caller's answers: filed below
         self._running = -1
         self.run_count += 1
-        if node.reservation is reservation and _reservation_of(node) != seen:
+        node = self.nodes[i]
+        if node.reservation is before[0] and _reservation_of(node) != before[1]:
             self.next_due.add(i)  # re-reserved in place (earmark path), without an event
         self._file(i)
 
@@ -305,12 +335,13 @@ class QuietHeartbeats:
 
     def _next_unreserved(self, start: int, before: int | None) -> int | None:
         """The first unreserved node in [start, before) something could use, if any."""
-        engine = self.engine
-        version = engine.walk_version()
+        s, order = self.s, self.order
+        order.refresh(s)  # a cache: the walk brings it up to date before its next visit too
+        version = order.root_version
         if self._active_lists is None or version != self._active_version:
             self._active_version = version
             self._active_lists = [members for free, members in self.by_free.items()
-                                  if engine.could_act(free)]
+                                  if order.may_act(ROOT, free, s.unbounded)]
             # under contention some starved app may reserve any node: every class is active
             self._all_active = len(self._active_lists) == len(self.by_free)
         if self._all_active:  # then one list holds them all
@@ -324,33 +355,34 @@ class QuietHeartbeats:
                 best = members[k]
         return None if best == before else best
 
-    def _skip(self, start: int, stop: int, run: Callable[[str], None]) -> None:
+    def _skip(self, start: int, stop: int) -> int:
         """Nodes ``start`` … ``stop - 1`` are quiet. Their walks would all write the same
         MaxAMShare gauges (nothing changes between them), so running the last unreserved one
-        for real leaves the gauges as the plain loop does; reserved quiet nodes write none."""
-        if start >= stop:
-            return
-        if self.verify:
-            for i in range(start, stop):
-                self._check_quiet(i, run)
-            return
+        for real leaves the gauges as the plain loop does (the node returned, -1 if none);
+        reserved quiet nodes write none."""
         self.skipped += stop - start
-        if not self.engine.walk_writes_gauges():
-            return
+        if not self.order.runs_am_checks(ROOT):
+            return -1
         k = bisect_left(self.unreserved, stop) - 1
         if k >= 0 and self.unreserved[k] >= start:
             self.skipped -= 1
-            self._run(self.unreserved[k], run)
+            return self.unreserved[k]
+        return -1
 
-    def _check_quiet(self, i: int, run: Callable[[str], None]) -> None:
-        events = self.engine.events_emitted
-        node = self.nodes[i]
-        before = (node.allocated, _reservation_of(node), len(node.earmarks))
-        run(self.names[i])
-        after = (node.allocated, _reservation_of(node), len(node.earmarks))
-        if self.engine.events_emitted != events or before != after:
-            raise AssertionError(f"the heartbeat of {self.names[i]} at {self.engine.now} was "
-                                 "taken for quiet but changed something")
+    def _check_quiet(self, start: int, stop: int) -> Iterator[str]:
+        """Verify mode: run the quiet nodes' heartbeats, failing if one changed anything."""
+        s = self.s
+        for i in range(start, stop):
+            events = s.events_emitted  # (each node on its own: the caller answers in between)
+            node = self.nodes[i]
+            before = (node.allocated, _reservation_of(node), len(node.earmarks))
+            self.heartbeat(self.names[i])
+            yield self.names[i]
+            self._catch_up()
+            after = (node.allocated, _reservation_of(node), len(node.earmarks))
+            if s.events_emitted != events or before != after:
+                raise AssertionError(f"the heartbeat of {self.names[i]} at {s.now} was "
+                                     "taken for quiet but changed something")
 
 
 def _reservation_of(node: Node) -> tuple[object, Resource] | None:

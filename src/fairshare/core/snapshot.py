@@ -1,0 +1,173 @@
+"""A frozen picture of the engine: what a caller may keep while the engine moves on.
+
+The records the engine's queries hand out (:class:`~fairshare.core.model.records.App`,
+:class:`~fairshare.core.model.records.Node`, …) are its own, valid between two commands and
+changed by the next. :func:`take_snapshot` (``Engine.snapshot()``) copies what a watcher shows
+into frozen dataclasses and tuples: resource vectors are immutable already
+(:class:`~fairshare.resources.vector.Resource`), so they are shared, not copied. Taking one
+writes nothing (the AM limit is computed afresh, not through the walk's remembered one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from fairshare.core.hub.scheduler import Scheduler
+from fairshare.core.lifecycle.asks import pending_demand
+from fairshare.core.metrics import apps_below
+from fairshare.core.model.records import App, AppState, Container, Node
+from fairshare.core.rules.am_share import max_am_resource
+from fairshare.resources.vector import Resource
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class QueueSnapshot:
+    """One queue (``FSQueue``): its shares, demand, usage, limits and apps (those of its
+    subtree, by id, in their leaves' order)."""
+
+    name: str
+    leaf: bool
+    steady_fair_share: Resource
+    fair_share: Resource  # instantaneous
+    demand: Resource
+    usage: Resource
+    min_share: Resource
+    max_share: Resource  # effective, on the present cluster
+    am_usage: Resource
+    am_limit: Resource | None  # leaves whose maxAMShare is not -1 only (§3.6.4)
+    running_apps: tuple[str, ...]  # runnable
+    pending_apps: tuple[str, ...]  # not runnable (over a max-running-apps limit)
+
+
+@dataclass(frozen=True, slots=True)
+class AppSnapshot:
+    id: str
+    state: AppState
+    queue: str
+    user: str
+    runnable: bool
+    usage: Resource
+    demand: Resource
+    pending: Resource  # outstanding ANY asks (§2.2)
+    fair_share: Resource
+    containers: tuple[str, ...]  # running, in allocation order
+
+
+@dataclass(frozen=True, slots=True)
+class ReservationSnapshot:
+    app: str
+    resource: Resource
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSnapshot:
+    name: str
+    rack: str
+    capacity: Resource
+    allocated: Resource
+    reservation: ReservationSnapshot | None
+    decommissioning: bool
+    containers: tuple[str, ...]  # in allocation order
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerSnapshot:
+    id: str
+    app: str
+    node: str
+    resource: Resource
+    am: bool
+    priority: int
+    allocated_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class EngineSnapshot:
+    """The engine at ``time``, after ``events_emitted`` events: queues depth-first from root,
+    apps in submission order (ended and rejected ones too), nodes in registration order,
+    containers by app, each app's in allocation order."""
+
+    time: int
+    events_emitted: int
+    capacity: Resource
+    allocated: Resource
+    queues: tuple[QueueSnapshot, ...]
+    apps: tuple[AppSnapshot, ...]
+    nodes: tuple[NodeSnapshot, ...]
+    containers: tuple[ContainerSnapshot, ...]
+    # by kind and name, for the lookups below (built once; never changed)
+    _index: dict[tuple[str, ...], object] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        index: dict[tuple[str, ...], object] = {}
+        index.update((("queue", q.name), q) for q in self.queues)
+        index.update((("app", a.id), a) for a in self.apps)
+        index.update((("node", n.name), n) for n in self.nodes)
+        index.update((("container", c.app, c.id), c) for c in self.containers)
+        object.__setattr__(self, "_index", index)
+
+    def queue(self, name: str) -> QueueSnapshot:
+        return _get(self._index, ("queue", name), QueueSnapshot)
+
+    def app(self, app_id: str) -> AppSnapshot:
+        return _get(self._index, ("app", app_id), AppSnapshot)
+
+    def node(self, name: str) -> NodeSnapshot:
+        return _get(self._index, ("node", name), NodeSnapshot)
+
+    def container(self, app_id: str, container_id: str) -> ContainerSnapshot:
+        return _get(self._index, ("container", app_id, container_id), ContainerSnapshot)
+
+
+def _get(index: dict[tuple[str, ...], object], key: tuple[str, ...], cls: type[T]) -> T:
+    item = index.get(key)
+    if not isinstance(item, cls):
+        raise KeyError(f"no {' '.join(key)} in the snapshot")
+    return item
+
+
+def take_snapshot(s: Scheduler) -> EngineSnapshot:
+    """Copy what :class:`EngineSnapshot` holds out of the engine's state."""
+    state = s.state
+    apps = tuple(_app(app) for app in state.apps.values())
+    nodes = tuple(_node(node) for node in state.nodes.values())
+    containers = tuple(_container(c) for app in state.apps.values()
+                       for c in app.containers.values())
+    queues = tuple(_queue(s, node.name, node.is_leaf) for node in s.tree.depth_first())
+    return EngineSnapshot(s.now, s.events_emitted, state.capacity, state.allocated, queues,
+                          apps, nodes, containers)
+
+
+def _queue(s: Scheduler, name: str, leaf: bool) -> QueueSnapshot:
+    runtime, settings = s.state.queues[name], s.settings(name)
+    runnable, waiting = apps_below(s, name)
+    max_share = s.max_share(name)
+    am_limit = None
+    if leaf and settings.max_am_share >= 0:
+        am_limit = max_am_resource(runtime.fair_share, max_share, s.root_available(),
+                                   settings.max_am_share)
+    return QueueSnapshot(
+        name, leaf, runtime.steady_fair_share, runtime.fair_share, runtime.demand,
+        runtime.usage, settings.min_share, max_share, runtime.am_resource_usage, am_limit,
+        tuple(a.id for a in runnable), tuple(a.id for a in waiting))
+
+
+def _app(app: App) -> AppSnapshot:
+    return AppSnapshot(app.id, app.state, app.queue, app.user, app.runnable, app.usage,
+                       app.demand, pending_demand(app), app.fair_share, tuple(app.containers))
+
+
+def _node(node: Node) -> NodeSnapshot:
+    reservation = node.reservation
+    held = (None if reservation is None
+            else ReservationSnapshot(reservation.app_id, reservation.resource))
+    return NodeSnapshot(node.name, node.rack, node.capacity, node.allocated, held,
+                        node.decommissioning, tuple(node.containers))
+
+
+def _container(c: Container) -> ContainerSnapshot:
+    return ContainerSnapshot(c.id, c.app_id, c.node, c.resource, c.is_am, c.key[0],
+                             c.allocated_at)
