@@ -10,6 +10,7 @@ imported module by module, then looked up attribute by attribute."""
 from __future__ import annotations
 
 import ast
+import builtins
 import importlib
 import re
 from pathlib import Path
@@ -56,7 +57,8 @@ def _resolves(reference: str, module: str, is_package: bool) -> bool:
     if reference.startswith("."):
         package = module if is_package else module.rsplit(".", 1)[0]
         return _lookup(package + reference)
-    return _lookup(f"{module}.{reference}") or _lookup(reference)
+    return (_lookup(f"{module}.{reference}") or _lookup(reference)
+            or hasattr(builtins, reference))  # :class:`ValueError`
 
 
 def _unresolved(module: str, path: Path) -> list[str]:

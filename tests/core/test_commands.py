@@ -4,8 +4,8 @@ Engine call it names, and its JSON form reads back as the same command."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, cast
 
 import pytest
 from hypothesis import given
@@ -15,6 +15,7 @@ from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.errors import ConfigError
 from fairshare.core import (
     AddNode,
+    AddNodes,
     Advance,
     AdvanceTo,
     Ask,
@@ -27,8 +28,10 @@ from fairshare.core import (
     Finish,
     Heartbeat,
     HeartbeatAll,
+    HeartbeatTick,
     Kill,
     Move,
+    Node,
     Preempt,
     RecoverContainer,
     Release,
@@ -72,6 +75,7 @@ SCENARIO: list[tuple[Made, Direct]] = [
     (Update(), lambda e: e.update()),
     (HeartbeatAll(), lambda e: e.heartbeat_all()),
     (Heartbeat("n1"), lambda e: e.heartbeat("n1")),
+    (HeartbeatTick(), lambda e: list(e.heartbeat_tick())),
     (Ask("app1", (ContainerRequest(6, r(GB), 3, "/rack2", True),)),
      lambda e: e.request("app1", (ContainerRequest(6, r(GB), 3, "/rack2", True),))),
     (Heartbeat("n2"), lambda e: e.heartbeat("n2")),
@@ -104,6 +108,9 @@ SCENARIO: list[tuple[Made, Direct]] = [
     (Kill("app2"), lambda e: e.kill("app2")),
     (Finish("app1"), lambda e: e.finish("app1")),
     (AddNode("n3", r(GB)), lambda e: e.add_node("n3", r(GB))),
+    (AddNodes((AddNode("n4", r(2 * GB, 2)), AddNode("n5", r(GB), "/rack2"))),
+     lambda e: e.add_nodes([("n4", r(2 * GB, 2), "/default-rack"), ("n5", r(GB), "/rack2")])),
+    (HeartbeatTick(skip_quiet=False), lambda e: list(e.heartbeat_tick(skip_quiet=False))),
     (RemoveNode("n3"), lambda e: e.remove_node("n3")),
     (Decommission("n1", None), lambda e: e.decommission_node("n1", None)),
     (HeartbeatAll(), lambda e: e.heartbeat_all()),
@@ -133,6 +140,10 @@ def test_each_command_has_the_effect_and_events_of_its_engine_call() -> None:
     for made, call in SCENARIO:
         command = _made(made, by_command)
         got, expected = apply_command(by_command, command), call(direct)
+        if isinstance(command, HeartbeatTick):  # the tick runs as its iterator is consumed
+            got = list(cast(Iterator[str], got))
+        if isinstance(command, AddNodes):
+            got, expected = ([_returned(n) for n in cast(list[Node], x)] for x in (got, expected))
         assert _returned(got) == _returned(expected), command
         assert [event_record(e, TYPES) for e in by_command.events] == \
             [event_record(e, TYPES) for e in direct.events], command
@@ -168,6 +179,9 @@ commands = st.one_of(
     st.builds(AddNode, names, resources, names), st.builds(RemoveNode, names),
     st.builds(ResizeNode, names, resources), st.builds(Decommission, names, times | st.none()),
     st.builds(Heartbeat, names), st.just(HeartbeatAll()),
+    st.builds(HeartbeatTick, st.booleans(), st.booleans()),
+    st.builds(AddNodes, st.lists(st.builds(AddNode, names, resources, names), max_size=3)
+              .map(tuple)),
     st.builds(Submit, names, names, names, resources | st.none(), requests, st.booleans()),
     st.builds(RecoverContainer, names, names, resources, st.booleans(), st.integers(0, 100),
               names | st.none()),

@@ -18,7 +18,8 @@ PINNED = [
     "Engine", "EngineError", "EngineQueries", "ContainerRequest",
     # commands: one per thing a caller can make the engine do, applied and written as JSON
     "Command", "apply_command", "command_from_json", "command_to_json",
-    "AddNode", "RemoveNode", "ResizeNode", "Decommission", "Heartbeat", "HeartbeatAll",
+    "AddNode", "AddNodes", "RemoveNode", "ResizeNode", "Decommission", "Heartbeat",
+    "HeartbeatAll", "HeartbeatTick",
     "Submit", "RecoverContainer", "Ask", "Release", "CompleteContainer", "Finish", "Kill",
     "Move", "Update", "Preempt", "Advance", "AdvanceTo", "Reload", "ReloadFailed",
     # what it refuses, by kind

@@ -25,6 +25,7 @@ engine's own and may change.
 
 from fairshare.core.commands import (
     AddNode,
+    AddNodes,
     Advance,
     AdvanceTo,
     Ask,
@@ -34,6 +35,7 @@ from fairshare.core.commands import (
     Finish,
     Heartbeat,
     HeartbeatAll,
+    HeartbeatTick,
     Kill,
     Move,
     Preempt,
@@ -158,6 +160,7 @@ __all__ = [
     "MAX_TIME_MS",
     "REASON_KINDS",
     "AddNode",
+    "AddNodes",
     "Advance",
     "AdvanceTo",
     "AllocationVia",
@@ -209,6 +212,7 @@ __all__ = [
     "Finish",
     "Heartbeat",
     "HeartbeatAll",
+    "HeartbeatTick",
     "Kill",
     "Move",
     "MoveRefusal",

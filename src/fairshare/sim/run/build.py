@@ -12,7 +12,7 @@ from fairshare.config.errors import ConfigError
 from fairshare.config.model import AllocationConfig
 from fairshare.config.overrides import site_overrides
 from fairshare.config.yarnsite import SITE_KEY_PREFIXES, SiteConfig, known_site_keys, load_site
-from fairshare.core import Engine, Event
+from fairshare.core import AddNode, AddNodes, Engine, Event, apply_command
 from fairshare.resources.vector import Resource, ResourceTypes
 from fairshare.sim.parse.steps import Scenario
 from fairshare.sim.run.timed import TimedRun, timed_changes
@@ -60,9 +60,10 @@ def build_engine(run: PreparedRun | Scenario,
                     groups=scenario.groups, sink=sink)
     # registered one by one (as many events), steady shares computed once for them all; a
     # topology file's nodes name their own source
-    engine.add_nodes((node.name, scenario_resource(types, node.resources,
-                                                   node.source or scenario.source, node.line),
-                      node.rack) for node in scenario.nodes)
+    apply_command(engine, AddNodes(tuple(
+        AddNode(node.name, scenario_resource(types, node.resources,
+                                             node.source or scenario.source, node.line),
+                node.rack) for node in scenario.nodes)))
     return engine
 
 

@@ -54,6 +54,7 @@ from fairshare.core import (
     EngineError,
     Event,
     Finish,
+    HeartbeatTick,
     RecoverContainer,
     Submit,
     Update,
@@ -107,6 +108,7 @@ class Simulation:
         self.event_driven, self.verify_skips = event_driven, verify_skips
         self.observers = tuple(observers)
         self.events = engine.events if events is None else events
+        self._tick = HeartbeatTick(skip_quiet=event_driven, verify=verify_skips)
         self.heartbeat_ms = heartbeat_interval_ms
         self.update_ms = update_interval_ms or engine.site.update_interval_ms
         self.apps = {spec.id: AppProgress(spec) for spec in apps}
@@ -178,7 +180,7 @@ class Simulation:
                 self._react()
                 self._push(time_ms + self.update_ms, UPDATE, "")
             elif order == HEARTBEATS:
-                for _ in engine.heartbeat_tick(self.event_driven, self.verify_skips):
+                for _ in apply_command(engine, self._tick):
                     self._react()  # the app model answers each node before the next one's
                 self._push(time_ms + self.heartbeat_ms, HEARTBEATS, "")
             else:
