@@ -37,7 +37,7 @@ class QueueSnapshot:
     min_share: Resource
     max_share: Resource  # effective, on the present cluster
     am_usage: Resource
-    am_limit: Resource | None  # leaves whose maxAMShare is not -1 only (§3.6.4)
+    am_limit: Resource | None  # leaves whose maxAMShare is not -1 only (docs/semantics.md §3.6.4)
     running_apps: tuple[str, ...]  # runnable
     pending_apps: tuple[str, ...]  # not runnable (over a max-running-apps limit)
 
