@@ -1,9 +1,9 @@
 """``Engine.snapshot()``: a frozen picture a caller keeps while the engine moves on (issue 31).
 
 Expected values are the engine's own queries and records at the moment of the snapshot, and
-YARN's definitions where the snapshot computes something (pending demand: the ANY asks, docs/semantics.md §2.2;
-the AM limit: ``computeMaxAMResource``, §3.6.4, with maxAMShare 0.5 on an empty queue whose fair
-share is half the cluster)."""
+YARN's definitions where the snapshot computes something (docs/semantics.md: pending demand, the
+ANY asks, §2.2; the AM limit, ``computeMaxAMResource``, §3.6.4, with maxAMShare 0.5 on an empty
+queue whose fair share is half the cluster)."""
 
 from __future__ import annotations
 
