@@ -92,3 +92,31 @@ def test_explain_refuses_a_damaged_run_with_its_file_and_line(tmp_path: Path) ->
     summary.write_text(json.dumps(doc))
     assert explain_refusal(out) == (f"{summary}: not a fairshare summary (docs/outputs.md): "
                                     f"span.end-ms: missing")
+
+
+def test_what_a_chain_finds_lacking_is_the_events_error(tmp_path: Path) -> None:
+    """The summary is checked whole as it is read (its model), so what a chain can still find
+    lacking is in the events: a key its event type gained later (``added``) may be missing and
+    pass the line's check, and the chain that needs it names ``events.jsonl``. A summary whose
+    run has no end (``span.end-ms`` null, which the schema allows) cannot time an app's wait."""
+    out = simulate(tmp_path / "seed", SEED)
+    events, summary = out / "events.jsonl", out / "summary.json"
+    written = events.read_text()
+    lines = written.splitlines()
+    number = next(i for i, x in enumerate(lines) if '"preemption-warned"' in x)
+    warned = json.loads(lines[number])
+    assert "node-am-victims" in EVENT_CLASSES["preemption-warned"].added
+    del warned["node-am-victims"]
+    lines[number] = json.dumps(warned)
+    events.write_text("\n".join(lines) + "\n")
+    result = runner.invoke(app, ["explain", str(out), "--container", warned["container"]])
+    assert result.exit_code == 2, result.output
+    assert " ".join(result.output.split()) == (
+        f"{events}: not a fairshare event: no key 'node-am-victims'")
+    events.write_text(written)
+    doc = json.loads(summary.read_text())
+    doc["span"]["end-ms"] = None
+    summary.write_text(json.dumps(doc))
+    assert " ".join(explain_refusal(out).split()) == (
+        f"{summary}: not a fairshare summary (docs/outputs.md): span.end-ms is null, but the "
+        f"run submitted apps")

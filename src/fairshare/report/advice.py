@@ -11,19 +11,21 @@ from fairshare.report import units
 from fairshare.report.html_kit import attrs, esc
 from fairshare.report.summary import QueueSummary
 from fairshare.sim.record.causes import advice, advice_text, cause_of
+from fairshare.sim.record.summary_model import Waiting
 
 SHOWN = 20  # queues advised, those that waited longest first
 
 
 def tuning_advice(queues: Sequence[QueueSummary]) -> str:
-    waited = [q for q in queues if q.leaf and q.waiting and q.waiting["app-ms"] > 0]
+    waited = [(q, q.waiting) for q in queues
+              if q.leaf and q.waiting is not None and q.waiting.app_ms > 0]
     if not any(q.waiting is not None for q in queues):
         return ("<p class=muted>This summary has no account of waiting by cause (written "
                 "before it); advice needs a run by this version.</p>")
     if not waited:
         return "<p>Advice: no app waited at any sample.</p>"
-    ranked = sorted(waited, key=lambda q: -(q.waiting or {})["app-ms"])
-    items = [_item(q) for q in ranked[:SHOWN]]
+    ranked = sorted(waited, key=lambda item: -item[1].app_ms)
+    items = [_item(q, waiting) for q, waiting in ranked[:SHOWN]]
     more = (f"<p class=muted>{len(ranked) - SHOWN:,} more queues whose apps waited: "
             f"<code>fairshare explain --queue</code> gives each.</p>"
             if len(ranked) > SHOWN else "")
@@ -36,18 +38,17 @@ def tuning_advice(queues: Sequence[QueueSummary]) -> str:
             f"<ul class=advice>{''.join(items)}</ul>{more}")
 
 
-def _item(q: QueueSummary) -> str:
-    waiting = q.waiting or {}
-    causes = waiting["causes"]
-    shares = "; ".join(f"{units.percent(c['share'])} {esc(cause_of(c['cause']).words)} "
-                       f"(<code>{esc(c['limit'])}</code>)" for c in causes[:4])
+def _item(q: QueueSummary, waiting: Waiting) -> str:
+    causes = waiting.causes
+    shares = "; ".join(f"{units.percent(c.share)} {esc(cause_of(c.cause).words)} "
+                       f"(<code>{esc(c.limit)}</code>)" for c in causes[:4])
     chosen = advice(waiting)
     preemption = any(cause.preemption for cause, _ in chosen)
     helps = " ".join(f"{esc(advice_text(cause, entry))[:1].upper()}"
                      f"{esc(advice_text(cause, entry))[1:]}." for cause, entry in chosen)
     if not preemption:
         helps += " More aggressive preemption would not have helped."
-    data = attrs(data_queue=q.name, data_cause=causes[0]["cause"],
-                 data_preemption=str(preemption).lower(), data_ms=waiting["app-ms"])
+    data = attrs(data_queue=q.name, data_cause=causes[0].cause,
+                 data_preemption=str(preemption).lower(), data_ms=waiting.app_ms)
     return (f"<li{data}><strong>{esc(q.name)}</strong>: its apps waited "
-            f"{units.duration(waiting['app-ms'])} — {shares}. {helps}</li>")
+            f"{units.duration(waiting.app_ms)} — {shares}. {helps}</li>")

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from fairshare.config.errors import ConfigError
 from fairshare.sim.record import summary_model as model
@@ -60,7 +59,7 @@ class QueueSummary:
     preempted_from: int
     preempted_for: int
     policy: str | None = None  # its schedulingPolicy at the end (settings.policy; None: gone)
-    waiting: Mapping[str, Any] | None = None  # why its apps waited (sim/record/causes.py)
+    waiting: model.Waiting | None = None  # why its apps waited (sim/record/causes.py)
 
     @property
     def preempted(self) -> int:
@@ -210,7 +209,7 @@ def _queue(name: str, q: model.QueueEntry, leaf: bool) -> QueueSummary:
                for w, p in q.waits().items()},
         preempted_from=q.containers_preempted_from, preempted_for=q.containers_preempted_for,
         policy=None if q.settings is None else q.settings.policy,
-        waiting=as_json(q.waiting))
+        waiting=q.waiting)
 
 
 def _app(app: str, e: model.AppEntry) -> AppSummary:

@@ -13,10 +13,11 @@ with its setting and value.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+
+from fairshare.sim.record.summary_model import WaitCause as WaitEntry
+from fairshare.sim.record.summary_model import Waiting
 
 
 class WaitCause(StrEnum):
@@ -128,40 +129,16 @@ def cause_of(key: str) -> Cause:
     return BY_KEY.get(key) or Cause(key, key, False, "see {limit}")
 
 
-def waiting_of(queue_entry: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """A summary queue's ``waiting`` (None in summaries written before it); ValueError when
-    it is not what a run writes."""
-    waiting = queue_entry.get("waiting")
-    if waiting is None:
-        return None
-    if not isinstance(waiting, Mapping) or not _whole(waiting.get("app-ms")) or not isinstance(
-            waiting.get("causes"), list):
-        raise ValueError("waiting is not {app-ms, causes}")
-    for c in waiting["causes"]:
-        if not (isinstance(c, Mapping) and isinstance(c.get("cause"), str)
-                and isinstance(c.get("limit"), str) and _whole(c.get("ms"))
-                and isinstance(c.get("share"), int | float) and isinstance(c.get("seqs"), list)
-                and all(_whole(x) for x in c["seqs"])):
-            raise ValueError("a waiting cause is not {cause, limit, ms, share, seqs}")
-    return waiting
-
-
-def _whole(x: object) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def advice(waiting: Mapping[str, Any], *, at_least: float = 0.2) -> list[tuple[Cause, Any]]:
+def advice(waiting: Waiting, *, at_least: float = 0.2) -> list[tuple[Cause, WaitEntry]]:
     """The causes that held the queue for at least ``at_least`` of its apps' waiting time
     (the largest always), each with its entry: what the advice is made of. More aggressive
     preemption is advised only through a preemption cause."""
-    causes = list(waiting.get("causes") or ())
-    chosen = [c for i, c in enumerate(causes) if i == 0 or (c.get("share") or 0) >= at_least]
-    return [(cause_of(c["cause"]), c) for c in chosen]
+    chosen = [c for i, c in enumerate(waiting.causes) if i == 0 or c.share >= at_least]
+    return [(cause_of(c.cause), c) for c in chosen]
 
 
-def advice_text(cause: Cause, entry: Mapping[str, Any]) -> str:
-    return cause.advice.format(limit=entry.get("limit") or cause.key)
+def advice_text(cause: Cause, entry: WaitEntry) -> str:
+    return cause.advice.format(limit=entry.limit or cause.key)
 
 
-__all__ = ["BY_KEY", "CAUSES", "Cause", "WaitCause", "advice", "advice_text", "cause_of",
-           "waiting_of"]
+__all__ = ["BY_KEY", "CAUSES", "Cause", "WaitCause", "advice", "advice_text", "cause_of"]

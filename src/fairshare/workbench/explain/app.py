@@ -29,7 +29,7 @@ from fairshare.workbench.explain.model import (
 
 
 def explain_app(run: Run, app: str) -> Explanation:
-    apps = run.summary["apps"]
+    apps = run.summary.apps
     entry = apps.get(app)
     mine = [e for e in run.events if e.get("app") == app or e.get("beneficiary-app") == app]
     if entry is None and not mine:
@@ -43,7 +43,7 @@ def explain_app(run: Run, app: str) -> Explanation:
     submitted = first_event(mine, "app-submitted")
     if submitted is None:
         said.append(Statement(None, f"{app} was not submitted before the run ended "
-                                    f"(at {at(run.summary['span']['end-ms'])})."))
+                                    f"(at {at(run.summary.span.end_ms)})."))
         return Explanation(f"app {app}", tuple(said))
     t0 = submitted["t"]
     queue = submitted["queue"]
@@ -58,9 +58,9 @@ def explain_app(run: Run, app: str) -> Explanation:
     first_task = next((e for e in allocated if not e["am"]), None)
     said += _recovered(allocated)
     served = am if submitted.get("am") is not None else first_task
-    end = served["t"] if served is not None else run.summary["span"]["end-ms"]
+    last = run.end_ms()
+    end = served["t"] if served is not None else last
     said += _why_it_waited(run, mine, app, queue, t0, end)
-    last = run.summary["span"]["end-ms"]
     said += _reservations(run, mine, app, t0, end, first_task["t"] if first_task else last)
     if am is not None and am["type"] == "container-allocated":
         said.append(Statement(am["t"], f"Its AM container was placed on {am['node']} "
@@ -84,7 +84,7 @@ def explain_app(run: Run, app: str) -> Explanation:
                               f"turnaround {at(finished['t'] - t0)}.", (finished["seq"],)))
     elif entry is not None:
         said.append(Statement(last, f"It had not finished when the run ended "
-                                    f"({entry['tasks-done']} of {entry['tasks-total']} tasks "
+                                    f"({entry.tasks_done} of {entry.tasks_total} tasks "
                                     f"done)."))
     said += _containers(mine, app)
     return Explanation(f"app {app}", in_causal_order(said))
@@ -157,7 +157,7 @@ def _cause_event(run: Run, e: dict[str, Any]) -> dict[str, Any] | None:
 def _why_it_waited(run: Run, mine: list[dict[str, Any]], app: str, queue: str, start: int,
                    end: int) -> Iterator[Statement]:
     """Between submission and the container that served it: starvation, the gate, rounds."""
-    preemption = run.summary["cluster"].get("preemption", {})
+    preemption = run.summary.cluster.preemption
     gates = [e for e in run.events if e["type"] == "starvation-gate" and e["t"] <= end]
     starved = [e for e in mine if e["type"] == "starvation" and e["app"] == app
                and start <= e["t"] <= end]
@@ -169,7 +169,7 @@ def _why_it_waited(run: Run, mine: list[dict[str, Any]], app: str, queue: str, s
                         "container, and was never considered for starvation: its wait was the "
                         "limit's, not preemption's.", (held[0]["seq"],))
         return
-    if not preemption.get("enabled", True):
+    if not preemption.enabled:
         yield Statement(None, "Preemption is off (yarn.scheduler.fair.preemption), so nothing "
                               "was taken from other apps for it: it waited for containers to "
                               "finish.")
@@ -255,29 +255,30 @@ def _others_reservations(outdir: Path, app: str, start: int, end: int) -> list[d
 
 
 def _starvation_text(run: Run, queue: str, e: dict[str, Any]) -> str:
-    settings = (run.summary["queues"].get(queue) or {}).get("settings") or {}
-    origins = settings.get("set-in", {})
+    entry = run.summary.queues.get(queue)
+    settings = None if entry is None else entry.settings  # None: not known at the end
     kind = parse_member(StarvationKind, e["kind"])
     parts = [f"Found {kind} starved by {res(e['amount'])}: usage {res(e['usage'])} against "
              f"an instantaneous fair share of {res(e['fair-share'])}"]
     if kind in (StarvationKind.FAIR_SHARE, StarvationKind.BOTH):
-        threshold = settings.get("fair-share-preemption-threshold")
-        timeout = settings.get("fair-share-preemption-timeout-ms")
+        threshold = None if settings is None else settings.fair_share_preemption_threshold
         capped = _capped_by_demand(e, threshold)
         if capped:
             parts.append(f"the amount is capped by its demand ({capped}): YARN starves an app "
                          f"for min(threshold × fair share, demand) less its usage")
-        if threshold is not None and timeout is not None:
+        if settings is not None and threshold is not None and (
+                timeout := settings.fair_share_preemption_timeout_ms) is not None:
             parts.append(
                 f"below {threshold:g} × that share since {at(e['since-ms'])}, longer than its "
                 f"fairSharePreemptionTimeout of {at(timeout)} (threshold set in "
-                f"{origins.get('fair-share-preemption-threshold')}, timeout in "
-                f"{origins.get('fair-share-preemption-timeout-ms')})")
+                f"{settings.set_in.fair_share_preemption_threshold}, timeout in "
+                f"{settings.set_in.fair_share_preemption_timeout_ms})")
     if kind in (StarvationKind.MIN_SHARE, StarvationKind.BOTH):
-        timeout = settings.get("min-share-preemption-timeout-ms")
+        min_timeout = None if settings is None else settings.min_share_preemption_timeout_ms
+        origin = None if settings is None else settings.set_in.min_share_preemption_timeout_ms
         parts.append(f"below its min share since {at(e['since-ms'])}, longer than its "
-                     f"minSharePreemptionTimeout of {at(timeout) if timeout else '?'} (set in "
-                     f"{origins.get('min-share-preemption-timeout-ms')})")
+                     f"minSharePreemptionTimeout of "
+                     f"{at(min_timeout) if min_timeout else '?'} (set in {origin})")
     return "; ".join(parts) + "."
 
 

@@ -13,8 +13,8 @@ from typing import Any
 from fairshare.config.errors import ConfigError
 from fairshare.core import AllocationVia, parse_member, phrase, record_problem
 from fairshare.resources.display import duration, percent
-from fairshare.sim.record.outputs import EVENTS
-from fairshare.sim.record.summary_model import as_json
+from fairshare.sim.record.outputs import EVENTS, SUMMARY
+from fairshare.sim.record.summary_model import MaybePair, Summary
 from fairshare.workbench.compare import load_summary
 
 
@@ -41,14 +41,23 @@ class Run:
     """What explain reads of a run: its summary and the events that concern the subject."""
 
     outdir: Path
-    summary: dict[str, Any]  # summary.json as checked by fairshare.sim.record.summary_read
+    summary: Summary  # summary.json, checked as it was read (fairshare.sim.record.summary_read)
     events: list[dict[str, Any]] = field(default_factory=list)
+
+    def end_ms(self) -> int:
+        """When the run ended; a run that submitted apps has an end (the recorder's
+        ``on_end``), so a summary without one is refused as damaged."""
+        end = self.summary.span.end_ms
+        if end is None:
+            raise ConfigError("not a fairshare summary (docs/outputs.md): span.end-ms is null, "
+                              "but the run submitted apps", str(self.outdir / SUMMARY))
+        return end
 
 
 def load_run(outdir: Path, mentions: str) -> Run:
     """The run's summary, and its events that mention ``mentions`` (an app, a container, a
     queue) or the utilization gate. Lines are filtered as text before they are parsed."""
-    summary = as_json(load_summary(outdir))
+    summary = load_summary(outdir)
     path = outdir / EVENTS
     if not path.is_file():
         raise ConfigError("no events.jsonl here (give a run's output directory, its -o)",
@@ -141,9 +150,9 @@ def res(r: Mapping[str, Any]) -> str:
     return ", ".join(f"{v:,} MB" if k == "memory-mb" else f"{v:,} {k}" for k, v in r.items())
 
 
-def pair(r: Mapping[str, Any]) -> str:
-    mb, vc = r.get("memory-mb"), r.get("vcores")
-    return "–" if mb is None else f"{mb:,.0f} MB, {vc:,.1f} vcores"
+def pair(r: MaybePair) -> str:
+    mb, vc = r.memory_mb, r.vcores
+    return "–" if mb is None or vc is None else f"{mb:,.0f} MB, {vc:,.1f} vcores"
 
 
 def pct(x: float | None) -> str:

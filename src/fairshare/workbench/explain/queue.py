@@ -23,7 +23,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from fairshare.config.errors import ConfigError
-from fairshare.sim.record.outputs import SUMMARY
+from fairshare.sim.record.outputs import EVENTS
+from fairshare.sim.record.summary_model import QueueEntry, Settings
 from fairshare.workbench.explain import changes as explain_changes
 from fairshare.workbench.explain.app import explain_app
 from fairshare.workbench.explain.model import (
@@ -48,16 +49,17 @@ __all__ = ["Explanation", "Statement", "explain", "explain_app", "explain_contai
 def explain(run: Run, kind: str, name: str) -> Explanation:
     """The chain for ``--app``, ``--container`` or ``--queue`` (``kind``) ``name``.
 
-    The events were checked as they were read; what the chains read from ``summary.json`` is
-    not checked beforehand, so a summary that lacks it or holds the wrong kind of value is
-    reported here, as the file's error, rather than as a traceback."""
+    The summary was checked whole as it was read (its model, sim/record/summary_model.py);
+    the events were checked line by line against their classes, but as records: keys an
+    event gained later may be missing, and a type this version does not know is checked for
+    its frame only. What a chain then finds missing or of another kind in them is reported
+    here, as the events' error, rather than as a traceback."""
     chain = {"app": explain_app, "container": explain_container, "queue": explain_queue}[kind]
     try:
         return chain(run, name)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         why = f"no key {e.args[0]!r}" if isinstance(e, KeyError) else str(e)
-        raise ConfigError(f"not a fairshare summary (docs/outputs.md): {why}",
-                          str(run.outdir / SUMMARY)) from None
+        raise ConfigError(f"not a fairshare event: {why}", str(run.outdir / EVENTS)) from None
 
 
 # -- containers ------------------------------------------------------------------------------------
@@ -130,22 +132,21 @@ def _why_this_node(warned: Mapping[str, Any]) -> str:
 
 
 def explain_queue(run: Run, queue: str) -> Explanation:
-    queues = run.summary["queues"]
+    queues = run.summary.queues
     q = queues.get(queue)
     if q is None:
         raise unknown_subject("queue", queue, list(queues))
     said: list[Statement] = []
-    settings = q.get("settings") or {}
-    starved_ms, short_ms = q["time-starved-ms"], q["time-short-of-fair-share-threshold-ms"]
-    contention = q["during-contention"]
-    said.append(Statement(None, f"{queue} had unmet demand for {at(contention['ms'])}; it was "
+    starved_ms, short_ms = q.time_starved_ms, q.time_short_of_fair_share_threshold_ms
+    contention = q.during_contention
+    said.append(Statement(None, f"{queue} had unmet demand for {at(contention.ms)}; it was "
                           f"short of its fair-share threshold for {at(short_ms)} and starved "
                           f"(YARN's sense, which needs preemption on) for {at(starved_ms)}."))
-    if contention["ms"]:
-        said.append(Statement(None, f"During contention it averaged {pair(contention['usage'])} "
+    if contention.ms:
+        said.append(Statement(None, f"During contention it averaged {pair(contention.usage)} "
                               f"against an instantaneous fair share of "
-                              f"{pair(contention['fair-share'])} (steady "
-                              f"{pair(contention['steady-fair-share'])})."))
+                              f"{pair(contention.fair_share)} (steady "
+                              f"{pair(contention.steady_fair_share)})."))
     said += waiting_statements(q)
     starvations = [e for e in run.events if e["type"] == "starvation" and e["queue"] == queue]
     if starvations:
@@ -157,7 +158,7 @@ def explain_queue(run: Run, queue: str) -> Explanation:
         said.append(Statement(None, f"It was never starved, and preemption was not what it "
                                     f"waited for: it was held by {held}."))
     else:
-        said += _why_never_starved(run, q, settings)
+        said += _why_never_starved(run, q, q.settings)
     said += _queue_preemptions(run, queue)
     said += [Statement(t, text) for t, text in sorted(
         [*explain_changes.reloads_touching(run.summary, queue),
@@ -167,11 +168,12 @@ def explain_queue(run: Run, queue: str) -> Explanation:
     return Explanation(f"queue {queue}", tuple(said))
 
 
-def _why_never_starved(run: Run, q: Mapping[str, Any], settings: Mapping[str, Any]
+def _why_never_starved(run: Run, q: QueueEntry, settings: Settings | None
                        ) -> Iterator[Statement]:
-    preemption = run.summary["cluster"].get("preemption", {})
+    """Why a queue was never starved; ``settings`` None: the queue was gone by the end."""
+    preemption = run.summary.cluster.preemption
     gates = [e for e in run.events if e["type"] == "starvation-gate"]
-    if not preemption.get("enabled", True):
+    if not preemption.enabled:
         yield Statement(None, "It was never starved: preemption is off "
                               "(yarn.scheduler.fair.preemption), and YARN only evaluates "
                               "starvation when it is on.")
@@ -180,19 +182,19 @@ def _why_never_starved(run: Run, q: Mapping[str, Any], settings: Mapping[str, An
         seqs = tuple(g["seq"] for g in gates[:1])
         yield Statement(None, f"It was never starved: the utilization gate never opened (the "
                         f"cluster never got busier than "
-                        f"{pct(preemption.get('utilization-threshold'))}).", seqs)
+                        f"{pct(preemption.utilization_threshold)}).", seqs)
         return
-    origins = settings.get("set-in", {})
-    if settings.get("fair-share-preemption-timeout-ms") is None and (
-            settings.get("min-share-preemption-timeout-ms") is None):
+    if settings is None or (settings.fair_share_preemption_timeout_ms is None
+                            and settings.min_share_preemption_timeout_ms is None):
+        origins = None if settings is None else settings.set_in  # None: gone, nothing known
         yield Statement(None, f"It was never starved: no fair-share or min-share preemption "
                         f"timeout applies to it (fair-share: "
-                        f"{origins.get('fair-share-preemption-timeout-ms')}, min-share: "
-                        f"{origins.get('min-share-preemption-timeout-ms')}).")
+                        f"{origins and origins.fair_share_preemption_timeout_ms}, min-share: "
+                        f"{origins and origins.min_share_preemption_timeout_ms}).")
         return
-    threshold = settings.get("fair-share-preemption-threshold")
-    contention = q["during-contention"]
-    demand, share = contention["demand"]["memory-mb"], contention["fair-share"]["memory-mb"]
+    threshold = settings.fair_share_preemption_threshold
+    contention = q.during_contention
+    demand, share = contention.demand.memory_mb, contention.fair_share.memory_mb
     if threshold is not None and demand is not None and share and demand < threshold * share:
         yield Statement(None, f"It was never starved: its demand during contention "
                         f"({demand:,.0f} MB on average) stayed below threshold {threshold:g} × "
