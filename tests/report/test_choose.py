@@ -12,17 +12,18 @@ import pytest
 
 from fairshare.report import build_report
 from fairshare.report.choose import MAX_CHARTED, choose_queues
-from fairshare.report.summary import QueueSummary, Res, Waits
+from fairshare.report.summary import QueueSummary
+from fairshare.sim.record.summary_model import MaybePair, Percentiles
 from tests.report.conftest import parse
 
-ZERO = Res(0.0, 0.0)
-NO_WAITS = Waits(None, None, None, 0, 0)
+ZERO = MaybePair(0.0, 0.0)
+NO_WAITS = Percentiles(None, None, None, 0, 0)
 
 
 def queue(name: str, *, leaf: bool = True, starved: int = 0, preempted: int = 0,
           short: int = 0, usage: float = 0.0) -> QueueSummary:
     return QueueSummary(
-        name=name, leaf=leaf, usage=Res(usage, 0.0), steady=ZERO, fair=ZERO, demand=ZERO,
+        name=name, leaf=leaf, usage=MaybePair(usage, 0.0), steady=ZERO, fair=ZERO, demand=ZERO,
         usage_to_steady=ZERO, usage_to_fair=ZERO, starved_ms=starved, short_ms=short,
         contention_ms=0, contention={}, waits={}, preempted_from=preempted, preempted_for=0)
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 
 from fairshare.report import units
 from fairshare.report.charts import Chart
-from fairshare.report.summary import Res
+from fairshare.sim.record.summary_model import MaybePair
 
 CSS = """
 :root { color-scheme: light; --line: #d9dde3; --muted: #5b6470; --warn: #fdecea; }
@@ -62,14 +62,14 @@ def attrs(**values: object) -> str:
                    for k, v in values.items())
 
 
-def res_cell(key: str, r: Res) -> str:
+def res_cell(key: str, r: MaybePair) -> str:
     """Memory and vcores in one cell, each with its unit."""
     text = f"{units.memory(r.memory_mb)}<br>{units.vcores(r.vcores)}"
     return (f'<td class="num"{attrs(data_key=key, data_mb=r.memory_mb, data_vcores=r.vcores)}>'
             f"{text}</td>")
 
 
-def ratio_cell(key: str, r: Res, title: str) -> str:
+def ratio_cell(key: str, r: MaybePair, title: str) -> str:
     """Usage ÷ share, memory and vcores (``–`` where the share was 0)."""
     text = f"{units.percent(r.memory_mb)} mem<br>{units.percent(r.vcores)} vc"
     data = attrs(data_key=key, data_ratio_mb=r.memory_mb, data_ratio_vcores=r.vcores,

@@ -16,46 +16,27 @@ from pathlib import Path
 from fairshare.config.errors import ConfigError
 from fairshare.sim.record import summary_model as model
 from fairshare.sim.record.outputs import SUMMARY
-from fairshare.sim.record.summary_model import Summary, as_json
+from fairshare.sim.record.summary_model import MaybePair, Percentiles, Summary, as_json
 from fairshare.sim.record.summary_read import load_summary as read_model
 
 WAITS = ("am-wait-ms", "first-task-wait-ms", "turnaround-ms")
 
 
 @dataclass(frozen=True, slots=True)
-class Res:
-    """Memory (MB) and vcores; None where the summary has null (nothing to average over)."""
-
-    memory_mb: float | None
-    vcores: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class Waits:
-    """Nearest-rank percentiles of a wait over a queue's apps (None when it had none)."""
-
-    p50: int | None
-    p95: int | None
-    max: int | None
-    apps: int
-    not_reached: int
-
-
-@dataclass(frozen=True, slots=True)
 class QueueSummary:
     name: str
     leaf: bool
-    usage: Res  # time averages over the whole run
-    steady: Res
-    fair: Res  # instantaneous fair share
-    demand: Res
-    usage_to_steady: Res
-    usage_to_fair: Res
+    usage: MaybePair  # time averages over the whole run
+    steady: MaybePair
+    fair: MaybePair  # instantaneous fair share
+    demand: MaybePair
+    usage_to_steady: MaybePair
+    usage_to_fair: MaybePair
     starved_ms: int  # YARN's own starvation (only with preemption on)
     short_ms: int  # in contention and below threshold × instantaneous fair share
     contention_ms: int
-    contention: Mapping[str, Res]  # usage, steady-fair-share, fair-share, demand
-    waits: Mapping[str, Waits]  # WAITS
+    contention: Mapping[str, MaybePair]  # usage, steady-fair-share, fair-share, demand
+    waits: Mapping[str, Percentiles]  # WAITS
     preempted_from: int
     preempted_for: int
     policy: str | None = None  # its schedulingPolicy at the end (settings.policy; None: gone)
@@ -95,7 +76,7 @@ class IdleTail:
     start_ms: int
     ms: int
     span_without_ms: int
-    utilization_without: Res
+    utilization_without: MaybePair
     usage_factor_without: float
 
 
@@ -108,9 +89,9 @@ class RunSummary:
     end_ms: int
     every_ms: int  # the sample interval
     samples: int
-    capacity: Res  # at the end
+    capacity: MaybePair  # at the end
     nodes: int
-    utilization: Res  # ∫ allocated ÷ ∫ capacity
+    utilization: MaybePair  # ∫ allocated ÷ ∫ capacity
     preemption: bool
     threshold: float  # yarn.scheduler.fair.preemption.cluster-utilization-threshold
     counts: Mapping[str, int]
@@ -177,7 +158,7 @@ def run_view(summary: Summary) -> RunSummary:
         name=scenario.name, description=scenario.description, overrides=scenario.overrides,
         start_ms=span.start_ms or 0, end_ms=span.end_ms or 0, every_ms=span.snapshot_every_ms,
         samples=span.samples,
-        capacity=Res(cluster.capacity.get("memory-mb"), cluster.capacity.get("vcores")),
+        capacity=MaybePair(cluster.capacity.get("memory-mb"), cluster.capacity.get("vcores")),
         nodes=cluster.nodes, utilization=_res(cluster.utilization),
         preemption=cluster.preemption.enabled,
         threshold=float(cluster.preemption.utilization_threshold or 0.0),
@@ -205,8 +186,7 @@ def _queue(name: str, q: model.QueueEntry, leaf: bool) -> QueueSummary:
         contention={"usage": _res(during.usage), "steady-fair-share":
                     _res(during.steady_fair_share), "fair-share": _res(during.fair_share),
                     "demand": _res(during.demand)},
-        waits={w: Waits(p.p50, p.p95, p.max, p.apps, p.not_reached)
-               for w, p in q.waits().items()},
+        waits=q.waits(),
         preempted_from=q.containers_preempted_from, preempted_for=q.containers_preempted_for,
         policy=None if q.settings is None else q.settings.policy,
         waiting=q.waiting)
@@ -217,5 +197,5 @@ def _app(app: str, e: model.AppEntry) -> AppSummary:
                       lost_work_ms=e.lost_work_ms, preempted=e.preempted_containers)
 
 
-def _res(pair: model.Pair | model.MaybePair) -> Res:
-    return Res(pair.memory_mb, pair.vcores)
+def _res(pair: model.Pair | model.MaybePair) -> MaybePair:
+    return MaybePair(pair.memory_mb, pair.vcores)

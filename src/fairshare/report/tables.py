@@ -25,7 +25,8 @@ from fairshare.report.html_kit import (
     table,
 )
 from fairshare.report.queue_charts import QueueView
-from fairshare.report.summary import AppSummary, QueueSummary, Res
+from fairshare.report.summary import AppSummary, QueueSummary
+from fairshare.sim.record.summary_model import MaybePair
 
 
 def queue_cell(q: QueueSummary) -> str:
@@ -39,11 +40,11 @@ def _row_open(q: QueueSummary) -> str:
     return f'<tr class="{"leaf" if q.leaf else "parent"}"{attrs(data_queue=q.name)}>'
 
 
-def ratio(usage: Res, share: Res) -> Res:
+def ratio(usage: MaybePair, share: MaybePair) -> MaybePair:
     """Usage ÷ share per resource (None where the share is 0 or unknown)."""
     def one(u: float | None, s: float | None) -> float | None:
         return None if u is None or not s else round(u / s, 4)
-    return Res(one(usage.memory_mb, share.memory_mb), one(usage.vcores, share.vcores))
+    return MaybePair(one(usage.memory_mb, share.memory_mb), one(usage.vcores, share.vcores))
 
 
 def tuning_table(queues: Sequence[QueueSummary]) -> str:
