@@ -53,7 +53,7 @@ class Scheduler(Context):
 
     def set_clock(self, time_ms: int) -> None:
         """The one place the clock is set (the engine's ``advance_to`` decides when;
-        ``tests/core/test_clock.py`` checks no other code assigns ``now``)."""
+        ``tests/core/hub/test_clock.py`` checks no other code assigns ``now``)."""
         self.now = time_ms
 
     def set_tree(self, tree: QueueTree, allocations: AllocationConfig | None = None) -> None:

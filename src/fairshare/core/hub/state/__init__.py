@@ -1,9 +1,10 @@
 """The only writer of the cluster's state: every field of an app, a node, a queue's runtime
 record or the cluster is assigned in this package (``tests/test_state_writes.py`` checks it),
 and each write a cache depends on is recorded in the change log
-(:mod:`fairshare.core.model.changes`; each module's ``RECORDS`` table declares which kinds each
-of its writers records, ``tests/test_state_changes.py`` checks them). The writers decide and
-report nothing (their callers emit the events); vectors are replaced, never changed in place.
+(:mod:`fairshare.core.model.changes`; each module's ``RECORDS`` table declares which kinds
+each of its writers records, ``tests/core/hub/test_state_changes.py`` checks them). The
+writers decide and report nothing (their callers emit the events); vectors are replaced,
+never changed in place.
 The § numbers cited here are sections of docs/semantics.md.
 
 One module per noun — :mod:`.queues`, :mod:`.nodes`, :mod:`.apps`, :mod:`.containers` (a

@@ -146,7 +146,7 @@ def test_docs_outputs_lists_every_member_with_its_text_and_phrase() -> None:
     value, its sentence where it has one, and its phrase."""
     from pathlib import Path
 
-    docs = (Path(__file__).resolve().parents[2] / "docs" / "outputs.md").read_text()
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "outputs.md").read_text()
     section = docs[docs.index("## Reasons"):]
     section = section[:section.index("\n## ")]
     for kind in REASON_KINDS:
@@ -169,7 +169,7 @@ def test_every_wait_cause_has_its_words_and_is_in_the_tuning_guide() -> None:
 
     assert [c.key for c in CAUSES] == list(WaitCause)
     assert set(BY_KEY) == set(WaitCause)
-    tuning = (Path(__file__).resolve().parents[2] / "docs" / "tuning.md").read_text()
+    tuning = (Path(__file__).resolve().parents[3] / "docs" / "tuning.md").read_text()
     rows = [line.split(" | ")[0] for line in tuning.splitlines() if line.startswith("| `")]
     listed = {name.strip("| `") for row in rows for name in row.split(", ")}
     assert set(WaitCause) <= listed
