@@ -5,8 +5,8 @@ Every writer of :mod:`fairshare.core.hub.state` records here what it changed; wh
 (``tests/core/hub/test_state_changes.py`` runs every writer and checks it). Each cache that
 must follow the state (the tree walk's order index, the incremental update pass, the
 preemption search's kept nodes, the steady shares) holds its own :class:`ChangeReader` and
-drains it when it next runs: so no write can leave a cache stale by forgetting to tell it, and no cache depends on
-where a write happens.
+drains it when it next runs: so no write can leave a cache stale by forgetting to tell it, and
+no cache depends on where a write happens.
 
 What is recorded, and who reads it:
 
