@@ -53,6 +53,8 @@ def guess_weights(children: Sequence[DumpQueue], drf_parent: bool) -> dict[str, 
         float(_steady(free[0], 0)) if len(free) == 1 else None)
     found.update(_from_instantaneous([c for c in children if held[c.name][0] != "zero"],
                                      found))
+    if not free:
+        ratio = _ratio_all_held(children, found)
     for c in children:
         if c.name in found:
             continue
@@ -79,6 +81,34 @@ def _unit_ratio(children: Sequence[DumpQueue], found: dict[str, WeightGuess]) ->
     return _steady(c, 0) / found[c.name].weight
 
 
+def _ratio_all_held(children: Sequence[DumpQueue], found: dict[str, WeightGuess]
+                    ) -> float | None:
+    """An R for a steady memory cut in which every child is held by a bound, so no child fixes
+    it. Any R at which each child stays on its bound's side gives the same shares: w × R up to
+    the share for one held at its min, from it for one held at its max. Weights of 1 all round
+    hold when no max share is above a min share; else (shares 20,000 at a min and 30,000 at a
+    max: R ≤ 20,000 and R ≥ 30,000) some weight must leave 1, and the R taken is the one
+    moving the fewest, the smallest of those — raising a weight to hold a max share rather
+    than lowering one below 1. A weight already read must hold where it is."""
+    bounds = [(c, c.name in found, found[c.name].weight if c.name in found else DEFAULT_WEIGHT,
+               _at_min(c)) for c in children if _held(c, 0) not in (None, "zero")]
+    bounds = [b for b in bounds if b[2] > 0]
+    if not bounds:
+        return None
+
+    def cost(ratio: float) -> tuple[int, int, float]:
+        """(read weights it would move, weights it moves, R): the smallest is taken."""
+        off = [(read, (w * ratio > _steady(c, 0) * (1 + 1e-9)) if at_min
+                else (w * ratio < _steady(c, 0) * (1 - 1e-9))) for c, read, w, at_min in bounds]
+        return (sum(r and o for r, o in off), sum(o for _, o in off), ratio)
+    return min((_steady(c, 0) / w for c, _, w, _ in bounds), key=cost)
+
+
+def _at_min(q: DumpQueue) -> bool:
+    """Whether ``q``'s steady memory share is held at its min share (else at its max)."""
+    return bool(q.min_resources and q.min_resources[0] and _steady(q, 0) <= q.min_resources[0])
+
+
 def _bounded(q: DumpQueue, why: str | None, ratio: float | None) -> WeightGuess:
     """A child held by a bound: YARN's default 1 if it keeps the child held at ``ratio``
     (the cut's R), else the weight nearest 1 that does — any weight on that side of the bound
@@ -91,7 +121,7 @@ def _bounded(q: DumpQueue, why: str | None, ratio: float | None) -> WeightGuess:
         return default
     share = _steady(q, 0)
     limit = share / ratio  # the weight at which w × R meets the bound
-    at_min = bool(q.min_resources and q.min_resources[0] and share <= q.min_resources[0])
+    at_min = _at_min(q)
     if (at_min and limit >= 1) or (not at_min and limit <= 1):
         return default
     # on the bound's side: down for a min share (a weight of 0 gets exactly its min share,
