@@ -65,6 +65,7 @@ def test_guessed_weights_give_back_the_steady_shares(weights: list[float], clust
                           st.sampled_from([None, None, None, 8_000, 30_000])),
                 min_size=2, max_size=6), st.integers(50_000, 500_000))
 @example([(0.25, 20_000, None), (0.5, 0, 30_000)], 50_000)  # every child held: weights 1 fail
+@example([(0.1, 0, None)] * 4 + [(0.1, 100_000, None), (0.25, 0, None), (7, 0, None)], 111_207)
 def test_guessed_weights_give_back_steady_shares_bent_by_min_and_max_shares(
         queues: list[tuple[float, int, int | None]], cluster: int) -> None:
     """Children held at a bound get a weight that keeps them held (1 where 1 does)."""
@@ -129,6 +130,16 @@ def test_a_held_child_with_weights_1_that_agree_keeps_them() -> None:
                              _leaf("root.b", (20_000, 0), None, (20_000, 1_000))], False)
     assert [g.weight for g in guessed.values()] == [1.0, 1.0]
     assert not any(g.read for g in guessed.values())
+
+
+def test_a_large_share_against_a_small_one_takes_the_whole_number_its_truncation_allows() -> None:
+    # weights 0.1, 0.25 and 7 (2 : 5 : 140) truncated to 146, 366 and 10,257 MB. With the first
+    # at 2, R is in [73, 73.5); 5 × R in [366, 367) puts it in [73.2, 73.4), 140 × R in
+    # [10,257, 10,258) in [73.264, 73.271): one R gives all three. 10,257 / 146 × 2 = 140.5
+    # rounds to 141, but 141 × R in [10,257, 10,258) needs R in [72.745, 72.752): no R.
+    guessed = guess_weights([_leaf("root.a", (146, 0)), _leaf("root.b", (366, 0)),
+                             _leaf("root.c", (10_257, 0))], False)
+    assert [g.weight for g in guessed.values()] == [2.0, 5.0, 140.0]
 
 
 def test_one_and_a_half_is_written_as_two_to_three() -> None:

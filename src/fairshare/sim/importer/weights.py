@@ -24,6 +24,7 @@ from fairshare.sim.importer.dump import DumpQueue
 
 MAX_DENOMINATOR = 12  # 1 : 1.5 → 2 : 3, 1 : 1.25 → 4 : 5; past 12 a ratio is written as is
 DEFAULT_WEIGHT = 1.0
+_EPS = 1e-7  # relative: float32 weights widened to double (docs/semantics.md §2.3)
 
 
 @dataclass(frozen=True)
@@ -207,9 +208,7 @@ def _ratios(free: Sequence[DumpQueue], t: int,
     ref = min(free, key=lambda c: (of(c, t), c.name))
     base = of(ref, t)
     ratios = [of(c, t) / base for c in free]
-    # a share is truncated (and taken at the bisection's upper bound): each may be 1 off
-    slack = [r * (2 / base + 2 / of(c, t)) for c, r in zip(free, ratios, strict=True)]
-    weights = _whole(ratios, slack)
+    weights = _whole([of(c, t) for c in free])
     exact = weights is not None
     values: list[float] = [float(w) for w in weights] if weights else [round(r, 4)
                                                                          for r in ratios]
@@ -227,15 +226,33 @@ def _ratios(free: Sequence[DumpQueue], t: int,
     return out
 
 
-def _whole(ratios: Sequence[float], slack: Sequence[float]) -> list[int] | None:
-    """Whole-number weights in these ratios, with the smallest common factor (so the smallest
-    is 1 when every ratio is whole), if a factor up to MAX_DENOMINATOR gives them."""
+def _whole(shares: Sequence[int]) -> list[int] | None:
+    """Whole-number weights giving these shares, with the smallest common factor (so the
+    smallest is 1 when every ratio is whole), if a factor up to MAX_DENOMINATOR gives them.
+    YARN's share is ``trunc(w × R)`` (docs/semantics.md §2.3), so weights ``W`` fit when one
+    ``R`` puts every ``W × R`` in ``[s, s + 1)``: a share's truncation is read exactly, not as a
+    slack on the ratio — against a small share, a slack lets a large one take the wrong whole
+    number (146 : 366 : 10,257 is 2 : 5 : 140, not 141)."""
+    base = min(shares)
+    order = sorted(range(len(shares)), key=lambda i: (-shares[i], i))  # the tightest first
     for d in range(1, MAX_DENOMINATOR + 1):
-        scaled = [r * d for r in ratios]
-        if all(abs(s - round(s)) <= e * d + 1e-9 for s, e in zip(scaled, slack, strict=True)):
-            whole = [round(s) for s in scaled]
-            if min(whole) > 0:
-                return whole
+        lo, hi = base / d, (base + 1) / d  # R, with the smallest share's weight d
+        whole = [0] * len(shares)
+        for i in order:
+            s = shares[i]
+            # W × R in [s, s + 1) for an R in [lo, hi): s / hi < W < (s + 1) / lo, widened
+            # a little for float32 weights and double arithmetic
+            first = math.floor(s / (hi * (1 + _EPS))) + 1
+            last = math.ceil((s + 1) / (lo * (1 - _EPS))) - 1
+            if first > last:
+                break
+            w = min(max(round(s * d / base), first), last)
+            whole[i] = w
+            lo, hi = max(lo, s / w), min(hi, (s + 1) / w)
+            if lo >= hi * (1 + _EPS):
+                break
+        else:
+            return whole
     return None
 
 
