@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fairshare.config.allocation import parse_allocations_text
@@ -64,6 +64,8 @@ def test_guessed_weights_give_back_the_steady_shares(weights: list[float], clust
                           st.sampled_from([0, 0, 0, 5_000, 20_000, 40_000]),
                           st.sampled_from([None, None, None, 8_000, 30_000])),
                 min_size=2, max_size=6), st.integers(50_000, 500_000))
+@example([(0.25, 20_000, None), (0.5, 0, 30_000)], 50_000)  # every child held: weights 1 fail
+@example([(0.1, 0, None)] * 4 + [(0.1, 100_000, None), (0.25, 0, None), (7, 0, None)], 111_207)
 def test_guessed_weights_give_back_steady_shares_bent_by_min_and_max_shares(
         queues: list[tuple[float, int, int | None]], cluster: int) -> None:
     """Children held at a bound get a weight that keeps them held (1 where 1 does)."""
@@ -97,6 +99,47 @@ def test_a_min_share_that_weight_1_would_pass_gets_a_smaller_weight() -> None:
     guessed = guess_weights([_leaf("root.a", (35_000, 0)), _leaf("root.b", (35_000, 0)),
                              _leaf("root.c", (30_000, 0), (30_000, 0))], False)
     assert guessed["root.c"].weight == 0.85 and "up to 0.8571" in guessed["root.c"].why
+
+
+def test_when_every_child_is_held_the_weights_keep_each_on_its_bound() -> None:
+    # weights 0.25 and 0.5, min 20,000 MB on a, max 30,000 MB on b, 50,000 MB: YARN's cut
+    # max(20,000, R / 4) + min(30,000, R / 2) = 50,000 holds for R from 60,000 to 80,000, so
+    # the steady shares are 20,000 (a at its min) and 30,000 (b at its max): neither is free.
+    # Weights 1 and 1 would need R ≤ 20,000 to keep a at its min and R ≥ 30,000 to keep b at
+    # its max, and would give 25,000 each. Any b : a of 1.5 or more gives them back; taking
+    # R = 20,000 keeps a at 1 and needs b ≥ 30,000 / 20,000 = 1.5: weight 2. (R = 30,000 would
+    # keep b at 1 and need a ≤ 0.667, as many moved; the smaller R raises rather than lowers.)
+    guessed = guess_weights([_leaf("root.a", (20_000, 0), (20_000, 0)),
+                             _leaf("root.b", (30_000, 0), None, (30_000, 1_000))], False)
+    assert (guessed["root.a"].weight, guessed["root.b"].weight) == (1.0, 2.0)
+    assert not guessed["root.a"].read and guessed["root.b"].read
+    assert "from 1.5 gives" in guessed["root.b"].why
+    # and the engine's cut of those weights is the dump's, as R from 15,000 to 20,000 gives
+    config = parse_allocations_text(
+        '<allocations><queue name="root"><queue name="a"><minResources>20000 mb, 0 vcores'
+        '</minResources></queue><queue name="b"><weight>2</weight><maxResources>30000 mb, '
+        "1000 vcores</maxResources></queue></queue></allocations>")
+    shares = compute_steady_fair_shares(build_queue_tree(config, DEFAULT_TYPES),
+                                        DEFAULT_TYPES.of({"memory-mb": 50_000, "vcores": 1000}))
+    assert (shares["root.a"].values[0], shares["root.b"].values[0]) == (20_000, 30_000)
+
+
+def test_a_held_child_with_weights_1_that_agree_keeps_them() -> None:
+    # a at its min 30,000 MB, b at its max 20,000 MB: R = 20,000 to 30,000 holds both at 1
+    guessed = guess_weights([_leaf("root.a", (30_000, 0), (30_000, 0)),
+                             _leaf("root.b", (20_000, 0), None, (20_000, 1_000))], False)
+    assert [g.weight for g in guessed.values()] == [1.0, 1.0]
+    assert not any(g.read for g in guessed.values())
+
+
+def test_a_large_share_against_a_small_one_takes_the_whole_number_its_truncation_allows() -> None:
+    # weights 0.1, 0.25 and 7 (2 : 5 : 140) truncated to 146, 366 and 10,257 MB. With the first
+    # at 2, R is in [73, 73.5); 5 × R in [366, 367) puts it in [73.2, 73.4), 140 × R in
+    # [10,257, 10,258) in [73.264, 73.271): one R gives all three. 10,257 / 146 × 2 = 140.5
+    # rounds to 141, but 141 × R in [10,257, 10,258) needs R in [72.745, 72.752): no R.
+    guessed = guess_weights([_leaf("root.a", (146, 0)), _leaf("root.b", (366, 0)),
+                             _leaf("root.c", (10_257, 0))], False)
+    assert [g.weight for g in guessed.values()] == [2.0, 5.0, 140.0]
 
 
 def test_one_and_a_half_is_written_as_two_to_three() -> None:

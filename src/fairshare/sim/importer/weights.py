@@ -24,6 +24,7 @@ from fairshare.sim.importer.dump import DumpQueue
 
 MAX_DENOMINATOR = 12  # 1 : 1.5 → 2 : 3, 1 : 1.25 → 4 : 5; past 12 a ratio is written as is
 DEFAULT_WEIGHT = 1.0
+_EPS = 1e-7  # relative: float32 weights widened to double (docs/semantics.md §2.3)
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,8 @@ def guess_weights(children: Sequence[DumpQueue], drf_parent: bool) -> dict[str, 
         float(_steady(free[0], 0)) if len(free) == 1 else None)
     found.update(_from_instantaneous([c for c in children if held[c.name][0] != "zero"],
                                      found))
+    if not free:
+        ratio = _ratio_all_held(children, found)
     for c in children:
         if c.name in found:
             continue
@@ -79,6 +82,34 @@ def _unit_ratio(children: Sequence[DumpQueue], found: dict[str, WeightGuess]) ->
     return _steady(c, 0) / found[c.name].weight
 
 
+def _ratio_all_held(children: Sequence[DumpQueue], found: dict[str, WeightGuess]
+                    ) -> float | None:
+    """An R for a steady memory cut in which every child is held by a bound, so no child fixes
+    it. Any R at which each child stays on its bound's side gives the same shares: w × R up to
+    the share for one held at its min, from it for one held at its max. Weights of 1 all round
+    hold when no max share is above a min share; else (shares 20,000 at a min and 30,000 at a
+    max: R ≤ 20,000 and R ≥ 30,000) some weight must leave 1, and the R taken is the one
+    moving the fewest, the smallest of those — raising a weight to hold a max share rather
+    than lowering one below 1. A weight already read must hold where it is."""
+    bounds = [(c, c.name in found, found[c.name].weight if c.name in found else DEFAULT_WEIGHT,
+               _at_min(c)) for c in children if _held(c, 0) not in (None, "zero")]
+    bounds = [b for b in bounds if b[2] > 0]
+    if not bounds:
+        return None
+
+    def cost(ratio: float) -> tuple[int, int, float]:
+        """(read weights it would move, weights it moves, R): the smallest is taken."""
+        off = [(read, (w * ratio > _steady(c, 0) * (1 + 1e-9)) if at_min
+                else (w * ratio < _steady(c, 0) * (1 - 1e-9))) for c, read, w, at_min in bounds]
+        return (sum(r and o for r, o in off), sum(o for _, o in off), ratio)
+    return min((_steady(c, 0) / w for c, _, w, _ in bounds), key=cost)
+
+
+def _at_min(q: DumpQueue) -> bool:
+    """Whether ``q``'s steady memory share is held at its min share (else at its max)."""
+    return bool(q.min_resources and q.min_resources[0] and _steady(q, 0) <= q.min_resources[0])
+
+
 def _bounded(q: DumpQueue, why: str | None, ratio: float | None) -> WeightGuess:
     """A child held by a bound: YARN's default 1 if it keeps the child held at ``ratio``
     (the cut's R), else the weight nearest 1 that does — any weight on that side of the bound
@@ -91,7 +122,7 @@ def _bounded(q: DumpQueue, why: str | None, ratio: float | None) -> WeightGuess:
         return default
     share = _steady(q, 0)
     limit = share / ratio  # the weight at which w × R meets the bound
-    at_min = bool(q.min_resources and q.min_resources[0] and share <= q.min_resources[0])
+    at_min = _at_min(q)
     if (at_min and limit >= 1) or (not at_min and limit <= 1):
         return default
     # on the bound's side: down for a min share (a weight of 0 gets exactly its min share,
@@ -177,9 +208,7 @@ def _ratios(free: Sequence[DumpQueue], t: int,
     ref = min(free, key=lambda c: (of(c, t), c.name))
     base = of(ref, t)
     ratios = [of(c, t) / base for c in free]
-    # a share is truncated (and taken at the bisection's upper bound): each may be 1 off
-    slack = [r * (2 / base + 2 / of(c, t)) for c, r in zip(free, ratios, strict=True)]
-    weights = _whole(ratios, slack)
+    weights = _whole([of(c, t) for c in free])
     exact = weights is not None
     values: list[float] = [float(w) for w in weights] if weights else [round(r, 4)
                                                                          for r in ratios]
@@ -197,15 +226,33 @@ def _ratios(free: Sequence[DumpQueue], t: int,
     return out
 
 
-def _whole(ratios: Sequence[float], slack: Sequence[float]) -> list[int] | None:
-    """Whole-number weights in these ratios, with the smallest common factor (so the smallest
-    is 1 when every ratio is whole), if a factor up to MAX_DENOMINATOR gives them."""
+def _whole(shares: Sequence[int]) -> list[int] | None:
+    """Whole-number weights giving these shares, with the smallest common factor (so the
+    smallest is 1 when every ratio is whole), if a factor up to MAX_DENOMINATOR gives them.
+    YARN's share is ``trunc(w × R)`` (docs/semantics.md §2.3), so weights ``W`` fit when one
+    ``R`` puts every ``W × R`` in ``[s, s + 1)``: a share's truncation is read exactly, not as a
+    slack on the ratio — against a small share, a slack lets a large one take the wrong whole
+    number (146 : 366 : 10,257 is 2 : 5 : 140, not 141)."""
+    base = min(shares)
+    order = sorted(range(len(shares)), key=lambda i: (-shares[i], i))  # the tightest first
     for d in range(1, MAX_DENOMINATOR + 1):
-        scaled = [r * d for r in ratios]
-        if all(abs(s - round(s)) <= e * d + 1e-9 for s, e in zip(scaled, slack, strict=True)):
-            whole = [round(s) for s in scaled]
-            if min(whole) > 0:
-                return whole
+        lo, hi = base / d, (base + 1) / d  # R, with the smallest share's weight d
+        whole = [0] * len(shares)
+        for i in order:
+            s = shares[i]
+            # W × R in [s, s + 1) for an R in [lo, hi): s / hi < W < (s + 1) / lo, widened
+            # a little for float32 weights and double arithmetic
+            first = math.floor(s / (hi * (1 + _EPS))) + 1
+            last = math.ceil((s + 1) / (lo * (1 - _EPS))) - 1
+            if first > last:
+                break
+            w = min(max(round(s * d / base), first), last)
+            whole[i] = w
+            lo, hi = max(lo, s / w), min(hi, (s + 1) / w)
+            if lo >= hi * (1 + _EPS):
+                break
+        else:
+            return whole
     return None
 
 
