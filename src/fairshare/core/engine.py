@@ -238,7 +238,7 @@ class Engine(EngineQueries):
             return self._every_heartbeat()
         if self._quiet is None:  # it learns the nodes at its first tick: events before do not count
             self._quiet = QuietHeartbeats(self.s, self._steps.order_index, self._heartbeat)
-            self.s.subscribe(self._quiet.heard)
+            self.s.tap(self._quiet.heard)
         self._quiet.verify = verify
         return self._quiet.tick()
 

@@ -83,16 +83,18 @@ KEEPS_RESERVATIONS_QUIET = (ContainersRequested, Starvation, PreemptionWarned,
 
 class QuietHeartbeats:
     """Chooses, tick by tick, the heartbeats that must run; learns from the engine's events
-    (:meth:`heard`, a listener of the engine). ``heartbeat(name)`` runs one node's heartbeat."""
+    (``heard``, the list the scheduler's tap appends them to). ``heartbeat(name)`` runs one
+    node's heartbeat."""
 
     def __init__(self, s: Scheduler, order: OrderIndex, heartbeat: Callable[[str], None]) -> None:
         self.s, self.order, self.heartbeat = s, order, heartbeat
         self.verify = False  # run every heartbeat, and check the skipped ones were quiet
         self.skipped = 0
         self.run_count = 0
-        self._pending: list[Event] = []
-        # the engine's listener: each event waits to be looked at before the next decision
-        self.heard: Callable[[Event], None] = self._pending.append
+        # the scheduler's tap (Scheduler.tap): each event waits here to be looked at before
+        # the next decision
+        self.heard: list[Event] = []
+        self._pending = self.heard
         self._reshaped = True
         self._pos = -1  # position in the tick under way; -1 between ticks
         self._running = -1  # the node whose heartbeat is running, if any
