@@ -47,6 +47,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fairshare.report import build_report
+from fairshare.sim.record.summary_model import SCHEMA
 
 GB, HOUR = 1024, 3_600_000
 NODE_MB, NODE_VCORES = 16 * GB, 8
@@ -319,6 +320,7 @@ def summary(size: Size, day: Day, integrals: Integrals, apps: Apps, kills: Kills
     root = queues["root"]
     finished = int((apps.turnaround >= 0).sum())
     return {
+        "schema": SCHEMA,
         "scenario": {"name": "benchmark day (synthetic)", "description": "bench/report.py",
                      "seed": 11, "overrides": []},
         "span": {"start-ms": int(day.times[0]), "end-ms": day.end_ms,
@@ -327,6 +329,7 @@ def summary(size: Size, day: Day, integrals: Integrals, apps: Apps, kills: Kills
         "counts": {"apps": size.apps, "apps-submitted": size.apps, "apps-rejected": 0,
                    "apps-finished": finished, "apps-unfinished": size.apps - finished,
                    "containers-allocated": round(DAY_EVENTS["container-allocated"] * size.events),
+                   "containers-recovered": 0,
                    "containers-completed": round(DAY_EVENTS["container-completed"] * size.events),
                    "containers-preempted": len(kills.time),
                    "events": round(sum(DAY_EVENTS.values()) * size.events),
@@ -337,8 +340,10 @@ def summary(size: Size, day: Day, integrals: Integrals, apps: Apps, kills: Kills
                                     for k in capacity},
                     "average-allocated": root["usage"],
                     "preemption": {"enabled": True, "utilization-threshold": 0.8}},
+        "idle-tail": None,
         "queues": queues,
         "apps": {f"app_{i:06d}": _app_entry(i, day, apps) for i in range(size.apps)},
+        "changes": [],
     }
 
 
@@ -373,9 +378,10 @@ def _queue_entry(q: int, integrals: Integrals, span: int, end: int, apps: Apps,
         **{wait: _waits(values[mine], apps, mine, end) for wait, values in (
             ("am-wait-ms", apps.am_wait), ("first-task-wait-ms", apps.first_task),
             ("turnaround-ms", apps.turnaround))},
-        "containers-allocated": 0, "containers-completed": 0,
+        "containers-allocated": 0, "containers-recovered": 0, "containers-completed": 0,
         "containers-preempted-from": int(kills[0][leaves].sum()),
         "containers-preempted-for": int(kills[1][leaves].sum()),
+        "waiting": {"app-ms": 0, "causes": []}, "settings": None,
     }
 
 
