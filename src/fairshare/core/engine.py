@@ -41,7 +41,7 @@ from fairshare.core.model.records import App, AppState, Container, Node
 from fairshare.core.model.tree import reload_queue_tree
 from fairshare.core.preemption.commit import fire_due_timers
 from fairshare.core.preemption.round import preempt_for_starved_apps
-from fairshare.core.queries import EngineQueries
+from fairshare.core.queries import EngineQueries, in_force
 from fairshare.core.rules.yarn_order import containers_in_hash_order
 from fairshare.core.steps import EngineSteps, SteadyShares
 from fairshare.resources.vector import Resource
@@ -119,10 +119,8 @@ class Engine(EngineQueries):
         timeout are dropped here)."""
         deadlines, nodes = self._deadlines, self.s.state.nodes
         while deadlines:
-            due, name = deadlines[0]
-            node = nodes.get(name)
-            if node is not None and node.decommission_deadline == due:
-                return due
+            if in_force(deadlines[0], nodes):
+                return deadlines[0][0]
             heapq.heappop(deadlines)
         return None
 

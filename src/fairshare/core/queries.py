@@ -144,15 +144,17 @@ class EngineQueries:
         return 0 if self._quiet is None else self._quiet.skipped
 
 
+def in_force(entry: tuple[int, str], nodes: dict[str, Node]) -> bool:
+    """Is a decommission-timeout entry ``(due, node)`` still the node's timeout (not of a node
+    gone, nor replaced by a later ``-refreshNodes -g``)?"""
+    node = nodes.get(entry[1])
+    return node is not None and node.decommission_deadline == entry[0]
+
+
 def _next_deadline(deadlines: list[tuple[int, str]], nodes: dict[str, Node]) -> int | None:
     """The earliest decommission timeout still in force, the heap left as it is: entries of
     nodes gone or given a new timeout are dropped by the commands (``Engine._next_deadline``),
     so the head is almost always in force and the scan rarely needed."""
-    if deadlines:
-        due, name = deadlines[0]
-        node = nodes.get(name)
-        if node is not None and node.decommission_deadline == due:
-            return due
-    return min((due for due, name in deadlines
-                if (node := nodes.get(name)) is not None and node.decommission_deadline == due),
-               default=None)
+    if deadlines and in_force(deadlines[0], nodes):
+        return deadlines[0][0]
+    return min((entry[0] for entry in deadlines if in_force(entry, nodes)), default=None)
