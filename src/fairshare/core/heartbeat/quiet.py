@@ -94,7 +94,6 @@ class QuietHeartbeats:
         # the scheduler's tap (Scheduler.tap): each event waits here to be looked at before
         # the next decision
         self.heard: list[Event] = []
-        self._pending = self.heard
         self._reshaped = True
         self._pos = -1  # position in the tick under way; -1 between ticks
         self._running = -1  # the node whose heartbeat is running, if any
@@ -103,11 +102,11 @@ class QuietHeartbeats:
 
     def forget(self) -> None:
         """A heartbeat ran outside the ticks (what it left is unknown): learn afresh."""
-        self._pending.clear()
+        self.heard.clear()
         self._reshaped = True
 
     def _catch_up(self) -> None:
-        if pending := self._pending:
+        if pending := self.heard:
             if not self._reshaped:  # (else the next tick learns everything afresh)
                 for event in pending:
                     self.note(event)

@@ -103,12 +103,11 @@ class Simulation:
                  snapshot_every_ms: int | None = None, event_driven: bool = True,
                  verify_skips: bool = False, changes: Sequence[TimedChange] = ()) -> None:
         self.engine = engine
-        # the event-driven loop skips heartbeats that provably change nothing (the engine's
-        # heartbeat_tick; verify_skips: runs them anyway and fails if one was not quiet)
-        self.event_driven, self.verify_skips = event_driven, verify_skips
         self.observers = tuple(observers)
         self.events = engine.events if events is None else events
-        self._tick = HeartbeatTick(skip_quiet=event_driven, verify=verify_skips)
+        # the event-driven loop skips heartbeats that provably change nothing (the engine's
+        # heartbeat_tick; verify_skips: runs them anyway and fails if one was not quiet)
+        self.tick = HeartbeatTick(skip_quiet=event_driven, verify=verify_skips)
         self.heartbeat_ms = heartbeat_interval_ms
         self.update_ms = update_interval_ms or engine.site.update_interval_ms
         self.apps = {spec.id: AppProgress(spec) for spec in apps}
@@ -180,7 +179,7 @@ class Simulation:
                 self._react()
                 self._push(time_ms + self.update_ms, UPDATE, "")
             elif order == HEARTBEATS:
-                for _ in apply_command(engine, self._tick):
+                for _ in apply_command(engine, self.tick):
                     self._react()  # the app model answers each node before the next one's
                 self._push(time_ms + self.heartbeat_ms, HEARTBEATS, "")
             else:
