@@ -1,5 +1,6 @@
 """Layers import only downward (docs/architecture.md): resources < config < core < sim <
-report, workbench, server (siblings: none imports another) < cli."""
+report, workbench (siblings: neither imports the other) < web (the live pages and their
+history) < watch, server (siblings) < cli."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "fairshare"
-LEVELS = [("resources",), ("config",), ("core",), ("sim",), ("report", "workbench", "server"),
-          ("cli",)]
+LEVELS = [("resources",), ("config",), ("core",), ("sim",), ("report", "workbench"), ("web",),
+          ("watch", "server"), ("cli",)]
 ORDER = [layer for level in LEVELS for layer in level]
 
 

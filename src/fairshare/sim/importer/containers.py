@@ -63,7 +63,7 @@ def read_containers(folder: Path, dump: Dump) -> Listed:
     seen: dict[str, str] = {}
     for path in sorted(p for p in where.iterdir() if not p.name.startswith(".")):
         app = _app_of(path, apps)
-        f = JsonFile(path, str(path))
+        f = JsonFile.read(path, str(path))
         entries = [e for loc, c in _listing(f)
                    if (e := _entry(f, loc, c, app, hosts, dump)) is not None]
         for e in entries:

@@ -47,6 +47,17 @@ class DumpQueue:
     # queue's maxContainerAllocation (docs/semantics.md §1.1); None: not in the dump
     max_container: Amounts | None = None
     am_used: Amounts | None = None  # amUsedResources: the AMs of the queue's apps
+    # read for ``fairshare watch`` (the import does not need them); None: not in the answer
+    demand: Amounts | None = None  # demandResources
+    reserved: Amounts | None = None  # reservedResources
+    pending_containers: int | None = None
+    allocated_containers: int | None = None
+    reserved_containers: int | None = None
+    active_apps: int | None = None  # numActiveApps (leaves): runnable apps
+    pending_apps: int | None = None  # numPendingApps (leaves): apps held not runnable
+    # resource types beyond memory-mb and vcores (yarn.io/gpu, …): (field, type, value), from
+    # each resource object's resourceInformations
+    custom: tuple[tuple[str, str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,8 @@ class DumpNode:
     used: Amounts
     line: int
     containers: int | None = None  # numContainers
+    id: str = ""  # the node id, host:port
+    state: str = "RUNNING"
 
 
 @dataclass(frozen=True)
@@ -89,6 +102,17 @@ class DumpApp:
     elapsed_ms: int = 0
     memory_seconds: int = 0  # MB·s the RM accounted to the app (memorySeconds)
     vcore_seconds: int = 0
+    # read for ``fairshare watch``
+    name: str = ""
+    final_status: str = ""
+    launched_ms: int = 0  # launchTime (0: not launched, or not reported)
+    reserved: Amounts = (0, 0)
+    am_preempted: int = 0  # numAMContainerPreempted
+    preempted: int = 0  # numNonAMContainerPreempted
+    preempted_resources: Amounts = (0, 0)  # preemptedResourceMB, preemptedResourceVCores
+    preempted_memory_seconds: int = 0
+    preempted_vcore_seconds: int = 0
+    diagnostics: str = ""
 
 
 @dataclass(frozen=True)
@@ -111,9 +135,9 @@ def read_dump(folder: Path) -> Dump:
             raise ConfigError("file not found: save it from the ResourceManager with curl "
                               f"-s http://RM-HOST:8088{endpoint} -o {name} (docs/import.md)",
                               str(folder / name))
-    root, cluster = read_scheduler(JsonFile(folder / SCHEDULER, str(folder / SCHEDULER)))
-    nodes, skipped = read_nodes(JsonFile(folder / NODES, str(folder / NODES)))
-    apps = read_apps(JsonFile(folder / APPS, str(folder / APPS)))
+    root, cluster = read_scheduler(JsonFile.read(folder / SCHEDULER, str(folder / SCHEDULER)))
+    nodes, skipped = read_nodes(JsonFile.read(folder / NODES, str(folder / NODES)))
+    apps = read_apps(JsonFile.read(folder / APPS, str(folder / APPS)))
     return Dump(root, cluster, nodes, skipped, apps, folder)
 
 
@@ -158,7 +182,21 @@ def _queue(f: JsonFile, q: Any, loc: Loc, expected: str | None) -> DumpQueue:
         max_apps=max_apps, preemptable=f.flag(q, loc, "preemptable"),
         children=children, line=f.line(loc),
         max_container=f.amounts(q, loc, "maxContainerAllocation", required=False),
-        am_used=f.amounts(q, loc, "amUsedResources", required=False))
+        am_used=f.amounts(q, loc, "amUsedResources", required=False),
+        demand=f.amounts(q, loc, "demandResources", required=False),
+        reserved=f.amounts(q, loc, "reservedResources", required=False),
+        pending_containers=f.count(q, loc, "pendingContainers", required=False),
+        allocated_containers=f.count(q, loc, "allocatedContainers", required=False),
+        reserved_containers=f.count(q, loc, "reservedContainers", required=False),
+        active_apps=f.count(q, loc, "numActiveApps", required=False),
+        pending_apps=f.count(q, loc, "numPendingApps", required=False),
+        custom=tuple((key, name, value) for key in _RESOURCE_FIELDS
+                     for name, value in f.custom_types(q, loc, key)))
+
+
+# the resource objects of a FairSchedulerQueueInfo whose custom types are read (DumpQueue.custom)
+_RESOURCE_FIELDS = ("minResources", "maxResources", "usedResources", "demandResources",
+                    "steadyFairResources", "fairResources", "clusterResources")
 
 
 # -- /ws/v1/cluster/nodes -------------------------------------------------------------------------
@@ -188,7 +226,8 @@ def read_nodes(f: JsonFile) -> tuple[tuple[DumpNode, ...], tuple[str, ...]]:
             f.fail((*loc, "rack"), f"a rack starts with '/', got {show(rack)}")
         nodes.append(DumpNode(name, f.text_of(n, loc, "nodeHTTPAddress", required=False) or "",
                               rack, capacity, used, seen[name],
-                              f.count(n, loc, "numContainers", required=False)))
+                              f.count(n, loc, "numContainers", required=False),
+                              id=f.text_of(n, loc, "id", required=False) or name, state=state))
     return tuple(nodes), tuple(skipped)
 
 
@@ -233,7 +272,17 @@ def _app(f: JsonFile, a: Any, loc: Loc) -> DumpApp:
         unmanaged=bool(f.flag(a, loc, "unmanagedApplication")),
         asks=_asks(f, a, loc), line=f.line(loc), elapsed_ms=number("elapsedTime", False),
         memory_seconds=number("memorySeconds", False),
-        vcore_seconds=number("vcoreSeconds", False))
+        vcore_seconds=number("vcoreSeconds", False),
+        name=text("name", False) or "", final_status=text("finalStatus", False) or "",
+        launched_ms=number("launchTime", False),
+        reserved=(number("reservedMB", False), number("reservedVCores", False)),
+        am_preempted=number("numAMContainerPreempted", False),
+        preempted=number("numNonAMContainerPreempted", False),
+        preempted_resources=(number("preemptedResourceMB", False),
+                             number("preemptedResourceVCores", False)),
+        preempted_memory_seconds=number("preemptedMemorySeconds", False),
+        preempted_vcore_seconds=number("preemptedVcoreSeconds", False),
+        diagnostics=text("diagnostics", False) or "")
 
 
 def _host(address: str | None) -> str | None:

@@ -43,7 +43,7 @@ def history_of(path: Path, container: Amounts = DEFAULT_CONTAINER,
                am: Amounts = DEFAULT_CONTAINER, start_ms: int = 0) -> History:
     """The apps of an ``apps.json`` as workload apps (ConfigError: located in the file)."""
     history = History()
-    dumped = sorted(read_apps(JsonFile(path, str(path))), key=lambda a: (a.started_ms, a.id))
+    dumped = sorted(read_apps(JsonFile.read(path, str(path))), key=lambda a: (a.started_ms, a.id))
     started = [a for a in dumped if a.started_ms > 0]
     first = started[0].started_ms if started else 0
     for app in dumped:

@@ -23,11 +23,17 @@ MAX_DUMP_BYTES = 8 * MAX_TOPOLOGY_BYTES  # 128 MiB: a busy RM's apps list with i
 
 
 class JsonFile:
-    """A dump file's value and text, and located errors about it."""
+    """A dump file's value and text, and located errors about it: read from a file
+    (:meth:`read`) or, for ``fairshare watch``, from an answer the RM just gave (``display``
+    names the endpoint)."""
 
-    def __init__(self, path: Path, display: str) -> None:
+    @classmethod
+    def read(cls, path: Path, display: str) -> JsonFile:
+        return cls(read_trace_text(path, display, MAX_DUMP_BYTES), display)
+
+    def __init__(self, text: str, display: str) -> None:
         self.display = display
-        self.text = read_trace_text(path, display, MAX_DUMP_BYTES)
+        self.text = text
         single = json_single(self.text, display)
         self.value: Any = single.value
         # one index of the text for every line asked for: a dump has thousands of records
@@ -114,3 +120,22 @@ class JsonFile:
         vcores = self.count(value, where, "vCores")
         assert memory is not None and vcores is not None
         return memory, vcores
+
+    def custom_types(self, parent: Any, loc: Loc, key: str) -> list[tuple[str, int]]:
+        """The resource types beyond memory-mb and vcores of the resource object ``key``
+        (``resourceInformations.resourceInformation[]``, Hadoop 3's ``ResourceInfo``), as
+        (name, value); none when the object or its list is missing (Hadoop 2)."""
+        value = parent.get(key) if isinstance(parent, dict) else None
+        if not isinstance(value, dict):
+            return []
+        where: Loc = (*loc, key)
+        found = []
+        for item_loc, item in self.items(value, where, "resourceInformations",
+                                         "resourceInformation"):
+            name = self.text_of(item, item_loc, "name")
+            if name in ("memory-mb", "vcores"):
+                continue
+            amount = self.count(item, item_loc, "value")
+            assert name is not None and amount is not None
+            found.append((name, amount))
+        return found

@@ -40,6 +40,7 @@ from fairshare.core import (
     QueueTree,
     pending_demand,
 )
+from fairshare.sim.record.contention import in_contention, short_of_threshold, threshold_of
 from fairshare.sim.record.waiting import WaitRecorder
 
 TIMELINE_COLUMNS = (
@@ -92,7 +93,7 @@ class QueueSampler:
         self._names = [node.name for node in tree.tree_view()]
         self._min_shares = [settings(name).min_share.values for name in self._names]
         self._leaves = [node.name for node in tree.leaves()]
-        self.thresholds = np.array([_threshold(settings(name).fair_share_preemption_threshold)
+        self.thresholds = np.array([threshold_of(settings(name).fair_share_preemption_threshold)
                                     for name in self._names], dtype=np.float64)
 
     def sample(self) -> tuple[list[str], list[list[int]]]:
@@ -111,13 +112,6 @@ class QueueSampler:
 
 
 _ZERO_STATS = [0] * _APP_STATS
-DEFAULT_FAIR_SHARE_THRESHOLD = 0.5  # defaultFairSharePreemptionThreshold's default (§1.3.1)
-
-
-def _threshold(configured: float) -> float:
-    """The fair-share threshold a queue is measured against: its effective one; without an
-    allocation file YARN leaves it unset (never starved), and then the file default is used."""
-    return DEFAULT_FAIR_SHARE_THRESHOLD if configured < 0 else configured
 
 
 def _app_stats(engine: Engine, leaves: list[str]) -> dict[str, list[int]]:
@@ -185,25 +179,20 @@ class _Integrals:
         sample counts in the averages but adds no time to starvation or contention."""
         rows = self.rows_of(names)
         self.sums[rows] += values * dt
-        contended = (values[:, _COL["pending_mb"]] > 0) | (values[:, _COL["pending_vcores"]] > 0)
+        contended = in_contention(values[:, _PENDING])
         self.contention_sums[rows] += values * (contended * dt)[:, None]
         if timed:
             starving = ((values[:, _COL["starving_mb"]] > 0)
                         | (values[:, _COL["starving_vcores"]] > 0))
             self.starved[rows] += starving * dt
             self.contention[rows] += contended * dt
-            self.short[rows] += (contended & _short_of_threshold(values, thresholds)) * dt
+            short = short_of_threshold(values[:, _USAGE], values[:, _FAIR], thresholds)
+            self.short[rows] += (contended & short) * dt
 
 
-def _short_of_threshold(values: Matrix, thresholds: npt.NDArray[np.float64]
-                        ) -> npt.NDArray[np.bool_]:
-    """Usage below threshold × instantaneous fair share in memory or vcores — the test of
-    fair-share starvation (§4.2), made on the queue's own numbers whether or not preemption is
-    on. Under ``fair`` the vcore share is 0, so only memory can fall short."""
-    short = np.zeros(len(values), dtype=np.bool_)
-    for usage, share in (("usage_mb", "fair_share_mb"), ("usage_vcores", "fair_share_vcores")):
-        short |= values[:, _COL[usage]] < thresholds * values[:, _COL[share]]
-    return short
+_PENDING = [_COL["pending_mb"], _COL["pending_vcores"]]
+_USAGE = [_COL["usage_mb"], _COL["usage_vcores"]]
+_FAIR = [_COL["fair_share_mb"], _COL["fair_share_vcores"]]
 
 
 _WORK = tuple(_COL[c] for c in ("usage_mb", "usage_vcores", "pending_mb", "pending_vcores",

@@ -1,0 +1,1 @@
+"""``fairshare watch``: a running ResourceManager polled over its REST API (docs/watch.md)."""
