@@ -31,16 +31,20 @@ class JsonFile:
     def read(cls, path: Path, display: str) -> JsonFile:
         return cls(read_trace_text(path, display, MAX_DUMP_BYTES), display)
 
-    def __init__(self, text: str, display: str) -> None:
+    def __init__(self, text: str, display: str, *, lines: bool = True) -> None:
+        """``lines=False``: every value is on line 1 — an RM's answer is one line of compact
+        JSON (Jersey writes no newlines), where errors are located by field alone and
+        indexing ten thousand apps for their lines would cost more than reading them."""
         self.display = display
         self.text = text
         single = json_single(self.text, display)
         self.value: Any = single.value
         # one index of the text for every line asked for: a dump has thousands of records
-        self._doc = json_doc(single.value, self.text, single.start, single.line)
+        self._doc = json_doc(single.value, self.text, single.start, single.line) if lines \
+            else None
 
     def line(self, loc: Loc) -> int:
-        return self._doc.lines[loc]
+        return self._doc.lines[loc] if self._doc is not None else 1
 
     def fail(self, loc: Loc, message: str) -> NoReturn:
         where = render_path(loc)
