@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 Matrix = npt.NDArray[np.int64]
 Mask = npt.NDArray[np.bool_]
-DEFAULT_FAIR_SHARE_THRESHOLD = 0.5  # defaultFairSharePreemptionThreshold's default (§1.3.1)
+DEFAULT_FAIR_SHARE_THRESHOLD = 0.5  # defaultFairSharePreemptionThreshold's default (docs/semantics.md §1.3.1)
 
 
 def in_contention(pending: Matrix) -> Mask:
