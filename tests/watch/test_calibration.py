@@ -41,6 +41,7 @@ from typing import Any
 
 import pytest
 
+from fairshare.config.errors import ConfigError
 from fairshare.sim.importer.scenario_text import Choices
 from fairshare.watch.calibration import (
     LIMITS,
@@ -205,3 +206,12 @@ def test_render_and_json(run: tuple[Path, Path]) -> None:
                                            "not-reached": 0}
     assert b["preempted-containers"] == {"simulated": 0, "recorded": 2}
     assert doc["limits"] == list(LIMITS)
+
+
+def test_a_fork_from_the_last_state_has_nothing_to_compare(tmp_path: Path) -> None:
+    h = history()
+    h.last_ms = CP
+    fork(h, CP, tmp_path / "fork", now_ms=CP)
+    with pytest.raises(ConfigError) as e:
+        calibrate(h, tmp_path / "fork", tmp_path / "run")
+    assert "nothing was recorded after it" in str(e.value)

@@ -28,6 +28,7 @@ from fairshare.sim.importer.history import history_of
 from fairshare.sim.importer.scenario_text import Choices
 from fairshare.sim.parse.scenario import load_scenario
 from fairshare.sim.run.build import prepare_run
+from fairshare.sim.run.scripted import run_scenario
 from fairshare.watch.fork import fork, parse_time, read_fork, utc
 from fairshare.web.history.model import AppRecord, Preemption, QueueTally, Window
 
@@ -178,8 +179,11 @@ def test_the_arrivals_are_exactly_the_apps_started_after_the_checkpoint(tmp_path
     assert forked.arrivals == 2
     assert any(APP_C.id in n and "not in its apps.json" in n for n in forked.notes)
     # the simulator submits them at those times
-    prepared = prepare_run(load_scenario(out / "scenario.yaml"))
-    assert prepared is not None
+    run_scenario(load_scenario(out / "scenario.yaml"), tmp_path / "run")
+    with (tmp_path / "run" / "events.jsonl").open() as f:
+        submitted = {e["app"]: e["t"] for e in map(json.loads, f)
+                     if e["type"] == "app-submitted" and e["t"] > 0}
+    assert submitted == {APP_A.id: 30_000, APP_B.id: 120_000}
 
 
 def test_arrivals_are_what_workload_from_apps_makes_of_the_same_apps(tmp_path: Path) -> None:
@@ -336,3 +340,17 @@ def test_other_choices_reach_the_import(tmp_path: Path) -> None:
                  for c in a.get("running", []) if "remaining-ms" in c}
     assert remaining == {45_000}
     shutil.rmtree(tmp_path / "fork")
+
+
+def test_a_fork_from_the_last_state_runs_until_its_apps_end(tmp_path: Path) -> None:
+    """Fork from now: the checkpoint is the last sample; nothing arrived after it."""
+    h = history(last_ms=CP, records=dumped_records())
+    forked = fork(h, CP + 2_000, tmp_path / "fork", now_ms=CP + 2_000)
+    assert (forked.checkpoint_ms, forked.until_ms, forked.arrivals) == (CP, None, 0)
+    doc = scenario_of(tmp_path / "fork")
+    assert "until-ms" not in doc["run"] and "csv" not in doc["workload"]
+    assert read_fork(tmp_path / "fork") == (CP, None)
+    # an --until given must still be after the checkpoint and recorded
+    with pytest.raises(ConfigError) as e:
+        fork(h, CP, tmp_path / "other", until_ms=CP + 1, now_ms=CP + 2_000)
+    assert "after the history's last sample" in str(e.value)

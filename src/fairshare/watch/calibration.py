@@ -56,6 +56,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from fairshare.config.errors import ConfigError
 from fairshare.report.units import DASH, duration
 from fairshare.sim.importer.build import SCENARIO
 from fairshare.sim.parse.scenario import load_scenario
@@ -134,6 +135,9 @@ def calibrate(history: ForkHistory, fork_dir: Path, run_dir: Path) -> Calibratio
     """The fork in ``fork_dir`` (its span from ``fork.json``), simulated into ``run_dir``,
     against the history (ConfigError when either is not what it should be)."""
     start, end = read_fork(fork_dir)
+    if end is None:
+        raise ConfigError(f"forked from the history's last state ({utc(start)}): nothing was "
+                          "recorded after it to compare the run with", str(fork_dir))
     return compare(history, start, end, load_summary(run_dir))
 
 

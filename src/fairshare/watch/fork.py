@@ -75,7 +75,9 @@ class Forked:
     written: tuple[Path, ...]
     at_ms: int  # the moment asked for
     checkpoint_ms: int  # the recorded state it starts from (at or before at_ms): t = 0
-    until_ms: int  # the end of the span simulated and compared
+    # the end of the span simulated and compared; None: nothing was recorded after the
+    # checkpoint (a fork from now): no arrivals, the run goes until its apps end
+    until_ms: int | None
     arrivals: int  # apps submitted after t = 0
     overrides: tuple[str, ...]
     imported: Imported
@@ -117,7 +119,7 @@ def fork(history: ForkHistory, at_ms: int, outdir: Path, *, allocations: Path | 
                           f"{', '.join(missing)} (a history written by another fairshare?)",
                           label)
     taken = {app.id for app in read_apps(JsonFile(answers[APPS], f"{label}: {APPS}"))}
-    came, notes = _arrivals(history, checkpoint_ms, end, taken)
+    came, notes = _arrivals(history, checkpoint_ms, end, taken) if end is not None else ([], [])
     with tempfile.TemporaryDirectory(prefix="fairshare-fork-") as tmp:
         folder = Path(tmp) / f"checkpoint-{checkpoint_ms}"
         folder.mkdir()
@@ -149,12 +151,13 @@ def fork(history: ForkHistory, at_ms: int, outdir: Path, *, allocations: Path | 
                   tuple(o.text for o in parsed), imported, tuple(notes))
 
 
-def read_fork(folder: Path) -> tuple[int, int]:
-    """(checkpoint ms, until ms) of the fork written in ``folder``."""
+def read_fork(folder: Path) -> tuple[int, int | None]:
+    """(checkpoint ms, until ms or None) of the fork written in ``folder``."""
     path = folder / FORK
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
-        return int(record["checkpoint-ms"]), int(record["until-ms"])
+        until = record["until-ms"]
+        return int(record["checkpoint-ms"]), None if until is None else int(until)
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ConfigError(f"not a fork written by fairshare watch fork ({e})", str(path)) from None
 
@@ -191,10 +194,12 @@ def _first_checkpoint(history: ForkHistory, after_ms: int) -> int | None:
     return high
 
 
-def _until(history: ForkHistory, checkpoint_ms: int, until_ms: int | None) -> int:
+def _until(history: ForkHistory, checkpoint_ms: int, until_ms: int | None) -> int | None:
     last = history.last_time_ms()
     if last is None:
         raise ConfigError("the history holds no sample", "--until")
+    if until_ms is None and last <= checkpoint_ms:
+        return None  # forked from the last state: there is nothing after it to replay
     end = last if until_ms is None else until_ms
     if end > last:
         raise ConfigError(f"{utc(end)} is after the history's last sample ({utc(last)}): "
@@ -282,14 +287,15 @@ def _with_overrides(files: Mapping[str, bytes], overrides: Sequence[Override],
     return out
 
 
-def _bounded(text: str, checkpoint_ms: int, end_ms: int, at_ms: int,
+def _bounded(text: str, checkpoint_ms: int, end_ms: int | None, at_ms: int,
              overrides: Sequence[Override]) -> str:
     """The imported scenario, said to be a fork, bounded to the compared span, with the
     ``site:`` overrides as its ``site`` map."""
     header = [f"# Forked by fairshare watch fork from the state recorded at {utc(checkpoint_ms)}"
               f" (asked: {utc(at_ms)}); t = 0 is that moment.",
               f"# The workload: the apps that arrived until {utc(end_ms)} "
-              f"(run.until-ms {end_ms - checkpoint_ms}).",
+              f"(run.until-ms {end_ms - checkpoint_ms})." if end_ms is not None else
+              "# Nothing was recorded after it: no arrivals; the run goes until its apps end.",
               *(f"# --set {o.text}" for o in overrides)]
     site = [o for o in overrides if o.scope == "site"]
     lines = text.splitlines()
@@ -299,7 +305,7 @@ def _bounded(text: str, checkpoint_ms: int, end_ms: int, at_ms: int,
             out.append("site:")
             out += [f"  {q(o.key)}: {q(o.value)}" for o in {o.key: o for o in site}.values()]
         out.append(line)
-        if line == "run:":
+        if line == "run:" and end_ms is not None:
             out.append(f"  until-ms: {end_ms - checkpoint_ms}")
     if "run:" not in lines or "cluster:" not in lines:
         raise RuntimeError("the imported scenario lacks its cluster or run section")
