@@ -354,3 +354,27 @@ def test_a_fork_from_the_last_state_runs_until_its_apps_end(tmp_path: Path) -> N
     with pytest.raises(ConfigError) as e:
         fork(h, CP, tmp_path / "other", until_ms=CP + 1, now_ms=CP + 2_000)
     assert "after the history's last sample" in str(e.value)
+
+
+def test_the_cluster_s_files_are_used_and_the_overrides_win(tmp_path: Path) -> None:
+    site = tmp_path / "yarn-site.xml"
+    site.write_text("<configuration><property><name>yarn.scheduler.fair.preemption</name>"
+                    "<value>true</value></property></configuration>\n")
+    allocations = tmp_path / "fair-scheduler.xml"
+    allocations.write_text('<allocations><queue name="etl"><weight>2</weight></queue>'
+                           "</allocations>\n")
+    out = tmp_path / "fork"
+    fork(history(), CP, out, now_ms=NOW, site=site, allocations=allocations,
+         overrides=["site:yarn.scheduler.fair.preemption=false", "alloc:root.etl.weight=5"])
+    assert (out / "yarn-site.xml").read_text() == site.read_text()  # the cluster's, as it is
+    doc = scenario_of(out)
+    assert doc["site-file"] == "yarn-site.xml"
+    assert doc["site"] == {"yarn.scheduler.fair.preemption": "false"}
+    prepared = prepare_run(load_scenario(out / "scenario.yaml"))
+    assert not prepared.site.preemption
+    assert {q.name: q.weight for q in prepared.allocations.queues}["root.etl"] == 5
+    without = tmp_path / "plain"
+    fork(history(), CP, without, now_ms=NOW, site=site, allocations=allocations)
+    prepared = prepare_run(load_scenario(without / "scenario.yaml"))
+    assert prepared.site.preemption
+    assert {q.name: q.weight for q in prepared.allocations.queues}["root.etl"] == 2

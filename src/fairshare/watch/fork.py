@@ -40,6 +40,7 @@ from fairshare.config.allocation import allocation_text, parse_allocations_text
 from fairshare.config.errors import ConfigError, ConfigErrors
 from fairshare.config.overrides import Override, parse_override, site_overrides
 from fairshare.config.yarnsite import SITE_KEY_PREFIXES, known_site_keys, load_site
+from fairshare.report.units import duration
 from fairshare.sim.importer.build import ALLOCATIONS, SCENARIO, Imported, import_dump, write_all
 from fairshare.sim.importer.dump import APPS, NODES, SCHEDULER, Amounts, DumpApp, read_apps
 from fairshare.sim.importer.history import DEFAULT_CONTAINER, history_of_apps, write_csv
@@ -137,17 +138,17 @@ def fork(history: ForkHistory, at_ms: int, outdir: Path, *, allocations: Path | 
     files = _with_overrides(files, parsed, site)
     files[SCENARIO] = _bounded(files[SCENARIO].decode("utf-8"), checkpoint_ms, end, at_ms,
                                parsed).encode("utf-8")
+    arrived = imported.arrivals.apps if imported.arrivals else 0
     record = {"at-ms": at_ms, "checkpoint-ms": checkpoint_ms, "until-ms": end,
-              "arrivals": len(came), "overrides": [o.text for o in parsed]}
+              "arrivals": arrived, "overrides": [o.text for o in parsed]}
     files[FORK] = (json.dumps(record, indent=2) + "\n").encode("utf-8")
     written, problems = write_all(outdir, files)
     notes += imported.notes + [f"{p}: its apps will be rejected" for p in problems]
     if checkpoint_ms < at_ms:
         notes.insert(0, f"the newest recorded state at or before {utc(at_ms)} is of "
-                     f"{utc(checkpoint_ms)} ({(at_ms - checkpoint_ms) / 1000:,.0f} s before): "
+                     f"{utc(checkpoint_ms)} ({duration(at_ms - checkpoint_ms)} before): "
                      "the fork starts there")
-    return Forked(outdir / SCENARIO, tuple(written), at_ms, checkpoint_ms, end,
-                  imported.arrivals.apps if imported.arrivals else 0,
+    return Forked(outdir / SCENARIO, tuple(written), at_ms, checkpoint_ms, end, arrived,
                   tuple(o.text for o in parsed), imported, tuple(notes))
 
 
