@@ -52,7 +52,7 @@ from fairshare.watch.calibration import (
     render,
     simulate_fork,
 )
-from fairshare.watch.fork import fork
+from fairshare.watch.fork import fork, read_fork
 from fairshare.web.history.model import Preemption, QueueTally
 from tests.watch.test_fork import FakeHistory, record
 
@@ -172,7 +172,7 @@ def test_a_run_that_ended_early_held_nothing_after(run: tuple[Path, Path]) -> No
 
     summary = load_summary(run[1])
     short = replace(summary, span=replace(summary.span, end_ms=60_000))
-    c = compare(history(), CP, END, short)
+    c = compare(history(), CP, END, short, read_fork(run[0]).started_apps)
     by = {q.queue: q for q in c.queues}
     assert c.simulated_ms == 60_000
     assert by["root.a"].simulated == pytest.approx((512, 0.5))
@@ -185,6 +185,23 @@ def test_an_app_not_launched_by_the_end_counts_as_not_reached(run: tuple[Path, P
     h.records[3] = replace(h.records[3], launched_ms=END + 10_000)
     by = {q.queue: q for q in calibrate(h, *run).queues}
     assert by["root.b"].am_wait_recorded == Waits(2000, 50_000, 2, 1)
+    # V killed at CP + 50 s while waiting for its AM: not reached, 50 s (from CP)
+    h.records[1] = replace(h.records[1], launched_ms=0, memory_seconds=0)
+    by = {q.queue: q for q in calibrate(h, *run).queues}
+    assert by["root.a"].am_wait_recorded == Waits(50_000, 50_000, 1, 1)
+
+
+def test_an_app_whose_launch_was_not_reported_is_left_out_of_both_sides(
+        run: tuple[Path, Path]) -> None:
+    """W ran (61,440 MB·s) but the RM gave no launchTime (0): its wait is unknown."""
+    h = history()
+    h.records[3] = replace(h.records[3], launched_ms=0)
+    c = calibrate(h, *run)
+    by = {q.queue: q for q in c.queues}
+    assert c.launch_unknown == 1
+    assert by["root.b"].am_wait_recorded == Waits(2000, 2000, 1, 0)
+    assert by["root.b"].am_wait_simulated == Waits(0, 0, 1, 0)
+    assert "1 app left out of the AM waits" in render(c)
 
 
 def test_render_and_json(run: tuple[Path, Path]) -> None:

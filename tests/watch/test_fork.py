@@ -29,7 +29,7 @@ from fairshare.sim.importer.scenario_text import Choices
 from fairshare.sim.parse.scenario import load_scenario
 from fairshare.sim.run.build import prepare_run
 from fairshare.sim.run.scripted import run_scenario
-from fairshare.watch.fork import fork, parse_time, read_fork, utc
+from fairshare.watch.fork import ForkRecord, fork, parse_time, read_fork, utc
 from fairshare.web.history.model import AppRecord, Preemption, QueueTally, Window
 
 DUMPS = Path(__file__).resolve().parents[1] / "importer" / "dumps"
@@ -76,8 +76,9 @@ class FakeHistory:
         return (max(times), dict(self.checkpoints[max(times)])) if times else None
 
     def apps(self, window: Window, queue: str | None = None) -> list[AppRecord]:
-        """Apps alive in the window: started by its end, not finished before its start."""
-        return [a for a in self.records if a.started_ms <= window.end_ms
+        """Apps alive in [start, end): started before its end, not finished before its start
+        (the store's reading)."""
+        return [a for a in self.records if a.started_ms < window.end_ms
                 and not 0 < a.finished_ms < window.start_ms
                 and (queue is None or a.queue == queue)]
 
@@ -86,7 +87,7 @@ class FakeHistory:
 
     def preemptions(self, start_ms: int, end_ms: int, queue: str | None = None
                     ) -> list[Preemption]:
-        return [p for p in self.preempted if start_ms <= p.time_ms <= end_ms
+        return [p for p in self.preempted if start_ms <= p.time_ms < end_ms
                 and (queue is None or p.queue == queue)]
 
 
@@ -156,7 +157,8 @@ def test_the_fork_starts_from_the_checkpoint_s_nodes_and_running_apps(tmp_path: 
     # bounded to the span the history covers after the checkpoint
     assert doc["run"]["until-ms"] == 300_000
     assert doc["workload"]["csv"] == "arrivals.csv"
-    assert read_fork(out) == (CP, CP + 300_000)
+    assert read_fork(out) == ForkRecord(CP, CP + 300_000, (
+        "application_1700000000000_0003", APP_A.id, APP_B.id))  # waiting at CP, arrivals
     assert {p.name for p in forked.written} == {"scenario.yaml", "fair-scheduler.xml",
                                                 "arrivals.csv", "fork.json"}
     # the newest checkpoint at or before --at is 60 s older: said
@@ -349,7 +351,7 @@ def test_a_fork_from_the_last_state_runs_until_its_apps_end(tmp_path: Path) -> N
     assert (forked.checkpoint_ms, forked.until_ms, forked.arrivals) == (CP, None, 0)
     doc = scenario_of(tmp_path / "fork")
     assert "until-ms" not in doc["run"] and "csv" not in doc["workload"]
-    assert read_fork(tmp_path / "fork") == (CP, None)
+    assert read_fork(tmp_path / "fork").until_ms is None
     # an --until given must still be after the checkpoint and recorded
     with pytest.raises(ConfigError) as e:
         fork(h, CP, tmp_path / "other", until_ms=CP + 1, now_ms=CP + 2_000)

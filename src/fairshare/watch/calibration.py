@@ -13,11 +13,13 @@ configuration, per queue, it is compared with the history over ``Window(checkpoi
   difference in % of the recorded;
 * **AM wait**, p50 and p95, nearest rank (the summary's own percentiles,
   :func:`fairshare.sim.record.summary._percentiles`), over the same apps on both sides: those
-  not launched at the checkpoint, managed, in the run. Recorded: ``launchTime`` (the AM
-  container launched: ``RMAppAttemptImpl``'s launch) minus ``startedTime`` (the submission:
-  ``RMAppImpl.startTime``) — or minus the checkpoint for an app that was already waiting then,
-  as the simulation only sees it from t = 0; an app not launched by the end counts with its
-  wait so far and as *not reached*, as the summary counts it;
+  whose AM the run places (waiting for it at the checkpoint, or arriving after), managed.
+  Recorded: ``launchTime`` (the AM container launched: ``RMAppAttemptImpl``'s launch) minus
+  ``startedTime`` (the submission: ``RMAppImpl.startTime``) — or minus the checkpoint for an
+  app that was already waiting then, as the simulation only sees it from t = 0; an app not
+  launched by the end (or killed while waiting) counts with its wait so far and as *not
+  reached*, as the summary counts it; an app that ran but whose ``launchTime`` the RM did not
+  report is left out of both sides, and counted;
 * **preempted containers** (AM and others) taken from the queue and its subtree: the run's
   ``containers-preempted-from`` against the history's
   :class:`~fairshare.web.history.model.Preemption` records (the rises of each app's
@@ -47,7 +49,7 @@ from __future__ import annotations
 import io
 import textwrap
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -81,6 +83,7 @@ LIMITS = (
 )
 
 Amounts = tuple[float, float]
+Samples = dict[str, list[tuple[int, bool]]]
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,7 @@ class Calibration:
     simulated_ms: int  # how long the run lasted (shorter when its apps all ended earlier)
     recorded_ms: int  # the time the history's samples cover in the span (root's)
     queues: tuple[QueueCalibration, ...]
+    launch_unknown: int = 0  # apps left out of the AM waits: the RM did not report launchTime
     limits: tuple[str, ...] = LIMITS
 
 
@@ -134,21 +138,26 @@ def simulate_fork(fork_dir: Path, run_dir: Path) -> Summary:
 def calibrate(history: ForkHistory, fork_dir: Path, run_dir: Path) -> Calibration:
     """The fork in ``fork_dir`` (its span from ``fork.json``), simulated into ``run_dir``,
     against the history (ConfigError when either is not what it should be)."""
-    start, end = read_fork(fork_dir)
+    fork = read_fork(fork_dir)
+    start, end = fork.checkpoint_ms, fork.until_ms
     if end is None:
         raise ConfigError(f"forked from the history's last state ({utc(start)}): nothing was "
                           "recorded after it to compare the run with", str(fork_dir))
-    return compare(history, start, end, load_summary(run_dir))
+    return compare(history, start, end, load_summary(run_dir), fork.started_apps)
 
 
-def compare(history: ForkHistory, start_ms: int, end_ms: int, summary: Summary) -> Calibration:
-    """The calibration of ``summary`` (a run whose t = 0 is ``start_ms``) over the span."""
+def compare(history: ForkHistory, start_ms: int, end_ms: int, summary: Summary,
+            started_apps: Collection[str]) -> Calibration:
+    """The calibration of ``summary`` (a run whose t = 0 is ``start_ms``) over the span;
+    ``started_apps``: the apps whose AM the run had to place (waiting at the checkpoint, and
+    the arrivals), whose AM waits are compared."""
     span_ms = end_ms - start_ms
     run = summary.span
     run_ms = min(span_ms, (run.end_ms or 0) - (run.start_ms or 0))
     tallies = {t.name: t for t in history.tally(Window(start_ms, end_ms))}
     records = history.apps(Window(start_ms, end_ms))
-    sim_waits, rec_waits = _am_waits(records, summary, start_ms, end_ms)
+    sim_waits, rec_waits, unknown = _am_waits(records, summary, start_ms, end_ms,
+                                              set(started_apps))
     rec_preempted: dict[str, int] = defaultdict(int)
     for p in history.preemptions(start_ms, end_ms):
         if p.time_ms > start_ms:  # seen at the checkpoint: before it
@@ -170,23 +179,32 @@ def compare(history: ForkHistory, start_ms: int, end_ms: int, summary: Summary) 
             entry.containers_preempted_from if entry is not None else 0,
             rec_preempted.get(name, 0)))
     root = tallies.get("root")
-    return Calibration(start_ms, end_ms, run_ms, root.weight_ms if root else 0, tuple(queues))
+    return Calibration(start_ms, end_ms, run_ms, root.weight_ms if root else 0, tuple(queues),
+                       unknown)
 
 
-def _am_waits(records: Iterable[AppRecord], summary: Summary, start_ms: int, end_ms: int
-              ) -> tuple[dict[str, list[tuple[int, bool]]], dict[str, list[tuple[int, bool]]]]:
-    """Per queue (and its parents), the AM waits of the apps both sides have: (wait, reached)."""
-    sim: dict[str, list[tuple[int, bool]]] = defaultdict(list)
-    rec: dict[str, list[tuple[int, bool]]] = defaultdict(list)
+def _am_waits(records: Iterable[AppRecord], summary: Summary, start_ms: int, end_ms: int,
+              started: set[str]) -> tuple[Samples, Samples, int]:
+    """Per queue (and its parents), the AM waits of the apps both sides have, as (wait,
+    reached); and how many apps were left out because the RM did not report their launch."""
+    sim: Samples = defaultdict(list)
+    rec: Samples = defaultdict(list)
+    unknown = 0
     span_ms = end_ms - start_ms
     for r in records:
         entry = summary.apps.get(r.id)
-        if (entry is None or not entry.managed or r.started_ms > end_ms
-                or 0 < r.launched_ms <= start_ms):
-            continue  # not in the run, unmanaged, or launched already at the checkpoint
+        if r.id not in started or entry is None or not entry.managed:
+            continue
         since = max(r.started_ms, start_ms)
-        reached = 0 < r.launched_ms <= end_ms
-        rec_sample = (r.launched_ms - since, True) if reached else (end_ms - since, False)
+        if r.launched_ms > 0:
+            rec_sample = ((max(0, r.launched_ms - since), True) if r.launched_ms < end_ms
+                          else (end_ms - since, False))
+        elif r.memory_seconds > 0 or any(r.allocated) or r.running_containers > 0:
+            unknown += 1  # it ran, but no launchTime was reported (an older RM)
+            continue
+        else:  # never launched: waiting still, or killed while waiting
+            stop = r.finished_ms if 0 < r.finished_ms < end_ms else end_ms
+            rec_sample = (max(0, stop - since), False)
         submit = entry.submit_ms or 0
         sim_sample = ((entry.am_wait_ms, True) if entry.am_wait_ms is not None
                       else (max(0, span_ms - submit), False))
@@ -194,7 +212,7 @@ def _am_waits(records: Iterable[AppRecord], summary: Summary, start_ms: int, end
             rec[name].append(rec_sample)
         for name in _ancestry(entry.queue or entry.requested_queue):
             sim[name].append(sim_sample)
-    return sim, rec
+    return sim, rec, unknown
 
 
 def _ancestry(queue: str) -> list[str]:
@@ -231,6 +249,7 @@ def as_json(calibration: Calibration) -> dict[str, Any]:
 
     return {"start-ms": calibration.start_ms, "end-ms": calibration.end_ms,
             "simulated-ms": calibration.simulated_ms, "recorded-ms": calibration.recorded_ms,
+            "launch-unknown": calibration.launch_unknown,
             "queues": [queue(q) for q in calibration.queues],
             "limits": list(calibration.limits)}
 
@@ -274,6 +293,9 @@ def render(calibration: Calibration, width: int = 120) -> str:
                      "averages count nothing held after that.")
     if c.recorded_ms < c.end_ms - c.start_ms:
         notes.append(f"The history's samples cover {duration(c.recorded_ms)} of the span.")
+    if c.launch_unknown:
+        notes.append(f"{c.launch_unknown} app{'s' if c.launch_unknown > 1 else ''} left out of "
+                     "the AM waits: the RM did not report when their AM launched (launchTime).")
     lines += [textwrap.fill(n, width) for n in notes]
     lines.append("Limits of the calibration:")
     lines += [textwrap.fill(limit, width, initial_indent="  - ", subsequent_indent="    ")

@@ -45,6 +45,7 @@ from fairshare.sim.importer.build import ALLOCATIONS, SCENARIO, Imported, import
 from fairshare.sim.importer.dump import APPS, NODES, SCHEDULER, Amounts, DumpApp, read_apps
 from fairshare.sim.importer.history import DEFAULT_CONTAINER, history_of_apps, write_csv
 from fairshare.sim.importer.jsonfile import JsonFile
+from fairshare.sim.importer.placement import holds_containers
 from fairshare.sim.importer.scenario_text import Choices, q
 from fairshare.web.history.model import AppRecord, Preemption, QueueTally, Window
 
@@ -119,14 +120,19 @@ def fork(history: ForkHistory, at_ms: int, outdir: Path, *, allocations: Path | 
         raise ConfigError(f"the checkpoint lacks the answer{'s' if len(missing) > 1 else ''} "
                           f"{', '.join(missing)} (a history written by another fairshare?)",
                           label)
-    taken = {app.id for app in read_apps(JsonFile(answers[APPS], f"{label}: {APPS}"))}
+    state = read_apps(JsonFile(answers[APPS], f"{label}: {APPS}"))
+    taken = {app.id for app in state}
+    # what the fork's run must give an AM to: the apps waiting for theirs, then the arrivals
+    waiting = sorted(a.id for a in state if a.state in ("RUNNING", "ACCEPTED")
+                     and not holds_containers(a))
     came, notes = _arrivals(history, checkpoint_ms, end, taken) if end is not None else ([], [])
     with tempfile.TemporaryDirectory(prefix="fairshare-fork-") as tmp:
         folder = Path(tmp) / f"checkpoint-{checkpoint_ms}"
         folder.mkdir()
         for name in DUMP_FILES:
             (folder / name).write_text(answers[name], encoding="utf-8")
-        arrivals = _write_arrivals(came, checkpoint_ms, container, Path(tmp), notes)
+        arrivals, arrived_ids = _write_arrivals(came, checkpoint_ms, container, Path(tmp),
+                                                notes)
         try:
             imported = import_dump(folder, Path(tmp) / "imported", _choices(choices),
                                    allocations=allocations, site=site, arrivals=arrivals)
@@ -140,7 +146,8 @@ def fork(history: ForkHistory, at_ms: int, outdir: Path, *, allocations: Path | 
                                parsed).encode("utf-8")
     arrived = imported.arrivals.apps if imported.arrivals else 0
     record = {"at-ms": at_ms, "checkpoint-ms": checkpoint_ms, "until-ms": end,
-              "arrivals": arrived, "overrides": [o.text for o in parsed]}
+              "arrivals": arrived, "overrides": [o.text for o in parsed],
+              "waiting-apps": waiting, "arrival-apps": arrived_ids}
     files[FORK] = (json.dumps(record, indent=2) + "\n").encode("utf-8")
     written, problems = write_all(outdir, files)
     notes += imported.notes + [f"{p}: its apps will be rejected" for p in problems]
@@ -152,13 +159,23 @@ def fork(history: ForkHistory, at_ms: int, outdir: Path, *, allocations: Path | 
                   tuple(o.text for o in parsed), imported, tuple(notes))
 
 
-def read_fork(folder: Path) -> tuple[int, int | None]:
-    """(checkpoint ms, until ms or None) of the fork written in ``folder``."""
+@dataclass(frozen=True)
+class ForkRecord:
+    """``fork.json``: what the calibration needs to know of a fork."""
+
+    checkpoint_ms: int
+    until_ms: int | None
+    started_apps: tuple[str, ...]  # the apps whose AM the run places: waiting at t = 0, arrivals
+
+
+def read_fork(folder: Path) -> ForkRecord:
+    """The ``fork.json`` of the fork written in ``folder``."""
     path = folder / FORK
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
         until = record["until-ms"]
-        return int(record["checkpoint-ms"]), None if until is None else int(until)
+        return ForkRecord(int(record["checkpoint-ms"]), None if until is None else int(until),
+                          tuple(map(str, (*record["waiting-apps"], *record["arrival-apps"]))))
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ConfigError(f"not a fork written by fairshare watch fork ({e})", str(path)) from None
 
@@ -213,11 +230,11 @@ def _until(history: ForkHistory, checkpoint_ms: int, until_ms: int | None) -> in
 
 def _arrivals(history: ForkHistory, checkpoint_ms: int, end_ms: int, taken: set[str]
               ) -> tuple[list[AppRecord], list[str]]:
-    """The apps that started after the checkpoint and by ``end_ms``; an app the checkpoint's
+    """The apps that started after the checkpoint and before ``end_ms``; an app the checkpoint's
     apps.json already lists (the watcher's and the RM's clocks differ) is state, not an
     arrival."""
     alive = history.apps(Window(checkpoint_ms, end_ms))
-    came = sorted((a for a in alive if checkpoint_ms < a.started_ms <= end_ms
+    came = sorted((a for a in alive if checkpoint_ms < a.started_ms < end_ms
                    and a.id not in taken), key=lambda a: (a.started_ms, a.id))
     unseen = [a.id for a in alive if a.started_ms <= checkpoint_ms and a.id not in taken
               and not 0 < a.finished_ms <= checkpoint_ms]
@@ -245,19 +262,20 @@ def as_dump_app(record: AppRecord) -> DumpApp:
 
 
 def _write_arrivals(came: Sequence[AppRecord], checkpoint_ms: int, container: Amounts,
-                    folder: Path, notes: list[str]) -> Path | None:
+                    folder: Path, notes: list[str]) -> tuple[Path | None, list[str]]:
+    """The arrivals' CSV (None: no app to submit) and the ids it holds."""
     if not came:
-        return None
+        return None, []
     history = history_of_apps([as_dump_app(a) for a in came], "the history", container,
                               start_ms=came[0].started_ms - checkpoint_ms)
     if history.left_out:
         notes.append("arrivals left out (as workload from-apps leaves them out): "
                      + ", ".join(history.left_out))
     if not history.apps:
-        return None
+        return None, []
     path = folder / "arrivals.csv"
     write_csv(history, path)
-    return path
+    return path, [a.id for a in history.apps]
 
 
 def _relocated(error: ConfigError, folder: Path, label: str) -> ConfigError:
@@ -340,6 +358,6 @@ def parse_time(text: str, now_ms: int) -> int:
     return int(moment.timestamp() * 1000)
 
 
-__all__ = ["FORK", "ForkHistory", "Forked", "as_dump_app", "fork", "parse_time", "read_fork",
-           "utc"]
+__all__ = ["FORK", "ForkHistory", "ForkRecord", "Forked", "as_dump_app", "fork", "parse_time",
+           "read_fork", "utc"]
 
