@@ -20,6 +20,7 @@ ran no time or held nothing yet (waiting for their AM) are left out, and named.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,8 +43,17 @@ class History:
 def history_of(path: Path, container: Amounts = DEFAULT_CONTAINER,
                am: Amounts = DEFAULT_CONTAINER, start_ms: int = 0) -> History:
     """The apps of an ``apps.json`` as workload apps (ConfigError: located in the file)."""
+    return history_of_apps(read_apps(JsonFile.read(path, str(path))), str(path), container, am,
+                           start_ms)
+
+
+def history_of_apps(apps: Iterable[DumpApp], source: str,
+                    container: Amounts = DEFAULT_CONTAINER, am: Amounts = DEFAULT_CONTAINER,
+                    start_ms: int = 0) -> History:
+    """:func:`history_of` for apps already read (``fairshare watch fork`` has them from its
+    history database, not from a file); ``source`` names where they came from."""
     history = History()
-    dumped = sorted(read_apps(JsonFile.read(path, str(path))), key=lambda a: (a.started_ms, a.id))
+    dumped = sorted(apps, key=lambda a: (a.started_ms, a.id))
     started = [a for a in dumped if a.started_ms > 0]
     first = started[0].started_ms if started else 0
     for app in dumped:
@@ -61,7 +71,7 @@ def history_of(path: Path, container: Amounts = DEFAULT_CONTAINER,
         history.apps.append(WorkloadApp(
             app.id, app.started_ms - first + start_ms, app.queue, app.user,
             None if am_size is None else {"memory-mb": am_size[0], "vcores": am_size[1]},
-            tasks, app.line, str(path)))
+            tasks, app.line, source))
     return history
 
 
