@@ -1,6 +1,7 @@
 """When a queue is *in contention* and when it is *short of its fair-share threshold*: the two
-tests behind the Preemption Tuning numbers, for a simulated run (:mod:`fairshare.sim.record.recorder`) and for a
-watched ResourceManager (:mod:`fairshare.web.history`) alike — one implementation.
+tests behind the Preemption Tuning numbers, for a simulated run
+(:mod:`fairshare.sim.record.recorder`) and for a watched ResourceManager
+(:mod:`fairshare.web.history`) alike — one implementation.
 
 Cloudera Manager's Preemption Tuning report averages steady share, instantaneous share and
 allocation over the samples *during contention*: those in which the queue had pending
@@ -16,7 +17,8 @@ import numpy.typing as npt
 
 Matrix = npt.NDArray[np.int64]
 Mask = npt.NDArray[np.bool_]
-DEFAULT_FAIR_SHARE_THRESHOLD = 0.5  # defaultFairSharePreemptionThreshold's default (docs/semantics.md §1.3.1)
+# defaultFairSharePreemptionThreshold's default (docs/semantics.md §1.3.1)
+DEFAULT_FAIR_SHARE_THRESHOLD = 0.5
 
 
 def in_contention(pending: Matrix) -> Mask:
