@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fairshare.sim.record.summary import _percentiles
+from fairshare.sim.record.summary import percentiles
 from fairshare.sim.record.summary_model import Percentiles
 
 
@@ -13,7 +13,7 @@ from fairshare.sim.record.summary_model import Percentiles
 def test_a_percentile_is_the_smallest_value_with_p_percent_at_or_below_it(
         samples: list[tuple[int, bool]]) -> None:
     values = [v for v, _ in samples]
-    got = _percentiles(samples)
+    got = percentiles(samples)
     for chosen, p in ((got.p50, 50), (got.p95, 95)):
         assert chosen in values
         at_or_below = sum(v <= chosen for v in values)  # type: ignore[operator]
@@ -25,4 +25,4 @@ def test_a_percentile_is_the_smallest_value_with_p_percent_at_or_below_it(
 
 
 def test_no_apps_no_percentiles() -> None:
-    assert _percentiles([]) == Percentiles(p50=None, p95=None, max=None, apps=0, not_reached=0)
+    assert percentiles([]) == Percentiles(p50=None, p95=None, max=None, apps=0, not_reached=0)

@@ -12,7 +12,7 @@ configuration, per queue, it is compared with the history over ``Window(checkpoi
   ``usedResources`` (:meth:`fairshare.web.history.model.QueueTally.average`), and the
   difference in % of the recorded;
 * **AM wait**, p50 and p95, nearest rank (the summary's own percentiles,
-  :func:`fairshare.sim.record.summary._percentiles`), over the same apps on both sides: those
+  :func:`fairshare.sim.record.summary.percentiles`), over the same apps on both sides: those
   whose AM the run places (waiting for it at the checkpoint, or arriving after), managed.
   Recorded: ``launchTime`` (the AM container launched: ``RMAppAttemptImpl``'s launch) minus
   ``startedTime`` (the submission: ``RMAppImpl.startTime``) — or minus the checkpoint for an
@@ -62,7 +62,7 @@ from fairshare.config.errors import ConfigError
 from fairshare.report.units import DASH, duration
 from fairshare.sim.importer.build import SCENARIO
 from fairshare.sim.parse.scenario import load_scenario
-from fairshare.sim.record.summary import _percentiles as percentiles
+from fairshare.sim.record.summary import percentiles
 from fairshare.sim.record.summary_model import Summary
 from fairshare.sim.record.summary_read import load_summary
 from fairshare.sim.run.build import prepare_run

@@ -275,7 +275,7 @@ def _app_waits(engine: Engine, apps: Mapping[str, AppEntry], end_ms: int | None
     return out
 
 
-def _percentiles(samples: Iterable[tuple[int, bool]]) -> Percentiles:
+def percentiles(samples: Iterable[tuple[int, bool]]) -> Percentiles:
     """Nearest-rank percentiles (the smallest value at or above p % of them) and the maximum,
     in ms; ``apps`` counted, ``not-reached`` of them counted with their wait so far."""
     samples = list(samples)
@@ -343,9 +343,9 @@ def _queue_entry(recorder: SimRecorder, name: str, counts: Mapping[str, Counter[
             fair_share=_contention_pair(recorder, name, "fair_share"),
             demand=_contention_pair(recorder, name, "demand"),
         ),
-        am_wait_ms=_percentiles(waits.get("am-wait-ms", ())),
-        first_task_wait_ms=_percentiles(waits.get("first-task-wait-ms", ())),
-        turnaround_ms=_percentiles(waits.get("turnaround-ms", ())),
+        am_wait_ms=percentiles(waits.get("am-wait-ms", ())),
+        first_task_wait_ms=percentiles(waits.get("first-task-wait-ms", ())),
+        turnaround_ms=percentiles(waits.get("turnaround-ms", ())),
         containers_allocated=counts["allocated"][name],
         containers_recovered=counts["recovered"][name],
         containers_completed=counts["completed"][name],
@@ -356,4 +356,4 @@ def _queue_entry(recorder: SimRecorder, name: str, counts: Mapping[str, Counter[
     )
 
 
-__all__ = ["Progress", "app_entry", "build_summary"]
+__all__ = ["Progress", "app_entry", "build_summary", "percentiles"]
