@@ -1,0 +1,378 @@
+"""What holds each queue and each waiting app of a watched ResourceManager, in the words of
+``fairshare explain`` (docs/watch.md "Diagnosis").
+
+A simulated run knows every decision (:mod:`fairshare.sim.record.waiting` reads the engine's
+events); a real RM's REST API does not say why an app waits. Here each cause is decided from
+what it does say — queue usage, shares, demand, AM usage and limit, app and user counts, node
+room — with the allocation file and yarn-site the admin gave (timeouts, thresholds, the
+utilization gate) and, for how long a queue has been short, the watcher's own history
+(:class:`QueueFacts`). The causes, their order and their words are those of
+:mod:`fairshare.sim.record.causes` and ``waiting.py`` (one implementation): a waiting app gets
+the first that holds of
+
+1. not runnable: its user's ``maxRunningApps``, then its queue's or an ancestor's
+   (``MaxRunningAppsEnforcer.canAppBeRunnable`` checks the user first);
+2. the queue or an ancestor at its max share for the app's smallest ask
+   (``FSAppAttempt.assignContainer``);
+3. room for the ask on some node: its AM refused by the leaf's AM share
+   (``FSLeafQueue.canRunAppAM``), else nothing but the next heartbeat;
+4. preemption off; the utilization gate closed (``FairScheduler.shouldAttemptPreemption``:
+   open only when the threshold is below the larger of the allocated memory and vcore
+   fractions); no preemption timeout for the queue;
+5. short of threshold × fair share (``FSLeafQueue`` fair-share starvation): the timeout not
+   yet passed; passed, with a starvation smaller than the ask; passed, with nothing to take
+   (every queue over its fair share non-preemptable, or none over it); passed, with
+   preemption under way (``FSPreemptionThread``'s waits);
+6. otherwise at its fair share while the cluster is full.
+
+What REST does not show is not guessed: asks refused above the maximum allocation never reach
+``resourceRequests``, and nodes do not say who reserved them, so those causes do not appear.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from fairshare.config.model import TIMEOUT_NEVER_MS, UNSET_TIMEOUT_MS, AllocationConfig
+from fairshare.config.yarnsite import SiteConfig
+from fairshare.core import QueueSettings, QueueTree, build_queue_tree
+from fairshare.resources.display import duration, memory, percent, vcores_number
+from fairshare.resources.vector import float32, float32_decimal
+from fairshare.sim.importer.dump import Amounts, DumpApp, DumpQueue
+from fairshare.sim.record.causes import BY_KEY, CAUSES, WaitCause
+from fairshare.sim.record.contention import short_of_threshold, threshold_of
+from fairshare.web.sample import Sample
+
+_NEVER = (TIMEOUT_NEVER_MS, UNSET_TIMEOUT_MS)
+_ORDER = {c.key: i for i, c in enumerate(CAUSES)}
+
+
+@dataclass(frozen=True, slots=True)
+class QueueFacts:
+    """What consecutive samples tell of a queue, filled by the watcher: since when (Unix ms)
+    it has been continuously short of threshold × its fair share, and continuously in
+    contention (pending containers > 0); None: not now, or not known."""
+
+    short_since_ms: int | None = None
+    contention_since_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What holds a queue (``app`` None) or one of its waiting apps: ``cause`` a
+    :class:`~fairshare.sim.record.causes.WaitCause` value, ``words`` the explanation with the
+    live numbers, ``setting`` the setting (with its value) that would change it, ``advice``
+    the cause's advice for that setting, ``since_ms`` since when it has held, when known."""
+
+    queue: str
+    app: str | None
+    cause: str
+    words: str
+    setting: str | None
+    advice: str
+    since_ms: int | None
+
+
+def diagnose(sample: Sample, allocations: AllocationConfig, site: SiteConfig,
+             history_facts: Mapping[str, QueueFacts]) -> list[Finding]:
+    """Per leaf with something waiting (tree order): the queue's finding — the cause holding
+    most of its waiting apps (ties in ``CAUSES`` order), or, with no app known, the queue's
+    own — then one finding per waiting app."""
+    ctx = _Context(sample, allocations, site, history_facts)
+    out: list[Finding] = []
+    for queue in sample.queues():
+        if queue.children:
+            continue
+        waiting = [a for a in ctx.apps_in.get(queue.name, []) if _waiting(a)]
+        apps = [ctx.finding(queue, app) for app in waiting]
+        if apps:
+            counts = Counter(f.cause for f in apps)
+            top = min(counts, key=lambda c: (-counts[c], _ORDER.get(c, 99)))
+            first = next(f for f in apps if f.cause == top)
+            out.append(Finding(queue.name, None, first.cause, first.words, first.setting,
+                               first.advice, first.since_ms))
+        elif (queue.pending_containers or 0) > 0 or (queue.pending_apps or 0) > 0:
+            out.append(ctx.finding(queue, None))
+        out.extend(apps)
+    return out
+
+
+def _waiting(app: DumpApp) -> bool:
+    """ACCEPTED (its AM not started), or RUNNING with asks outstanding."""
+    if app.state in ("NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED"):
+        return True
+    return app.state == "RUNNING" and any(a.count > 0 for a in app.asks or ())
+
+
+def _res(amounts: Amounts) -> str:
+    return f"{memory(amounts[0])}, {vcores_number(amounts[1])} vcores"
+
+
+def _fits(a: Amounts, b: Amounts) -> bool:
+    return a[0] <= b[0] and a[1] <= b[1]
+
+
+def _add(a: Amounts, b: Amounts) -> Amounts:
+    return a[0] + b[0], a[1] + b[1]
+
+
+def _smallest_ask(app: DumpApp | None) -> Amounts | None:
+    sizes = [a.size for a in (app.asks or ()) if a.count > 0] if app else []
+    return min(sizes) if sizes else None
+
+
+_Held = tuple[str, str, str | None, int | None]  # cause, detail, setting, since
+
+
+class _Context:
+    """One sample's numbers, settings and counts, computed once for all its findings."""
+
+    def __init__(self, sample: Sample, allocations: AllocationConfig, site: SiteConfig,
+                 facts: Mapping[str, QueueFacts]) -> None:
+        self.sample, self.config, self.site, self.facts = sample, allocations, site, facts
+        self.now = sample.time_ms
+        self.queues = {q.name: q for q in sample.queues()}
+        self.tree = _tree_for(build_queue_tree(allocations, site.resource_types), sample)
+        self.apps_in: dict[str, list[DumpApp]] = {}
+        self.user_running: Counter[str] = Counter()
+        for app in sorted(sample.apps, key=lambda a: (a.started_ms, a.id)):
+            self.apps_in.setdefault(app.queue, []).append(app)
+            if app.state == "RUNNING":
+                self.user_running[app.user] += 1
+        self.rooms = {(n.capacity[0] - n.used[0], n.capacity[1] - n.used[1])
+                      for n in sample.nodes}
+        self.held_back = self._not_runnable()
+
+    def settings(self, name: str) -> QueueSettings:
+        while name not in self.tree:
+            name = name.rsplit(".", 1)[0]
+        return self.tree[name].settings
+
+    def ancestry(self, leaf: str) -> Iterator[DumpQueue]:
+        """The leaf, then its parents up to root."""
+        parts = leaf.split(".")
+        for depth in range(len(parts), 0, -1):
+            queue = self.queues.get(".".join(parts[:depth]))
+            if queue is not None:
+                yield queue
+
+    def _not_runnable(self) -> dict[str, DumpQueue]:
+        """ACCEPTED apps held by a queue's ``maxRunningApps`` → that queue. Runnable apps are
+        at most ``maxApps``, so at least numActiveApps + numPendingApps − maxApps of its
+        pending apps are not runnable: the latest submitted (``MaxRunningAppsEnforcer``
+        makes apps runnable in submission order)."""
+        held: dict[str, DumpQueue] = {}
+        for queue in self.sample.queues():
+            active, pending = _app_counts(queue)
+            limit = queue.max_apps if queue.max_apps is not None else \
+                self.settings(queue.name).max_running_apps
+            excess = active + pending - limit
+            if excess <= 0:
+                continue
+            accepted = [a for name, apps in self.apps_in.items()
+                        if name == queue.name or name.startswith(queue.name + ".")
+                        for a in apps if a.state == "ACCEPTED"]
+            accepted.sort(key=lambda a: (a.started_ms, a.id))
+            for app in accepted[len(accepted) - min(excess, len(accepted)):]:
+                held.setdefault(app.id, queue)
+        return held
+
+    def user_limit(self, user: str) -> int:
+        return self.config.user_max_apps.get(user, self.config.user_max_apps_default)
+
+    # -- the causes, in the order of the module docstring -----------------------------------
+
+    def finding(self, leaf: DumpQueue, app: DumpApp | None) -> Finding:
+        cause, detail, setting, since = self._why(leaf, app)
+        words = BY_KEY[cause]
+        if since is None and app is not None and app.state == "ACCEPTED" and app.started_ms:
+            since = app.started_ms
+        return Finding(leaf.name, app.id if app else None, cause,
+                       f"held by {words.words} — {detail}", setting,
+                       words.advice.format(limit=setting or cause), since)
+
+    def _why(self, leaf: DumpQueue, app: DumpApp | None) -> _Held:
+        ask = _smallest_ask(app)
+        return (self._not_runnable_cause(leaf, app) or self._max_share(leaf, ask)
+                or self._room(leaf, app, ask) or self._preemption(leaf, ask))
+
+    def _not_runnable_cause(self, leaf: DumpQueue, app: DumpApp | None) -> _Held | None:
+        if app is None:
+            active, pending = _app_counts(leaf)
+            limit = leaf.max_apps if leaf.max_apps is not None else \
+                self.settings(leaf.name).max_running_apps
+            if pending and active + pending > limit:
+                return (WaitCause.MAX_RUNNING_APPS, f"maxRunningApps {limit} reached "
+                        f"({active} running, {pending} pending)",
+                        f"maxRunningApps of {leaf.name} = {limit}", None)
+            return None
+        if app.state != "ACCEPTED":
+            return None
+        limit = self.user_limit(app.user)
+        running = self.user_running[app.user]
+        if running >= limit:
+            return (WaitCause.USER_MAX_APPS, f"user {app.user}'s maxRunningApps {limit} "
+                    f"reached ({running} running)",
+                    f"maxRunningApps of user {app.user} = {limit}", None)
+        queue = self.held_back.get(app.id)
+        if queue is None:
+            return None
+        active, pending = _app_counts(queue)
+        limit = queue.max_apps if queue.max_apps is not None else \
+            self.settings(queue.name).max_running_apps
+        return (WaitCause.MAX_RUNNING_APPS, f"maxRunningApps {limit} of {queue.name} reached "
+                f"({active} running, {pending} pending)",
+                f"maxRunningApps of {queue.name} = {limit}", None)
+
+    def _max_share(self, leaf: DumpQueue, ask: Amounts | None) -> _Held | None:
+        """A configured max share (REST's maxResources is min(max share, cluster): an unset
+        one reads as the cluster, and says nothing)."""
+        for queue in self.ancestry(leaf.name):
+            top = queue.max_resources
+            if top is None or self.settings(queue.name).max_share is None:
+                continue
+            if ask is None and _fits(top, queue.used):
+                return (WaitCause.MAX_SHARE, f"{queue.name} uses {_res(queue.used)}, its max "
+                        f"share", f"maxResources of {queue.name} = {_res(top)}", None)
+            if ask is not None and not _fits(_add(queue.used, ask), top):
+                return (WaitCause.MAX_SHARE, f"{queue.name} uses {_res(queue.used)}: one more "
+                        f"container of {_res(ask)} would pass its max share",
+                        f"maxResources of {queue.name} = {_res(top)}", None)
+        return None
+
+    def _room(self, leaf: DumpQueue, app: DumpApp | None, ask: Amounts | None
+              ) -> _Held | None:
+        if ask is None or not any(_fits(ask, room) for room in self.rooms):
+            return None
+        share = self.settings(leaf.name).max_am_share
+        am_max, am_used = leaf.am_max, leaf.am_used or (0, 0)
+        if (app is not None and app.state == "ACCEPTED" and share >= 0 and am_max
+                and any(am_max) and not _fits(_add(am_used, ask), am_max)):
+            return (WaitCause.MAX_AM_SHARE, f"AM usage {_res(am_used)} + this AM {_res(ask)} "
+                    f"is above the AM limit {_res(am_max)}",
+                    f"maxAMShare of {leaf.name} = {float32_decimal(share):g}", None)
+        return (WaitCause.ROOM_FREE, f"a node has room for {_res(ask)}",
+                "the node heartbeat interval and locality delay", None)
+
+    def _preemption(self, leaf: DumpQueue, ask: Amounts | None) -> _Held:
+        site, settings = self.site, self.settings(leaf.name)
+        if not site.preemption:
+            return (WaitCause.PREEMPTION_OFF, "yarn.scheduler.fair.preemption is false",
+                    "yarn.scheduler.fair.preemption = false", None)
+        threshold = site.preemption_cluster_utilization_threshold
+        used = self.sample.root.used
+        utilization = _utilization(used, self.sample.cluster or self.sample.root.max_resources)
+        if not threshold < utilization:  # NaN (an empty cluster) keeps it closed
+            return (WaitCause.UTILIZATION_GATE, f"utilization {percent(utilization)} is below "
+                    f"the {percent(threshold)} threshold: preemption is gated",
+                    "yarn.scheduler.fair.preemption.cluster-utilization-threshold = "
+                    f"{float32_decimal(threshold):g}", None)
+        fair = leaf.fair or (0, 0)
+        line = threshold_of(settings.fair_share_preemption_threshold)
+        short = bool(short_of_threshold(np.array([leaf.used], dtype=np.int64),
+                                        np.array([fair], dtype=np.int64),
+                                        np.array([line]))[0])
+        facts = self.facts.get(leaf.name, QueueFacts())
+        since = facts.short_since_ms if short else None
+        held = (f"below {float32_decimal(line):g} × its fair share "
+                + (f"for {duration(self.now - since)}" if since is not None else "(since when "
+                   "not known yet)"))
+        timeout = settings.fair_share_preemption_timeout_ms
+        if timeout in _NEVER and settings.min_share_preemption_timeout_ms in _NEVER:
+            told = held + "; " if short else "not below its fair-share threshold; "
+            return (WaitCause.STARVATION_NOT_CONFIGURED, told + "fairSharePreemptionTimeout "
+                    "unset, so nothing will ever be preempted for it",
+                    f"fairSharePreemptionTimeout of {leaf.name} (unset, and no "
+                    "minSharePreemptionTimeout)", since)
+        if not short:
+            return (WaitCause.AT_FAIR_SHARE, f"it uses {_res(leaf.used)} against a fair share "
+                    f"of {_res(fair)}, the cluster {percent(utilization)} used",
+                    f"the weight of {leaf.name} = {settings.weight:g}",
+                    facts.contention_since_ms)
+        told = "unset" if timeout in _NEVER else duration(timeout)
+        setting = (f"fairSharePreemptionTimeout of {leaf.name} = {told} "
+                   f"(threshold {float32_decimal(line):g})")
+        if since is None or timeout in _NEVER or self.now - since < timeout:
+            left = ("" if since is None or timeout in _NEVER else
+                    f", {duration(timeout - (self.now - since))} before its "
+                    f"fairSharePreemptionTimeout of {told} passes")
+            return WaitCause.PREEMPTION_TIMEOUT, held + left, setting, since
+        return self._starved(leaf, ask, held, line, since)
+
+    def _starved(self, leaf: DumpQueue, ask: Amounts | None, held: str, line: float,
+                 since: int) -> _Held:
+        fair, demand = leaf.fair or (0, 0), (leaf.demand or (2**63 - 1,))[0]
+        # FSAppAttempt.fairShareStarvation: min(threshold × fair share, demand) − usage;
+        # getStarvedResourceRequests counts the containers that fit in it with the scheduler's
+        # DefaultResourceCalculator: by memory
+        room = max(0, min(int(line * fair[0]), demand) - leaf.used[0])
+        if ask is not None and room < ask[0]:
+            return (WaitCause.STARVATION_UNDER_A_CONTAINER, f"{held}, but threshold × fair "
+                    f"share less usage ({memory(room)}) is less than a container of "
+                    f"{memory(ask[0])}",
+                    f"fairSharePreemptionThreshold of {leaf.name} = {line:g}", since)
+        over = [q for q in self.sample.queues() if not q.children and q.name != leaf.name
+                and _above_fair_share(q)]
+        if not over:
+            return (WaitCause.VICTIMS_AT_FAIR_SHARE, f"{held}, and no other queue is above "
+                    "its fair share", f"the weight of {leaf.name}", since)
+        takeable = [q for q in over if q.preemptable is not False
+                    and self.settings(q.name).preemptable]
+        names = ", ".join(q.name for q in over)
+        if not takeable:
+            return (WaitCause.NON_PREEMPTABLE_VICTIMS, f"{held}; the queues above their fair "
+                    f"share ({names}) have allowPreemptionFrom false",
+                    f"allowPreemptionFrom of {names}", since)
+        kill = duration(self.site.wait_time_before_kill_ms)
+        check = duration(self.site.wait_time_before_next_starvation_check_ms)
+        return (WaitCause.PREEMPTION_ROUND, f"{held}, past its timeout: containers of "
+                f"{', '.join(q.name for q in takeable)} are to be preempted",
+                f"waitTimeBeforeKill = {kill}, waitTimeBeforeNextStarvationCheck = {check}",
+                since)
+
+
+def _app_counts(queue: DumpQueue) -> tuple[int, int]:
+    """numActiveApps and numPendingApps, summed over a parent's leaves."""
+    if not queue.children:
+        return queue.active_apps or 0, queue.pending_apps or 0
+    pairs = [_app_counts(c) for c in queue.children]
+    return sum(p[0] for p in pairs), sum(p[1] for p in pairs)
+
+
+def _above_fair_share(queue: DumpQueue) -> bool:
+    """Usage above the instantaneous fair share: in memory, and in vcores too under DRF (the
+    vcore share of a ``fair`` queue is 0)."""
+    fair = queue.fair or (0, 0)
+    drf = (queue.policy or "").lower() == "drf"
+    return queue.used[0] > fair[0] or (drf and queue.used[1] > fair[1])
+
+
+def _utilization(used: Amounts, total: Amounts | None) -> float:
+    """``FairScheduler.shouldAttemptPreemption``'s measure: the larger of the allocated
+    memory and vcore fractions, in Java float division; NaN for an empty cluster."""
+    if not total or not any(total):
+        return float("nan")
+    parts = [float32(u / t) for u, t in zip(used, total, strict=True) if t > 0]
+    return max(parts)
+
+
+def _tree_for(tree: QueueTree, sample: Sample) -> QueueTree:
+    """The allocation file's tree with the queues the RM has and the file does not name
+    (created by placement rules) added as YARN creates them: inheriting their parent's
+    settings."""
+    for queue in sample.queues():
+        parent = queue.name.rsplit(".", 1)[0]
+        if queue.name in tree or parent not in tree or tree[parent].is_leaf:
+            continue
+        try:
+            tree = tree.with_queue(queue.name, is_leaf=not queue.children, dynamic=True)
+        except ValueError:  # YARN could not have created it so: it keeps its parent's settings
+            continue
+    return tree
+
+
+__all__ = ["Finding", "QueueFacts", "diagnose"]
