@@ -1,12 +1,11 @@
 """What holds each queue and each waiting app of a watched ResourceManager, in the words of
 ``fairshare explain`` (docs/watch.md "Diagnosis").
 
-A simulated run knows every decision (:mod:`fairshare.sim.record.waiting` reads the engine's
-events); a real RM's REST API does not say why an app waits. Here each cause is decided from
-what it does say — queue usage, shares, demand, AM usage and limit, app and user counts, node
-room — with the allocation file and yarn-site the admin gave (timeouts, thresholds, the
-utilization gate) and, for how long a queue has been short, the watcher's own history
-(:class:`QueueFacts`). The causes, their order and their words are those of
+A simulation knows every decision (:mod:`fairshare.sim.record.waiting` reads the engine's
+events); a real RM's REST API does not say why an app waits. Each cause is decided here from
+what it does say (usage, shares, demand, AM usage and limit, app counts, node room), the
+allocation file and yarn-site the admin gave, and the watcher's history of how long a queue
+has been short (:class:`QueueFacts`). The causes, their order and their words are those of
 :mod:`fairshare.sim.record.causes` and ``waiting.py`` (one implementation): a waiting app gets
 the first that holds of
 
@@ -31,9 +30,10 @@ What REST does not show is not guessed: asks refused above the maximum allocatio
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -45,7 +45,7 @@ from fairshare.resources.vector import float32, float32_decimal
 from fairshare.sim.importer.dump import Amounts, DumpApp, DumpQueue
 from fairshare.sim.record.causes import BY_KEY, CAUSES, WaitCause
 from fairshare.sim.record.contention import short_of_threshold, threshold_of
-from fairshare.web.sample import Sample
+from fairshare.web.sample import COLUMN, Sample, queue_values
 
 _NEVER = (TIMEOUT_NEVER_MS, UNSET_TIMEOUT_MS)
 _ORDER = {c.key: i for i, c in enumerate(CAUSES)}
@@ -93,12 +93,47 @@ def diagnose(sample: Sample, allocations: AllocationConfig, site: SiteConfig,
             counts = Counter(f.cause for f in apps)
             top = min(counts, key=lambda c: (-counts[c], _ORDER.get(c, 99)))
             first = next(f for f in apps if f.cause == top)
-            out.append(Finding(queue.name, None, first.cause, first.words, first.setting,
-                               first.advice, first.since_ms))
+            out.append(replace(first, app=None))
         elif (queue.pending_containers or 0) > 0 or (queue.pending_apps or 0) > 0:
             out.append(ctx.finding(queue, None))
         out.extend(apps)
     return out
+
+
+def effective_settings(sample: Sample, allocations: AllocationConfig, site: SiteConfig
+                       ) -> dict[str, QueueSettings]:
+    """Every sampled queue's effective settings: the allocation file's, a queue it does not
+    name inheriting as YARN creates it (``/metrics``, ``watch status`` and the pages share
+    this)."""
+    tree = _tree_for(build_queue_tree(allocations, site.resource_types), sample)
+    out: dict[str, QueueSettings] = {}
+    for q in sample.queues():  # a parent first: a queue YARN could not create has its settings
+        parent = q.name.rsplit(".", 1)[0]
+        out[q.name] = tree[q.name].settings if q.name in tree else out[parent]
+    return out
+
+
+def starvation_configured(settings: QueueSettings) -> bool:
+    """A fair-share or min-share preemption timeout applies: the queue can ever be starved."""
+    return not (settings.fair_share_preemption_timeout_ms in _NEVER
+                and settings.min_share_preemption_timeout_ms in _NEVER)
+
+
+def utilization(sample: Sample) -> float:
+    """``FairScheduler.shouldAttemptPreemption``'s measure: the larger of the allocated
+    memory and vcore fractions of the cluster, in Java float division; NaN for an empty
+    cluster."""
+    total = sample.cluster or sample.root.max_resources
+    if not total or not any(total):
+        return float("nan")
+    return max(float32(u / t) for u, t in zip(sample.root.used, total, strict=True) if t > 0)
+
+
+def preemption_gated(sample: Sample, site: SiteConfig) -> bool:
+    """Preemption on but starvation not evaluated: the utilization threshold not below the
+    utilization (NaN, an empty cluster, keeps the gate closed)."""
+    return site.preemption and not site.preemption_cluster_utilization_threshold < \
+        utilization(sample)
 
 
 def _waiting(app: DumpApp) -> bool:
@@ -136,7 +171,7 @@ class _Context:
         self.sample, self.config, self.site, self.facts = sample, allocations, site, facts
         self.now = sample.time_ms
         self.queues = {q.name: q for q in sample.queues()}
-        self.tree = _tree_for(build_queue_tree(allocations, site.resource_types), sample)
+        self.by_queue = effective_settings(sample, allocations, site)
         self.apps_in: dict[str, list[DumpApp]] = {}
         self.user_running: Counter[str] = Counter()
         for app in sorted(sample.apps, key=lambda a: (a.started_ms, a.id)):
@@ -148,12 +183,11 @@ class _Context:
         self.held_back = self._not_runnable()
 
     def settings(self, name: str) -> QueueSettings:
-        while name not in self.tree:
+        while name not in self.by_queue:  # an app's queue the scheduler answer did not list
             name = name.rsplit(".", 1)[0]
-        return self.tree[name].settings
+        return self.by_queue[name]
 
     def ancestry(self, leaf: str) -> Iterator[DumpQueue]:
-        """The leaf, then its parents up to root."""
         parts = leaf.split(".")
         for depth in range(len(parts), 0, -1):
             queue = self.queues.get(".".join(parts[:depth]))
@@ -168,8 +202,7 @@ class _Context:
         held: dict[str, DumpQueue] = {}
         for queue in self.sample.queues():
             active, pending = _app_counts(queue)
-            limit = queue.max_apps if queue.max_apps is not None else \
-                self.settings(queue.name).max_running_apps
+            limit = self.max_apps(queue)
             excess = active + pending - limit
             if excess <= 0:
                 continue
@@ -181,12 +214,16 @@ class _Context:
                 held.setdefault(app.id, queue)
         return held
 
+    def max_apps(self, queue: DumpQueue) -> int:
+        """The RM's maxApps (the queue's maxRunningApps), else the file's."""
+        return queue.max_apps if queue.max_apps is not None else \
+            self.settings(queue.name).max_running_apps
+
     def user_limit(self, user: str) -> int:
         return self.config.user_max_apps.get(user, self.config.user_max_apps_default)
 
-    # -- the causes, in the order of the module docstring -----------------------------------
-
     def finding(self, leaf: DumpQueue, app: DumpApp | None) -> Finding:
+        """The first cause that holds, in the order of the module docstring."""
         cause, detail, setting, since = self._why(leaf, app)
         words = BY_KEY[cause]
         if since is None and app is not None and app.state == "ACCEPTED" and app.started_ms:
@@ -203,8 +240,7 @@ class _Context:
     def _not_runnable_cause(self, leaf: DumpQueue, app: DumpApp | None) -> _Held | None:
         if app is None:
             active, pending = _app_counts(leaf)
-            limit = leaf.max_apps if leaf.max_apps is not None else \
-                self.settings(leaf.name).max_running_apps
+            limit = self.max_apps(leaf)
             if pending and active + pending > limit:
                 return (WaitCause.MAX_RUNNING_APPS, f"maxRunningApps {limit} reached "
                         f"({active} running, {pending} pending)",
@@ -222,8 +258,7 @@ class _Context:
         if queue is None:
             return None
         active, pending = _app_counts(queue)
-        limit = queue.max_apps if queue.max_apps is not None else \
-            self.settings(queue.name).max_running_apps
+        limit = self.max_apps(queue)
         return (WaitCause.MAX_RUNNING_APPS, f"maxRunningApps {limit} of {queue.name} reached "
                 f"({active} running, {pending} pending)",
                 f"maxRunningApps of {queue.name} = {limit}", None)
@@ -264,10 +299,9 @@ class _Context:
             return (WaitCause.PREEMPTION_OFF, "yarn.scheduler.fair.preemption is false",
                     "yarn.scheduler.fair.preemption = false", None)
         threshold = site.preemption_cluster_utilization_threshold
-        used = self.sample.root.used
-        utilization = _utilization(used, self.sample.cluster or self.sample.root.max_resources)
-        if not threshold < utilization:  # NaN (an empty cluster) keeps it closed
-            return (WaitCause.UTILIZATION_GATE, f"utilization {percent(utilization)} is below "
+        used = utilization(self.sample)
+        if preemption_gated(self.sample, site):
+            return (WaitCause.UTILIZATION_GATE, f"utilization {percent(used)} is below "
                     f"the {percent(threshold)} threshold: preemption is gated",
                     "yarn.scheduler.fair.preemption.cluster-utilization-threshold = "
                     f"{float32_decimal(threshold):g}", None)
@@ -282,7 +316,7 @@ class _Context:
                 + (f"for {duration(self.now - since)}" if since is not None else "(since when "
                    "not known yet)"))
         timeout = settings.fair_share_preemption_timeout_ms
-        if timeout in _NEVER and settings.min_share_preemption_timeout_ms in _NEVER:
+        if not starvation_configured(settings):
             told = held + "; " if short else "not below its fair-share threshold; "
             return (WaitCause.STARVATION_NOT_CONFIGURED, told + "fairSharePreemptionTimeout "
                     "unset, so nothing will ever be preempted for it",
@@ -290,7 +324,7 @@ class _Context:
                     "minSharePreemptionTimeout)", since)
         if not short:
             return (WaitCause.AT_FAIR_SHARE, f"it uses {_res(leaf.used)} against a fair share "
-                    f"of {_res(fair)}, the cluster {percent(utilization)} used",
+                    f"of {_res(fair)}, the cluster {percent(used)} used",
                     f"the weight of {leaf.name} = {settings.weight:g}",
                     facts.contention_since_ms)
         told = "unset" if timeout in _NEVER else duration(timeout)
@@ -336,11 +370,9 @@ class _Context:
 
 
 def _app_counts(queue: DumpQueue) -> tuple[int, int]:
-    """numActiveApps and numPendingApps, summed over a parent's leaves."""
-    if not queue.children:
-        return queue.active_apps or 0, queue.pending_apps or 0
-    pairs = [_app_counts(c) for c in queue.children]
-    return sum(p[0] for p in pairs), sum(p[1] for p in pairs)
+    """numActiveApps and numPendingApps (a parent: its leaves' sums)."""
+    values = queue_values(queue)
+    return values[COLUMN["running_apps"]], values[COLUMN["pending_apps"]]
 
 
 def _above_fair_share(queue: DumpQueue) -> bool:
@@ -351,28 +383,17 @@ def _above_fair_share(queue: DumpQueue) -> bool:
     return queue.used[0] > fair[0] or (drf and queue.used[1] > fair[1])
 
 
-def _utilization(used: Amounts, total: Amounts | None) -> float:
-    """``FairScheduler.shouldAttemptPreemption``'s measure: the larger of the allocated
-    memory and vcore fractions, in Java float division; NaN for an empty cluster."""
-    if not total or not any(total):
-        return float("nan")
-    parts = [float32(u / t) for u, t in zip(used, total, strict=True) if t > 0]
-    return max(parts)
-
-
 def _tree_for(tree: QueueTree, sample: Sample) -> QueueTree:
     """The allocation file's tree with the queues the RM has and the file does not name
     (created by placement rules) added as YARN creates them: inheriting their parent's
     settings."""
     for queue in sample.queues():
-        parent = queue.name.rsplit(".", 1)[0]
-        if queue.name in tree or parent not in tree or tree[parent].is_leaf:
+        if queue.name in tree or queue.name.rsplit(".", 1)[0] not in tree:
             continue
-        try:
+        with contextlib.suppress(ValueError):  # YARN could not create it: parent's settings
             tree = tree.with_queue(queue.name, is_leaf=not queue.children, dynamic=True)
-        except ValueError:  # YARN could not have created it so: it keeps its parent's settings
-            continue
     return tree
 
 
-__all__ = ["Finding", "QueueFacts", "diagnose"]
+__all__ = ["Finding", "QueueFacts", "diagnose", "effective_settings", "preemption_gated",
+           "starvation_configured", "utilization"]
