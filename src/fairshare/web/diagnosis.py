@@ -9,19 +9,17 @@ has been short (:class:`QueueFacts`). The causes, their order and their words ar
 :mod:`fairshare.sim.record.causes` and ``waiting.py`` (one implementation): a waiting app gets
 the first that holds of
 
-1. not runnable: its user's ``maxRunningApps``, then its queue's or an ancestor's
-   (``MaxRunningAppsEnforcer.canAppBeRunnable`` checks the user first);
+1. not runnable: its user's ``maxRunningApps``, then its queue's or an ancestor's (as
+   ``MaxRunningAppsEnforcer.canAppBeRunnable`` checks);
 2. the queue or an ancestor at its max share for the app's smallest ask
    (``FSAppAttempt.assignContainer``);
 3. room for the ask on some node: its AM refused by the leaf's AM share
    (``FSLeafQueue.canRunAppAM``), else nothing but the next heartbeat;
-4. preemption off; the utilization gate closed (``FairScheduler.shouldAttemptPreemption``:
-   open only when the threshold is below the larger of the allocated memory and vcore
-   fractions); no preemption timeout for the queue;
-5. short of threshold × fair share (``FSLeafQueue`` fair-share starvation): the timeout not
-   yet passed; passed, with a starvation smaller than the ask; passed, with nothing to take
-   (every queue over its fair share non-preemptable, or none over it); passed, with
-   preemption under way (``FSPreemptionThread``'s waits);
+4. preemption off; the utilization gate closed (``FairScheduler.shouldAttemptPreemption``,
+   :func:`utilization`); no preemption timeout for the queue;
+5. short of threshold × fair share (fair-share starvation): the timeout not yet passed; passed,
+   with a starvation smaller than the ask, with nothing to take (every queue over its fair
+   share non-preemptable, or none over it), or with preemption under way (FSPreemptionThread);
 6. otherwise at its fair share while the cluster is full.
 
 What REST does not show is not guessed: asks refused above the maximum allocation never reach
@@ -107,9 +105,11 @@ def effective_settings(sample: Sample, allocations: AllocationConfig, site: Site
     this)."""
     tree = _tree_for(build_queue_tree(allocations, site.resource_types), sample)
     out: dict[str, QueueSettings] = {}
-    for q in sample.queues():  # a parent first: a queue YARN could not create has its settings
-        parent = q.name.rsplit(".", 1)[0]
-        out[q.name] = tree[q.name].settings if q.name in tree else out[parent]
+    for q in sample.queues():  # a queue YARN could not create has its nearest ancestor's
+        name = q.name
+        while name not in tree:
+            name = name.rsplit(".", 1)[0] if "." in name else "root"
+        out[q.name] = tree[name].settings
     return out
 
 
