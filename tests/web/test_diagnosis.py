@@ -4,6 +4,7 @@ expected numbers worked out in the comments."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from fairshare.config.allocation import parse_allocations_text
@@ -326,3 +327,27 @@ def test_a_real_dump_diagnoses_every_waiting_app() -> None:
                               "application_1700000000000_0003"]
     assert {f.cause for f in found} == {WaitCause.ROOM_FREE}
     assert "room for 1,536 MB, 1 vcores" in by_app["application_1700000000000_0003"].words
+
+
+def test_an_ancestors_max_running_apps_holds_an_app_of_its_leaf() -> None:
+    # tests/importer/dumps/drf12: root.prod has maxApps 2; its leaves etl (1 active, 1
+    # pending) and reports (1 active): 3 − 2 = 1 held, the ACCEPTED app 4 of root.prod.etl;
+    # root.dev has maxApps 0: its ACCEPTED app 5 is held (0 + 1 − 0 = 1)
+    folder = Path(__file__).parents[1] / "importer" / "dumps" / "drf12"
+    root, cluster = read_scheduler(JsonFile.read(folder / "scheduler.json", "scheduler.json"))
+    nodes, _ = read_nodes(JsonFile.read(folder / "nodes.json", "nodes.json"))
+    apps = read_apps(JsonFile.read(folder / "apps.json", "apps.json"))
+    sample = Sample(NOW, "http://rm:8088", 1, "3.4.1", root, cluster, nodes, apps)
+    by_app = {f.app: f for f in diagnose(sample, AllocationConfig(), SiteConfig.default(), {})}
+    assert by_app["application_1733000000000_0004"].setting == "maxRunningApps of root.prod = 2"
+    assert "(2 running, 1 pending)" in by_app["application_1733000000000_0004"].words
+    assert by_app["application_1733000000000_0005"].setting == "maxRunningApps of root.dev = 0"
+    # app 2 runs and asks nothing: not waiting
+    assert "application_1733000000000_0002" not in by_app
+
+
+def test_an_am_being_launched_is_not_waiting() -> None:
+    # ACCEPTED with its AM container allocated (amContainerLogs names it) and no asks left
+    a = _leaf("root.a", (1024, 1), (20480, 20), active=1, pending_containers=0)
+    app = replace(_app(1, "root.a", "ACCEPTED", None), am_container="container_1_0001_01_01")
+    assert _run(_sample(_root(a), _nodes(4096), (app,))) == []

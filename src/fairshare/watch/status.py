@@ -11,13 +11,12 @@ row and GB in the next; the unit is said once, in the table's title, and each ce
 from __future__ import annotations
 
 import io
+import textwrap
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
 from rich.console import Console
-from rich.measure import Measurement
-from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -42,13 +41,17 @@ def render_status(sample: Sample, findings: Sequence[Finding], *, width: int) ->
     with units.memory_unit_of(cluster_mb):
         unit = units.memory_unit()
         console.print(Text(_headline(sample), overflow="fold"))
-        table = _table(sample, findings, unit, wide=width >= 120, stacked=False)
-        if Measurement.get(console, console.options.update_width(10**6), table).maximum > width:
-            table = _table(sample, findings, unit, wide=False, stacked=True)
-        console.print(table)
-    for indent, line in _diagnosis_lines(findings):
-        console.print(Padding(Text(line, overflow="fold"), (0, 0, 0, indent)))
-    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+        wide, stacked = width >= 120, False
+        rows = _rows(sample, findings, unit, wide=wide, stacked=stacked)
+        if _least_width(rows) > width:
+            wide, stacked = False, True
+            rows = _rows(sample, findings, unit, wide=wide, stacked=stacked)
+        console.print(_table(rows, unit, wide=wide, stacked=stacked))
+    lines = [line.rstrip() for line in buffer.getvalue().splitlines()]
+    for indent, line in _diagnosis_lines(findings):  # plain text: wrapped at words
+        lines += textwrap.wrap(line, width, initial_indent=" " * indent,
+                               subsequent_indent=" " * indent, break_on_hyphens=False)
+    return "\n".join(lines) + "\n"
 
 
 def _headline(sample: Sample) -> str:
@@ -60,11 +63,30 @@ def _headline(sample: Sample) -> str:
             f"{len(sample.nodes)} nodes, {len(sample.apps)} apps")
 
 
-def _table(sample: Sample, findings: Sequence[Finding], unit: str, *, wide: bool,
-           stacked: bool) -> Table:
+def _rows(sample: Sample, findings: Sequence[Finding], unit: str, *, wide: bool,
+          stacked: bool) -> list[list[str]]:
     """One row per queue; ``stacked``: each cell's memory over its vcores, on two lines (a
     narrow terminal, or a big cluster's long numbers)."""
     held = {f.queue: f.cause for f in findings if f.app is None}
+    rows = []
+    for q in sample.queues():
+        row = [_label(q), *(_pair(getattr(q, field), unit, stacked) for _, field in _COLUMNS),
+               "–" if q.pending_containers is None else f"{q.pending_containers:,}"]
+        rows.append([*row, held.get(q.name, "")] if wide else row)
+    return rows
+
+
+def _least_width(rows: list[list[str]]) -> int:
+    """The narrowest the table prints in without cutting a number: every value column at
+    its widest (header or cell), the queue names folded to 12, a space between columns."""
+    headers = ["Queue", *(h for h, _ in _COLUMNS), "Pending", "Held by"]
+    columns = list(zip(*rows, strict=True)) if rows else []
+    widths = [max(len(headers[i]), *(len(line) for cell in column for line in cell.split("\n")))
+              for i, column in enumerate(columns)]
+    return min(widths[0], 12) + sum(widths[1:]) + len(widths) - 1 if widths else 0
+
+
+def _table(rows: list[list[str]], unit: str, *, wide: bool, stacked: bool) -> Table:
     how = "over" if stacked else "/"
     table = Table(title=f"Queues (memory in {unit} {how} vcores)", box=None, padding=(0, 1),
                   pad_edge=False, title_justify="left", collapse_padding=True)
@@ -74,11 +96,7 @@ def _table(sample: Sample, findings: Sequence[Finding], unit: str, *, wide: bool
     table.add_column("Pending", justify="right", no_wrap=True)
     if wide:
         table.add_column("Held by", overflow="fold", ratio=1)
-    for q in sample.queues():
-        row = [_label(q), *(_pair(getattr(q, field), unit, stacked) for _, field in _COLUMNS),
-               "–" if q.pending_containers is None else f"{q.pending_containers:,}"]
-        if wide:
-            row.append(held.get(q.name, ""))
+    for row in rows:
         table.add_row(*row)
     return table
 
@@ -101,11 +119,15 @@ def _pair(amounts: Amounts | None, unit: str, stacked: bool) -> str:
 def _diagnosis_lines(findings: Sequence[Finding]) -> list[tuple[int, str]]:
     """(indent, text): per queue its finding, the advice, and its first waiting apps."""
     lines: list[tuple[int, str]] = []
+    waiting: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.app is not None:
+            waiting.setdefault(f.queue, []).append(f)
     for f in findings:
         if f.app is not None:
             continue
         lines += [(0, f"{f.queue}: {f.words}."), (2, f"What would help: {f.advice}.")]
-        apps = [a for a in findings if a.queue == f.queue and a.app is not None]
+        apps = waiting.get(f.queue, [])
         if apps:
             named = ", ".join(f"{a.app} ({a.cause})" for a in apps[:APPS_LISTED])
             more = f" and {len(apps) - APPS_LISTED} more" if len(apps) > APPS_LISTED else ""

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -51,9 +51,9 @@ _ORDER = {c.key: i for i, c in enumerate(CAUSES)}
 
 @dataclass(frozen=True, slots=True)
 class QueueFacts:
-    """What consecutive samples tell of a queue, filled by the watcher: since when (Unix ms)
-    it has been continuously short of threshold × its fair share, and continuously in
-    contention (pending containers > 0); None: not now, or not known."""
+    """What consecutive samples tell of a queue (the watcher fills it): since when (Unix ms) it
+    has been continuously short of threshold × its fair share, and in contention (pending
+    containers > 0); None: not now, or not known."""
 
     short_since_ms: int | None = None
     contention_since_ms: int | None = None
@@ -61,10 +61,9 @@ class QueueFacts:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """What holds a queue (``app`` None) or one of its waiting apps: ``cause`` a
-    :class:`~fairshare.sim.record.causes.WaitCause` value, ``words`` the explanation with the
-    live numbers, ``setting`` the setting (with its value) that would change it, ``advice``
-    the cause's advice for that setting, ``since_ms`` since when it has held, when known."""
+    """What holds a queue (``app`` None) or a waiting app: ``cause`` a ``WaitCause`` value,
+    ``words`` the explanation with the live numbers, ``setting`` the setting (and value) that
+    would change it, ``advice`` the cause's advice for it, ``since_ms`` since when, if known."""
 
     queue: str
     app: str | None
@@ -137,22 +136,19 @@ def preemption_gated(sample: Sample, site: SiteConfig) -> bool:
 
 
 def _waiting(app: DumpApp) -> bool:
-    """ACCEPTED (its AM not started), or RUNNING with asks outstanding."""
-    if app.state in ("NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED"):
-        return True
-    return app.state == "RUNNING" and any(a.count > 0 for a in app.asks or ())
+    """ACCEPTED with no AM container yet, or asks outstanding (an AM being launched is not
+    waiting for the scheduler)."""
+    asking = any(a.count > 0 for a in app.asks or ())
+    return (app.state in ("ACCEPTED", "RUNNING") and asking) or (
+        app.state == "ACCEPTED" and app.am_container is None)
 
 
 def _res(amounts: Amounts) -> str:
     return f"{memory(amounts[0])}, {vcores_number(amounts[1])} vcores"
 
 
-def _fits(a: Amounts, b: Amounts) -> bool:
-    return a[0] <= b[0] and a[1] <= b[1]
-
-
-def _add(a: Amounts, b: Amounts) -> Amounts:
-    return a[0] + b[0], a[1] + b[1]
+def _fits(a: Amounts, b: Amounts, plus: Amounts = (0, 0)) -> bool:
+    return a[0] + plus[0] <= b[0] and a[1] + plus[1] <= b[1]
 
 
 def _smallest_ask(app: DumpApp | None) -> Amounts | None:
@@ -173,28 +169,29 @@ class _Context:
         self.queues = {q.name: q for q in sample.queues()}
         self.by_queue = effective_settings(sample, allocations, site)
         self.apps_in: dict[str, list[DumpApp]] = {}
+        accepted: dict[str, list[DumpApp]] = {}  # under each queue, in submission order
         self.user_running: Counter[str] = Counter()
         for app in sorted(sample.apps, key=lambda a: (a.started_ms, a.id)):
             self.apps_in.setdefault(app.queue, []).append(app)
-            if app.state == "RUNNING":
-                self.user_running[app.user] += 1
+            self.user_running[app.user] += app.state == "RUNNING"
+            parts = app.queue.split(".")
+            for depth in range(1, len(parts) + 1) if app.state == "ACCEPTED" else ():
+                accepted.setdefault(".".join(parts[:depth]), []).append(app)
         self.rooms = {(n.capacity[0] - n.used[0], n.capacity[1] - n.used[1])
                       for n in sample.nodes}
-        self.held_back = self._not_runnable()
+        self.held_back = self._not_runnable(accepted)
+        self.used, self.gated = utilization(sample), preemption_gated(sample, site)
+        self.over = [q for q in self.queues.values() if not q.children and _above_fair_share(q)]
+        self.takeable = {q.name for q in self.over
+                         if q.preemptable is not False and self.settings(q.name).preemptable}
+        self.memo: dict[tuple[str, Amounts | None], _Held] = {}  # preemption's, by leaf and ask
 
     def settings(self, name: str) -> QueueSettings:
         while name not in self.by_queue:  # an app's queue the scheduler answer did not list
             name = name.rsplit(".", 1)[0]
         return self.by_queue[name]
 
-    def ancestry(self, leaf: str) -> Iterator[DumpQueue]:
-        parts = leaf.split(".")
-        for depth in range(len(parts), 0, -1):
-            queue = self.queues.get(".".join(parts[:depth]))
-            if queue is not None:
-                yield queue
-
-    def _not_runnable(self) -> dict[str, DumpQueue]:
+    def _not_runnable(self, accepted: Mapping[str, list[DumpApp]]) -> dict[str, DumpQueue]:
         """ACCEPTED apps held by a queue's ``maxRunningApps`` → that queue. Runnable apps are
         at most ``maxApps``, so at least numActiveApps + numPendingApps − maxApps of its
         pending apps are not runnable: the latest submitted (``MaxRunningAppsEnforcer``
@@ -206,11 +203,8 @@ class _Context:
             excess = active + pending - limit
             if excess <= 0:
                 continue
-            accepted = [a for name, apps in self.apps_in.items()
-                        if name == queue.name or name.startswith(queue.name + ".")
-                        for a in apps if a.state == "ACCEPTED"]
-            accepted.sort(key=lambda a: (a.started_ms, a.id))
-            for app in accepted[len(accepted) - min(excess, len(accepted)):]:
+            under = accepted.get(queue.name, [])
+            for app in under[len(under) - min(excess, len(under)):]:
                 held.setdefault(app.id, queue)
         return held
 
@@ -234,8 +228,11 @@ class _Context:
 
     def _why(self, leaf: DumpQueue, app: DumpApp | None) -> _Held:
         ask = _smallest_ask(app)
-        return (self._not_runnable_cause(leaf, app) or self._max_share(leaf, ask)
-                or self._room(leaf, app, ask) or self._preemption(leaf, ask))
+        held = (self._not_runnable_cause(leaf, app) or self._max_share(leaf, ask)
+                or self._room(leaf, app, ask))
+        if held is None and (leaf.name, ask) not in self.memo:
+            self.memo[leaf.name, ask] = self._preemption(leaf, ask)
+        return held or self.memo[leaf.name, ask]
 
     def _not_runnable_cause(self, leaf: DumpQueue, app: DumpApp | None) -> _Held | None:
         if app is None:
@@ -264,16 +261,17 @@ class _Context:
                 f"maxRunningApps of {queue.name} = {limit}", None)
 
     def _max_share(self, leaf: DumpQueue, ask: Amounts | None) -> _Held | None:
-        """A configured max share (REST's maxResources is min(max share, cluster): an unset
-        one reads as the cluster, and says nothing)."""
-        for queue in self.ancestry(leaf.name):
+        """A configured max share only: REST's maxResources writes an unset one as the cluster."""
+        parts = leaf.name.split(".")  # the leaf, then its parents
+        for queue in filter(None, (self.queues.get(".".join(parts[:depth]))
+                                   for depth in range(len(parts), 0, -1))):
             top = queue.max_resources
             if top is None or self.settings(queue.name).max_share is None:
                 continue
             if ask is None and _fits(top, queue.used):
                 return (WaitCause.MAX_SHARE, f"{queue.name} uses {_res(queue.used)}, its max "
                         f"share", f"maxResources of {queue.name} = {_res(top)}", None)
-            if ask is not None and not _fits(_add(queue.used, ask), top):
+            if ask is not None and not _fits(queue.used, top, ask):
                 return (WaitCause.MAX_SHARE, f"{queue.name} uses {_res(queue.used)}: one more "
                         f"container of {_res(ask)} would pass its max share",
                         f"maxResources of {queue.name} = {_res(top)}", None)
@@ -286,7 +284,7 @@ class _Context:
         share = self.settings(leaf.name).max_am_share
         am_max, am_used = leaf.am_max, leaf.am_used or (0, 0)
         if (app is not None and app.state == "ACCEPTED" and share >= 0 and am_max
-                and any(am_max) and not _fits(_add(am_used, ask), am_max)):
+                and any(am_max) and not _fits(am_used, am_max, ask)):
             return (WaitCause.MAX_AM_SHARE, f"AM usage {_res(am_used)} + this AM {_res(ask)} "
                     f"is above the AM limit {_res(am_max)}",
                     f"maxAMShare of {leaf.name} = {float32_decimal(share):g}", None)
@@ -298,9 +296,8 @@ class _Context:
         if not site.preemption:
             return (WaitCause.PREEMPTION_OFF, "yarn.scheduler.fair.preemption is false",
                     "yarn.scheduler.fair.preemption = false", None)
-        threshold = site.preemption_cluster_utilization_threshold
-        used = utilization(self.sample)
-        if preemption_gated(self.sample, site):
+        threshold, used = site.preemption_cluster_utilization_threshold, self.used
+        if self.gated:
             return (WaitCause.UTILIZATION_GATE, f"utilization {percent(used)} is below "
                     f"the {percent(threshold)} threshold: preemption is gated",
                     "yarn.scheduler.fair.preemption.cluster-utilization-threshold = "
@@ -349,14 +346,12 @@ class _Context:
                     f"share less usage ({memory(room)}) is less than a container of "
                     f"{memory(ask[0])}",
                     f"fairSharePreemptionThreshold of {leaf.name} = {line:g}", since)
-        over = [q for q in self.sample.queues() if not q.children and q.name != leaf.name
-                and _above_fair_share(q)]
+        over = [q for q in self.over if q.name != leaf.name]
         if not over:
             return (WaitCause.VICTIMS_AT_FAIR_SHARE, f"{held}, and no other queue is above "
                     "its fair share", f"the weight of {leaf.name}", since)
-        takeable = [q for q in over if q.preemptable is not False
-                    and self.settings(q.name).preemptable]
-        names = ", ".join(q.name for q in over)
+        takeable = [q for q in over if q.name in self.takeable]
+        names = _names(over)
         if not takeable:
             return (WaitCause.NON_PREEMPTABLE_VICTIMS, f"{held}; the queues above their fair "
                     f"share ({names}) have allowPreemptionFrom false",
@@ -364,7 +359,7 @@ class _Context:
         kill = duration(self.site.wait_time_before_kill_ms)
         check = duration(self.site.wait_time_before_next_starvation_check_ms)
         return (WaitCause.PREEMPTION_ROUND, f"{held}, past its timeout: containers of "
-                f"{', '.join(q.name for q in takeable)} are to be preempted",
+                f"{_names(takeable)} are to be preempted",
                 f"waitTimeBeforeKill = {kill}, waitTimeBeforeNextStarvationCheck = {check}",
                 since)
 
@@ -373,6 +368,11 @@ def _app_counts(queue: DumpQueue) -> tuple[int, int]:
     """numActiveApps and numPendingApps (a parent: its leaves' sums)."""
     values = queue_values(queue)
     return values[COLUMN["running_apps"]], values[COLUMN["pending_apps"]]
+
+
+def _names(queues: list[DumpQueue], listed: int = 5) -> str:
+    more = f" and {len(queues) - listed} more" if len(queues) > listed else ""
+    return ", ".join(q.name for q in queues[:listed]) + more
 
 
 def _above_fair_share(queue: DumpQueue) -> bool:
