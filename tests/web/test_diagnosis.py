@@ -230,6 +230,19 @@ def test_timeout_not_yet_passed() -> None:
     assert held.setting == "fairSharePreemptionTimeout of root.a = 10 m 00 s (threshold 0.5)"
 
 
+def test_only_a_min_share_timeout() -> None:
+    # minSharePreemptionTimeout set, no fairSharePreemptionTimeout: fair-share starvation
+    # cannot happen, so being short of 0.5 × its fair share waits for nothing
+    config = _alloc('<queue name="a"><minSharePreemptionTimeout>60</minSharePreemptionTimeout>'
+                    '</queue><queue name="b"/>')
+    held = _of(_run(_sample(_root(A_SHORT, B_OVER), FULL, WAITING), config, PREEMPTION,
+                    380_000), "application_1_0001")
+    assert held.cause == WaitCause.PREEMPTION_TIMEOUT
+    assert ("below 0.5 × its fair share for 6 m 20 s; fairSharePreemptionTimeout unset: only "
+            "min-share starvation (minSharePreemptionTimeout) applies") in held.words
+    assert held.setting == "fairSharePreemptionTimeout of root.a = unset (threshold 0.5)"
+
+
 def test_timeout_passed_and_preemption_under_way() -> None:
     # 380 s short > 300 s (the file's default timeout), root.b is over its share and
     # preemptable: its containers are to be taken
@@ -276,6 +289,19 @@ def test_starvation_smaller_than_a_container() -> None:
                "application_1_0001")
     assert held.cause == WaitCause.STARVATION_UNDER_A_CONTAINER
     assert "(2,048 MB) is less than a container of 4,096 MB" in held.words
+
+
+def test_no_node_fits_the_ask() -> None:
+    # 0.5 × 30,720 − 2,048 = 13,312 MB of starvation holds the 12,288 MB ask, but every node
+    # has 10,240 MB in all: preemption cannot make room for it anywhere
+    a = _leaf("root.a", (2048, 2), (30720, 30), active=1)
+    b = _leaf("root.b", (34816, 34), (10240, 10), active=1)
+    apps = (_app(1, "root.a", "RUNNING", (12288, 1)),)
+    held = _of(_run(_sample(_root(a, b), FULL, apps), TIMEOUT_300, PREEMPTION, 380_000),
+               "application_1_0001")
+    assert held.cause == WaitCause.NO_NODE_FITS
+    assert "no node is big enough for a container of 12,288 MB, 1 vcores" in held.words
+    assert held.setting == "the node sizes"
 
 
 def test_at_fair_share_on_a_full_cluster() -> None:

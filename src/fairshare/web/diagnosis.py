@@ -235,27 +235,18 @@ class _Context:
         return held or self.memo[leaf.name, ask]
 
     def _not_runnable_cause(self, leaf: DumpQueue, app: DumpApp | None) -> _Held | None:
-        if app is None:
-            active, pending = _app_counts(leaf)
-            limit = self.max_apps(leaf)
-            if pending and active + pending > limit:
-                return (WaitCause.MAX_RUNNING_APPS, f"maxRunningApps {limit} reached "
-                        f"({active} running, {pending} pending)",
-                        f"maxRunningApps of {leaf.name} = {limit}", None)
+        if app is not None and app.state != "ACCEPTED":
             return None
-        if app.state != "ACCEPTED":
-            return None
-        limit = self.user_limit(app.user)
-        running = self.user_running[app.user]
-        if running >= limit:
+        if app is not None and self.user_running[app.user] >= self.user_limit(app.user):
+            limit = self.user_limit(app.user)
             return (WaitCause.USER_MAX_APPS, f"user {app.user}'s maxRunningApps {limit} "
-                    f"reached ({running} running)",
+                    f"reached ({self.user_running[app.user]} running)",
                     f"maxRunningApps of user {app.user} = {limit}", None)
-        queue = self.held_back.get(app.id)
+        queue = self.held_back.get(app.id) if app else (
+            leaf if leaf.pending_apps and sum(_app_counts(leaf)) > self.max_apps(leaf) else None)
         if queue is None:
             return None
-        active, pending = _app_counts(queue)
-        limit = self.max_apps(queue)
+        (active, pending), limit = _app_counts(queue), self.max_apps(queue)
         return (WaitCause.MAX_RUNNING_APPS, f"maxRunningApps {limit} of {queue.name} reached "
                 f"({active} running, {pending} pending)",
                 f"maxRunningApps of {queue.name} = {limit}", None)
@@ -328,9 +319,10 @@ class _Context:
         setting = (f"fairSharePreemptionTimeout of {leaf.name} = {told} "
                    f"(threshold {float32_decimal(line):g})")
         if since is None or timeout in _NEVER or self.now - since < timeout:
-            left = ("" if since is None or timeout in _NEVER else
-                    f", {duration(timeout - (self.now - since))} before its "
-                    f"fairSharePreemptionTimeout of {told} passes")
+            left = ("; fairSharePreemptionTimeout unset: only min-share starvation "
+                    "(minSharePreemptionTimeout) applies" if timeout in _NEVER else
+                    "" if since is None else f", {duration(timeout - (self.now - since))} "
+                    f"before its fairSharePreemptionTimeout of {told} passes")
             return WaitCause.PREEMPTION_TIMEOUT, held + left, setting, since
         return self._starved(leaf, ask, held, line, since)
 
@@ -346,6 +338,10 @@ class _Context:
                     f"share less usage ({memory(room)}) is less than a container of "
                     f"{memory(ask[0])}",
                     f"fairSharePreemptionThreshold of {leaf.name} = {line:g}", since)
+        if ask is not None and self.sample.nodes and not any(
+                _fits(ask, n.capacity) for n in self.sample.nodes):
+            return (WaitCause.NO_NODE_FITS, f"{held}, past its timeout, but no node is big "
+                    f"enough for a container of {_res(ask)}", "the node sizes", since)
         over = [q for q in self.over if q.name != leaf.name]
         if not over:
             return (WaitCause.VICTIMS_AT_FAIR_SHARE, f"{held}, and no other queue is above "
