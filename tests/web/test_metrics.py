@@ -135,7 +135,7 @@ def test_any_queue_name_is_a_label_value() -> None:
     leaf = DumpQueue(name=odd, leaf=True, policy="fair", min_resources=(0, 0),
                      max_resources=(8192, 8), used=(1024, 1), steady_fair=(4096, 4),
                      fair=(2048, 2), am_max=None, max_apps=None, preemptable=True,
-                     children=(), line=1)
+                     children=(), line=1, custom=(("usedResources", "yarn.io/gpu", 2),))
     root = DumpQueue(name="root", leaf=False, policy="fair", min_resources=(0, 0),
                      max_resources=(8192, 8), used=(1024, 1), steady_fair=(8192, 8),
                      fair=(8192, 8), am_max=None, max_apps=None, preemptable=True,
@@ -145,6 +145,8 @@ def test_any_queue_name_is_a_label_value() -> None:
     assert values[("queue_metrics_fair_share_mb", (("queue", odd),))] == 2048
     assert values[("queue_metrics_allocated_v_cores", (("queue", odd),))] == 1
     assert 'queue="root.team-a.we\\"ird.q\\\\x"' in text  # escaped as the format says
+    assert values[("fairshare_queue_resource", (("field", "usedResources"), ("queue", odd),
+                                                ("resource", "yarn.io/gpu")))] == 2
     # what the answer did not have (AM fields, demand) is not exported as 0
     assert ("queue_metrics_am_resource_usage_mb", (("queue", odd),)) not in values
     assert ("fairshare_queue_demand_mb", (("queue", odd),)) not in values

@@ -165,7 +165,8 @@ def _queues(sample: Sample, state: LatestState) -> Iterator[Metric]:
                                    "fairSharePreemptionTimeout or minSharePreemptionTimeout "
                                    "applies to the queue (it can be starved)", labels=["queue"])
     threshold = GaugeMetricFamily("fairshare_queue_fair_share_preemption_threshold", "The "
-                                  "effective fairSharePreemptionThreshold", labels=["queue"])
+                                  "effective fairSharePreemptionThreshold (-1: no allocation "
+                                  "file, never fair-share starved)", labels=["queue"])
     settings = effective_settings(sample, state.allocations, state.site)
     for q in sample.queues():
         values = queue_values(q)
