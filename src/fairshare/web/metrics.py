@@ -96,6 +96,9 @@ class PollStats:
     errors_total: int = 0
     up: bool = False
     last_error: str | None = None
+    polls: int = 0
+    last_ok_ms: int | None = None  # when the last good sample arrived
+    last_error_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +111,12 @@ class LatestState:
     stats: PollStats = field(default_factory=PollStats)
     allocations: AllocationConfig = field(default_factory=AllocationConfig)
     site: SiteConfig = field(default_factory=SiteConfig.default)
+    rm: str = ""  # the RM asked last (after HA redirects)
+    notes: tuple[str, ...] = ()  # an RM restart, an allocation file that failed to reload
+
+    def age_s(self, now_ms: int) -> float | None:
+        """How old the last good sample is (s); None before the first."""
+        return None if self.sample is None else max(0.0, (now_ms - self.sample.time_ms) / 1000)
 
 
 class LiveCollector(Collector):

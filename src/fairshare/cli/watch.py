@@ -1,0 +1,200 @@
+"""``fairshare watch``: a running ResourceManager, watched (docs/watch.md).
+
+``fairshare watch RM_URL[,RM_URL…]`` polls the RM into a history database and serves the
+pages and ``/metrics``; ``watch status`` prints one screen and exits; ``watch fork`` writes a
+scenario that starts from a recorded moment. Bad options, an unreadable allocation file or a
+database that cannot be opened exit 2 with the option or file named, nothing written.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer import _click as click
+
+from fairshare.cli.common import CommandGroup, Format, FormatOpt, err, fail, guarded, out
+from fairshare.watch.options import duration_ms, listen_address, moment_ms, rm_urls
+
+DEFAULT_DB = "fairshare-watch.db"
+DEFAULT_LISTEN = "127.0.0.1:8089"
+
+
+class _WatchGroup(CommandGroup):
+    """``fairshare watch RM_URL …`` runs the watcher: a first argument that is not one of the
+    subcommands (``status``, ``fork``) is the RM list of the default command, ``start``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["start", *args]
+        return super().parse_args(ctx, args)
+
+
+watch_app = typer.Typer(
+    cls=_WatchGroup, no_args_is_help=True, rich_markup_mode=None,
+    help="Watch a running ResourceManager: history, pages, diagnosis, Prometheus metrics, "
+    "and scenarios forked from a recorded moment (docs/watch.md).")
+
+RmArg = Annotated[str, typer.Argument(
+    metavar="RM_URL[,RM_URL…]",
+    help="The ResourceManager's web address (http://rm:8088); with HA, every RM, "
+    "comma-separated: a standby's redirect is followed and the active one asked first.",
+    show_default=False)]
+AllocOpt = Annotated[Path | None, typer.Option(
+    "--allocations", help="The cluster's fair-scheduler.xml: weights, timeouts and "
+    "thresholds the RM does not report (reloaded when it changes; a broken edit keeps the "
+    "last good one).")]
+SiteOpt = Annotated[Path | None, typer.Option(
+    "--site", help="The cluster's yarn-site.xml: whether preemption is on, its utilization "
+    "threshold.")]
+UserOpt = Annotated[str | None, typer.Option(
+    "--user", help="Simple authentication: ask as this user (?user.name=).")]
+CaOpt = Annotated[Path | None, typer.Option(
+    "--ca-bundle", help="PEM file of the CA that signed the RM's certificate (https).")]
+SpnegoOpt = Annotated[bool, typer.Option(
+    "--spnego", help="Kerberos: authenticate with SPNEGO (needs fairshare[kerberos] and a "
+    "ticket: kinit).")]
+TimeoutOpt = Annotated[str, typer.Option(
+    "--timeout", help="How long one request may take.")]
+
+
+def _client(rm: str, user: str | None, ca_bundle: Path | None, spnego: bool,
+            timeout: str) -> Any:
+    from fairshare.watch.client import RMClient
+
+    urls = guarded(lambda: rm_urls(rm))
+    timeout_s = guarded(lambda: duration_ms(timeout, "--timeout")) / 1000
+    return guarded(lambda: RMClient(urls, timeout_s=timeout_s, user=user,
+                                    ca_bundle=str(ca_bundle) if ca_bundle else None,
+                                    spnego=spnego))
+
+
+def _allocations(allocations: Path | None, site: Path | None) -> Any:
+    from fairshare.watch.allocations import AllocationWatch
+
+    if allocations is None and site is None:
+        return None
+    return guarded(lambda: AllocationWatch(allocations, site))
+
+
+@watch_app.command("start", hidden=True)
+def start(
+    rm: RmArg,
+    allocations: AllocOpt = None,
+    site: SiteOpt = None,
+    interval: Annotated[str, typer.Option(
+        "--interval", help="How often to poll the RM (5s, 30s, 1m).")] = "5s",
+    db: Annotated[str, typer.Option(
+        "--db", help="The history database: a file (SQLite) or a URL "
+        "(postgresql+psycopg://user@host/db).")] = DEFAULT_DB,
+    listen: Annotated[str, typer.Option(
+        "--listen", help="Where the pages and /metrics are served (HOST:PORT).")]
+    = DEFAULT_LISTEN,
+    user: UserOpt = None,
+    ca_bundle: CaOpt = None,
+    spnego: SpnegoOpt = False,
+    timeout: TimeoutOpt = "10s",
+) -> None:
+    """Poll the RM into the history database and serve the pages and /metrics."""
+    import uvicorn
+
+    from fairshare.watch.app import watch_app_for
+    from fairshare.watch.service import Watcher
+    from fairshare.web.history.store import History
+
+    interval_s = guarded(lambda: duration_ms(interval, "--interval")) / 1000
+    host, port = guarded(lambda: listen_address(listen))
+    client = _client(rm, user, ca_bundle, spnego, timeout)
+    watch = _allocations(allocations, site)
+    history = guarded(lambda: History.open(db))
+    watcher = Watcher(client, history, watch, interval_s)
+    stop = threading.Event()
+    poller = threading.Thread(target=watcher.run, args=(stop,), name="poll", daemon=True)
+    server = uvicorn.Server(uvicorn.Config(watch_app_for(watcher), host=host, port=port,
+                                           log_level="warning", access_log=False))
+    out.print(f"Watching {', '.join(client.urls)} every {interval_s:g} s into {db}; pages "
+              f"and /metrics on http://{host}:{port}/ (Ctrl-C stops)", soft_wrap=True)
+    poller.start()
+    try:
+        server.run()
+    finally:
+        stop.set()
+        poller.join(timeout=interval_s + 30)
+        history.close()
+        out.print(f"Stopped after {watcher.latest().stats.polls} polls.", soft_wrap=True)
+
+
+@watch_app.command("status")
+def status(
+    rm: RmArg,
+    allocations: AllocOpt = None,
+    site: SiteOpt = None,
+    user: UserOpt = None,
+    ca_bundle: CaOpt = None,
+    spnego: SpnegoOpt = False,
+    timeout: TimeoutOpt = "10s",
+    output: FormatOpt = Format.TEXT,
+) -> None:
+    """Poll the RM once and print shares, usage and diagnosis per queue."""
+    import json
+    import time
+
+    from fairshare.watch.poll import PollError, poll
+    from fairshare.watch.status import render_status, status_json
+    from fairshare.web.diagnosis import diagnose
+
+    client = _client(rm, user, ca_bundle, spnego, timeout)
+    watch = _allocations(allocations, site)
+    try:
+        result = poll(client, lambda: int(time.time() * 1000), None)
+    except PollError as e:
+        err.print(str(e), soft_wrap=True)
+        raise typer.Exit(1) from None
+    findings = diagnose(result.sample, watch, {})
+    if output is Format.JSON:
+        out.print(json.dumps(status_json(result.sample, findings), indent=2), soft_wrap=True)
+    else:
+        out.print(render_status(result.sample, findings, width=out.width), soft_wrap=True)
+
+
+@watch_app.command("fork")
+def fork(
+    db: Annotated[str, typer.Option("--db", help="The history database watch wrote.")]
+    = DEFAULT_DB,
+    at: Annotated[str, typer.Option(
+        "--at", help="The recorded moment to start from: ISO 8601 (2026-12-01T10:00, UTC "
+        "unless a zone is given), or -DURATION before now (-1d).", show_default=False)] = "",
+    outdir: Annotated[Path | None, typer.Option(
+        "-o", "--outdir", help="Where to write scenario.yaml and its files.",
+        show_default=False)] = None,
+    until: Annotated[str | None, typer.Option(
+        "--until", help="The end of the span replayed (default: the last sample).")] = None,
+    allocations: AllocOpt = None,
+    site: SiteOpt = None,
+    overrides: Annotated[list[str] | None, typer.Option(
+        "--set", help="A candidate setting, as simulate takes it "
+        "(alloc:root.b.fairSharePreemptionTimeout=30).")] = None,
+) -> None:
+    """Write a scenario that starts from the recorded state at --at, with the apps that
+    really arrived after it as its workload."""
+    import time
+
+    from fairshare.watch.fork import fork as fork_history
+    from fairshare.web.history.store import History
+
+    if not at or outdir is None:
+        raise fail(["watch fork: give --at TIME and -o DIR"])
+    now = int(time.time() * 1000)
+    at_ms = guarded(lambda: moment_ms(at, "--at", now))
+    until_ms = guarded(lambda: moment_ms(until, "--until", now)) if until else None
+    history = guarded(lambda: History.open(db))
+    try:
+        forked = guarded(lambda: fork_history(history, at_ms, outdir, allocations=allocations,
+                                              site=site, overrides=overrides or (),
+                                              until_ms=until_ms))
+    finally:
+        history.close()
+    for line in forked.describe():
+        out.print(line, soft_wrap=True)

@@ -1,0 +1,105 @@
+"""The watcher: one thread polls the RM, stores each sample and keeps the latest state; the
+pages, ``/metrics`` and ``watch status`` read that state and the history, never the RM.
+
+So a slow or failing RM never stalls a page: a poll that fails leaves the last good sample in
+place, and the pages show it with its age and the error. The allocation file is checked for
+changes before each poll and reloaded when it changed; a broken file keeps the last good one,
+as YARN's ``AllocationFileLoaderService`` does, and its error is shown until it is fixed.
+Polls run at a fixed rate (every ``interval_s`` from the first); one that overruns delays the
+next rather than queueing several.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+from dataclasses import replace
+
+from fairshare.watch.allocations import AllocationWatch
+from fairshare.watch.client import RMClient
+from fairshare.watch.facts import advance
+from fairshare.watch.poll import PollError, poll
+from fairshare.web.history.store import History
+from fairshare.web.metrics import LatestState, PollStats
+
+PRUNE_EVERY_S = 300.0  # retention and downsampling: often enough to bound the database
+
+
+class Watcher:
+    """Polls ``client`` every ``interval_s`` into ``history`` (see the module docstring)."""
+
+    def __init__(self, client: RMClient, history: History, allocations: AllocationWatch | None,
+                 interval_s: float, *, clock: Callable[[], float] = time.time) -> None:
+        self.client = client
+        self.history = history
+        self.allocations = allocations
+        self.interval_s = interval_s
+        self._clock = clock
+        self._latest = LatestState(None, rm=client.urls[0])
+        self._lock = threading.Lock()
+        self._last_prune = 0.0
+
+    def now_ms(self) -> int:
+        return int(self._clock() * 1000)
+
+    def latest(self) -> LatestState:
+        with self._lock:
+            return self._latest
+
+    def _publish(self, latest: LatestState) -> None:
+        with self._lock:
+            self._latest = latest
+
+    def _config(self) -> dict[str, Any]:
+        """The allocation file and site in force (the last good ones), for the state."""
+        if self.allocations is None:
+            return {}
+        return {"allocations": self.allocations.config, "site": self.allocations.site}
+
+    def poll_once(self) -> LatestState:
+        """One poll: reload the allocation file if it changed, ask the RM, store the sample."""
+        before = self.latest()
+        notes: list[str] = []
+        if self.allocations is not None:
+            problem = self.allocations.check()
+            if problem:
+                notes.append(problem)
+        started = self._clock()
+        previous = before.sample.cluster_id if before.sample else None
+        try:
+            result = poll(self.client, self.now_ms, previous)
+        except PollError as e:
+            stats = replace(before.stats, polls=before.stats.polls + 1,
+                            errors_total=before.stats.errors_total + 1, up=False,
+                            last_poll_seconds=self._clock() - started, last_error=str(e),
+                            last_error_ms=self.now_ms())
+            latest = replace(before, stats=stats, notes=tuple(notes), **self._config())
+            self._publish(latest)
+            return latest
+        sample = result.sample
+        if result.message:
+            notes.append(result.message)
+        names = [q.name for q in sample.queues()]
+        thresholds = self.allocations.thresholds(names) if self.allocations else {}
+        self.history.add(sample, thresholds, result.answers)
+        facts = advance(before.facts, previous, sample, thresholds)
+        stats = replace(before.stats, polls=before.stats.polls + 1, up=True,
+                        last_poll_seconds=self._clock() - started, last_error=None,
+                        last_ok_ms=sample.time_ms)
+        latest = LatestState(sample, facts, stats, rm=sample.rm, notes=tuple(notes),
+                             **self._config())
+        self._publish(latest)
+        if self._clock() - self._last_prune >= PRUNE_EVERY_S:
+            self.history.prune(sample.time_ms)
+            self._last_prune = self._clock()
+        return latest
+
+    def run(self, stop: threading.Event) -> None:
+        """Poll until ``stop`` is set (fixed rate; an overrun delays the next poll)."""
+        due = self._clock()
+        while not stop.is_set():
+            self.poll_once()
+            due = max(due + self.interval_s, self._clock())
+            stop.wait(max(0.0, due - self._clock()))
