@@ -14,15 +14,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 from dataclasses import replace
+from typing import Any
 
 from fairshare.watch.allocations import AllocationWatch
 from fairshare.watch.client import RMClient
 from fairshare.watch.facts import advance
 from fairshare.watch.poll import PollError, poll
 from fairshare.web.history.store import History
-from fairshare.web.metrics import LatestState, PollStats
+from fairshare.web.metrics import LatestState
 
 PRUNE_EVERY_S = 300.0  # retention and downsampling: often enough to bound the database
 
