@@ -111,3 +111,7 @@ SETTINGS = {"root.etl": QueueSettings(2.0, "drf", None, None, 0.5),
 
 def source(sample_folder: str = "basic") -> FakeSource:
     return FakeSource(sample_of(sample_folder, T), history(), FINDINGS, SETTINGS)
+
+
+APP_IDS = ("application_1700000000000_0001", "application_1700000000000_0005",
+           "application_1700000000000_0003")  # in the sample only / stored / sample only

@@ -10,6 +10,7 @@ through :func:`fairshare.report.html_kit.esc`.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from urllib.parse import quote
 
 from fairshare.report.html_kit import CSS, esc
 from fairshare.report.units import duration
@@ -52,6 +53,11 @@ def status(latest: LatestSample) -> str:
                if latest.sample is not None and latest.sample.rm_version else "")
     return (f'<p class="status">ResourceManager <code>{esc(latest.rm_url)}</code>{version} · '
             f'<span id="sample-age">{age}</span> {error}</p>')
+
+
+def href(prefix: str, name: str) -> str:
+    """A link to a queue's or app's page: the name quoted for the path, then escaped."""
+    return esc(prefix + quote(name, safe=".-_"))
 
 
 def note(text: str) -> str:

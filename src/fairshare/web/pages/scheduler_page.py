@@ -18,6 +18,7 @@ from typing import Any
 
 from fairshare.report import units
 from fairshare.report.html_kit import esc
+from fairshare.web.pages.layout import href
 from fairshare.web.pages.scheduler_data import MEMORY, PARTS, VCORES
 from fairshare.web.pages.source import LatestSample
 
@@ -90,7 +91,7 @@ def queue_row(q: Mapping[str, Any], types: list[str], cluster: Mapping[str, int 
     apps = f"{q['running_apps'] or 0:,} running, {q['pending_apps'] or 0:,} pending"
     return (f'<tr class="{"leaf" if q["leaf"] else "parent"}" data-queue="{esc(name)}">'
             f'<td class="queue" style="padding-left:{8 + 14 * depth}px" title="{esc(name)}">'
-            f'<a href="/queue/{esc(name)}">{esc(label)}</a></td>'
+            f'<a href="{href("/queue/", name)}">{esc(label)}</a></td>'
             f'<td>{esc(q["policy"] or units.DASH)}</td><td class="bars">{bars}</td>'
             f'<td class="num" data-count="{q["pending_containers"] or 0}">'
             f'{q["pending_containers"] or 0:,}</td><td class="nowrap">{apps}</td>'
@@ -124,7 +125,7 @@ def apps_table(apps: list[Mapping[str, Any]], css: str = "apps") -> str:
                f"{units.count(pending['containers'], 'container')}<br>{_pair(pending)}")
         pre = a["preempted"]
         rows.append(
-            f'<tr data-app="{esc(a["id"])}"><td><a href="/app/{esc(a["id"])}">{esc(a["id"])}'
+            f'<tr data-app="{esc(a["id"])}"><td><a href="{href("/app/", a["id"])}">{esc(a["id"])}'
             f'</a><br><span class="muted">{esc(a["name"])}</span></td><td>{esc(a["user"])}</td>'
             f'<td>{esc(a["queue"])}</td><td>{esc(a["state"])}</td>'
             f'<td class="num" data-mb="{a["allocated"]["memory_mb"]}">{_pair(a["allocated"])}'

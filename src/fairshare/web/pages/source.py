@@ -7,7 +7,7 @@ pages draw what it holds, so a failing RM never blanks them (the RM's own web UI
 show then; ``RMWebAppFilter`` answers a standby's requests with a 307 instead).
 
 The history is read through :class:`HistoryView`: exactly the methods of
-:class:`fairshare.web.history.store.History` the pages call (docs of the brief's contract), so
+the history store's ``History`` the pages call (the store's contract), so
 the real store and the tests' in-memory fake both fit it.
 """
 

@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fairshare.report.tables import ratio, tuning_table
 from fairshare.report.summary import QueueSummary
+from fairshare.report.tables import ratio, tuning_table
 from fairshare.sim.record.summary_model import MaybePair
 from fairshare.web.history.model import AppRecord, Preemption, QueueTally
 from fairshare.web.pages.app_stats import waits
@@ -128,7 +128,7 @@ def _json_pair(p: MaybePair) -> dict[str, float | None]:
     return {"memory_mb": p.memory_mb, "vcores": p.vcores}
 
 
-def tuning_json(tallies: Sequence[QueueTally], queues: Sequence[QueueSummary]) -> list[Any]:
+def tuning_rows(tallies: Sequence[QueueTally], queues: Sequence[QueueSummary]) -> list[Any]:
     """``/api/tuning``'s rows: the table's numbers, unrounded, with the wait ratios."""
     out = []
     for t, q in zip(tallies, queues, strict=True):

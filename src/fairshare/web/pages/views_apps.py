@@ -20,7 +20,7 @@ from fairshare.web.pages import params
 from fairshare.web.pages.app_stats import MEASURES, WAITS, QueueApps, by_queue
 from fairshare.web.pages.common import newest_ms, query, when
 from fairshare.web.pages.errors import NotFound
-from fairshare.web.pages.layout import note, page, status, window_form
+from fairshare.web.pages.layout import href, note, page, status, window_form
 from fairshare.web.pages.source import Finding, LiveSource
 
 APPS_SPAN_MS = 24 * params.HOUR_MS
@@ -84,7 +84,7 @@ def _queue_rows(groups: Sequence[QueueApps]) -> str:
 
 def _app_rows(groups: Sequence[QueueApps], zone: str) -> str:
     rows = "".join(
-        f'<tr data-app="{esc(a.id)}"><td><a href="/app/{esc(a.id)}">{esc(a.id)}</a><br>'
+        f'<tr data-app="{esc(a.id)}"><td><a href="{href("/app/", a.id)}">{esc(a.id)}</a><br>'
         f'<span class="muted">{esc(a.name)}</span></td><td>{esc(a.user)}</td>'
         f'<td>{esc(a.queue)}</td><td>{esc(a.state)}</td><td>{when(a.started_ms, zone)}</td>'
         + "".join(_ms(f(a)) for f in MEASURES.values())
@@ -158,7 +158,7 @@ def _facts(app: dict[str, Any], zone: str) -> str:
         if key in WAITS:
             return units.duration(v)
         if key == "queue":
-            return f'<a href="/queue/{esc(v)}">{esc(v)}</a>'
+            return f'<a href="{href("/queue/", v)}">{esc(v)}</a>'
         return esc(units.DASH if v is None or v == "" else v)
     items = "".join(f"<dt>{esc(k)}</dt><dd>{shown(k, app[k])}</dd>" for k in keys if k in app)
     return f'<dl class="facts" id="app-facts">{items}</dl>'
@@ -167,7 +167,7 @@ def _facts(app: dict[str, Any], zone: str) -> str:
 def _findings_table(findings: Sequence[dict[str, Any]]) -> str:
     rows = "".join(
         f'<tr data-cause="{esc(f["cause"])}"><td class="queue">'
-        f'<a href="/queue/{esc(f["queue"])}">{esc(f["queue"])}</a></td>'
+        f'<a href="{href("/queue/", f["queue"])}">{esc(f["queue"])}</a></td>'
         f'<td>{"" if f["app"] is None else _app_link(f["app"])}</td><td>{esc(f["cause"])}</td>'
         f'<td>{esc(f["words"])}</td><td>{_code(f["setting"])}</td><td>{esc(f["advice"])}</td>'
         "</tr>" for f in findings)
@@ -178,7 +178,7 @@ def _findings_table(findings: Sequence[dict[str, Any]]) -> str:
 
 
 def _app_link(app_id: str) -> str:
-    return f'<a href="/app/{esc(app_id)}">{esc(app_id)}</a>'
+    return f'<a href="{href("/app/", app_id)}">{esc(app_id)}</a>'
 
 
 def _code(text: str | None) -> str:

@@ -1,10 +1,10 @@
 """The pages over the history: a queue's history (``/queue/{name}``) and Preemption Tuning
 (``/tuning``), with their data at ``/api/queue/{name}`` and ``/api/tuning``.
 
-The queue page charts :meth:`History.series` — per point the bucket's time averages — for
+The queue page charts ``History.series`` — per point the bucket's time averages — for
 memory and vcores, lines for steady and instantaneous fair share, used, demand and max, shaded
 where the queue was in contention and short of threshold × share (``Series.short``), with a
-mark at every preemption taken from its apps (:meth:`History.preemptions`). Dragging over a
+mark at every preemption taken from its apps (``History.preemptions``). Dragging over a
 chart zooms: the script asks ``/api/queue/{name}?from=…&to=…`` for that span, at the finer
 resolution the store then answers with, and puts the span in the address.
 """
@@ -12,6 +12,7 @@ resolution the store then answers with, and puts the span in the address.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from starlette.requests import Request
 
@@ -20,13 +21,13 @@ from fairshare.report.html_kit import esc
 from fairshare.web.pages import params
 from fairshare.web.pages.common import json_script, newest_ms, query, when
 from fairshare.web.pages.errors import NotFound
-from fairshare.web.pages.layout import note, page, status, window_form
+from fairshare.web.pages.layout import href, note, page, status, window_form
 from fairshare.web.pages.source import LiveSource
 from fairshare.web.pages.tuning import (
     live_tuning_table,
     pending_ratio,
     summaries,
-    tuning_json as tuning_rows,
+    tuning_rows,
     wait_ratio,
 )
 
@@ -86,7 +87,7 @@ def queue_page(source: LiveSource, request: Request) -> str:
     threshold = (units.DASH if settings is None else
                  f"{settings.fair_share_preemption_threshold:g}")
     marks = "".join(
-        f'<tr><td>{when(p["time_ms"], w.timezone)}</td><td><a href="/app/{esc(p["app"])}">'
+        f'<tr><td>{when(p["time_ms"], w.timezone)}</td><td><a href="{href("/app/", p["app"])}">'
         f'{esc(p["app"])}</a></td><td class="num">{p["containers"]:,}</td>'
         f'<td class="num">{p["am_containers"]:,}</td>'
         f'<td class="num">{units.memory(p["memory_mb"])}</td></tr>'
@@ -96,7 +97,7 @@ def queue_page(source: LiveSource, request: Request) -> str:
                  '</th><th class=num>containers</th><th class=num>of them AM</th>'
                  f'<th class=num>memory</th></tr></thead><tbody>{marks}</tbody></table></div>')
     return page(f"Queue {name}", [
-        status(source.latest()), window_form(f"/queue/{name}", w),
+        status(source.latest()), window_form("/queue/" + quote(name, safe=".-_"), w),
         note(f"{esc(params.describe(w))}. Lines: time averages per point (resolution "
              f"{units.duration(data['resolution_ms']) if data['resolution_ms'] else 'raw'}"
              f"). Shaded: in contention and below threshold ({threshold}) × instantaneous "

@@ -15,6 +15,7 @@
     ["max_share", "max share", "#999999", [1, 3]]
   ];
   var charts = [];
+  var shown = {data: first};  // the answer drawn: its window is the x axis, data or not
 
   function columns(data, suffix, scale) {
     var t = data.times_ms.map(function (ms) { return ms / 1000; });
@@ -30,7 +31,7 @@
   }
 
   function shade(u) {
-    var data = u.fairshareData, ctx = u.ctx, top = u.bbox.top, h = u.bbox.height;
+    var data = shown.data, ctx = u.ctx, top = u.bbox.top, h = u.bbox.height;
     ctx.save();
     ctx.fillStyle = "rgba(214, 39, 40, 0.13)";
     for (var i = 0; i < data.short.length; i++) {
@@ -46,11 +47,14 @@
   function marks(u) {
     var ctx = u.ctx, top = u.bbox.top, h = u.bbox.height;
     ctx.save();
+    ctx.setLineDash([]);
     ctx.strokeStyle = "#d62728";
-    ctx.lineWidth = 2;
-    u.fairshareData.preemptions.forEach(function (p) {
+    shown.data.preemptions.forEach(function (p) {
       var x = u.valToPos(p.time_ms / 1000, "x", true);
-      ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + Math.min(h, 18)); ctx.stroke();
+      ctx.lineWidth = 1;
+      ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + h); ctx.stroke();
+      ctx.lineWidth = 4;
+      ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + Math.min(h, 14)); ctx.stroke();
     });
     ctx.restore();
   }
@@ -71,13 +75,16 @@
     }));
     var opts = {
       width: Math.max(400, Math.min(1100, el.clientWidth || 1000)), height: 300,
-      series: series, scales: {x: {time: true}},
+      series: series,
+      tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1e3), first.timezone); },
+      scales: {x: {time: true, range: function () {
+        return [shown.data.start_ms / 1000, shown.data.end_ms / 1000];
+      }}},
       axes: [{}, {label: unit, size: 70}],
       cursor: {sync: {key: "queue"}, drag: {x: true, y: false, setScale: false}},
       hooks: {drawClear: [shade], draw: [marks], setSelect: [zoomTo]}
     };
     var u = new uPlot(opts, columns(data, suffix, scale), el);
-    u.fairshareData = data;
     u.fairshareSuffix = suffix;
     u.fairshareScale = scale;
     u.over.addEventListener("dblclick", function () { load(first.start_ms, first.end_ms, true); });
@@ -85,8 +92,8 @@
   }
 
   function draw(data) {
+    shown.data = data;
     charts.forEach(function (u) {
-      u.fairshareData = data;
       u.setData(columns(data, u.fairshareSuffix, u.fairshareScale));
     });
   }
