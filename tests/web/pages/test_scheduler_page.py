@@ -194,3 +194,13 @@ def test_static_files_come_from_the_package() -> None:
         assert c.get(f"/static/{name}").status_code == 200, name
     assert "MIT License" in c.get("/static/uPlot.LICENSE").text
     assert c.get("/static/nothing.js").status_code == 404
+
+
+def test_the_pages_poll_is_the_status_alone() -> None:
+    c = client()
+    status = c.get("/api/scheduler?only=status").json()
+    assert status == {"rm": "http://127.0.0.1:8088", "age_s": 2.5,
+                      "age_text": "sample 2.5 s old", "error": None, "time_ms": T,
+                      "cluster_id": 1_700_000_000_000, "rm_version": "3.4.1"}
+    bad = c.get("/api/scheduler?only=apps")
+    assert bad.status_code == 400 and bad.json()["parameter"] == "only"

@@ -151,11 +151,12 @@ def nodes_table(nodes: list[Mapping[str, Any]], skipped: list[str]) -> str:
 
 def leaf_apps(data: Mapping[str, Any]) -> str:
     """Each leaf's apps, in tree order (the RM's page filters one table by the chosen queue)."""
+    by_queue: dict[str, list[Mapping[str, Any]]] = {}
+    for a in data["apps"]:
+        by_queue.setdefault(a["queue"], []).append(a)
     parts = []
     for q in data["queues"]:
-        if not q["leaf"]:
-            continue
-        mine = [a for a in data["apps"] if a["queue"] == q["name"]]
+        mine = by_queue.get(q["name"]) if q["leaf"] else None
         if mine:
             parts.append(f'<details open data-leaf="{esc(q["name"])}"><summary>'
                          f"{esc(q['name'])}: {units.count(len(mine), 'app')}</summary>"

@@ -33,8 +33,7 @@ from typing import Any
 from fairshare.report.summary import QueueSummary
 from fairshare.report.tables import ratio, tuning_table
 from fairshare.sim.record.summary_model import MaybePair
-from fairshare.web.history.model import AppRecord, Preemption, QueueTally
-from fairshare.web.pages.app_stats import waits
+from fairshare.web.history.model import Preemption, QueueTally
 from fairshare.web.pages.source import QueueSettings
 
 NOT_AVAILABLE = ("time-starved-ms", "containers-preempted-for")
@@ -53,9 +52,11 @@ def _ratio_of_sums(t: QueueTally, usage: str, share: str) -> float | None:
     return None if not total else round(t.sums.get(usage, 0) / total, 4)
 
 
-def queue_summary(t: QueueTally, leaf: bool, apps: Sequence[AppRecord], preempted_from: int,
+def queue_summary(t: QueueTally, leaf: bool, preempted_from: int,
                   settings: QueueSettings | None) -> QueueSummary:
-    """The report's record of one queue, from a window's tally (see the module docstring)."""
+    """The report's record of one queue, from a window's tally (see the module docstring).
+    Its ``waits`` stay empty: the tuning table shows none, and the Applications page computes
+    them (a 30-day window would otherwise read every app of the month here)."""
     avg, during = t.average, t.contention_average
     return QueueSummary(
         name=t.name, leaf=leaf,
@@ -74,16 +75,16 @@ def queue_summary(t: QueueTally, leaf: bool, apps: Sequence[AppRecord], preempte
                                                "steady_fair_share_vcores"),
                     "fair-share": _pair(during, "fair_share_mb", "fair_share_vcores"),
                     "demand": _pair(during, "demand_mb", "demand_vcores")},
-        waits=waits(apps), preempted_from=preempted_from, preempted_for=0,
+        waits={}, preempted_from=preempted_from, preempted_for=0,
         policy=None if settings is None else settings.policy)
 
 
 def leaves(names: Sequence[str]) -> set[str]:
-    return {n for n in names if not any(m.startswith(n + ".") for m in names)}
+    parents = {n.rsplit(".", 1)[0] for n in names if "." in n}
+    return {n for n in names if n not in parents}
 
 
-def summaries(tallies: Sequence[QueueTally], apps: Sequence[AppRecord],
-              preemptions: Sequence[Preemption],
+def summaries(tallies: Sequence[QueueTally], preemptions: Sequence[Preemption],
               settings: Mapping[str, QueueSettings] | None) -> list[QueueSummary]:
     """Every tallied queue in tree order; containers preempted from a queue are those taken
     from the apps placed in it (as the simulator's recorder counts them: the leaf's)."""
@@ -92,22 +93,19 @@ def summaries(tallies: Sequence[QueueTally], apps: Sequence[AppRecord],
     taken: dict[str, int] = {}
     for p in preemptions:
         taken[p.queue] = taken.get(p.queue, 0) + p.containers
-    return [queue_summary(t, t.name in leafy, [a for a in apps if a.queue == t.name],
-                          taken.get(t.name, 0), None if settings is None else
-                          settings.get(t.name)) for t in tallies]
+    return [queue_summary(t, t.name in leafy, taken.get(t.name, 0),
+                          None if settings is None else settings.get(t.name)) for t in tallies]
 
 
 def live_tuning_table(queues: Sequence[QueueSummary]) -> str:
-    """:func:`tuning_table`, with the columns an RM cannot fill shown as n/a, and "whole run"
-    read as the window."""
+    """:func:`tuning_table`, with the columns an RM cannot fill shown as n/a (their cells are
+    the same in every row: :func:`queue_summary` fills them with 0), and "whole run" read as
+    the window."""
     html = tuning_table(queues).replace("Whole run: time averages", "Whole window: time averages")
-    for key in NOT_AVAILABLE:
-        for q in queues:
-            value = q.starved_ms if key == "time-starved-ms" else q.preempted_for
-            attr = "data-ms" if key == "time-starved-ms" else "data-count"
-            cell = f'<td class="num" data-key="{key}" {attr}="{value}">{value}</td>'
-            html = html.replace(cell, f'<td class="num na" data-key="{key}" {attr}="" '
-                                      f'title="{NA_TITLE[key]}">n/a</td>')
+    for key, attr in zip(NOT_AVAILABLE, ("data-ms", "data-count"), strict=True):
+        html = html.replace(f'<td class="num" data-key="{key}" {attr}="0">0</td>',
+                            f'<td class="num na" data-key="{key}" {attr}="" '
+                            f'title="{NA_TITLE[key]}">n/a</td>')
     return html
 
 

@@ -18,6 +18,7 @@ from starlette.requests import Request
 
 from fairshare.report import units
 from fairshare.report.html_kit import esc
+from fairshare.web.history.model import Window
 from fairshare.web.pages import params
 from fairshare.web.pages.common import json_script, newest_ms, query, when
 from fairshare.web.pages.errors import NotFound
@@ -82,7 +83,7 @@ def queue_json(source: LiveSource, request: Request) -> dict[str, Any]:
 def queue_page(source: LiveSource, request: Request) -> str:
     data = queue_json(source, request)
     name = data["queue"]
-    w = params.window(query(request), newest_ms(source), QUEUE_SPAN_MS)
+    w = Window(data["start_ms"], data["end_ms"], timezone=data["timezone"])
     settings = (source.settings() or {}).get(name)
     threshold = (units.DASH if settings is None else
                  f"{settings.fair_share_preemption_threshold:g}")
@@ -116,8 +117,7 @@ def _tuning_data(source: LiveSource, request: Request) -> tuple[Any, Any, list[A
     w = params.window(query(request), newest_ms(source), TUNING_SPAN_MS)
     history = source.history()
     tallies = history.tally(w)
-    queues = summaries(tallies, history.apps(w), history.preemptions(w.start_ms, w.end_ms),
-                       source.settings())
+    queues = summaries(tallies, history.preemptions(w.start_ms, w.end_ms), source.settings())
     return w, tallies, queues, tuning_rows(tallies, queues)
 
 

@@ -1,5 +1,5 @@
 """The Scheduler page (``/``, ``/scheduler``), its live part (``/scheduler/live``) and its
-data (``/api/scheduler``). The page's script polls ``/api/scheduler`` every few seconds,
+data (``/api/scheduler``). The page's script polls ``/api/scheduler?only=status`` every few seconds,
 updates the sample's age and the last error, and swaps in ``/scheduler/live`` when a new sample
 has landed — never a full reload, and never a blank page while the RM fails."""
 
@@ -10,7 +10,8 @@ from typing import Any
 from starlette.requests import Request
 
 from fairshare.web.pages.layout import page, status
-from fairshare.web.pages.scheduler_data import scheduler_data
+from fairshare.web.pages.params import BadParameter
+from fairshare.web.pages.scheduler_data import scheduler_data, status_data
 from fairshare.web.pages.scheduler_page import live_part
 from fairshare.web.pages.source import LiveSource
 
@@ -18,6 +19,13 @@ POLL_MS = 3000
 
 
 def scheduler_json(source: LiveSource, request: Request) -> dict[str, Any]:
+    """The whole sample; with ``?only=status`` just which sample and how old (what the page's
+    script polls: a 10,000-app sample is megabytes, its status a few bytes)."""
+    only = request.query_params.get("only")
+    if only == "status":
+        return status_data(source.latest())
+    if only is not None:
+        raise BadParameter("only", f"{only!r}: the one choice is 'status'")
     return scheduler_data(source.latest(), source.settings())
 
 

@@ -1,4 +1,4 @@
-// The Scheduler page, live: poll /api/scheduler; update the sample's age and the last poll's
+// The Scheduler page, live: poll /api/scheduler?only=status; update the sample's age and the last poll's
 // error every time; when a new sample has landed, swap in /scheduler/live (server-rendered:
 // one implementation of the page). A failed poll keeps what is shown and says so.
 (function () {
@@ -33,7 +33,7 @@
   }
 
   function poll() {
-    fetch("/api/scheduler", {cache: "no-store"}).then(function (r) {
+    fetch("/api/scheduler?only=status", {cache: "no-store"}).then(function (r) {
       if (!r.ok) { throw new Error("/api/scheduler answered " + r.status); }
       return r.json();
     }).then(function (data) {
