@@ -61,6 +61,9 @@ def test_an_app_has_its_record_preemptions_and_findings() -> None:
     assert [p["containers"] for p in data["preemptions"]] == [3, 1]
     html = client().get(f"/app/{APP_IDS[1]}").text
     assert "Preemptions (2)" in html and "The diagnosis has no finding for this app." in html
+    assert '<dd data-key="preempted_memory_seconds">1.00 GB·h</dd>' in html  # 3,686,400 MB·s
+    assert '<dd data-key="am-wait-ms">4.0 s</dd>' in html
+    assert '<dd data-key="started_ms">2023-11-14 22:11:50</dd>' in html  # T − 490 s, UTC
 
 
 def test_an_app_seen_but_not_stored_yet_is_explained() -> None:

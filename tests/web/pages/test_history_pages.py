@@ -4,9 +4,12 @@ filters; a bad one is a 400 naming it, an unknown queue a 404 saying so."""
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from html import unescape
+from urllib.parse import quote
 
 import pytest
 from starlette.testclient import TestClient
@@ -130,3 +133,17 @@ def test_the_tuning_page_is_the_reports_table() -> None:
     assert ">50.0%<" in ratios and ">75.0%<" in ratios and ">20.0%<" in ratios
     assert 'tr class="leaf" data-queue="root.etl"' in html
     assert 'tr class="parent" data-queue="root.analytics"' in html
+
+
+def test_a_hostile_queue_name_cannot_end_the_pages_script() -> None:
+    name = 'root.</script><script>alert("q")</script>'
+    history = source().history()
+    history.names.append(name)
+    history.series_of[name] = replace(history.series_of["root.etl"], queue=name)
+    fake = FakeSource(source().latest().sample, history)
+    r = client(fake).get("/queue/" + quote(name, safe=""))
+    assert r.status_code == 200
+    assert "<script>alert" not in r.text and "</script><script>" not in r.text
+    embedded = r.text[r.text.index('id="queue-data">') + len('id="queue-data">'):]
+    assert json.loads(embedded[:embedded.index("</script>")])["queue"] == name
+    assert client(fake).get("/api/queue/" + quote(name, safe="")).json()["queue"] == name

@@ -17,7 +17,7 @@ from fairshare.report.html_kit import esc
 from fairshare.sim.record.summary_model import Percentiles
 from fairshare.web.history.model import AppRecord
 from fairshare.web.pages import params
-from fairshare.web.pages.app_stats import MEASURES, WAITS, QueueApps, by_queue
+from fairshare.web.pages.app_stats import MB_S_PER_GB_H, MEASURES, WAITS, QueueApps, by_queue
 from fairshare.web.pages.common import newest_ms, query, when
 from fairshare.web.pages.errors import NotFound
 from fairshare.web.pages.layout import href, note, page, status, window_form
@@ -89,7 +89,7 @@ def _app_rows(groups: Sequence[QueueApps], zone: str) -> str:
         f'<td>{esc(a.queue)}</td><td>{esc(a.state)}</td><td>{when(a.started_ms, zone)}</td>'
         + "".join(_ms(f(a)) for f in MEASURES.values())
         + f'<td class="num">{a.preempted + a.am_preempted:,}</td>'
-        f'<td class="num">{a.preempted_memory_seconds / 1024 / 3600:,.2f} GB·h</td></tr>'
+        f'<td class="num">{a.preempted_memory_seconds / MB_S_PER_GB_H:,.2f} GB·h</td></tr>'
         for g in groups for a in g.apps)
     head = ("<tr><th>app</th><th>user</th><th>queue</th><th>state</th><th>started</th>"
             "<th class=num>AM wait</th><th class=num>first-container wait</th>"
@@ -147,20 +147,45 @@ def app_json(source: LiveSource, request: Request) -> dict[str, Any]:
             "preemptions": [asdict(p) for p in taken]}
 
 
+# the app's record as the page lists it: (key, label, how it is written)
+FACTS = (("user", "user", "text"), ("name", "name", "text"), ("queue", "queue", "queue"),
+         ("state", "state", "text"), ("final_status", "final status", "text"),
+         ("started_ms", "started", "time"), ("launched_ms", "AM launched", "time"),
+         ("first_container_ms", "first container beyond the AM", "time"),
+         ("finished_ms", "finished", "time"), ("am-wait-ms", "AM wait", "ms"),
+         ("first-task-wait-ms", "first-container wait", "ms"),
+         ("turnaround-ms", "turnaround", "ms"), ("allocated", "allocated (last sample)", "pair"),
+         ("running_containers", "running containers", "count"),
+         ("pending_containers", "pending containers", "count"),
+         ("am_preempted", "AM containers preempted", "count"),
+         ("preempted", "other containers preempted", "count"),
+         ("preempted_resources", "resources preempted", "pair"),
+         ("memory_seconds", "memory × time", "mb_s"),
+         ("preempted_memory_seconds", "lost work (preempted memory × time)", "mb_s"),
+         ("diagnostics", "diagnostics", "text"))
+
+
+def _fact(kind: str, v: Any, zone: str) -> str:
+    if v is None or v == "":
+        return units.DASH
+    if kind == "time":
+        return when(v, zone)
+    if kind == "ms":
+        return units.duration(v)
+    if kind == "queue":
+        return f'<a href="{href("/queue/", v)}">{esc(v)}</a>'
+    if kind == "pair":
+        return f"{units.memory(v[0])}, {units.vcores(v[1])}"
+    if kind == "count":
+        return f"{v:,}"
+    if kind == "mb_s":
+        return f"{v / MB_S_PER_GB_H:,.2f} GB·h"
+    return esc(v)
+
+
 def _facts(app: dict[str, Any], zone: str) -> str:
-    keys = ("user", "name", "queue", "state", "final_status", "started_ms", "launched_ms",
-            "finished_ms", "first_container_ms", *WAITS, "allocated", "pending_containers",
-            "running_containers", "am_preempted", "preempted", "preempted_resources",
-            "memory_seconds", "preempted_memory_seconds", "diagnostics")
-    def shown(key: str, v: Any) -> str:
-        if key.endswith("_ms") and key in app and key not in WAITS:
-            return when(v, zone)
-        if key in WAITS:
-            return units.duration(v)
-        if key == "queue":
-            return f'<a href="{href("/queue/", v)}">{esc(v)}</a>'
-        return esc(units.DASH if v is None or v == "" else v)
-    items = "".join(f"<dt>{esc(k)}</dt><dd>{shown(k, app[k])}</dd>" for k in keys if k in app)
+    items = "".join(f"<dt>{label}</dt><dd data-key=\"{key}\">{_fact(kind, app[key], zone)}</dd>"
+                    for key, label, kind in FACTS if key in app)
     return f'<dl class="facts" id="app-facts">{items}</dl>'
 
 

@@ -79,7 +79,7 @@
       tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1e3), first.timezone); },
       scales: {x: {time: true, range: function () {
         return [shown.data.start_ms / 1000, shown.data.end_ms / 1000];
-      }}},
+      }}, y: {range: function (_u, _min, max) { return [0, max > 0 ? max * 1.05 : 1]; }}},
       axes: [{}, {label: unit, size: 70}],
       cursor: {sync: {key: "queue"}, drag: {x: true, y: false, setScale: false}},
       hooks: {drawClear: [shade], draw: [marks], setSelect: [zoomTo]}
