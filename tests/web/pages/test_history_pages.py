@@ -147,3 +147,10 @@ def test_a_hostile_queue_name_cannot_end_the_pages_script() -> None:
     embedded = r.text[r.text.index('id="queue-data">') + len('id="queue-data">'):]
     assert json.loads(embedded[:embedded.index("</script>")])["queue"] == name
     assert client(fake).get("/api/queue/" + quote(name, safe="")).json()["queue"] == name
+
+
+def test_the_queue_page_says_what_the_allocation_file_sets() -> None:
+    html = client().get("/queue/root.analytics.adhoc").text
+    assert ("Allocation file: weight 1; fair-share timeout 1 m 00 s, threshold 0.8; "
+            "min-share timeout unset") in html
+    assert "No allocation-file settings" in client().get("/queue/root.default").text

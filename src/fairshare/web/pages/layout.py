@@ -40,19 +40,22 @@ def page(title: str, body: Iterable[str], *, scripts: Iterable[str] = (),
             + "\n".join(body) + f"\n</main>{tags}\n</body>\n</html>\n")
 
 
+def age_text(latest: LatestSample) -> str:
+    """``sample 2.5 s old``: the page's status line and /api/scheduler's ``age_text``."""
+    if latest.sample is None:
+        return "no sample yet"
+    return f"sample {duration((latest.age_s or 0.0) * 1000)} old"
+
+
 def status(latest: LatestSample) -> str:
     """The RM, the sample's age and the last error: shown on every page that draws the latest
     sample, and updated live on the Scheduler page (ids ``sample-age``, ``poll-error``)."""
-    if latest.sample is None:
-        age = "no sample yet"
-    else:
-        age = f"sample {duration((latest.age_s or 0.0) * 1000)} old"
     error = (f'<span id="poll-error" class="error">last poll failed: {esc(latest.error)}</span>'
              if latest.error else '<span id="poll-error" class="error" hidden></span>')
     version = (f" · Hadoop {esc(latest.sample.rm_version)}"
                if latest.sample is not None and latest.sample.rm_version else "")
     return (f'<p class="status">ResourceManager <code>{esc(latest.rm_url)}</code>{version} · '
-            f'<span id="sample-age">{age}</span> {error}</p>')
+            f'<span id="sample-age">{age_text(latest)}</span> {error}</p>')
 
 
 def href(prefix: str, name: str) -> str:

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
-from fairshare.report.units import duration
 from fairshare.sim.importer.dump import Amounts, DumpApp, DumpNode, DumpQueue
+from fairshare.web.pages.layout import age_text
 from fairshare.web.pages.source import LatestSample, QueueSettings
 from fairshare.web.sample import Sample
 
@@ -135,8 +135,7 @@ def status_data(latest: LatestSample) -> dict[str, Any]:
     last error (also for the page's live status line: ``age_text``)."""
     s = latest.sample
     return {"rm": latest.rm_url, "age_s": latest.age_s,
-            "age_text": ("no sample yet" if s is None else
-                         f"sample {duration((latest.age_s or 0.0) * 1000)} old"),
+            "age_text": age_text(latest),
             "error": latest.error, "time_ms": None if s is None else s.time_ms,
             "cluster_id": None if s is None else s.cluster_id,
             "rm_version": None if s is None else s.rm_version}

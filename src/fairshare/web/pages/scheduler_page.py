@@ -71,7 +71,8 @@ def bar(resource: str, parts: Mapping[str, int | None], total: int | None, over:
             f'</div><span class="btext">{esc(text)}</span></div>')
 
 
-def _settings_text(s: Mapping[str, Any] | None) -> str:
+def settings_text(s: Mapping[str, Any] | None) -> str:
+    """A queue's allocation-file settings in a line (QueueSettings as a mapping)."""
     if s is None:
         return units.DASH
     def timeout(ms: int | None) -> str:
@@ -95,7 +96,7 @@ def queue_row(q: Mapping[str, Any], types: list[str], cluster: Mapping[str, int 
             f'<td>{esc(q["policy"] or units.DASH)}</td><td class="bars">{bars}</td>'
             f'<td class="num" data-count="{q["pending_containers"] or 0}">'
             f'{q["pending_containers"] or 0:,}</td><td class="nowrap">{apps}</td>'
-            f'<td class="muted">{esc(_settings_text(q["settings"]))}</td></tr>')
+            f'<td class="muted">{esc(settings_text(q["settings"]))}</td></tr>')
 
 
 def queue_table(data: Mapping[str, Any]) -> str:

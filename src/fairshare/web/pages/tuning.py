@@ -27,7 +27,7 @@ a queue (the RM reports the victims' apps, not whom a preemption served).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fairshare.report.summary import QueueSummary
@@ -43,7 +43,7 @@ NA_TITLE = {"time-starved-ms": "not in the RM's REST API: FairScheduler keeps st
                                         "not the queue a preemption served"}
 
 
-def _pair(f: Any, memory: str, vcores: str) -> MaybePair:
+def _pair(f: Callable[[str], float | None], memory: str, vcores: str) -> MaybePair:
     return MaybePair(f(memory), f(vcores))
 
 

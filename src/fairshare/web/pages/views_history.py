@@ -11,6 +11,7 @@ resolution the store then answers with, and puts the span in the address.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 from urllib.parse import quote
 
@@ -23,6 +24,7 @@ from fairshare.web.pages import params
 from fairshare.web.pages.common import json_script, newest_ms, query, when
 from fairshare.web.pages.errors import NotFound
 from fairshare.web.pages.layout import href, note, page, status, window_form
+from fairshare.web.pages.scheduler_page import settings_text
 from fairshare.web.pages.source import LiveSource
 from fairshare.web.pages.tuning import (
     live_tuning_table,
@@ -87,6 +89,8 @@ def queue_page(source: LiveSource, request: Request) -> str:
     settings = (source.settings() or {}).get(name)
     threshold = (units.DASH if settings is None else
                  f"{settings.fair_share_preemption_threshold:g}")
+    configured = ("Allocation file: " + esc(settings_text(asdict(settings))) if settings
+                  else "No allocation-file settings for this queue.")
     marks = "".join(
         f'<tr><td>{when(p["time_ms"], w.timezone)}</td><td><a href="{href("/app/", p["app"])}">'
         f'{esc(p["app"])}</a></td><td class="num">{p["containers"]:,}</td>'
@@ -98,7 +102,8 @@ def queue_page(source: LiveSource, request: Request) -> str:
                  '</th><th class=num>containers</th><th class=num>of them AM</th>'
                  f'<th class=num>memory</th></tr></thead><tbody>{marks}</tbody></table></div>')
     return page(f"Queue {name}", [
-        status(source.latest()), window_form("/queue/" + quote(name, safe=".-_"), w),
+        status(source.latest()), note(configured),
+        window_form("/queue/" + quote(name, safe=".-_"), w),
         note(f"{esc(params.describe(w))}. Lines: time averages per point (resolution "
              f"{units.duration(data['resolution_ms']) if data['resolution_ms'] else 'raw'}"
              f"). Shaded: in contention and below threshold ({threshold}) × instantaneous "
