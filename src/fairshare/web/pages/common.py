@@ -32,6 +32,15 @@ def newest_ms(source: LiveSource) -> int:
     return latest.time_ms if latest is not None else round(time.time() * 1000)
 
 
+def cluster_mb(source: LiveSource) -> float | None:
+    """The cluster's memory in the latest sample: what chooses the page's one memory unit
+    (:func:`fairshare.report.units.memory_unit_of`); None before the first sample."""
+    latest = source.latest().sample
+    if latest is None or latest.cluster is None:
+        return None
+    return float(latest.cluster[0])
+
+
 def when(ms: int | None, zone: str = "UTC") -> str:
     """A moment as ``2026-12-02 07:30:15``, in ``zone``; ``–`` for None or 0 (not reached)."""
     if not ms:

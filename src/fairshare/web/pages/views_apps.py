@@ -18,7 +18,7 @@ from fairshare.sim.record.summary_model import Percentiles
 from fairshare.web.history.model import AppRecord
 from fairshare.web.pages import params
 from fairshare.web.pages.app_stats import MB_S_PER_GB_H, MEASURES, WAITS, QueueApps, by_queue
-from fairshare.web.pages.common import newest_ms, query, when
+from fairshare.web.pages.common import cluster_mb, newest_ms, query, when
 from fairshare.web.pages.errors import NotFound
 from fairshare.web.pages.layout import href, note, page, status, window_form
 from fairshare.web.pages.source import Finding, LiveSource
@@ -215,13 +215,16 @@ def app_page(source: LiveSource, request: Request) -> str:
     zone = query(request).get("tz") or "UTC"
     params.timezone({"tz": zone})
     app = data["app"]
-    taken = "".join(
-        f'<tr><td>{when(p["time_ms"], zone)}</td><td class="num">{p["containers"]:,}</td>'
-        f'<td class="num">{p["am_containers"]:,}</td><td class="num">{p["memory_mb"]:,} MB'
-        f'<br>{p["vcores"]:,} vcores</td></tr>' for p in data["preemptions"])
     stored = "" if data["stored"] else note("Seen in the latest sample; not stored yet.")
+    with units.memory_unit_of(cluster_mb(source)):
+        facts = _facts(app, zone)
+        taken = "".join(
+            f'<tr><td>{when(p["time_ms"], zone)}</td><td class="num">{p["containers"]:,}</td>'
+            f'<td class="num">{p["am_containers"]:,}</td><td class="num">'
+            f'{units.memory(p["memory_mb"])}<br>{units.vcores(p["vcores"])}</td></tr>'
+            for p in data["preemptions"])
     return page(f"App {app['id']}", [
-        status(source.latest()), stored, _facts(app, zone),
+        status(source.latest()), stored, facts,
         "<h2>What holds it</h2>",
         _findings_table(data["findings"]) if data["findings"] else
         note("The diagnosis has no finding for this app."),

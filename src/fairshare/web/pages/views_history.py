@@ -21,7 +21,7 @@ from fairshare.report import units
 from fairshare.report.html_kit import esc
 from fairshare.web.history.model import Window
 from fairshare.web.pages import params
-from fairshare.web.pages.common import json_script, newest_ms, query, when
+from fairshare.web.pages.common import cluster_mb, json_script, newest_ms, query, when
 from fairshare.web.pages.errors import NotFound
 from fairshare.web.pages.layout import href, note, page, status, window_form
 from fairshare.web.pages.scheduler_page import settings_text
@@ -49,13 +49,6 @@ def _known_queue(source: LiveSource, name: str) -> None:
         raise NotFound(f"no queue {name!r} in the history or in the latest sample")
 
 
-def _cluster_mb(source: LiveSource) -> float | None:
-    latest = source.latest().sample
-    if latest is None or latest.cluster is None:
-        return None
-    return float(latest.cluster[0])
-
-
 def queue_json(source: LiveSource, request: Request) -> dict[str, Any]:
     name = request.path_params["name"]
     _known_queue(source, name)
@@ -70,7 +63,7 @@ def queue_json(source: LiveSource, request: Request) -> dict[str, Any]:
     history = source.history()
     s = history.series(name, w.start_ms, w.end_ms, points)
     columns = [f"{c}_{r}" for c in CHARTED for r in ("mb", "vcores")] + ["pending_containers"]
-    per_unit, unit = units.memory_axis(_cluster_mb(source) or 0.0)
+    per_unit, unit = units.memory_axis(cluster_mb(source) or 0.0)
     return {
         "queue": name, "start_ms": w.start_ms, "end_ms": w.end_ms, "timezone": w.timezone,
         "resolution_ms": s.resolution_ms, "times_ms": list(s.times_ms),
@@ -91,13 +84,13 @@ def queue_page(source: LiveSource, request: Request) -> str:
                  f"{settings.fair_share_preemption_threshold:g}")
     configured = ("Allocation file: " + esc(settings_text(asdict(settings))) if settings
                   else "No allocation-file settings for this queue.")
-    marks = "".join(
-        f'<tr><td>{when(p["time_ms"], w.timezone)}</td><td><a href="{href("/app/", p["app"])}">'
-        f'{esc(p["app"])}</a></td><td class="num">{p["containers"]:,}</td>'
-        f'<td class="num">{p["am_containers"]:,}</td>'
-        f'<td class="num">{units.memory(p["memory_mb"])}</td></tr>'
-        for p in data["preemptions"])
-    with units.memory_unit_of(_cluster_mb(source)):
+    with units.memory_unit_of(cluster_mb(source)):
+        marks = "".join(
+            f'<tr><td>{when(p["time_ms"], w.timezone)}</td><td>'
+            f'<a href="{href("/app/", p["app"])}">{esc(p["app"])}</a></td>'
+            f'<td class="num">{p["containers"]:,}</td><td class="num">{p["am_containers"]:,}'
+            f'</td><td class="num">{units.memory(p["memory_mb"])}</td></tr>'
+            for p in data["preemptions"])
         table = ('<div class="scroll"><table id="preemptions"><thead><tr><th>when</th><th>app'
                  '</th><th class=num>containers</th><th class=num>of them AM</th>'
                  f'<th class=num>memory</th></tr></thead><tbody>{marks}</tbody></table></div>')
@@ -165,9 +158,7 @@ def _ratios_table(tallies: Any) -> str:
 
 def tuning_page(source: LiveSource, request: Request) -> str:
     w, tallies, queues, _rows = _tuning_data(source, request)
-    latest = source.latest().sample
-    cluster = None if latest is None or latest.cluster is None else latest.cluster[0]
-    with units.memory_unit_of(cluster):
+    with units.memory_unit_of(cluster_mb(source)):
         table = live_tuning_table(queues)
         unit = units.memory_unit()
     return page("Preemption Tuning", [
