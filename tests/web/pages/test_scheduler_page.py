@@ -204,3 +204,12 @@ def test_the_pages_poll_is_the_status_alone() -> None:
                       "cluster_id": 1_700_000_000_000, "rm_version": "3.4.1"}
     bad = c.get("/api/scheduler?only=apps")
     assert bad.status_code == 400 and bad.json()["parameter"] == "only"
+
+
+def test_a_parents_apps_are_its_leaves() -> None:
+    queues = {q["name"]: q for q in client().get("/api/scheduler").json()["queues"]}
+    raw = raw_queues("basic")
+    leaves = [n for n, q in raw.items() if "childQueues" not in q]
+    assert queues["root"]["running_apps"] == sum(raw[n].get("numActiveApps", 0) for n in leaves)
+    assert queues["root"]["pending_apps"] == sum(raw[n].get("numPendingApps", 0) for n in leaves)
+    assert queues["root.etl"]["running_apps"] == raw["root.etl"]["numActiveApps"]

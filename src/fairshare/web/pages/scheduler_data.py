@@ -16,7 +16,7 @@ from typing import Any
 from fairshare.sim.importer.dump import Amounts, DumpApp, DumpNode, DumpQueue
 from fairshare.web.pages.layout import age_text
 from fairshare.web.pages.source import LatestSample, QueueSettings
-from fairshare.web.sample import Sample
+from fairshare.web.sample import COLUMN, Sample, queue_values
 
 MEMORY, VCORES = "memory-mb", "vcores"
 # the bar's parts: (key, the DumpQueue field, the resource object of FairSchedulerQueueInfo)
@@ -88,6 +88,7 @@ def queue_entries(sample: Sample, types: list[str],
         over = {t: over_share(resources[t], has_share_of(q, parent_policy, t)) for t in types}
         counted = {t: has_share_of(q, parent_policy, t) for t in types}
         s = None if settings is None else settings.get(q.name)
+        values = queue_values(q)
         entries.append({
             "name": q.name, "leaf": q.leaf, "parent": parent, "policy": q.policy,
             "resources": resources, "over_instantaneous_share": over, "share_counts": counted,
@@ -95,7 +96,9 @@ def queue_entries(sample: Sample, types: list[str],
             "pending_containers": q.pending_containers,
             "allocated_containers": q.allocated_containers,
             "reserved_containers": q.reserved_containers,
-            "running_apps": q.active_apps, "pending_apps": q.pending_apps,
+            # numActiveApps and numPendingApps; on a parent its leaves' sums (queue_values)
+            "running_apps": values[COLUMN["running_apps"]],
+            "pending_apps": values[COLUMN["pending_apps"]],
             "max_apps": q.max_apps, "preemptable": q.preemptable,
             "settings": None if s is None else asdict(s)})
     return entries
