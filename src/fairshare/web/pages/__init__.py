@@ -1,0 +1,9 @@
+"""The live pages of a watched ResourceManager (docs/watch.md "Pages"): Scheduler, Queue,
+Preemption Tuning, Applications by queue, an app, Diagnosis — and their JSON under /api/."""
+
+from __future__ import annotations
+
+from fairshare.web.pages.app import create_app
+from fairshare.web.pages.source import Finding, HistoryView, LatestSample, LiveSource, QueueSettings
+
+__all__ = ["Finding", "HistoryView", "LatestSample", "LiveSource", "QueueSettings", "create_app"]

@@ -1,0 +1,89 @@
+"""What the pages read: the latest sample from the poller (in memory), the history database,
+the diagnosis and the allocation file's settings — behind one :class:`LiveSource`.
+
+The pages never poll the RM themselves and never wait for it: ``fairshare watch`` (and the live
+service of a later issue) keeps the last good sample, its age and the last poll's error, and the
+pages draw what it holds, so a failing RM never blanks them (the RM's own web UI has nothing to
+show then; ``RMWebAppFilter`` answers a standby's requests with a 307 instead).
+
+The history is read through :class:`HistoryView`: exactly the methods of
+the history store's ``History`` the pages call (the store's contract), so
+the real store and the tests' in-memory fake both fit it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from fairshare.web.history.model import AppRecord, Preemption, QueueTally, Series, Window
+from fairshare.web.sample import Sample
+
+
+@dataclass(frozen=True, slots=True)
+class LatestSample:
+    """What the poller holds: the last good sample (None before the first), how old it is,
+    the last poll's error (None when the last poll succeeded) and the RM it polls."""
+
+    sample: Sample | None
+    age_s: float | None  # None: no sample yet
+    error: str | None
+    rm_url: str
+
+
+@dataclass(frozen=True, slots=True)
+class QueueSettings:
+    """A queue's preemption settings from the allocation file (the REST API has none of them:
+    ``FairSchedulerQueueInfo`` carries no weight, timeout or threshold). Timeouts in ms, None
+    where unset — YARN's ``Long.MAX_VALUE``: never preempted for (``AllocationConfiguration``
+    ``getFairSharePreemptionTimeout``); the threshold is the effective one (0.5 by default)."""
+
+    weight: float
+    policy: str
+    fair_share_preemption_timeout_ms: int | None
+    min_share_preemption_timeout_ms: int | None
+    fair_share_preemption_threshold: float
+
+
+class Finding(Protocol):
+    """One thing the diagnosis found holding a queue or an app, in ``explain``'s words: the
+    cause's key, the sentence, the setting that governs it (None: no setting does) and what to
+    change. Any record with these attributes fits (the diagnosis helper's own)."""
+
+    @property
+    def queue(self) -> str: ...
+    @property
+    def app(self) -> str | None: ...
+    @property
+    def cause(self) -> str: ...
+    @property
+    def words(self) -> str: ...
+    @property
+    def setting(self) -> str | None: ...
+    @property
+    def advice(self) -> str: ...
+
+
+class HistoryView(Protocol):
+    """The methods of the history store (``fairshare.web.history.store.History``) the pages
+    use; their meaning is the store's."""
+
+    def last_time_ms(self) -> int | None: ...
+    def queue_names(self) -> list[str]: ...
+    def tally(self, window: Window) -> list[QueueTally]: ...
+    def series(self, queue: str, start_ms: int, end_ms: int,
+               max_points: int = 2000) -> Series: ...
+    def apps(self, window: Window, queue: str | None = None) -> list[AppRecord]: ...
+    def app(self, app_id: str) -> AppRecord | None: ...
+    def preemptions(self, start_ms: int, end_ms: int,
+                    queue: str | None = None) -> list[Preemption]: ...
+
+
+class LiveSource(Protocol):
+    """Everything a page draws. Each call is cheap and never blocks on the RM."""
+
+    def latest(self) -> LatestSample: ...
+    def history(self) -> HistoryView: ...
+    def diagnosis(self) -> Sequence[Finding]: ...
+    def settings(self) -> Mapping[str, QueueSettings] | None: ...  # None: no allocation file
