@@ -11,8 +11,9 @@ from pathlib import Path
 
 from fairshare.sim.importer.dump import read_apps, read_nodes, read_scheduler
 from fairshare.sim.importer.jsonfile import JsonFile
+from fairshare.web.diagnosis import Finding
 from fairshare.web.history.model import AppRecord, Preemption, QueueTally, Series, Window
-from fairshare.web.pages.source import LatestSample, QueueSettings
+from fairshare.web.pages.source import LatestSample, ShownSettings
 from fairshare.web.sample import Sample
 
 DUMPS = Path(__file__).resolve().parents[2] / "importer" / "dumps"
@@ -37,16 +38,10 @@ def sample_of(folder: str, time_ms: int = 1_700_000_400_000,
                   skipped_nodes=skipped)
 
 
-@dataclass(frozen=True)
-class Found:
-    """A diagnosis finding (the pages' Finding protocol)."""
-
-    queue: str
-    app: str | None
-    cause: str
-    words: str
-    setting: str | None
-    advice: str
+def Found(queue: str, app: str | None, cause: str, words: str,
+          setting: str | None, advice: str) -> Finding:
+    """A diagnosis finding, as web.diagnosis makes them (its own record)."""
+    return Finding(queue, app, cause, words, setting, advice, None)
 
 
 @dataclass
@@ -97,7 +92,7 @@ class FakeSource:
 
     def __init__(self, sample: Sample | None, history: FakeHistory,
                  findings: Sequence[Found] = (),
-                 settings: Mapping[str, QueueSettings] | None = None) -> None:
+                 settings: Mapping[str, ShownSettings] | None = None) -> None:
         self._lock = threading.Lock()
         self._latest = LatestSample(sample, 2.5 if sample else None, None,
                                     "http://127.0.0.1:8088")
@@ -120,5 +115,5 @@ class FakeSource:
     def diagnosis(self) -> Sequence[Found]:
         return self._findings
 
-    def settings(self) -> Mapping[str, QueueSettings] | None:
+    def settings(self) -> Mapping[str, ShownSettings] | None:
         return self._settings

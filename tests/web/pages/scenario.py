@@ -22,7 +22,7 @@ p50 1 m 00 s, p95 1 m 40 s.
 from __future__ import annotations
 
 from fairshare.web.history.model import AppRecord, Preemption, QueueTally, Series
-from fairshare.web.pages.source import QueueSettings
+from fairshare.web.pages.source import ShownSettings
 from fairshare.web.sample import QUEUE_COLUMNS
 from tests.web.pages.fakes import FakeHistory, FakeSource, Found, sample_of
 
@@ -105,8 +105,8 @@ FINDINGS = [
           "set fairSharePreemptionTimeout on root.etl (e.g. 60 s)"),
     Found("root.analytics.reports", "application_1700000000000_0003", "max-am-share",
           "maxAMShare reached", "maxAMShare", "raise maxAMShare of root.analytics.reports")]
-SETTINGS = {"root.etl": QueueSettings(2.0, "drf", None, None, 0.5),
-            "root.analytics.adhoc": QueueSettings(1.0, "fair", 60_000, None, 0.8)}
+SETTINGS = {"root.etl": ShownSettings(2.0, "drf", None, None, 0.5),
+            "root.analytics.adhoc": ShownSettings(1.0, "fair", 60_000, None, 0.8)}
 
 
 def source(sample_folder: str = "basic") -> FakeSource:

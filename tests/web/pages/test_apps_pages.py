@@ -8,8 +8,9 @@ from dataclasses import replace
 import pytest
 from starlette.testclient import TestClient
 
+from fairshare.web.diagnosis import Finding
 from fairshare.web.pages import create_app
-from tests.web.pages.fakes import FakeSource, Found
+from tests.web.pages.fakes import FakeSource
 from tests.web.pages.scenario import APP_IDS, FINDINGS, source
 
 
@@ -101,4 +102,4 @@ def test_the_diagnosis_lists_the_findings_escaped() -> None:
 def test_no_finding_says_nothing_is_held() -> None:
     fake = FakeSource(source().latest().sample, source().history(), [])
     assert "Nothing is held." in client(fake).get("/diagnosis").text
-    assert isinstance(FINDINGS[0], Found)
+    assert isinstance(FINDINGS[0], Finding)

@@ -4,6 +4,6 @@ Preemption Tuning, Applications by queue, an app, Diagnosis — and their JSON u
 from __future__ import annotations
 
 from fairshare.web.pages.app import create_app
-from fairshare.web.pages.source import Finding, HistoryView, LatestSample, LiveSource, QueueSettings
+from fairshare.web.pages.source import HistoryView, LatestSample, LiveSource, ShownSettings
 
-__all__ = ["Finding", "HistoryView", "LatestSample", "LiveSource", "QueueSettings", "create_app"]
+__all__ = ["HistoryView", "LatestSample", "LiveSource", "ShownSettings", "create_app"]

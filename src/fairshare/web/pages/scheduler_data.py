@@ -15,7 +15,7 @@ from typing import Any
 
 from fairshare.sim.importer.dump import Amounts, DumpApp, DumpNode, DumpQueue
 from fairshare.web.pages.layout import age_text
-from fairshare.web.pages.source import LatestSample, QueueSettings
+from fairshare.web.pages.source import LatestSample, ShownSettings
 from fairshare.web.sample import COLUMN, Sample, queue_values
 
 MEMORY, VCORES = "memory-mb", "vcores"
@@ -78,7 +78,7 @@ def over_share(parts: Mapping[str, int | None], counted: bool) -> bool:
 
 
 def queue_entries(sample: Sample, types: list[str],
-                  settings: Mapping[str, QueueSettings] | None) -> list[dict[str, Any]]:
+                  settings: Mapping[str, ShownSettings] | None) -> list[dict[str, Any]]:
     entries: list[dict[str, Any]] = []
     policy_of = {q.name: q.policy for q in sample.queues()}
     for q in sample.queues():
@@ -145,7 +145,7 @@ def status_data(latest: LatestSample) -> dict[str, Any]:
 
 
 def scheduler_data(latest: LatestSample,
-                   settings: Mapping[str, QueueSettings] | None) -> dict[str, Any]:
+                   settings: Mapping[str, ShownSettings] | None) -> dict[str, Any]:
     """``/api/scheduler``: the status, and the latest sample's queues, apps and nodes."""
     data = status_data(latest)
     s = latest.sample

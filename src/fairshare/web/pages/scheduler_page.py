@@ -72,7 +72,7 @@ def bar(resource: str, parts: Mapping[str, int | None], total: int | None, over:
 
 
 def settings_text(s: Mapping[str, Any] | None) -> str:
-    """A queue's allocation-file settings in a line (QueueSettings as a mapping)."""
+    """A queue's allocation-file settings in a line (ShownSettings as a mapping)."""
     if s is None:
         return units.DASH
     def timeout(ms: int | None) -> str:

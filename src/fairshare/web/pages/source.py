@@ -17,6 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from fairshare.config.model import TIMEOUT_NEVER_MS, UNSET_TIMEOUT_MS
+from fairshare.core import QueueSettings
+from fairshare.web.diagnosis import Finding
 from fairshare.web.history.model import AppRecord, Preemption, QueueTally, Series, Window
 from fairshare.web.sample import Sample
 
@@ -33,7 +36,7 @@ class LatestSample:
 
 
 @dataclass(frozen=True, slots=True)
-class QueueSettings:
+class ShownSettings:
     """A queue's preemption settings from the allocation file (the REST API has none of them:
     ``FairSchedulerQueueInfo`` carries no weight, timeout or threshold). Timeouts in ms, None
     where unset — YARN's ``Long.MAX_VALUE``: never preempted for (``AllocationConfiguration``
@@ -45,24 +48,17 @@ class QueueSettings:
     min_share_preemption_timeout_ms: int | None
     fair_share_preemption_threshold: float
 
+    @classmethod
+    def of(cls, settings: QueueSettings) -> ShownSettings:
+        """The engine's effective settings (:func:`fairshare.web.diagnosis.effective_settings`)
+        as shown: a timeout that never expires is None."""
+        def timeout(ms: int) -> int | None:
+            return None if ms in (TIMEOUT_NEVER_MS, UNSET_TIMEOUT_MS) else ms
 
-class Finding(Protocol):
-    """One thing the diagnosis found holding a queue or an app, in ``explain``'s words: the
-    cause's key, the sentence, the setting that governs it (None: no setting does) and what to
-    change. Any record with these attributes fits (the diagnosis helper's own)."""
-
-    @property
-    def queue(self) -> str: ...
-    @property
-    def app(self) -> str | None: ...
-    @property
-    def cause(self) -> str: ...
-    @property
-    def words(self) -> str: ...
-    @property
-    def setting(self) -> str | None: ...
-    @property
-    def advice(self) -> str: ...
+        return cls(settings.weight, str(settings.policy),
+                   timeout(settings.fair_share_preemption_timeout_ms),
+                   timeout(settings.min_share_preemption_timeout_ms),
+                   settings.fair_share_preemption_threshold)
 
 
 class HistoryView(Protocol):
@@ -86,4 +82,4 @@ class LiveSource(Protocol):
     def latest(self) -> LatestSample: ...
     def history(self) -> HistoryView: ...
     def diagnosis(self) -> Sequence[Finding]: ...
-    def settings(self) -> Mapping[str, QueueSettings] | None: ...  # None: no allocation file
+    def settings(self) -> Mapping[str, ShownSettings] | None: ...  # None: no allocation file

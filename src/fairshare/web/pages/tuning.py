@@ -34,7 +34,7 @@ from fairshare.report.summary import QueueSummary
 from fairshare.report.tables import ratio, tuning_table
 from fairshare.sim.record.summary_model import MaybePair
 from fairshare.web.history.model import Preemption, QueueTally
-from fairshare.web.pages.source import QueueSettings
+from fairshare.web.pages.source import ShownSettings
 
 NOT_AVAILABLE = ("time-starved-ms", "containers-preempted-for")
 NA_TITLE = {"time-starved-ms": "not in the RM's REST API: FairScheduler keeps starvation "
@@ -53,7 +53,7 @@ def _ratio_of_sums(t: QueueTally, usage: str, share: str) -> float | None:
 
 
 def queue_summary(t: QueueTally, leaf: bool, preempted_from: int,
-                  settings: QueueSettings | None) -> QueueSummary:
+                  settings: ShownSettings | None) -> QueueSummary:
     """The report's record of one queue, from a window's tally (see the module docstring).
     Its ``waits`` stay empty: the tuning table shows none, and the Applications page computes
     them (a 30-day window would otherwise read every app of the month here)."""
@@ -85,7 +85,7 @@ def leaves(names: Sequence[str]) -> set[str]:
 
 
 def summaries(tallies: Sequence[QueueTally], preemptions: Sequence[Preemption],
-              settings: Mapping[str, QueueSettings] | None) -> list[QueueSummary]:
+              settings: Mapping[str, ShownSettings] | None) -> list[QueueSummary]:
     """Every tallied queue in tree order; containers preempted from a queue are those taken
     from the apps placed in it (as the simulator's recorder counts them: the leaf's)."""
     names = [t.name for t in tallies]

@@ -1,7 +1,7 @@
 """Applications by queue (``/apps``: Cloudera Manager's "Historical Applications By YARN
 Pool"), one app's record and explanation (``/app/{id}``), and the diagnosis (``/diagnosis``),
 with their data under ``/api/…``. The numbers are defined in :mod:`fairshare.web.pages.app_stats`;
-the findings are the diagnosis's own (:class:`fairshare.web.pages.source.Finding`), drawn as
+the findings are the diagnosis's own (:class:`fairshare.web.diagnosis.Finding`), drawn as
 they come."""
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ from starlette.requests import Request
 from fairshare.report import units
 from fairshare.report.html_kit import esc
 from fairshare.sim.record.summary_model import Percentiles
+from fairshare.web.diagnosis import Finding
 from fairshare.web.history.model import AppRecord
 from fairshare.web.pages import params
 from fairshare.web.pages.app_stats import MB_S_PER_GB_H, MEASURES, WAITS, QueueApps, by_queue
 from fairshare.web.pages.common import cluster_mb, newest_ms, query, when
 from fairshare.web.pages.errors import NotFound
 from fairshare.web.pages.layout import href, note, page, status, window_form
-from fairshare.web.pages.source import Finding, LiveSource
+from fairshare.web.pages.source import LiveSource
 
 APPS_SPAN_MS = 24 * params.HOUR_MS
 WAIT_NAMES = {"am-wait-ms": "AM wait", "first-task-wait-ms": "first-container wait",
