@@ -18,12 +18,15 @@ from collections.abc import Awaitable, Callable
 from importlib.resources import files
 from typing import Any
 
+from prometheus_client import CollectorRegistry
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from fairshare.web.metrics import exposition
 from fairshare.web.pages import views_apps, views_history, views_live
 from fairshare.web.pages.errors import NotFound
 from fairshare.web.pages.layout import message
@@ -37,7 +40,9 @@ View = Callable[[LiveSource, Request], Any]
 def _html(view: View) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         try:
-            return HTMLResponse(view(request.app.state.source, request))
+            # in a worker thread: a long history query never holds up the other requests
+            return HTMLResponse(await run_in_threadpool(view, request.app.state.source,
+                                                        request))
         except BadParameter as e:
             return HTMLResponse(message("Bad query", str(e)), status_code=400)
         except NotFound as e:
@@ -55,7 +60,7 @@ class _Json(JSONResponse):
 def _api(view: View) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         try:
-            return _Json(view(request.app.state.source, request),
+            return _Json(await run_in_threadpool(view, request.app.state.source, request),
                          headers={"Cache-Control": "no-store"})
         except BadParameter as e:
             return _Json({"error": str(e), "parameter": e.parameter}, status_code=400)
@@ -64,8 +69,10 @@ def _api(view: View) -> Callable[[Request], Awaitable[Response]]:
     return endpoint
 
 
-def create_app(source: LiveSource) -> Starlette:
-    """The pages and their JSON over ``source`` (see the module docstring for the routes)."""
+def create_app(source: LiveSource, metrics: CollectorRegistry | None = None) -> Starlette:
+    """The pages and their JSON over ``source`` (see the module docstring for the routes),
+    and ``/metrics`` in Prometheus's text format when a registry is given
+    (:func:`fairshare.web.metrics.registry_for`)."""
     static = StaticFiles(directory=str(files("fairshare.web").joinpath("static")))
     routes = [
         Route("/", _html(views_live.scheduler_page)),
@@ -84,6 +91,11 @@ def create_app(source: LiveSource) -> Starlette:
         Route("/api/diagnosis", _api(views_apps.diagnosis_json)),
         Mount("/static", app=static, name="static"),
     ]
+    if metrics is not None:
+        async def scrape(request: Request) -> Response:
+            body, kind = await run_in_threadpool(exposition, metrics)
+            return Response(body, media_type=kind)
+        routes.append(Route("/metrics", scrape))
     app = Starlette(routes=routes)
     app.state.source = source
     return app
