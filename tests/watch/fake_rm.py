@@ -85,6 +85,7 @@ class FakeRM:
     cluster_id: int = CLUSTER_ID
     behaviour: Behaviour = field(default_factory=Behaviour)
     requests: list[str] = field(default_factory=list)  # path?query of each request, in order
+    peers: set[int] = field(default_factory=set)  # the client ports seen (one: keep-alive)
     url: str = ""
 
     @classmethod
@@ -174,6 +175,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as Jetty
 
     def do_GET(self) -> None:
+        self.server.rm.peers.add(self.client_address[1])
         status, headers, body = self.server.rm.answer(self.path)
         self.send_response(status)
         for key, value in headers.items():
