@@ -173,6 +173,7 @@ def _filter_apps(text: str, query: dict[str, list[str]]) -> str:
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"  # keep-alive, as Jetty
+    disable_nagle_algorithm = True  # else each answer waits for a delayed ACK (40 ms)
 
     def do_GET(self) -> None:
         self.server.rm.peers.add(self.client_address[1])
@@ -203,7 +204,7 @@ def serving(rm: FakeRM, tls: ssl.SSLContext | None = None) -> Iterator[FakeRM]:
     server = _Server(rm)
     if tls is not None:
         server.socket = tls.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     rm.url = f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
     try:
