@@ -4,8 +4,8 @@ header), 5xx for the first requests, answers slower than the client's timeout, a
 an HTML error page, a CapacityScheduler, a restart (a new ``clusterInfo.id``).
 
 The answers come from a folder of ``scheduler.json``, ``nodes.json``, ``apps.json`` (the shapes
-of the import fixtures); ``info.json`` and ``metrics.json`` are made from the captured Hadoop
-3.4.1 answers (docs: /work/shared/reference/yarn-rm-3.4.md §1.3, §1.4) when the folder has none.
+of the import fixtures); ``info.json`` and ``metrics.json`` are made from answers captured from a
+Hadoop 3.4.1 MockRM (``ClusterInfo``, ``ClusterMetricsInfo``) when the folder has none.
 ``/apps`` honours ``states`` and ``finishedTimeBegin`` as ``RMWebServices.getApps`` does (state
 names compared without case; the time range inclusive).
 """
@@ -221,7 +221,7 @@ _TYPES = (("memory-mb", "Mi"), ("vcores", ""))
 
 
 def resource(memory: int, vcores: int) -> dict[str, Any]:
-    """A Hadoop 3 ``ResourceInfo``, with its ``resourceInformations`` (§1.5)."""
+    """A Hadoop 3 ``ResourceInfo``, with its ``resourceInformations`` (``ResourceInfo``)."""
     infos = [{"attributes": {}, "maximumAllocation": 9223372036854775807,
               "minimumAllocation": 0, "name": name, "resourceType": "COUNTABLE", "units": unit,
               "value": value} for (name, unit), value in zip(_TYPES, (memory, vcores),
