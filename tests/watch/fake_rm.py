@@ -67,7 +67,7 @@ class Behaviour:
     """What the fake RM does with the next requests (tests change it while it runs)."""
 
     mode: str = "normal"  # normal | standby | standby-text | standby-lost | slow | truncated
-    # | html | status
+    # | cut | html | status
     redirect_to: str = ""  # standby modes: the active RM's base URL
     fail_first: int = 0  # answer 503 to this many requests first (any mode)
     delay_s: float = 0.0  # slow: sleep before answering
@@ -117,8 +117,11 @@ class FakeRM:
             return 200, {"Content-Type": "text/html;charset=utf-8"}, HTML_PAGE.encode()
         status, text = self._normal(target, path)
         data = text.encode()
-        if mode == "truncated":
+        if mode == "truncated":  # a whole answer of half the text
             data = data[: len(data) // 2]
+        if mode == "cut":  # the connection closes half-way through the announced length
+            return status, {"Content-Type": JSON_TYPE, "Content-Length": str(len(data)),
+                            "Connection": "close"}, data[: len(data) // 2]
         return status, {"Content-Type": JSON_TYPE}, data
 
     def _standby(self, mode: str, target: str, path: str) -> tuple[int, dict[str, str], bytes]:
@@ -181,7 +184,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         for key, value in headers.items():
             self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body)))
+        if "Content-Length" not in headers:
+            self.send_header("Content-Length", str(len(body)))
+        else:
+            self.close_connection = True
         self.end_headers()
         self.wfile.write(body)
 

@@ -192,6 +192,15 @@ def test_a_slow_rm_times_out_and_the_next_one_answers(rms: tuple[FakeRM, FakeRM]
     assert f"{slow.url}: no answer within 0.2 s (ReadTimeout) (1 attempt)" in str(caught.value)
 
 
+def test_an_answer_broken_off_is_retried_then_named(rms: tuple[FakeRM, FakeRM]) -> None:
+    rm, _ = rms
+    rm.behaviour.mode = "cut"
+    with client(rm.url, retries=1) as c, pytest.raises(RMUnavailable) as caught:
+        c.get(SCHEDULER)
+    assert f"{rm.url}: the answer broke off (" in str(caught.value)
+    assert len(rm.requests) == 2
+
+
 def test_connection_refused_is_named(rms: tuple[FakeRM, FakeRM]) -> None:
     url = _closed_port_url()
     with client(url, retries=1) as c, pytest.raises(RMUnavailable) as caught:

@@ -145,6 +145,27 @@ def test_failover_takes_the_active_rms_numbers_not_the_standbys() -> None:
     assert standby.requests == ["/ws/v1/cluster/info"]  # then the active one was asked first
 
 
+def test_a_failover_between_two_gets_gives_no_mixed_sample() -> None:
+    with ExitStack() as stack:
+        one = stack.enter_context(serving(FakeRM.from_folder(DUMP, cluster_id=111)))
+        two = stack.enter_context(serving(FakeRM.from_folder(DUMP, cluster_id=222)))
+        b = one.behaviour
+        b.mode, b.redirect_to, b.only = "standby", two.url, "/nodes"  # standby from /nodes on
+        with RMClient([one.url, two.url]) as client, pytest.raises(PollError) as caught:
+            poll(client, lambda: NOW, 111)
+    assert caught.value.kind == "unavailable"
+    assert caught.value.message == (
+        f"the active RM changed during the poll ({one.url} then {two.url}): its answers are "
+        "not of one moment; the next poll asks the new one")
+
+
+def test_an_empty_answer_is_not_json(rm: FakeRM) -> None:
+    rm.answers["nodes.json"] = ""
+    error = fails(rm)
+    assert (error.kind, error.endpoint) == ("not-json", "/ws/v1/cluster/nodes")
+    assert error.message == f"{rm.url}/ws/v1/cluster/nodes: the RM answered an empty body, not JSON"
+
+
 def test_a_capacity_scheduler_is_told_as_such() -> None:
     with serving(FakeRM.from_folder(CS_DUMP)) as fake:
         error = fails(fake)

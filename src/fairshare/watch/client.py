@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 import httpx
 
@@ -180,7 +180,7 @@ class RMClient:
         if "user.name=" in parts.query:
             return url
         query = f"{parts.query}&" if parts.query else ""
-        return urlunsplit(parts._replace(query=f"{query}user.name={self.user}"))
+        return urlunsplit(parts._replace(query=f"{query}user.name={quote(self.user, safe='')}"))
 
     def _attempts(self, url: str) -> httpx.Response | _Standby | str:
         """One RM: its answer, a standby's pointer, or its last error after the retries."""

@@ -95,6 +95,11 @@ def poll(client: RMClient, now_ms: Callable[[], int], previous_cluster_id: int |
     nodes, skipped = _fields(_read(client, answers, "nodes.json", f"{BASE}/nodes"), read_nodes)
     metrics = _metrics(_read(client, answers, "metrics.json", f"{BASE}/metrics"))
     last = answers["scheduler.json"]
+    rms = list(dict.fromkeys(a.rm for a in answers.values()))
+    if len(rms) > 1:  # a failover between two GETs: the answers are of two RMs
+        raise PollError("unavailable", f"{BASE}/", f"the active RM changed during the poll "
+                        f"({' then '.join(rms)}): its answers are not of one moment; the next "
+                        "poll asks the new one")
     sample = Sample(time_ms=now_ms(), rm=last.rm, cluster_id=cluster_id, rm_version=version,
                     root=root, cluster=cluster, nodes=nodes, apps=_merge(live, finished),
                     skipped_nodes=skipped, metrics=metrics)
@@ -136,6 +141,8 @@ def _read(client: RMClient, answers: dict[str, Answer], name: str, path: str) ->
         raise PollError("http-status", path, f"{display}: HTTP {answer.status}: "
                         f"{_status_detail(answer.text)}")
     stripped = answer.text.lstrip()
+    if not stripped:
+        raise PollError("not-json", path, f"{display}: the RM answered an empty body, not JSON")
     if stripped.startswith("<"):
         what = "HTML" if stripped[:200].lower().startswith(("<!doctype html", "<html")) \
             else "XML"
