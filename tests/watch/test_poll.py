@@ -142,7 +142,20 @@ def test_failover_takes_the_active_rms_numbers_not_the_standbys() -> None:
             result = poll(client, lambda: NOW, 222)
     assert (result.sample.rm, result.sample.cluster_id) == (active.url, 222)
     assert not result.restarted
-    assert standby.requests == ["/ws/v1/cluster/info"]  # then the active one was asked first
+    # the scheduler was redirected; then the active RM was asked first, /info included
+    assert standby.requests == ["/ws/v1/cluster/scheduler"]
+
+
+def test_a_redirect_outside_the_list_is_a_note_of_the_poll() -> None:
+    with ExitStack() as stack:
+        standby = stack.enter_context(serving(FakeRM.from_folder(DUMP, cluster_id=111)))
+        active = stack.enter_context(serving(FakeRM.from_folder(DUMP, cluster_id=222)))
+        standby.behaviour.mode, standby.behaviour.redirect_to = "standby", active.url
+        with RMClient([standby.url]) as client:
+            result = poll(client, lambda: NOW, None)
+    assert result.sample.cluster_id == 222
+    assert result.notes == (f"{standby.url} redirected to {active.url}, which is not in the "
+                            "RM list: followed (add it to the list)",)
 
 
 def test_a_failover_between_two_gets_gives_no_mixed_sample() -> None:
@@ -206,16 +219,17 @@ def test_a_remote_exception_403_gives_its_message(rm: FakeRM) -> None:
         "exception": "ForbiddenException", "message": "User dr.who is not authorized",
         "javaClassName": "org.apache.hadoop.yarn.webapp.ForbiddenException"}})
     error = fails(rm)
-    assert (error.kind, error.endpoint) == ("http-status", "/ws/v1/cluster/info")
-    assert error.message == (f"{rm.url}/ws/v1/cluster/info: HTTP 403: ForbiddenException: "
-                             "User dr.who is not authorized")
+    assert (error.kind, error.endpoint) == ("http-status", "/ws/v1/cluster/scheduler")
+    assert error.message == (f"{rm.url}/ws/v1/cluster/scheduler: HTTP 403: "
+                             "ForbiddenException: User dr.who is not authorized")
 
 
 def test_a_plain_text_401_and_a_404(rm: FakeRM) -> None:
     b = rm.behaviour
     b.mode, b.status, b.content_type = "status", 401, "text/plain"
     b.body = "Authentication required\n"
-    assert fails(rm).message == f"{rm.url}/ws/v1/cluster/info: HTTP 401: Authentication required"
+    assert fails(rm).message == (f"{rm.url}/ws/v1/cluster/scheduler: HTTP 401: "
+                                 "Authentication required")
     b.status, b.only, b.body = 404, "/nodes", "<html><title>Error 404 Not Found</title></html>"
     error = fails(rm)
     assert (error.kind, error.endpoint) == ("http-status", "/ws/v1/cluster/nodes")
@@ -225,8 +239,8 @@ def test_a_plain_text_401_and_a_404(rm: FakeRM) -> None:
 def test_an_rm_that_never_answers_is_unavailable(rm: FakeRM) -> None:
     rm.behaviour.fail_first = 100
     error = fails(rm, retries=1)
-    assert (error.kind, error.endpoint) == ("unavailable", "/ws/v1/cluster/info")
-    assert error.message.startswith("no ResourceManager answered GET /ws/v1/cluster/info: "
+    assert (error.kind, error.endpoint) == ("unavailable", "/ws/v1/cluster/scheduler")
+    assert error.message.startswith("no ResourceManager answered GET /ws/v1/cluster/scheduler: "
                                     f"{rm.url}: HTTP 503: ")
 
 

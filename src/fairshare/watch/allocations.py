@@ -90,7 +90,7 @@ class AllocationWatch:
     @property
     def utilization_threshold(self) -> float:
         """``yarn.scheduler.fair.preemption.cluster-utilization-threshold``: preemption is
-        gated below it (``FSPreemptionThread``/``FairScheduler.shouldAttemptPreemption``)."""
+        gated at or below it (``FairScheduler.shouldAttemptPreemption``, strict)."""
         return self.site.preemption_cluster_utilization_threshold
 
     # -- reloading --------------------------------------------------------------------------

@@ -9,7 +9,7 @@ without ``Location`` and "Can not find any active RM" while no RM is active; Had
 (``RMWebAppFilter.shouldRedirect``): a standby answers it itself, with ``"haState":"STANDBY"``,
 which is also taken as "standby" here — else the standby's own ``clusterInfo.id`` would read as
 a restart. An RM that redirects is a standby; the RM that answers is remembered as the active
-one and asked first next time (``RMHAUtils``/``ConfiguredRMFailoverProxyProxyProvider`` do the
+one and asked first next time (``ConfiguredRMFailoverProxyProvider`` does the
 same for RPC: the active first, then round the list).
 
 Connection errors, timeouts and 5xx answers are retried on the same RM with exponential

@@ -2,10 +2,13 @@
 :class:`~fairshare.web.sample.Sample`, or a :class:`PollError` saying, in one located
 sentence, why not.
 
-The GETs, in order (``RMWebServices``): ``/info`` first (``ClusterInfo``: which RM process this
-is), then ``/scheduler`` (``FairSchedulerInfo``), the apps, ``/nodes`` and ``/metrics``
-(``ClusterMetricsInfo``). Every answer is read by the reader ``fairshare import`` uses
-(:mod:`fairshare.sim.importer.dump`: one reader of the RM's JSON).
+The GETs, in order (``RMWebServices``): ``/scheduler`` (``FairSchedulerInfo``) first — a
+standby redirects it to the active RM, which the client then asks first, while a standby
+answers ``/info`` itself (``RMWebAppFilter.shouldRedirect``), so an RM list that names only the
+standby still finds the active one; then ``/info`` (``ClusterInfo``: which RM process this is),
+the apps, ``/nodes`` and ``/metrics`` (``ClusterMetricsInfo``). Every answer is read by the
+reader ``fairshare import`` uses (:mod:`fairshare.sim.importer.dump`: one reader of the RM's
+JSON).
 
 **The apps are asked for in two GETs** (``RMWebServices.getApps`` filters):
 
@@ -80,12 +83,12 @@ def poll(client: RMClient, now_ms: Callable[[], int], previous_cluster_id: int |
          *, finished_since_ms: int | None = None) -> PollResult:
     """Ask the RM for everything a sample holds; raises :class:`PollError`."""
     answers: dict[str, Answer] = {}
-    info = _read(client, answers, "info.json", f"{BASE}/info")
-    cluster_id, version = _info(info)
-    restarted = previous_cluster_id is not None and cluster_id != previous_cluster_id
     scheduler = _read(client, answers, "scheduler.json", f"{BASE}/scheduler")
     _check_scheduler(scheduler, f"{BASE}/scheduler")
     root, cluster = _fields(scheduler, read_scheduler)
+    info = _read(client, answers, "info.json", f"{BASE}/info")
+    cluster_id, version = _info(info)
+    restarted = previous_cluster_id is not None and cluster_id != previous_cluster_id
     live = _fields(_read(client, answers, "apps.json", f"{BASE}/apps?states={LIVE_STATES}"),
                    read_apps)
     since = None if restarted or previous_cluster_id is None else finished_since_ms
