@@ -45,7 +45,6 @@ from fairshare.config.errors import ConfigError
 from fairshare.config.files import gc_paused
 from fairshare.sim.importer.dump import DumpApp, read_apps, read_nodes, read_scheduler
 from fairshare.sim.importer.jsonfile import JsonFile
-from fairshare.sim.parse.yaml_lines import Loc
 from fairshare.watch.client import Answer, RMClient, RMUnavailable
 from fairshare.web.sample import Sample
 
@@ -125,20 +124,14 @@ def poll(client: RMClient, now_ms: Callable[[], int], previous_cluster_id: int |
                       elapsed_s=sum(a.elapsed_s for a in answers.values()), notes=notes)
 
 
-class _AnswerFile(JsonFile):
-    """A JsonFile of an RM answer. Jersey writes an answer on one line, and then every value is
-    on line 1: the readers ask for each record's line, which JsonFile finds by walking the text
-    (a cost that grows with the square of the answer's size), so it is not asked for then."""
-
-    def __init__(self, text: str, display: str) -> None:
-        super().__init__(text, display)
-        self.one_line = text.count("\n", 0, len(text.rstrip())) == 0
-
-    def line(self, loc: Loc) -> int:
-        return 1 if self.one_line else super().line(loc)
+def _answer_file(text: str, display: str) -> JsonFile:
+    """An RM answer's JSON. Jersey writes an answer on one line, where every value is on line
+    1 and errors are located by field alone: no index of lines is built for it then."""
+    one_line = text.count("\n", 0, len(text.rstrip())) == 0
+    return JsonFile(text, display, lines=not one_line)
 
 
-def _read(client: RMClient, answers: dict[str, Answer], name: str, path: str) -> _AnswerFile:
+def _read(client: RMClient, answers: dict[str, Answer], name: str, path: str) -> JsonFile:
     """GET ``path`` and parse its JSON; not an answer, a bad status or not JSON: PollError."""
     try:
         answer = client.get(path)
@@ -159,12 +152,12 @@ def _read(client: RMClient, answers: dict[str, Answer], name: str, path: str) ->
                         f"error page, or a proxy's or a login page?): {_status_detail(stripped)}")
     try:
         with gc_paused():
-            return _AnswerFile(answer.text, display)
+            return _answer_file(answer.text, display)
     except ConfigError as exc:
         raise PollError("not-json", path, _located(exc, answer.text)) from None
 
 
-def _fields(f: _AnswerFile, reader: Callable[[JsonFile], Any]) -> Any:
+def _fields(f: JsonFile, reader: Callable[[JsonFile], Any]) -> Any:
     """The reader's values; a field it refuses is a ``bad-field`` error at that field."""
     try:
         with gc_paused():
@@ -183,7 +176,7 @@ def _located(exc: ConfigError, text: str) -> str:
     return f"{exc.file}, line {exc.line}: {exc.message}"
 
 
-def _check_scheduler(f: _AnswerFile, endpoint: str) -> None:
+def _check_scheduler(f: JsonFile, endpoint: str) -> None:
     """A scheduler other than the Fair Scheduler is told as such (``SchedulerTypeInfo``'s
     ``type``: ``capacityScheduler``, ``fifoScheduler``), not as a field error."""
     info = f.value.get("scheduler") if isinstance(f.value, dict) else None
@@ -197,7 +190,7 @@ def _check_scheduler(f: _AnswerFile, endpoint: str) -> None:
                     "watches Fair Scheduler RMs only")
 
 
-def _info(f: _AnswerFile) -> tuple[int, str]:
+def _info(f: JsonFile) -> tuple[int, str]:
     try:
         info = f.obj(f.value, (), "clusterInfo")
         cluster_id = f.count(info, ("clusterInfo",), "id")
@@ -208,7 +201,7 @@ def _info(f: _AnswerFile) -> tuple[int, str]:
     return cluster_id, version or ""
 
 
-def _metrics(f: _AnswerFile) -> dict[str, int | float]:
+def _metrics(f: JsonFile) -> dict[str, int | float]:
     try:
         metrics = f.obj(f.value, (), "clusterMetrics")
     except ConfigError as exc:
