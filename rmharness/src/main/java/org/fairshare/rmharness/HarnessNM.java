@@ -35,7 +35,7 @@ import org.apache.hadoop.yarn.util.YarnVersionInfo;
  *       into the SchedulerNode, and {@code /ws/v1/cluster/nodes} then answers 503 (an NPE in
  *       NodeInfo). The utilization reported is the containers' allocation (as if each
  *       container used what it asked for): physical = virtual = allocated MB, CPU = the
- *       fraction of the node's vcores allocated;</li>
+ *       allocated vcores;</li>
  *   <li>it keeps its containers' lifecycle: a container the AM launched is reported
  *       RUNNING on every heartbeat until its duration ends (then COMPLETE, exit 0) or the
  *       RM asks for its clean-up (preemption, app end), then COMPLETE once, as
@@ -167,8 +167,9 @@ final class HarnessNM {
       mb += r.resource().getMemorySize();
       vcores += r.resource().getVirtualCores();
     }
-    float cpu = capability.getVirtualCores() == 0 ? 0f
-        : (float) vcores / capability.getVirtualCores();
+    // in vcores, as the NM's ContainersMonitorImpl reports it (NodeInfo's cpuUtilization
+    // divides it by the node's vcores)
+    float cpu = (float) vcores;
     ResourceUtilization used = ResourceUtilization.newInstance((int) mb, (int) mb, cpu);
     status.setContainersUtilization(used);
     status.setNodeUtilization(ResourceUtilization.newInstance((int) mb, (int) mb, cpu));
