@@ -27,7 +27,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rm_tests.harness import CONTENTION_XML, Event, Harness  # noqa: E402
+from rm_tests.harness import CONTENTION_XML, Event, Harness
 
 ENDPOINTS = ("info", "scheduler", "apps", "nodes", "metrics")
 HEADERS = {"Accept": "application/json", "Accept-Encoding": "identity"}
@@ -77,10 +77,11 @@ def capture_fair(out: Path, log_dir: Path) -> None:
     argv = ["--allocations", str(CONTENTION_XML), "--script", "contention"]
     harness = Harness.start(*argv, stderr_path=log_dir / "capture-fair.log")
     try:
+        # the first preemption frees room for root.b's AM; the next ones (for root.b's
+        # 2048 MB asks) come after FSPreemptionThread's delay before the next starvation
+        # check (kill wait + 4 heartbeats + 1 s): capture in between
         harness.wait_for(lambda ev: count(ev, "preempted") >= 1, 60, "preemption")
-        # the victims' last preempted events and the starved app's AM follow within ~1 s
         harness.wait_for(lambda ev: count(ev, "am_registered") >= 2, 30, "second AM")
-        time.sleep(1.5)
         first = out / "fair-preempted"
         bodies = fetch_all(harness.base_url, first, ENDPOINTS)
         save_events(harness, first)

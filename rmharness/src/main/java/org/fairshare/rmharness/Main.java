@@ -52,6 +52,14 @@ public final class Main {
       return;
     }
     List<Script.App> script = opts.script == null ? List.of() : Script.load(opts.script);
+    if (opts.port == 0) {
+      // the RM derives its proxy (trackingUrl) address from the configured port: with 0
+      // it would serve "http://localhost:0/proxy/…"; so a free port is chosen here
+      try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1,
+          java.net.InetAddress.getByName("127.0.0.1"))) {
+        opts.port = s.getLocalPort();
+      }
+    }
     Configuration conf = Conf.build(opts, allocations(opts));
     MockRM rm = new MockRM(conf);
     Conf.quietLogs(opts.logLevel);      // MockRM's constructor sets the root logger to DEBUG
