@@ -164,7 +164,7 @@ def test_the_rm_preempts_root_a_for_root_b_as_hadoop_computes(fair_rm: Harness) 
 
 def test_metrics_agree_with_the_apps_and_nodes(fair_rm: Harness) -> None:
     def consistent() -> dict[str, Any]:
-        m = get(fair_rm, "metrics")["clusterMetrics"]
+        m: dict[str, Any] = get(fair_rm, "metrics")["clusterMetrics"]
         apps = get(fair_rm, "apps")["apps"]["app"]
         assert m["allocatedMB"] == sum(a["allocatedMB"] for a in apps), m
         return m
@@ -198,7 +198,7 @@ def test_a_submitted_app_appears_in_its_queue(fair_rm: Harness) -> None:
         lambda ev: any(e.get("name") == "carol-q" for e in kinds(ev, "app_submitted")),
         20, "carol's app",
     )
-    submitted = [e for e in fair_rm.of("app_submitted") if e["name"] == "carol-q"][0]
+    submitted = next(e for e in fair_rm.of("app_submitted") if e["name"] == "carol-q")
     found = get(fair_rm, "apps?queue=root.c.c1")["apps"]["app"]
     assert [a["id"] for a in found] == [submitted["app"]]
     assert found[0]["user"] == "carol"
