@@ -44,14 +44,28 @@ public final class Main {
     System.setOut(System.err);            // Hadoop's prints never reach the event channel
     Events events = new Events(stdout);
     Options opts;
+    List<Script.App> script;
+    Path allocations;
     try {
       opts = Options.parse(argv);
-    } catch (IllegalArgumentException e) {
+      script = opts.script == null ? List.of() : Script.load(opts.script);
+      allocations = allocations(opts);
+    } catch (IllegalArgumentException | IOException e) {
       System.err.println("rmharness: " + e.getMessage());
       System.exit(2);
       return;
     }
-    List<Script.App> script = opts.script == null ? List.of() : Script.load(opts.script);
+    try {
+      run(opts, script, allocations, events);
+    } catch (Exception e) {
+      e.printStackTrace();
+      System.err.println("rmharness: failed: " + e);
+      System.exit(1);
+    }
+  }
+
+  private static void run(Options opts, List<Script.App> script, Path allocations,
+      Events events) throws Exception {
     if (opts.port == 0) {
       // the RM derives its proxy (trackingUrl) address from the configured port: with 0
       // it would serve "http://localhost:0/proxy/…"; so a free port is chosen here
@@ -60,7 +74,7 @@ public final class Main {
         opts.port = s.getLocalPort();
       }
     }
-    Configuration conf = Conf.build(opts, allocations(opts));
+    Configuration conf = Conf.build(opts, allocations);
     MockRM rm = new MockRM(conf);
     Conf.quietLogs(opts.logLevel);      // MockRM's constructor sets the root logger to DEBUG
     rm.start();
