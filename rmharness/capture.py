@@ -11,7 +11,8 @@ containers allocated and preempted), for tests to check a recorder against.
 
 Cases: ``fair-preempted`` (FairScheduler, contention script, just after the first
 preemptions, containers still pending), ``fair-preempted-later`` (the same RM 5 s later),
-``capacity`` (a CapacityScheduler RM running the same script).
+``fair-churn`` (the churn script: apps finished and running in three queues),
+``capacity`` (a CapacityScheduler RM running the contention script).
 """
 
 from __future__ import annotations
@@ -99,6 +100,21 @@ def capture_fair(out: Path, log_dir: Path) -> None:
         harness.stop()
 
 
+def capture_churn(out: Path, log_dir: Path) -> None:
+    argv = ["--allocations", str(CONTENTION_XML), "--script", "churn"]
+    harness = Harness.start(*argv, stderr_path=log_dir / "capture-churn.log")
+    try:
+        # bob-1 and bob-2 finished, bob-3 and carol-1 running, alice preempted
+        harness.wait_for(lambda ev: count(ev, "app_finished") >= 2, 90, "two finished apps")
+        case = out / "fair-churn"
+        fetch_all(harness.base_url, case, ENDPOINTS)
+        save_events(harness, case)
+        save_case(case, argv, "FairScheduler, built-in churn script: two of root.b's short apps "
+                  "FINISHED, a third and root.c.c1's app running, root.a preempted")
+    finally:
+        harness.stop()
+
+
 def capture_capacity(out: Path, log_dir: Path) -> None:
     argv = ["--scheduler", "capacity", "--script", "contention"]
     harness = Harness.start(*argv, stderr_path=log_dir / "capture-capacity.log")
@@ -122,6 +138,7 @@ def main() -> None:
     parser.add_argument("--logs", type=Path, default=Path("/tmp"))
     args = parser.parse_args()
     capture_fair(args.out, args.logs)
+    capture_churn(args.out, args.logs)
     capture_capacity(args.out, args.logs)
     print(f"captured into {args.out}")
 

@@ -42,7 +42,7 @@ final class Script {
           "/scripts/" + nameOrPath + ".json")) {
         if (in == null) {
           throw new IllegalArgumentException("--script: no built-in script '" + nameOrPath
-              + "' (built-in: contention, idle)");
+              + "' (built-in: contention, churn, idle)");
         }
         return parse(JSON.readTree(in), "built-in " + nameOrPath);
       }
