@@ -217,7 +217,7 @@ public final class Main {
         if (a.equals("--help") || a.equals("-h")) {
           throw new IllegalArgumentException("usage: java -jar rmharness.jar "
               + "[--allocations FILE] [--port 0] [--nodes 4x8192/8] "
-              + "[--script FILE|contention|idle] [--scheduler fair|capacity] "
+              + "[--script FILE|contention|churn|idle] [--scheduler fair|capacity] "
               + "[--heartbeat-ms 150] [--am-poll-ms 200] [--kill-wait-ms 1000] "
               + "[--utilization-threshold 0.8] [--log-level WARN]");
         }
