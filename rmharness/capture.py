@@ -59,10 +59,15 @@ def fetch_all(base_url: str, case_dir: Path, endpoints: tuple[str, ...]) -> dict
     return parsed
 
 
-def save_events(harness: Harness, case_dir: Path) -> None:
+def capture(harness: Harness, case_dir: Path) -> dict[str, Any]:
+    """The events seen *before* the first GET (so each happened before the answers), then
+    the answers."""
+    before = list(harness.events)
+    bodies = fetch_all(harness.base_url, case_dir, ENDPOINTS)
     with (case_dir / "events.jsonl").open("w") as out:
-        for event in list(harness.events):
+        for event in before:
             out.write(json.dumps(event) + "\n")
+    return bodies
 
 
 def save_case(case_dir: Path, argv: list[str], note: str) -> None:
@@ -84,8 +89,7 @@ def capture_fair(out: Path, log_dir: Path) -> None:
         harness.wait_for(lambda ev: count(ev, "preempted") >= 1, 60, "preemption")
         harness.wait_for(lambda ev: count(ev, "am_registered") >= 2, 30, "second AM")
         first = out / "fair-preempted"
-        bodies = fetch_all(harness.base_url, first, ENDPOINTS)
-        save_events(harness, first)
+        bodies = capture(harness, first)
         pending = bodies["metrics"]["clusterMetrics"]["containersPending"]
         if pending <= 0:
             raise SystemExit(f"capture: expected pending containers, /metrics says {pending}")
@@ -93,8 +97,7 @@ def capture_fair(out: Path, log_dir: Path) -> None:
                   "preemptions of root.a containers for root.b, with containers pending")
         time.sleep(5)
         later = out / "fair-preempted-later"
-        fetch_all(harness.base_url, later, ENDPOINTS)
-        save_events(harness, later)
+        capture(harness, later)
         save_case(later, argv, "the same RM as fair-preempted, about 5 s later")
     finally:
         harness.stop()
@@ -107,8 +110,7 @@ def capture_churn(out: Path, log_dir: Path) -> None:
         # bob-1 and bob-2 finished, bob-3 and carol-1 running, alice preempted
         harness.wait_for(lambda ev: count(ev, "app_finished") >= 2, 90, "two finished apps")
         case = out / "fair-churn"
-        fetch_all(harness.base_url, case, ENDPOINTS)
-        save_events(harness, case)
+        capture(harness, case)
         save_case(case, argv, "FairScheduler, built-in churn script: two of root.b's short apps "
                   "FINISHED, a third and root.c.c1's app running, root.a preempted")
     finally:
@@ -123,8 +125,7 @@ def capture_capacity(out: Path, log_dir: Path) -> None:
         harness.wait_for(lambda ev: count(ev, "app_submitted") >= 2, 60, "second app")
         time.sleep(2)
         case = out / "capacity"
-        fetch_all(harness.base_url, case, ENDPOINTS)
-        save_events(harness, case)
+        capture(harness, case)
         save_case(case, argv, "CapacityScheduler (root.a, root.b at 50 % each, max 100 %), "
                   "the contention script; no preemption monitor, so root.b's AM is still pending")
     finally:
