@@ -191,17 +191,39 @@ def test_status_and_bad_commands_on_the_control_channel(fair_rm: Harness) -> Non
     assert fair_rm.of("error")[-1]["command"] == "frobnicate"
 
 
-def test_a_submitted_app_appears_in_its_queue(fair_rm: Harness) -> None:
+def test_a_submitted_app_runs_in_its_queue_and_finishes(fair_rm: Harness) -> None:
+    """carol's app arrives in root.c.c1 on a full cluster: root.c becomes an active child of
+    root, so its fair share is 32768 / 3 and its AM waits only for FSPreemptionThread (after
+    the 2 s fairSharePreemptionTimeout); the AM unregisters 1 s after it registered."""
     fair_rm.send('submit {"name": "carol-q", "user": "carol", "queue": "root.c.c1", '
-                 '"asks": [{"containers": 1, "mb": 1024}]}')
-    fair_rm.wait_for(
+                 '"finish_after_ms": 1000, "asks": [{"containers": 1, "mb": 1024}]}')
+    events = fair_rm.wait_for(
         lambda ev: any(e.get("name") == "carol-q" for e in kinds(ev, "app_submitted")),
         20, "carol's app",
     )
-    submitted = next(e for e in fair_rm.of("app_submitted") if e["name"] == "carol-q")
+    carol = next(e for e in kinds(events, "app_submitted") if e["name"] == "carol-q")["app"]
     found = get(fair_rm, "apps?queue=root.c.c1")["apps"]["app"]
-    assert [a["id"] for a in found] == [submitted["app"]]
+    assert [a["id"] for a in found] == [carol]
     assert found[0]["user"] == "carol"
+    fair_rm.wait_for(
+        lambda ev: any(e["app"] == carol for e in kinds(ev, "app_finished")), 40, "carol's finish"
+    )
+
+    def finished() -> dict[str, Any]:
+        app: dict[str, Any] = get(fair_rm, f"apps/{carol}")["app"]
+        assert app["state"] == "FINISHED", app["state"]
+        return app
+
+    app = until(finished, 15, "carol's app FINISHED")
+    assert app["finalStatus"] == "SUCCEEDED"
+    assert app["finishedTime"] >= app["startedTime"] > 0
+    assert app["allocatedMB"] == -1          # AppInfo of a finished app: -1, not 0
+    # carol's AM came from preemption in root.a: root.b (11264 MB) would fall below its new
+    # share 32768 / 3 by losing a 2048 MB container (FSAppAttempt.canContainerBePreempted)
+    preempted_for_carol = [e for e in kinds(fair_rm.events, "preempted", "root.a")
+                           if e["t_ms"] > next(x["t_ms"] for x in fair_rm.of("app_submitted")
+                                               if x["app"] == carol)]
+    assert preempted_for_carol
 
 
 @pytest.mark.parametrize("script", ["idle"])
