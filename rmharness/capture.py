@@ -71,7 +71,8 @@ def capture(harness: Harness, case_dir: Path) -> dict[str, Any]:
 
 
 def save_case(case_dir: Path, argv: list[str], note: str) -> None:
-    info = {"harness_args": argv, "note": note}
+    root = str(Path(__file__).resolve().parent.parent) + "/"
+    info = {"harness_args": [a.replace(root, "") for a in argv], "note": note}
     (case_dir / "case.json").write_text(json.dumps(info, indent=2) + "\n")
 
 
