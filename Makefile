@@ -2,13 +2,14 @@
 # make test — set up .venv if needed, then run every test
 # make fuzz — the fuzz suite (docs/reliability.md); FUZZ_ARGS="--smoke" or "--mutants 500 --seed 2"
 # make test-browser — the report in Debian's chromium (apt-get install chromium chromium-driver)
+# make test-rm — Hadoop 3.4's own ResourceManager in-process (rmharness/, JDK 17 + Maven), tested over its REST API
 # make oracle — fairshare against Hadoop's own FairScheduler (needs a JDK 17 and Maven;
 #               docs/fidelity.md): ORACLE_N=10000 for more random scenarios, ORACLE_ARGS=--smoke
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test test-browser lint bench fuzz oracle clean
+.PHONY: run test test-browser test-rm lint bench fuzz oracle clean
 FUZZ_ARGS ?=
 ORACLE_N ?= 1000
 ORACLE_ARGS ?=
@@ -46,6 +47,10 @@ bench: $(STAMP)
 
 fuzz: $(STAMP)
 	$(VENV)/bin/python -m fuzz $(FUZZ_ARGS)
+
+# builds rmharness with Maven if needed (offline first), then runs a real RM per test module
+test-rm: $(STAMP)
+	$(VENV)/bin/python -m pytest rm_tests
 
 # builds oracle/driver with Maven (offline once its dependencies are downloaded), then compares
 oracle: $(STAMP)
