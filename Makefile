@@ -33,7 +33,7 @@ test-browser: $(STAMP)
 	$(VENV)/bin/python -m pytest browser_tests
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench fuzz browser_tests oracle
+	$(VENV)/bin/ruff check src tests bench fuzz browser_tests oracle rm_tests rmharness/capture.py
 	$(VENV)/bin/mypy src/
 
 bench: $(STAMP)
@@ -57,4 +57,4 @@ oracle: $(STAMP)
 	ORACLE_N=$(ORACLE_N) $(VENV)/bin/python -m oracle $(ORACLE_ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis out oracle/driver/target
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis out oracle/driver/target rmharness/target

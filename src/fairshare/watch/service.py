@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from fairshare.watch.allocations import AllocationWatch
+from fairshare.watch.allocations import AllocationWatch, Failed, Reloaded
 from fairshare.watch.client import RMClient
 from fairshare.watch.facts import advance
 from fairshare.watch.poll import PollError, poll
@@ -40,6 +40,8 @@ class Watcher:
         self._latest = LatestState(None, rm=client.urls[0])
         self._lock = threading.Lock()
         self._last_prune = 0.0
+        self._finished_since_ms: int | None = None  # the RM's clock, for the next apps GET
+        self.config_error: str | None = None  # the allocation file's, until a good reload
 
     def now_ms(self) -> int:
         return int(self._clock() * 1000)
@@ -63,13 +65,18 @@ class Watcher:
         before = self.latest()
         notes: list[str] = []
         if self.allocations is not None:
-            problem = self.allocations.check()
-            if problem:
-                notes.append(problem)
+            checked = self.allocations.check(self.now_ms())
+            if isinstance(checked, Failed):
+                self.config_error = checked.message
+            elif isinstance(checked, Reloaded):
+                self.config_error = None
+        if self.config_error:
+            notes.append(self.config_error)
         started = self._clock()
         previous = before.sample.cluster_id if before.sample else None
         try:
-            result = poll(self.client, self.now_ms, previous)
+            result = poll(self.client, self.now_ms, previous,
+                          finished_since_ms=self._finished_since_ms)
         except PollError as e:
             stats = replace(before.stats, polls=before.stats.polls + 1,
                             errors_total=before.stats.errors_total + 1, up=False,
@@ -79,8 +86,10 @@ class Watcher:
             self._publish(latest)
             return latest
         sample = result.sample
+        self._finished_since_ms = result.finished_since_ms
         if result.message:
             notes.append(result.message)
+        notes.extend(result.notes)
         names = [q.name for q in sample.queues()]
         thresholds = self.allocations.thresholds(names) if self.allocations else {}
         self.history.add(sample, thresholds, result.answers)
