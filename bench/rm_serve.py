@@ -2,7 +2,7 @@
 on 127.0.0.1 from a process of its own, so that the watcher's CPU and memory are measured
 alone. Each GET of ``/ws/v1/cluster/scheduler`` moves to the next tick's answers.
 
-    python bench/rm_serve.py PARENTS LEAVES NODES APPS TICKS   # prints "PORT n", serves until killed
+    python bench/rm_serve.py PARENTS LEAVES NODES APPS TICKS  # prints "PORT n"; until killed
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from rm_answers import Cluster, answers  # noqa: E402
+from rm_answers import Cluster, answers
 
 ROUTES = {"/ws/v1/cluster/info": "info.json", "/ws/v1/cluster": "info.json",
           "/ws/v1/cluster/scheduler": "scheduler.json", "/ws/v1/cluster/nodes": "nodes.json",
@@ -26,7 +26,7 @@ def main() -> None:
     state = {"tick": 0}
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        def do_GET(self) -> None:
             path = self.path.split("?", 1)[0].rstrip("/")
             name = ROUTES.get(path)
             if name is None:
@@ -41,7 +41,7 @@ def main() -> None:
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: object) -> None:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

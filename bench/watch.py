@@ -27,10 +27,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from fairshare.web.history.store import History
+
 from fairshare.watch.client import RMClient
 from fairshare.watch.service import Watcher
 from fairshare.web.history.model import Window
-from fairshare.web.history.store import History
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
