@@ -27,6 +27,7 @@ from fairshare.cli.run import simulate as simulate_command
 from fairshare.cli.shares import shares as shares_command
 from fairshare.cli.sweep import sweep as sweep_command
 from fairshare.cli.validate import validate as validate_command
+from fairshare.cli.watch import watch_app
 
 # Help in click's plain layout (rich_markup_mode=None): paragraphs are rewrapped to the
 # terminal, flags show no "<bool>", and a pipe gets no box drawing or padding
@@ -69,6 +70,7 @@ app.command("report")(report_command)
 app.command("lint")(lint_command)
 app.command("import")(import_command)
 app.add_typer(workload_app, name="workload")
+app.add_typer(watch_app, name="watch")
 
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it

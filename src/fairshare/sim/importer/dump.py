@@ -9,13 +9,14 @@ Hadoop's ResourceManager REST documentation (its ``FairSchedulerQueueInfo``, ``N
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from fairshare.config.errors import ConfigError
 from fairshare.sim.importer.jsonfile import JsonFile
-from fairshare.sim.parse.yaml_lines import Loc, show
+from fairshare.sim.parse.yaml_lines import Loc, render_path, show
 
 SCHEDULER, NODES, APPS = "scheduler.json", "nodes.json", "apps.json"
 ENDPOINTS = {SCHEDULER: "/ws/v1/cluster/scheduler", NODES: "/ws/v1/cluster/nodes",
@@ -203,9 +204,12 @@ _RESOURCE_FIELDS = ("minResources", "maxResources", "usedResources", "demandReso
 
 
 def read_nodes(f: JsonFile) -> tuple[tuple[DumpNode, ...], tuple[str, ...]]:
+    """The nodes the scheduler holds, and the others as ``host (STATE)``. A node is its id
+    (``host:port``): several NodeManagers on one host (a test cluster, Hadoop's own
+    MiniYARNCluster) are one node each, named by their id; alone on its host, by the host."""
     nodes: list[DumpNode] = []
     skipped: list[str] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, Loc] = {}
     f.obj(f.value, (), "nodes", required="nodes" not in (f.value or {}))
     for loc, n in f.items(f.value, (), "nodes", "node"):
         name = f.text_of(n, loc, "nodeHostName")
@@ -214,9 +218,10 @@ def read_nodes(f: JsonFile) -> tuple[tuple[DumpNode, ...], tuple[str, ...]]:
         if state not in SCHEDULED_NODE_STATES:
             skipped.append(f"{name} ({state})")
             continue
-        if name in seen:
-            f.fail(loc, f"node {name} is listed twice (first at line {seen[name]})")
-        seen[name] = f.line(loc)
+        node_id = f.text_of(n, loc, "id", required=False) or name
+        if node_id in seen:
+            f.fail(loc, f"node {node_id} is listed twice (first {_where(f, seen[node_id])})")
+        seen[node_id] = loc
         used = _pair(f, n, loc, "usedMemoryMB", "usedVirtualCores")
         free = _pair(f, n, loc, "availMemoryMB", "availableVirtualCores")
         total = f.amounts(n, loc, "totalResource", required=False)
@@ -225,10 +230,18 @@ def read_nodes(f: JsonFile) -> tuple[tuple[DumpNode, ...], tuple[str, ...]]:
         if not rack.startswith("/"):
             f.fail((*loc, "rack"), f"a rack starts with '/', got {show(rack)}")
         nodes.append(DumpNode(name, f.text_of(n, loc, "nodeHTTPAddress", required=False) or "",
-                              rack, capacity, used, seen[name],
+                              rack, capacity, used, f.line(loc),
                               f.count(n, loc, "numContainers", required=False),
-                              id=f.text_of(n, loc, "id", required=False) or name, state=state))
-    return tuple(nodes), tuple(skipped)
+                              id=node_id, state=state))
+    hosts = Counter(node.name for node in nodes)
+    return tuple(replace(node, name=node.id) if hosts[node.name] > 1 else node
+                 for node in nodes), tuple(skipped)
+
+
+def _where(f: JsonFile, loc: Loc) -> str:
+    """Where an earlier record was: its line in a file, its place in a one-line answer."""
+    line = f.line(loc)
+    return f"at line {line}" if line > 1 or "\n" in f.text else f"at {render_path(loc)}"
 
 
 def _pair(f: JsonFile, parent: Any, loc: Loc, memory: str, vcores: str) -> Amounts:
@@ -243,12 +256,12 @@ def _pair(f: JsonFile, parent: Any, loc: Loc, memory: str, vcores: str) -> Amoun
 def read_apps(f: JsonFile) -> tuple[DumpApp, ...]:
     f.obj(f.value, (), "apps", required="apps" not in (f.value or {}))
     apps: list[DumpApp] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, Loc] = {}
     for loc, a in f.items(f.value, (), "apps", "app"):
         app = _app(f, a, loc)
         if app.id in seen:
-            f.fail(loc, f"app {app.id} is listed twice (first at line {seen[app.id]})")
-        seen[app.id] = app.line
+            f.fail(loc, f"app {app.id} is listed twice (first {_where(f, seen[app.id])})")
+        seen[app.id] = loc
         apps.append(app)
     return tuple(apps)
 
