@@ -74,8 +74,6 @@ def _client(rm: str, user: str | None, ca_bundle: Path | None, spnego: bool,
 def _allocations(allocations: Path | None, site: Path | None) -> Any:
     from fairshare.watch.allocations import AllocationWatch
 
-    if allocations is None and site is None:
-        return None
     return guarded(lambda: AllocationWatch(allocations, site))
 
 
@@ -150,9 +148,11 @@ def status(
     try:
         result = poll(client, lambda: int(time.time() * 1000), None)
     except PollError as e:
-        err.print(str(e), soft_wrap=True)
-        raise typer.Exit(1) from None
-    findings = diagnose(result.sample, watch, {})
+        raise fail([str(e)]) from None
+    if site is None:
+        err.print("note: no --site: YARN's defaults are assumed (preemption off)",
+                  soft_wrap=True, style="yellow")
+    findings = diagnose(result.sample, watch.config, watch.site, {})
     if output is Format.JSON:
         out.print(json.dumps(status_json(result.sample, findings), indent=2), soft_wrap=True)
     else:

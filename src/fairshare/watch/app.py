@@ -54,7 +54,8 @@ class WatchSource:
                                       state.facts)
             shown = effective_settings(state.sample, state.allocations, state.site)
             self._settings = ({name: ShownSettings.of(s) for name, s in shown.items()}
-                              if self.watcher.allocations is not None else None)
+                              if self.watcher.allocations is not None
+                              and self.watcher.allocations.path is not None else None)
             self._for = key
 
     def diagnosis(self) -> Sequence[Finding]:

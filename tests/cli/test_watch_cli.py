@@ -1,0 +1,92 @@
+"""``fairshare watch status`` and the watch commands' option errors, at the command line,
+against a recorded Hadoop 3.4.2 ResourceManager (tests/watch/recorded/, served on loopback)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from fairshare.cli.main import app
+from tests.watch.fake_rm import FakeRM, serving
+
+runner = CliRunner()
+RECORDED = Path(__file__).resolve().parents[1] / "watch" / "recorded"
+ALLOCATIONS = Path(__file__).resolve().parents[2] / "rmharness" / "scripts" / "contention.xml"
+
+
+@pytest.fixture()
+def rm() -> Iterator[FakeRM]:
+    with serving(FakeRM.from_folder(RECORDED / "fair-preempted")) as served:
+        yield served
+
+
+def _queues(queue: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    yield queue
+    for child in (queue.get("childQueues") or {}).get("queue", []):
+        yield from _queues(child)
+
+
+def test_status_json_holds_what_the_rm_served(rm: FakeRM) -> None:
+    result = runner.invoke(app, ["watch", "status", rm.url, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    served = json.loads((RECORDED / "fair-preempted" / "scheduler.json").read_text())
+    expected = {q["queueName"]: q for q in _queues(served["scheduler"]["schedulerInfo"]
+                                                   ["rootQueue"])}
+    shown = {q["name"]: q for q in got["queues"]}
+    assert set(shown) == set(expected)
+    for name, q in expected.items():
+        assert shown[name]["used"] == {"memory_mb": q["usedResources"]["memory"],
+                                       "vcores": q["usedResources"]["vCores"]}, name
+        assert shown[name]["pending_containers"] == q["pendingContainers"], name
+
+
+def test_status_prints_every_queue_and_what_holds_the_waiting_ones(rm: FakeRM) -> None:
+    result = runner.invoke(app, ["watch", "status", rm.url, "--allocations", str(ALLOCATIONS)])
+    assert result.exit_code == 0, result.output
+    # root.b asks for 12 containers while root.a holds the cluster (the recorded moment)
+    assert "root.b: held by" in result.stdout
+    for queue in ("root", "a", "b", "c", "c1"):
+        assert any(line.split()[:1] == [queue] or line.split()[:1] == [f"{queue}/"]
+                   for line in result.stdout.splitlines()), queue
+    # no --site: preemption is off by YARN's default, and that is said
+    assert "no --site" in result.stderr
+
+
+def test_a_capacity_scheduler_rm_is_refused_with_its_endpoint(tmp_path: Path) -> None:
+    with serving(FakeRM.from_folder(RECORDED / "capacity")) as cs:
+        result = runner.invoke(app, ["watch", "status", cs.url])
+    assert result.exit_code == 2
+    assert "/ws/v1/cluster/scheduler" in result.stderr
+    assert "CapacityScheduler" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_an_rm_that_does_not_answer_is_one_line_naming_it() -> None:
+    result = runner.invoke(app, ["watch", "status", "http://127.0.0.1:9", "--timeout", "1s"])
+    assert result.exit_code == 2
+    assert "127.0.0.1:9" in result.stderr
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (["watch", "http://rm:8088", "--interval", "5x"], "--interval"),
+    (["watch", "http://rm:8088", "--interval", "0s"], "--interval"),
+    (["watch", "http://rm:8088", "--listen", "localhost"], "--listen"),
+    (["watch", "ftp://rm:8088"], "RM_URL"),
+    (["watch", "status", "http://rm:8088", "--timeout", "soon"], "--timeout"),
+    (["watch", "fork", "--at", "yesterday", "-o", "x"], "--at"),
+])
+def test_bad_options_name_the_option_and_exit_2(args: list[str], named: str,
+                                                tmp_path: Path) -> None:
+    result = runner.invoke(app, [*args, "--db", str(tmp_path / "h.db")]
+                           if args[1] not in ("status",) else args)
+    assert result.exit_code == 2, result.output
+    assert named in result.stderr
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "h.db").exists()
