@@ -29,7 +29,7 @@ from fairshare.sim.importer.scenario_text import Choices
 from fairshare.sim.parse.scenario import load_scenario
 from fairshare.sim.run.build import prepare_run
 from fairshare.sim.run.scripted import run_scenario
-from fairshare.watch.fork import ForkRecord, fork, parse_time, read_fork, utc
+from fairshare.watch.fork import ForkRecord, fork, read_fork, utc
 from fairshare.web.history.model import AppRecord, Preemption, QueueTally, Window
 
 DUMPS = Path(__file__).resolve().parents[1] / "importer" / "dumps"
@@ -322,17 +322,6 @@ def test_the_first_checkpoint_is_found_in_few_questions() -> None:
     with pytest.raises(ConfigError):
         fork(h, fork_at, Path("/nonexistent/never-written"), now_ms=NOW)
     assert len(h.asked) <= 45
-
-
-def test_times_parse_as_the_cli_gives_them() -> None:
-    assert parse_time("now", NOW) == NOW
-    assert parse_time("now-1d2h", NOW) == NOW - 26 * 3_600_000
-    assert parse_time("2023-11-14T22:20", NOW) == CP
-    assert parse_time("2023-11-14 22:20 UTC", NOW) == CP
-    assert parse_time("2023-11-14T23:20+01:00", NOW) == CP
-    assert parse_time(str(CP), NOW) == CP
-    with pytest.raises(ConfigError):
-        parse_time("yesterday", NOW)
 
 
 def test_other_choices_reach_the_import(tmp_path: Path) -> None:

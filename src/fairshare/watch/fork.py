@@ -27,7 +27,6 @@ written or nothing (:func:`fairshare.sim.importer.build.write_all`), and every p
 from __future__ import annotations
 
 import json
-import re
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -331,33 +330,5 @@ def _bounded(text: str, checkpoint_ms: int, end_ms: int | None, at_ms: int,
     return "\n".join(out) + "\n"
 
 
-_DURATION = re.compile(r"(\d+)\s*([dhms])")
-
-
-def parse_time(text: str, now_ms: int) -> int:
-    """``--at`` / ``--until``: ``now``, ``now-1d2h`` (d, h, m, s), an ISO 8601 time
-    (``2026-12-01T10:00``, UTC unless it says otherwise) or Unix ms."""
-    value = text.strip()
-    if value.isdigit():
-        return int(value)
-    if value == "now":
-        return now_ms
-    if value.startswith("now-"):
-        rest = value[4:].replace(" ", "")
-        parts = _DURATION.findall(rest)
-        if parts and "".join(n + u for n, u in parts) == rest:
-            units = {"d": 86_400_000, "h": 3_600_000, "m": 60_000, "s": 1000}
-            return now_ms - sum(int(n) * units[u] for n, u in parts)
-    try:
-        moment = datetime.fromisoformat(value.removesuffix(" UTC").replace("Z", "+00:00"))
-    except ValueError:
-        raise ConfigError(f"expected now, now-1d2h, an ISO time (2026-12-01T10:00, UTC) or "
-                          f"Unix ms, not {text!r}") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
-
-
-__all__ = ["FORK", "ForkHistory", "ForkRecord", "Forked", "as_dump_app", "fork", "parse_time",
-           "read_fork", "utc"]
+__all__ = ["FORK", "ForkHistory", "ForkRecord", "Forked", "as_dump_app", "fork", "read_fork", "utc"]
 

@@ -4,44 +4,28 @@ address (loopback unless asked otherwise) and the RM list (``URL[,URL…]``, HA 
 
 from __future__ import annotations
 
-import re
-from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from fairshare.config.errors import ConfigError
-
-_UNITS_MS = {"ms": 1, "s": 1_000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
+from fairshare.web import moments
 
 
 def duration_ms(text: str, option: str) -> int:
-    """``5s`` → 5000; a bare number is seconds. Zero and negative durations are refused."""
-    match = _DURATION.match(text)
-    if not match:
-        raise ConfigError(f"expected a duration such as 5s, 500ms, 2m, 1h or 7d, "
-                          f"got {text!r}", option)
-    ms = round(float(match.group(1)) * _UNITS_MS[match.group(2) or "s"])
-    if ms <= 0:
-        raise ConfigError(f"must be more than 0, got {text!r}", option)
-    return ms
+    """``5s`` → 5000 (:func:`fairshare.web.moments.duration_ms`), or an error naming
+    ``option``."""
+    try:
+        return moments.duration_ms(text)
+    except ValueError as e:
+        raise ConfigError(str(e), option) from None
 
 
 def moment_ms(text: str, option: str, now_ms: int) -> int:
-    """An ISO 8601 time (a time without a zone is UTC), ``now``, or ``-DURATION`` before now."""
-    stripped = text.strip()
-    if stripped == "now":
-        return now_ms
-    if stripped.startswith("-"):
-        return now_ms - duration_ms(stripped[1:], option)
+    """A moment (:func:`fairshare.web.moments.moment_ms`, UTC unless it names a zone), or an
+    error naming ``option``."""
     try:
-        moment = datetime.fromisoformat(stripped)
-    except ValueError:
-        raise ConfigError(f"expected an ISO 8601 time (2026-12-01T10:00, "
-                          f"2026-12-01 10:00+01:00), 'now' or -DURATION (-2h), got {text!r}",
-                          option) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
+        return moments.moment_ms(text, now_ms)
+    except ValueError as e:
+        raise ConfigError(str(e), option) from None
 
 
 def listen_address(text: str, option: str = "--listen") -> tuple[str, int]:

@@ -15,6 +15,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fairshare.web.history.model import Window
+from fairshare.web.moments import moment_ms
 
 DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 HOUR_MS = 3_600_000
@@ -37,22 +38,17 @@ def timezone(query: Mapping[str, str]) -> ZoneInfo:
         raise BadParameter("tz", f"{name!r} is not an IANA time zone (e.g. Europe/Paris)") from e
 
 
-def instant(query: Mapping[str, str], name: str, zone: ZoneInfo) -> int | None:
-    """``from``/``to``: Unix ms, or an ISO 8601 date or date-time (without an offset it is in
-    ``tz``); None when absent."""
+def instant(query: Mapping[str, str], name: str, zone: ZoneInfo, now_ms: int) -> int | None:
+    """``from``/``to``: a moment (:func:`fairshare.web.moments.moment_ms`: Unix ms, an ISO
+    8601 date or date-time — without an offset it is in ``tz`` —, ``now``, ``now-2h``); None
+    when absent."""
     text = (query.get(name) or "").strip()
     if not text:
         return None
-    if text.lstrip("-").isdigit():
-        return int(text)
     try:
-        moment = datetime.fromisoformat(text)
+        return moment_ms(text, now_ms, zone)
     except ValueError as e:
-        raise BadParameter(name, f"{text!r} is neither an ISO 8601 date-time "
-                                 "(2026-12-02T07:30) nor Unix milliseconds") from e
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=zone)
-    return round(moment.timestamp() * 1000)
+        raise BadParameter(name, str(e)) from None
 
 
 def _numbers(name: str, text: str, low: int, high: int,
@@ -98,8 +94,8 @@ def window(query: Mapping[str, str], end_default_ms: int, span_default_ms: int) 
     """The window a page shows: ``to`` (default: the newest sample) back to ``from`` (default:
     ``span_default_ms`` before it), with the day and hour filters."""
     zone = timezone(query)
-    end = instant(query, "to", zone)
-    start = instant(query, "from", zone)
+    end = instant(query, "to", zone, end_default_ms)
+    start = instant(query, "from", zone, end_default_ms)
     end = end if end is not None else end_default_ms
     start = start if start is not None else end - span_default_ms
     if end <= start:
