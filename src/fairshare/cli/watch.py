@@ -16,6 +16,8 @@ import typer
 from typer import _click as click
 
 from fairshare.cli.common import CommandGroup, Format, FormatOpt, err, fail, guarded, out
+from fairshare.sim.importer.remaining import DISTRIBUTIONS
+from fairshare.sim.importer.scenario_text import DEFAULT_REMAINING_MS, DEFAULT_SEED, Choices
 from fairshare.watch.options import duration_ms, listen_address, moment_ms, rm_urls
 
 DEFAULT_DB = "fairshare-watch.db"
@@ -165,36 +167,78 @@ def fork(
     = DEFAULT_DB,
     at: Annotated[str, typer.Option(
         "--at", help="The recorded moment to start from: ISO 8601 (2026-12-01T10:00, UTC "
-        "unless a zone is given), or -DURATION before now (-1d).", show_default=False)] = "",
+        "unless a zone is given), Unix ms, now, or a time before now (now-1d, -2h).",
+        show_default=False)] = "",
     outdir: Annotated[Path | None, typer.Option(
         "-o", "--outdir", help="Where to write scenario.yaml and its files.",
         show_default=False)] = None,
     until: Annotated[str | None, typer.Option(
-        "--until", help="The end of the span replayed (default: the last sample).")] = None,
+        "--until", help="The end of the span replayed and compared (default: the last "
+        "sample).")] = None,
     allocations: AllocOpt = None,
     site: SiteOpt = None,
     overrides: Annotated[list[str] | None, typer.Option(
         "--set", help="A candidate setting, as simulate takes it "
-        "(alloc:root.b.fairSharePreemptionTimeout=30).")] = None,
+        "(alloc:root.b.fairSharePreemptionTimeout=30, site:yarn.scheduler.fair.preemption="
+        "true); repeat for several.")] = None,
+    remaining: Annotated[str, typer.Option(
+        "--remaining", metavar="|".join(DISTRIBUTIONS),
+        help="How each task running at --at draws its remaining time (as fairshare import).")]
+    = "uniform",
+    remaining_ms: Annotated[int, typer.Option(
+        "--remaining-ms", min=0, help="The mean remaining time of a running task.")]
+    = DEFAULT_REMAINING_MS,
+    seed: Annotated[int, typer.Option("--seed", help="The seed of those draws.")]
+    = DEFAULT_SEED,
+    calibrate: Annotated[bool, typer.Option(
+        "--calibrate", help="Also simulate the fork (into DIR/run) and compare it, per "
+        "queue, with what the cluster did over the same span.")] = False,
+    output: FormatOpt = Format.TEXT,
 ) -> None:
     """Write a scenario that starts from the recorded state at --at, with the apps that
-    really arrived after it as its workload."""
+    really arrived after it as its workload; --calibrate compares its simulation with what
+    the cluster did."""
+    import json
     import time
 
+    from fairshare.watch import calibration as calib
     from fairshare.watch.fork import fork as fork_history
+    from fairshare.watch.fork import utc
     from fairshare.web.history.store import History
 
     if not at or outdir is None:
         raise fail(["watch fork: give --at TIME and -o DIR"])
+    if remaining not in DISTRIBUTIONS:
+        raise fail([f"--remaining: give one of {', '.join(DISTRIBUTIONS)}, not {remaining!r}"])
+    choices = Choices(remaining_ms=remaining_ms, remaining_dist=remaining, seed=seed)
     now = int(time.time() * 1000)
     at_ms = guarded(lambda: moment_ms(at, "--at", now))
     until_ms = guarded(lambda: moment_ms(until, "--until", now)) if until else None
     history = guarded(lambda: History.open(db))
     try:
-        forked = guarded(lambda: fork_history(history, at_ms, outdir, allocations=allocations,
-                                              site=site, overrides=overrides or (),
-                                              until_ms=until_ms))
+        forked = guarded(lambda: fork_history(
+            history, at_ms, outdir, allocations=allocations, site=site,
+            overrides=overrides or (), until_ms=until_ms, choices=choices, now_ms=now))
+        for note in forked.notes:
+            err.print(f"note: {note}", soft_wrap=True, style="yellow")
+        span = (f"to {utc(forked.until_ms)}" if forked.until_ms is not None
+                else "(the last recorded state: no arrivals)")
+        out.print(f"Forked from {utc(forked.checkpoint_ms)} (asked: {utc(forked.at_ms)}) "
+                  f"{span}: {forked.imported.nodes} nodes, {forked.imported.running_apps} "
+                  f"running apps, {forked.arrivals} arrivals"
+                  + (f"; --set {', '.join(forked.overrides)}" if forked.overrides else ""),
+                  soft_wrap=True)
+        for path in forked.written:
+            out.print(f"  wrote {path}", soft_wrap=True)
+        if not calibrate:
+            out.print(f"Run it with: fairshare simulate {forked.scenario}", soft_wrap=True)
+            return
+        out.print(f"Simulating the fork into {outdir / 'run'} …", soft_wrap=True)
+        guarded(lambda: calib.simulate_fork(outdir, outdir / "run"))
+        result = guarded(lambda: calib.calibrate(history, outdir, outdir / "run"))
     finally:
         history.close()
-    for line in forked.describe():
-        out.print(line, soft_wrap=True)
+    if output is Format.JSON:
+        out.print(json.dumps(calib.as_json(result), indent=2), soft_wrap=True)
+    else:
+        out.print(calib.render(result, width=min(out.width, 160)), soft_wrap=True)
