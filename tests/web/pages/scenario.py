@@ -8,7 +8,7 @@ root.etl over the window (600 s, 120 samples of 5 s):
 * in contention 300 s (60 samples): used 6,144 MB / 3 vcores, instantaneous 8,192 MB /
   8 vcores, steady 8,192 MB / 8 vcores → usage ÷ instantaneous share 75 % mem, 38 % vcores
   (3 ÷ 8 = 0.375 → "38%"); pending 6 and allocated 2 containers → pending ratio 6 ÷ 8 = 75 %;
-* container wait ratio 300 ÷ 600 = 50 %; short of threshold 120 s = 2 m 00 s (20 %).
+* share of the window in contention 300 ÷ 600 = 50 %; short of threshold 120 s = 2 m 00 s (20 %).
 Apps of root.etl (started at S = T − 500 s):
 * app 0001: launched S + 2 s, first container S + 7 s, finished S + 60 s;
 * app 0005: started S + 10 s, launched + 4 s, first container + 12 s, finished + 100 s,

@@ -109,11 +109,11 @@ def test_the_tuning_api_has_the_worked_numbers() -> None:
     assert etl["whole_window"]["usage"] == {"memory_mb": 8192, "vcores": 4}
     assert etl["usage_to_fair_share_during_contention"] == {"memory_mb": 0.75, "vcores": 0.375}
     assert etl["contention_ms"] == CONTENTION_MS and etl["covered_ms"] == WINDOW_MS
-    assert etl["container_wait_ratio"] == 0.5 and etl["pending_container_ratio"] == 0.75
+    assert etl["contention_share"] == 0.5 and etl["container_wait_ratio"] == 0.75
     assert etl["short_ms"] == 120_000 and etl["short_ratio"] == 0.2
     assert etl["containers_preempted_from"] == 4  # 3 + 1 taken from app 0005
     assert etl["time_starved_ms"] is None and etl["containers_preempted_for"] is None
-    assert rows["root"]["container_wait_ratio"] == 0.0
+    assert rows["root"]["contention_share"] == 0.0
     assert rows["root"]["during_contention"]["usage"] == {"memory_mb": None, "vcores": None}
     assert list(rows) == ["root", "root.default", "root.analytics", "root.analytics.reports",
                           "root.analytics.adhoc", "root.etl"]

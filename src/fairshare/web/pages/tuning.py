@@ -11,11 +11,11 @@ whole-window twins):
 * **averages during contention**: Σ value × interval ÷ time in contention
   (:meth:`QueueTally.contention_average`), of steady fair share, instantaneous fair share,
   allocation (``usedResources``) and demand;
-* **container wait ratio**: time in contention ÷ time covered — the share of the window in
-  which the queue had containers waiting. Cloudera's ``container_wait_ratio`` ("percent of
-  pending containers when pending containers is more than zero") has no published formula; its
-  likely reading, pending ÷ (pending + allocated) containers time-averaged during contention,
-  is given beside it;
+* **container wait ratio**: pending ÷ (pending + allocated) containers, time-averaged during
+  contention — Cloudera's ``container_wait_ratio``, "percent of pending containers when
+  pending containers is more than zero" (its formula is unpublished; this is its words
+  taken literally); beside it, the **share of the window in contention** (time in contention
+  ÷ time covered);
 * **time short of threshold × share**: in contention and below
   ``fairSharePreemptionThreshold`` × instantaneous fair share
   (:func:`fairshare.sim.record.contention.short_of_threshold`).
@@ -109,14 +109,15 @@ def live_tuning_table(queues: Sequence[QueueSummary]) -> str:
     return html
 
 
-def wait_ratio(t: QueueTally) -> float | None:
+def contention_share(t: QueueTally) -> float | None:
     """Time in contention ÷ time covered (None: nothing covered)."""
     return t.contention_ms / t.weight_ms if t.weight_ms else None
 
 
-def pending_ratio(t: QueueTally) -> float | None:
-    """Pending ÷ (pending + allocated) containers, time-averaged during contention: Cloudera's
-    ``container_wait_ratio`` as it is likely computed (unverified)."""
+def wait_ratio(t: QueueTally) -> float | None:
+    """The container wait ratio: pending ÷ (pending + allocated) containers, time-averaged
+    during contention (Cloudera's ``container_wait_ratio`` in its words; None: never in
+    contention)."""
     pending = t.contention_sums.get("pending_containers", 0)
     total = pending + t.contention_sums.get("allocated_containers", 0)
     return pending / total if total else None
@@ -133,7 +134,7 @@ def tuning_rows(tallies: Sequence[QueueTally], queues: Sequence[QueueSummary]) -
         out.append({
             "queue": q.name, "leaf": q.leaf, "samples": t.samples, "covered_ms": t.weight_ms,
             "contention_ms": t.contention_ms, "contention_samples": t.contention_samples,
-            "container_wait_ratio": wait_ratio(t), "pending_container_ratio": pending_ratio(t),
+            "container_wait_ratio": wait_ratio(t), "contention_share": contention_share(t),
             "short_ms": t.short_ms,
             "short_ratio": t.short_ms / t.weight_ms if t.weight_ms else None,
             "during_contention": {k: _json_pair(v) for k, v in q.contention.items()},

@@ -27,8 +27,8 @@ from fairshare.web.pages.layout import href, note, page, status, window_form
 from fairshare.web.pages.scheduler_page import settings_text
 from fairshare.web.pages.source import LiveSource
 from fairshare.web.pages.tuning import (
+    contention_share,
     live_tuning_table,
-    pending_ratio,
     summaries,
     tuning_rows,
     wait_ratio,
@@ -144,13 +144,13 @@ def _ratios_table(tallies: Any) -> str:
         f'<tr data-queue="{esc(t.name)}"><td class="queue">{esc(t.name)}</td>'
         f'<td class="num">{t.samples:,}</td><td class="num">{units.duration(t.weight_ms)}</td>'
         f'<td class="num">{units.duration(t.contention_ms)}</td>'
+        f'<td class="num">{units.percent(contention_share(t), 1)}</td>'
         f'<td class="num" data-ratio="{wait_ratio(t)}">{units.percent(wait_ratio(t), 1)}</td>'
-        f'<td class="num">{units.percent(pending_ratio(t), 1)}</td>'
         f'<td class="num">{units.percent(t.short_ms / t.weight_ms if t.weight_ms else None, 1)}'
         "</td></tr>" for t in tallies)
     head = ("<tr><th>Queue</th><th class=num>samples</th><th class=num>time covered</th>"
-            "<th class=num>in contention</th><th class=num>container wait ratio</th>"
-            "<th class=num>pending ÷ (pending + allocated) containers, in contention</th>"
+            "<th class=num>in contention</th><th class=num>share of the window in contention"
+            "</th><th class=num>container wait ratio</th>"
             "<th class=num>short of threshold × share</th></tr>")
     return (f'<div class="scroll"><table id="wait-ratios"><thead>{head}</thead><tbody>{rows}'
             "</tbody></table></div>")
@@ -168,9 +168,10 @@ def tuning_page(source: LiveSource, request: Request) -> str:
              "each sample's interval. <b>n/a</b>: not in the RM's REST API (YARN's own "
              "starvation state; which queue a preemption served)."),
         table, "<h2>Container wait ratio</h2>",
-        note("Container wait ratio = time in contention ÷ time covered: the share of the "
-             "window in which the queue had containers waiting. Beside it, Cloudera's likely "
-             "reading of its <code>container_wait_ratio</code> (unpublished): pending ÷ "
-             "(pending + allocated) containers, time-averaged during contention."),
+        note("Container wait ratio = pending ÷ (pending + allocated) containers, "
+             "time-averaged during contention: Cloudera's <code>container_wait_ratio</code>, "
+             "“percent of pending containers when pending containers is more than zero” "
+             "(its formula is unpublished: this is its words taken literally). Beside it, the "
+             "share of the window in which the queue had containers waiting."),
         _ratios_table(tallies)])
 
