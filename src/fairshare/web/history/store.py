@@ -11,8 +11,8 @@ contention, minimum, maximum, and the samples, weight, contention and short coun
 its own 64-queue chunk of each row only.
 
 Intervals. A sample stands for the time to the next one — as the simulator's samples do —
-capped at twice the poll interval (``poll_interval_ms`` when given, else twice the median of
-the last nine gaps): a watcher that was down, or an RM that did not answer, leaves a gap in
+capped at twice the poll interval (``poll_interval_ms`` when given, else the median of the
+last eight gaps; the first gap of a new database is taken as it is): a watcher that was down, or an RM that did not answer, leaves a gap in
 the history, not hours credited to the last numbers seen. So a sample's contribution is
 added when the next one arrives; the newest sample is *pending* (``weight_ms`` NULL) and
 counts in no tally yet; after a restart the first new sample closes it (the state is in the
@@ -206,7 +206,7 @@ class History:
     def _cap(self, gap: int) -> int:
         if self.poll_interval_ms is not None:
             return 2 * self.poll_interval_ms
-        return int(2 * median([*self._gaps, gap]))
+        return int(2 * median(self._gaps)) if self._gaps else gap
 
     def _rollup(self, connection: Connection, before_ms: int, now_ms: int) -> None:
         """Build the buckets the interval from ``before_ms`` to ``now_ms`` finished: the one
