@@ -239,7 +239,8 @@ class History:
 
     def prune(self, now_ms: int) -> None:
         """Delete what is older than its retention: raw samples (whole minutes, never the
-        newest), checkpoints and app/node changes (but the newest of each) after
+        newest's) and buckets (never those the newest coarser bucket, unfinished, is still
+        to be built from: a watcher stopped for long loses nothing), checkpoints and app/node changes (but the newest of each) after
         ``raw_ms``; each resolution's buckets after its time kept; app records and
         preemptions after the longest. Buckets are built as samples arrive, so there is
         nothing left to downsample here."""
@@ -256,10 +257,15 @@ class History:
             if newest_checkpoint is not None:
                 connection.execute(delete(schema.checkpoint).where(and_(
                     c.time_ms < now_ms - r.raw_ms, c.time_ms < newest_checkpoint)))
-            for width, kept in r.tiers:
+            coarser = [w for w, _ in r.tiers[1:]] + [None]
+            for (width, kept), up in zip(r.tiers, coarser, strict=True):
+                # never what the newest, unfinished, coarser bucket is still to be built from
+                cut = now_ms - kept
+                if up is not None and newest is not None:
+                    cut = min(cut, (newest // up) * up)
                 b = schema.bucket.c
                 connection.execute(delete(schema.bucket).where(and_(
-                    b.width_ms == width, b.start_ms < now_ms - kept)))
+                    b.width_ms == width, b.start_ms < cut)))
             for table, key in ((schema.app_change, "app_id"), (schema.node_change, "node_id")):
                 other = table.alias("newer")
                 newer = (select(other.c.time_ms).where(and_(
