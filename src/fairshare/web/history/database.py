@@ -34,7 +34,7 @@ def engine_for(url: str) -> Engine:
         url = "sqlite:///" + str(Path(url).expanduser())
     try:
         parsed = make_url(url)
-    except ArgumentError as exc:
+    except (ArgumentError, ValueError) as exc:
         raise ValueError(f"history database URL {url!r}: {exc}") from None
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
