@@ -110,21 +110,24 @@ def merge(tallies: Sequence[Tally]) -> Tally:
 
 
 def encode(t: Tally) -> bytes:
-    """A bucket's blob (its ids are its layout, stored apart): minima, spreads (max − min)
-    and the sums' excess over min × weight, so that a column that did not move in the
-    bucket is all zeros."""
+    """A bucket's blob (its ids are its layout, stored apart): minima, spreads (max − min),
+    the sums' excess over min × weight, and the part of that excess outside contention —
+    so that a column that did not move in the bucket is all zeros, and so is the last
+    matrix for a queue in contention throughout (or never)."""
     weight = t.counts[:, WEIGHT:WEIGHT + 1]
     cweight = t.counts[:, CONTENTION_MS:CONTENTION_MS + 1]
-    return pack([t.counts, t.mins, t.maxs - t.mins,
-                 t.sums - t.mins * weight, t.csums - t.mins * cweight])
+    excess = t.sums - t.mins * weight
+    return pack([t.counts, t.mins, t.maxs - t.mins, excess,
+                 excess - (t.csums - t.mins * cweight)])
 
 
 def decode(blob: bytes, ids: npt.NDArray[np.int64], rows: tuple[int, int] | None = None
            ) -> Tally:
     """A bucket's blob over ``ids`` (its layout); ``rows`` (first, end): only those."""
-    counts, mins, spread, excess, cexcess = unpack(blob, rows)
+    counts, mins, spread, excess, outside = unpack(blob, rows)
     weight = counts[:, WEIGHT:WEIGHT + 1]
     cweight = counts[:, CONTENTION_MS:CONTENTION_MS + 1]
+    cexcess = excess - outside
     first, end = rows if rows is not None else (0, len(ids))
     return Tally(np.asarray(ids[first:end], np.int64), counts, excess + mins * weight,
                  cexcess + mins * cweight, mins, spread + mins)
