@@ -35,6 +35,8 @@ def main() -> None:
             if name == "scheduler.json":
                 state["tick"] = (state["tick"] + 1) % ticks
             body = bodies[state["tick"]][name]
+            if name == "apps.json" and "FINISHED" in self.path:
+                body = b'{"apps":null}'  # the generated apps all run: none finished
             self.send_response(200)
             self.send_header("Content-Type", "application/json;charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
