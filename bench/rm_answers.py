@@ -40,14 +40,20 @@ class Cluster:
                 for q in range(self.leaves_per_parent)]
 
 
+CHANGE_EVERY = 10  # ticks between two changes of one app's allocation and asks
+
+
 def answers(c: Cluster, tick: int, seed: int = 1) -> dict[str, str]:
-    """The five answers at poll number ``tick`` (usage moves between ticks)."""
-    rng = random.Random(seed * 1_000_003 + tick)
+    """The five answers at poll number ``tick``. Each app's containers and asks change every
+    :data:`CHANGE_EVERY` ticks, the apps staggered, so a tenth of them change from one poll
+    to the next (a busy cluster: at 5 s polls, each app's allocation moves every 50 s); what
+    accrues (memory-seconds, elapsed time) moves at every tick."""
     total = (c.nodes * NODE_MB, c.nodes * NODE_VCORES)
     leaves = c.leaves
     apps = []
     per_leaf: dict[str, list[int]] = {name: [0, 0, 0, 0, 0] for name in leaves}
     for i in range(c.apps):
+        rng = random.Random(seed * 1_000_003 + i * 7919 + (tick + i) // CHANGE_EVERY)
         queue = leaves[i % len(leaves)]
         running = rng.random() < 0.8
         containers = rng.randint(1, 12) if running else 0

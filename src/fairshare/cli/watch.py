@@ -85,7 +85,15 @@ def start(
     allocations: AllocOpt = None,
     site: SiteOpt = None,
     interval: Annotated[str, typer.Option(
-        "--interval", help="How often to poll the RM (5s, 30s, 1m).")] = "5s",
+        "--interval", help="How often to poll the RM's queues (5s, 30s, 1m): the history, "
+        "the pages and /metrics are at this resolution.")] = "5s",
+    apps_interval: Annotated[str, typer.Option(
+        "--apps-interval", help="How often to ask for the apps (at least --interval): on a "
+        "large RM most of a poll's cost. Preemptions and waits are seen at this resolution; "
+        "finishes and the RM's counters are exact.")] = "15s",
+    nodes_interval: Annotated[str, typer.Option(
+        "--nodes-interval", help="How often to ask for the nodes (at least --interval).")]
+    = "60s",
     db: Annotated[str, typer.Option(
         "--db", help="The history database: a file (SQLite) or a URL "
         "(postgresql+psycopg://user@host/db).")] = DEFAULT_DB,
@@ -105,11 +113,16 @@ def start(
     from fairshare.web.history.store import History
 
     interval_s = guarded(lambda: duration_ms(interval, "--interval")) / 1000
+    apps_s = max(interval_s, guarded(lambda: duration_ms(apps_interval, "--apps-interval"))
+                 / 1000)
+    nodes_s = max(interval_s, guarded(lambda: duration_ms(nodes_interval, "--nodes-interval"))
+                  / 1000)
     host, port = guarded(lambda: listen_address(listen))
     client = _client(rm, user, ca_bundle, spnego, timeout)
     watch = _allocations(allocations, site)
     history = guarded(lambda: History.open(db))
-    watcher = Watcher(client, history, watch, interval_s)
+    watcher = Watcher(client, history, watch, interval_s, apps_interval_s=apps_s,
+                      nodes_interval_s=nodes_s)
     stop = threading.Event()
     poller = threading.Thread(target=watcher.run, args=(stop,), name="poll", daemon=True)
     server = uvicorn.Server(uvicorn.Config(watch_app_for(watcher), host=host, port=port,

@@ -85,8 +85,11 @@ class PollResult:
 
 
 def poll(client: RMClient, now_ms: Callable[[], int], previous_cluster_id: int | None,
-         *, finished_since_ms: int | None = None) -> PollResult:
-    """Ask the RM for everything a sample holds; raises :class:`PollError`."""
+         *, finished_since_ms: int | None = None, previous: PollResult | None = None,
+         apps: bool = True, nodes: bool = True) -> PollResult:
+    """Ask the RM for everything a sample holds; raises :class:`PollError`. With
+    ``apps``/``nodes`` False (and a ``previous`` poll of the same RM process), those lists
+    are carried over from it instead of asked for again."""
     answers: dict[str, Answer] = {}
     scheduler = _read(client, answers, "scheduler.json", f"{BASE}/scheduler")
     _check_scheduler(scheduler, f"{BASE}/scheduler")
@@ -94,13 +97,28 @@ def poll(client: RMClient, now_ms: Callable[[], int], previous_cluster_id: int |
     info = _read(client, answers, "info.json", f"{BASE}/info")
     cluster_id, version = _info(info)
     restarted = previous_cluster_id is not None and cluster_id != previous_cluster_id
-    live = _fields(_read(client, answers, "apps.json", f"{BASE}/apps?states={LIVE_STATES}"),
-                   read_apps)
-    since = None if restarted or previous_cluster_id is None else finished_since_ms
-    finished_path = f"{BASE}/apps?states={FINISHED_STATES}" + (
-        "" if since is None else f"&finishedTimeBegin={max(since, 0)}")
-    finished = _fields(_read(client, answers, "finished-apps.json", finished_path), read_apps)
-    nodes, skipped = _fields(_read(client, answers, "nodes.json", f"{BASE}/nodes"), read_nodes)
+    carried = previous if previous is not None and not restarted \
+        and previous.sample.cluster_id == cluster_id else None
+    if apps or carried is None:
+        live = _fields(_read(client, answers, "apps.json",
+                             f"{BASE}/apps?states={LIVE_STATES}"), read_apps)
+        since = None if restarted or previous_cluster_id is None else finished_since_ms
+        finished_path = f"{BASE}/apps?states={FINISHED_STATES}" + (
+            "" if since is None else f"&finishedTimeBegin={max(since, 0)}")
+        finished = _fields(_read(client, answers, "finished-apps.json", finished_path),
+                           read_apps)
+        app_list, apps_fresh = _merge(live, finished), True
+        finished_next = _rm_time_ms(answers["finished-apps.json"])
+    else:
+        app_list, apps_fresh = carried.sample.apps, False
+        finished_next = finished_since_ms
+    if nodes or carried is None:
+        node_list, skipped = _fields(_read(client, answers, "nodes.json", f"{BASE}/nodes"),
+                                     read_nodes)
+        nodes_fresh = True
+    else:
+        node_list, skipped = carried.sample.nodes, carried.sample.skipped_nodes
+        nodes_fresh = False
     metrics = _metrics(_read(client, answers, "metrics.json", f"{BASE}/metrics"))
     last = answers["scheduler.json"]
     rms = list(dict.fromkeys(a.rm for a in answers.values()))
@@ -109,8 +127,9 @@ def poll(client: RMClient, now_ms: Callable[[], int], previous_cluster_id: int |
                         f"({' then '.join(rms)}): its answers are not of one moment; the next "
                         "poll asks the new one")
     sample = Sample(time_ms=now_ms(), rm=last.rm, cluster_id=cluster_id, rm_version=version,
-                    root=root, cluster=cluster, nodes=nodes, apps=_merge(live, finished),
-                    skipped_nodes=skipped, metrics=metrics)
+                    root=root, cluster=cluster, nodes=node_list, apps=app_list,
+                    skipped_nodes=skipped, metrics=metrics, apps_fresh=apps_fresh,
+                    nodes_fresh=nodes_fresh)
     message = None
     if restarted:
         message = (f"the RM restarted (clusterId {previous_cluster_id} → {cluster_id}): its "
@@ -118,9 +137,11 @@ def poll(client: RMClient, now_ms: Callable[[], int], previous_cluster_id: int |
         if len(client.urls) > 1:
             message += " (or the other RM of the HA pair took over)"
     notes = tuple(dict.fromkeys(n for a in answers.values() for n in a.notes))
-    return PollResult(sample=sample, answers={k: a.text for k, a in answers.items()},
-                      restarted=restarted, message=message,
-                      finished_since_ms=_rm_time_ms(answers["finished-apps.json"]),
+    texts = {k: a.text for k, a in answers.items()}
+    if carried is not None:  # a checkpoint holds every answer: the carried ones too
+        texts = {**carried.answers, **texts}
+    return PollResult(sample=sample, answers=texts, restarted=restarted, message=message,
+                      finished_since_ms=finished_next,
                       elapsed_s=sum(a.elapsed_s for a in answers.values()), notes=notes)
 
 

@@ -20,22 +20,34 @@ from typing import Any
 from fairshare.watch.allocations import AllocationWatch, Failed, Reloaded
 from fairshare.watch.client import RMClient
 from fairshare.watch.facts import advance
-from fairshare.watch.poll import PollError, poll
+from fairshare.watch.poll import PollError, PollResult, poll
 from fairshare.web.history.store import History
 from fairshare.web.metrics import LatestState
 
 PRUNE_EVERY_S = 300.0  # retention and downsampling: often enough to bound the database
+# the defaults of --apps-interval and --nodes-interval: what changes slower and costs most to
+# read on a large RM (10,000 apps: most of a poll's CPU) is asked for less often
+APPS_INTERVAL_S = 15.0
+NODES_INTERVAL_S = 60.0
 
 
 class Watcher:
     """Polls ``client`` every ``interval_s`` into ``history`` (see the module docstring)."""
 
     def __init__(self, client: RMClient, history: History, allocations: AllocationWatch | None,
-                 interval_s: float, *, clock: Callable[[], float] = time.time) -> None:
+                 interval_s: float, *, apps_interval_s: float | None = None,
+                 nodes_interval_s: float | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         self.client = client
         self.history = history
         self.allocations = allocations
         self.interval_s = interval_s
+        # the apps and the nodes cost most to read at scale: asked for at these intervals
+        # (None: at every poll), carried over in between (docs/watch.md "What is polled")
+        self.apps_interval_s = apps_interval_s
+        self.nodes_interval_s = nodes_interval_s
+        self._previous: PollResult | None = None
+        self._apps_at = self._nodes_at = -float("inf")
         self._clock = clock
         self._latest = LatestState(None, rm=client.urls[0])
         self._lock = threading.Lock()
@@ -74,9 +86,12 @@ class Watcher:
             notes.append(self.config_error)
         started = self._clock()
         previous = before.sample.cluster_id if before.sample else None
+        apps = self._due(self._apps_at, self.apps_interval_s, started)
+        nodes = self._due(self._nodes_at, self.nodes_interval_s, started)
         try:
             result = poll(self.client, self.now_ms, previous,
-                          finished_since_ms=self._finished_since_ms)
+                          finished_since_ms=self._finished_since_ms, previous=self._previous,
+                          apps=apps, nodes=nodes)
         except PollError as e:
             stats = replace(before.stats, polls=before.stats.polls + 1,
                             errors_total=before.stats.errors_total + 1, up=False,
@@ -86,7 +101,12 @@ class Watcher:
             self._publish(latest)
             return latest
         sample = result.sample
+        self._previous = result
         self._finished_since_ms = result.finished_since_ms
+        if sample.apps_fresh:
+            self._apps_at = started
+        if sample.nodes_fresh:
+            self._nodes_at = started
         if result.message:
             notes.append(result.message)
         notes.extend(result.notes)
@@ -104,6 +124,10 @@ class Watcher:
             self.history.prune(sample.time_ms)
             self._last_prune = self._clock()
         return latest
+
+    def _due(self, last: float, every: float | None, now: float) -> bool:
+        # a little early rather than a whole poll late: the poll itself takes time
+        return every is None or now - last >= every - self.interval_s / 2
 
     def run(self, stop: threading.Event) -> None:
         """Poll until ``stop`` is set (fixed rate; an overrun delays the next poll)."""

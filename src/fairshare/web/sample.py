@@ -51,6 +51,10 @@ class Sample:
     apps: tuple[DumpApp, ...]
     skipped_nodes: tuple[str, ...] = ()  # nodes the scheduler does not hold (LOST, …)
     metrics: Mapping[str, int | float] = field(default_factory=dict)  # clusterMetrics
+    # whether ``apps`` and ``nodes`` were asked for at this poll, or carried over from an
+    # earlier one (``watch --apps-interval``/``--nodes-interval``: they cost most at scale)
+    apps_fresh: bool = True
+    nodes_fresh: bool = True
 
     def queues(self) -> Iterator[DumpQueue]:
         """Every queue, depth-first from root, children in the RM's order."""

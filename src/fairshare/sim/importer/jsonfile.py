@@ -69,6 +69,10 @@ class JsonFile:
         return value
 
     def text_of(self, parent: Any, loc: Loc, key: str, *, required: bool = True) -> str | None:
+        if type(parent) is dict:  # the common case first: an RM answer has 300,000 of them
+            found = parent.get(key)
+            if type(found) is str:
+                return found
         value = self.member(parent, loc, key, required=required)
         if value is not None and not isinstance(value, str):
             self.fail((*loc, key), f"must be text, got {show(value)}")
@@ -78,6 +82,10 @@ class JsonFile:
               unknown: bool = False) -> int | None:
         """A non-negative whole number (MB, vcores, containers, times in ms). ``unknown``:
         -1 is read as 0 (the RM reports -1 for what an app without an attempt holds)."""
+        if type(parent) is dict:  # the common case first: an RM answer has 300,000 of them
+            found = parent.get(key)
+            if type(found) is int and found >= 0:
+                return found
         value = self.member(parent, loc, key, required=required)
         if value is None:
             return None

@@ -67,8 +67,13 @@ class AppTracker:
                 self.nodes[row["node_id"]] = tuple(row[f] for f in _NODE_FIELDS)
 
     def observe(self, connection: Connection, sample: Sample, previous_ms: int | None) -> None:
-        """Write what changed in ``sample``'s apps and nodes, and the preemptions."""
+        """Write what changed in ``sample``'s apps and nodes, and the preemptions (nothing of
+        the apps, or the nodes, when the poll carried them over from an earlier one)."""
         now = sample.time_ms
+        if not sample.apps_fresh:
+            if sample.nodes_fresh:
+                self._nodes(connection, now, sample.nodes)
+            return
         listed = {a.id: a for a in sample.apps}
         self._load(connection, [i for i in listed if i not in self.written])
         inserts: list[Row] = []
@@ -108,7 +113,8 @@ class AppTracker:
             connection.execute(insert(schema.app_change), changes)
         if preempted:
             connection.execute(insert(schema.preemption), preempted)
-        self._nodes(connection, now, sample.nodes)
+        if sample.nodes_fresh:
+            self._nodes(connection, now, sample.nodes)
 
     def _row(self, app: DumpApp, sample: Sample, old: Row | None) -> Row:
         now = sample.time_ms
