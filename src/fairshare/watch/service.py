@@ -86,8 +86,11 @@ class Watcher:
             notes.append(self.config_error)
         started = self._clock()
         previous = before.sample.cluster_id if before.sample else None
-        apps = self._due(self._apps_at, self.apps_interval_s, started)
-        nodes = self._due(self._nodes_at, self.nodes_interval_s, started)
+        # a checkpoint keeps every answer whole: then the apps and nodes are asked for too,
+        # and between checkpoints no answer's text is kept
+        checkpoint = self.history.checkpoint_due(self.now_ms())
+        apps = checkpoint or self._due(self._apps_at, self.apps_interval_s, started)
+        nodes = checkpoint or self._due(self._nodes_at, self.nodes_interval_s, started)
         try:
             result = poll(self.client, self.now_ms, previous,
                           finished_since_ms=self._finished_since_ms, previous=self._previous,
@@ -101,7 +104,7 @@ class Watcher:
             self._publish(latest)
             return latest
         sample = result.sample
-        self._previous = result
+        self._previous = replace(result, answers={})
         self._finished_since_ms = result.finished_since_ms
         if sample.apps_fresh:
             self._apps_at = started
@@ -112,7 +115,7 @@ class Watcher:
         notes.extend(result.notes)
         names = [q.name for q in sample.queues()]
         thresholds = self.allocations.thresholds(names) if self.allocations else {}
-        self.history.add(sample, thresholds, result.answers)
+        self.history.add(sample, thresholds, result.answers if checkpoint else None)
         facts = advance(before.facts, previous, sample, thresholds)
         stats = replace(before.stats, polls=before.stats.polls + 1, up=True,
                         last_poll_seconds=self._clock() - started, last_error=None,

@@ -19,6 +19,7 @@ from fairshare.sim.sources.jsontext import (
     read_trace_text,
 )
 
+_BUILT_IN = ("memory-mb", "vcores")  # the resource types every RM has
 MAX_DUMP_BYTES = 8 * MAX_TOPOLOGY_BYTES  # 128 MiB: a busy RM's apps list with its history
 
 
@@ -140,12 +141,17 @@ class JsonFile:
         value = parent.get(key) if isinstance(parent, dict) else None
         if not isinstance(value, dict):
             return []
+        infos = value.get("resourceInformations")
+        listed = infos.get("resourceInformation") if type(infos) is dict else None
+        if type(listed) is list and all(type(i) is dict and i.get("name") in _BUILT_IN
+                                        for i in listed):
+            return []  # the common case, memory and vcores only: nothing to locate
         where: Loc = (*loc, key)
         found = []
         for item_loc, item in self.items(value, where, "resourceInformations",
                                          "resourceInformation"):
             name = self.text_of(item, item_loc, "name")
-            if name in ("memory-mb", "vcores"):
+            if name in _BUILT_IN:
                 continue
             amount = self.count(item, item_loc, "value")
             assert name is not None and amount is not None

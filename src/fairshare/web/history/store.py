@@ -310,3 +310,9 @@ class History:
 
     def size_bytes(self) -> int:
         return database.size_bytes(self.engine)
+
+    def checkpoint_due(self, time_ms: int) -> bool:
+        """Whether :meth:`add` of a sample at ``time_ms`` would keep its answers as a
+        checkpoint (so a poller needs them whole, and need not keep them otherwise)."""
+        return (self._checkpoint_ms is None
+                or time_ms - self._checkpoint_ms >= self.checkpoint_every_ms)
