@@ -120,7 +120,7 @@ def start(
     host, port = guarded(lambda: listen_address(listen))
     client = _client(rm, user, ca_bundle, spnego, timeout)
     watch = _allocations(allocations, site)
-    history = guarded(lambda: History.open(db))
+    history = guarded(lambda: History.open(db, poll_interval_ms=round(interval_s * 1000)))
     watcher = Watcher(client, history, watch, interval_s, apps_interval_s=apps_s,
                       nodes_interval_s=nodes_s)
     stop = threading.Event()
