@@ -50,6 +50,7 @@ fuzz: $(STAMP)
 
 # builds rmharness with Maven if needed (offline first), then runs a real RM per test module
 test-rm: $(STAMP)
+	$(VENV)/bin/python -m pip install --quiet -e '.[test,browser]'
 	$(VENV)/bin/python -m pytest rm_tests
 
 # builds oracle/driver with Maven (offline once its dependencies are downloaded), then compares

@@ -204,3 +204,52 @@ def test_the_pages_and_metrics_say_what_the_rm_served(watched: Watched) -> None:
         assert values[("queue_metrics_fair_share_mb", name)] == q["fairResources"]["memory"]
         assert values[("queue_metrics_allocated_mb", name)] == q["usedResources"]["memory"]
     assert values[("fairshare_watch_up", None)] == 1
+
+
+def test_the_pages_of_the_real_rm_in_chromium(watched: Watched) -> None:
+    """Every page of the watched RM loads in Debian's chromium with no console error and no
+    request outside the server; the Scheduler page draws the RM's queues; screenshots kept."""
+    import threading
+
+    import uvicorn
+    from playwright.sync_api import sync_playwright
+
+    from browser_tests.test_live_pages import ARGS, CHROMIUM, SHOTS, Visit
+
+    server = uvicorn.Server(uvicorn.Config(watch_app_for(watched.watcher), host="127.0.0.1",
+                                           port=0, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.05)
+        base = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+        app = watched.rm.of("preempted")[0]["app"]
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                for path in ("/", "/queue/root.b", "/tuning", "/apps", f"/app/{app}",
+                             "/diagnosis"):
+                    visit = Visit(browser, base, path)
+                    try:
+                        visit.page.wait_for_load_state("networkidle")
+                        name = path.strip("/").replace("/", "_") or "scheduler"
+                        visit.page.screenshot(path=str(SHOTS / f"real-rm-{name}.png"),
+                                              full_page=True)
+                        assert not visit.outside, visit.outside
+                        assert not visit.errors, visit.errors
+                        if path == "/":  # a row per queue the RM served, in the tree
+                            rows = visit.page.locator("tr[data-queue]")
+                            drawn = {rows.nth(i).get_attribute("data-queue")
+                                     for i in range(rows.count())}
+                            assert drawn == set(_queues(watched.polls[-1][1]))
+                    finally:
+                        visit.close()
+            finally:
+                browser.close()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
