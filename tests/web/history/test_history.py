@@ -218,7 +218,7 @@ def test_series_pick_raw_samples_then_buckets_then_merged_buckets(
         one = history.series("root.x", T0, T0 + 2 * MINUTE, max_points=1)
         assert one.resolution_ms == one_point and one.averages["used_mb"] == (2048.0,)
         assert (one.minima["used_mb"], one.maxima["used_mb"]) == ((1024,), (3072,))
-        with pytest.raises(ValueError, match="root.nope"):
+        with pytest.raises(ValueError, match=r"root\.nope"):
             history.series("root.nope", T0, T0 + MINUTE)
         history.close()
 
@@ -325,11 +325,11 @@ def test_prune_bounds_the_size_by_the_retention(history_url: Callable[[], str]) 
 
 
 def test_bad_input_is_a_clear_error(history: History, tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="Window.timezone"):
+    with pytest.raises(ValueError, match=r"Window\.timezone"):
         history.tally(Window(0, 1, hours=frozenset({1}), timezone="Mars/Olympus"))
-    with pytest.raises(ValueError, match="Retention.tiers"):
+    with pytest.raises(ValueError, match=r"Retention\.tiers"):
         History.open(str(tmp_path / "x.db"), Retention(DAY, ((MINUTE, DAY), (90_000, DAY))))
-    with pytest.raises(ValueError, match="Retention.raw_ms"):
+    with pytest.raises(ValueError, match=r"Retention\.raw_ms"):
         History.open(str(tmp_path / "y.db"), Retention(MINUTE, ((MINUTE, DAY),)))
     with pytest.raises(ValueError, match="history database URL"):
         History.open("postgresql+psycopg://a:b@[::1")

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, insert, select, update
+from sqlalchemy import Connection, and_, bindparam, func, insert, select, update
 
 from fairshare.sim.importer.dump import DumpApp, DumpNode
 from fairshare.web.history import schema
@@ -143,10 +143,16 @@ class AppTracker:
                 self.written[row["id"]] = dict(row)
 
     def _update(self, connection: Connection, rows: Iterable[Row]) -> None:
+        """One statement, executed for many rows: built per row, ten thousand apps' updates
+        took seconds of SQLAlchemy's statement compilation."""
         t = schema.app
-        for row in rows:
-            values = {k: v for k, v in row.items() if k != "id"}
-            connection.execute(update(t).where(t.c.id == row["id"]).values(**values))
+        rows = list(rows)
+        columns = [c.name for c in t.columns if c.name != "id"]
+        statement = update(t).where(t.c.id == bindparam("app_id")).values(
+            {name: bindparam(f"v_{name}") for name in columns})
+        connection.execute(statement, [{"app_id": row["id"],
+                                        **{f"v_{name}": row[name] for name in columns}}
+                                       for row in rows])
 
     def _nodes(self, connection: Connection, now: int, nodes: Iterable[DumpNode]) -> None:
         rows, present = [], set()
