@@ -1,16 +1,15 @@
 # make run  — set up .venv if needed, then simulate the bundled example (the seed's three tenants) and write its report
 # make test — set up .venv if needed, then run every test
+# make test-postgres — the history store's tests on a PostgreSQL they start (initdb + pg_ctl)
 # make fuzz — the fuzz suite (docs/reliability.md); FUZZ_ARGS="--smoke" or "--mutants 500 --seed 2"
 # make test-browser — the report in Debian's chromium (apt-get install chromium chromium-driver)
-# make test-postgres — the history store's tests on a PostgreSQL server they start themselves
-#               (initdb + pg_ctl on 127.0.0.1; apt-get install postgresql)
 # make oracle — fairshare against Hadoop's own FairScheduler (needs a JDK 17 and Maven;
 #               docs/fidelity.md): ORACLE_N=10000 for more random scenarios, ORACLE_ARGS=--smoke
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test test-browser test-postgres lint bench fuzz oracle clean
+.PHONY: run test test-browser lint bench fuzz oracle clean
 FUZZ_ARGS ?=
 ORACLE_N ?= 1000
 ORACLE_ARGS ?=
@@ -33,8 +32,9 @@ test-browser: $(STAMP)
 	$(VENV)/bin/python -m pip install --quiet -e '.[test,browser]'
 	$(VENV)/bin/python -m pytest browser_tests
 
-# postgres_tests/conftest.py makes a throw-away cluster in a temporary folder and stops it by
-# its pid; not part of `make test`, which must run where there is no PostgreSQL
+# postgres_tests/conftest.py makes a throw-away cluster in a temporary folder, on 127.0.0.1,
+# and stops it by its pid; not part of `make test`, which must run where there is no PostgreSQL
+.PHONY: test-postgres
 test-postgres: $(STAMP)
 	$(VENV)/bin/python -m pytest postgres_tests
 
