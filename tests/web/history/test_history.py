@@ -333,3 +333,21 @@ def test_bad_input_is_a_clear_error(history: History, tmp_path: Path) -> None:
         History.open(str(tmp_path / "y.db"), Retention(MINUTE, ((MINUTE, DAY),)))
     with pytest.raises(ValueError, match="history database URL"):
         History.open("postgresql+psycopg://a:b@[::1")
+
+
+def test_ten_thousand_quiet_apps_write_no_row_per_poll(history: History) -> None:
+    """Only the apps that moved are written: 10,000 apps, then polls where 50 of them got a
+    container (their memorySeconds grew too, as every running app's does: no change)."""
+    s = dump_sample("basic", T0)
+    template = s.apps[0]
+    apps = [replace(template, id=f"application_1700000000000_{k:05d}") for k in range(10_000)]
+    history.add(with_apps(s, T0, apps), {})
+    assert _count(history, "app_change") == 10_000
+    for poll in range(1, 3):
+        grown = [replace(a, memory_seconds=a.memory_seconds + 5 * poll * a.allocated[0])
+                 for a in apps]
+        for k in range(50 * poll, 50 * poll + 50):
+            grown[k] = replace(grown[k], running_containers=grown[k].running_containers + 1)
+        apps = grown
+        history.add(with_apps(s, T0 + 5_000 * poll, apps), {})
+        assert _count(history, "app_change") == 10_000 + 50 * poll
