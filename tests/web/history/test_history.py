@@ -233,11 +233,18 @@ def test_apps_are_written_when_they_change_and_kept_when_the_rm_forgets_them(
     busy = replace(apps[0], allocated=(apps[0].allocated[0] + 2048, apps[0].allocated[1] + 1),
                    running_containers=apps[0].running_containers + 1)
     history.add(with_apps(s, T0 + 25_000, [busy, *apps[1:]]), {})
+    moved = history.app(busy.id)
+    assert moved is not None and moved.allocated == busy.allocated  # the record follows
+    assert _count(history, "app_change") == len(apps)  # but an allocation is no transition
+    done = replace(apps[1], state="FINISHED", final_status="SUCCEEDED",
+                   finished_ms=T0 + 26_000)
+    history.add(with_apps(s, T0 + 27_000, [busy, done, *apps[2:]]), {})
     assert _count(history, "app_change") == len(apps) + 1
     history.add(with_apps(s, T0 + 30_000, [busy]), {})  # the RM forgot the others
     history.add(with_apps(s, T0 + 35_000, [busy]), {})
     gone = history.app(apps[1].id)
-    assert gone is not None and gone.last_seen_ms == T0 + 25_000
+    assert gone is not None and gone.last_seen_ms == T0 + 27_000
+    assert (gone.state, gone.finished_ms) == ("FINISHED", T0 + 26_000)
     assert gone.first_seen_ms == T0 and gone.user == apps[1].user
     kept = history.app(busy.id)
     assert kept is not None and kept.last_seen_ms == T0 + 35_000
@@ -337,7 +344,8 @@ def test_bad_input_is_a_clear_error(history: History, tmp_path: Path) -> None:
 
 def test_ten_thousand_quiet_apps_write_no_row_per_poll(history: History) -> None:
     """Only the apps that moved are written: 10,000 apps, then polls where 50 of them got a
-    container (their memorySeconds grew too, as every running app's does: no change)."""
+    container (their memorySeconds grew too, as every running app's does: no change) and
+    50 finished (a transition, kept in app_change)."""
     s = dump_sample("basic", T0)
     template = s.apps[0]
     apps = [replace(template, id=f"application_1700000000000_{k:05d}") for k in range(10_000)]
@@ -346,8 +354,31 @@ def test_ten_thousand_quiet_apps_write_no_row_per_poll(history: History) -> None
     for poll in range(1, 3):
         grown = [replace(a, memory_seconds=a.memory_seconds + 5 * poll * a.allocated[0])
                  for a in apps]
-        for k in range(50 * poll, 50 * poll + 50):
+        for k in range(100 * poll, 100 * poll + 50):
             grown[k] = replace(grown[k], running_containers=grown[k].running_containers + 1)
+        for k in range(100 * poll + 50, 100 * poll + 100):
+            grown[k] = replace(grown[k], state="FINISHED", finished_ms=T0 + 5_000 * poll)
         apps = grown
         history.add(with_apps(s, T0 + 5_000 * poll, apps), {})
         assert _count(history, "app_change") == 10_000 + 50 * poll
+        assert history.app(apps[100 * poll].id).running_containers == (  # type: ignore[union-attr]
+            template.running_containers + 1)
+
+
+def test_prune_forgets_apps_and_changes_after_the_longest_retention_but_keeps_the_newest(
+        history_url: Callable[[], str]) -> None:
+    retention = Retention(raw_ms=2 * MINUTE, tiers=((MINUTE, 10 * MINUTE),))
+    h = History.open(history_url(), retention, poll_interval_ms=5_000)
+    try:
+        s = dump_sample("basic", T0)
+        h.add(s, {}, {"scheduler.json": "first"})
+        h.add(with_apps(s, T0 + 5_000, []), {}, {"scheduler.json": "second"})  # apps gone
+        h.prune(T0 + 5 * MINUTE)
+        assert _count(h, "app") == len(s.apps) and _count(h, "app_change") == len(s.apps)
+        assert h.checkpoint(T0 + 5_000) == (T0, {"scheduler.json": "first"})
+        h.prune(T0 + 20 * MINUTE)
+        assert _count(h, "app") == _count(h, "app_change") == _count(h, "node_change") == 0
+        assert h.checkpoint(T0 + 5_000) == (T0, {"scheduler.json": "first"})  # the newest
+        assert h.last_time_ms() == T0 + 5_000  # the newest sample is never pruned
+    finally:
+        h.close()

@@ -246,7 +246,8 @@ class History:
         newest's) and buckets (never those the newest coarser bucket, unfinished, is still
         to be built from: a watcher stopped for long loses nothing), checkpoints and
         app/node changes (but the newest of each) after ``raw_ms``; each resolution's
-        buckets after its time kept; app records and preemptions after the longest.
+        buckets after its time kept; app records, preemptions and every app/node change
+        after the longest.
         Buckets are built as samples arrive, so there is nothing left to downsample here.
         On PostgreSQL the pruned tables are vacuumed, so that new rows reuse the space (the
         size stays bounded)."""
@@ -280,6 +281,8 @@ class History:
                 connection.execute(delete(table).where(and_(
                     table.c.time_ms < now_ms - r.raw_ms, newer)))
             longest = now_ms - max(kept for _, kept in r.tiers)
+            for table in (schema.app_change, schema.node_change):  # even the newest, then
+                connection.execute(delete(table).where(table.c.time_ms < longest))
             a = schema.app.c
             connection.execute(delete(schema.app).where(and_(
                 a.listed.is_(False), a.last_seen_ms < longest,
