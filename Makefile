@@ -1,5 +1,6 @@
 # make run  — set up .venv if needed, then simulate the bundled example (the seed's three tenants) and write its report
 # make test — set up .venv if needed, then run every test
+# make test-postgres — the history store's tests on a PostgreSQL they start (initdb + pg_ctl)
 # make fuzz — the fuzz suite (docs/reliability.md); FUZZ_ARGS="--smoke" or "--mutants 500 --seed 2"
 # make test-browser — the report in Debian's chromium (apt-get install chromium chromium-driver)
 # make test-rm — Hadoop 3.4's own ResourceManager in-process (rmharness/, JDK 17 + Maven), tested over its REST API
@@ -31,6 +32,12 @@ test: $(STAMP)
 test-browser: $(STAMP)
 	$(VENV)/bin/python -m pip install --quiet -e '.[test,browser]'
 	$(VENV)/bin/python -m pytest browser_tests
+
+# postgres_tests/conftest.py makes a throw-away cluster in a temporary folder, on 127.0.0.1,
+# and stops it by its pid; not part of `make test`, which must run where there is no PostgreSQL
+.PHONY: test-postgres
+test-postgres: $(STAMP)
+	$(VENV)/bin/python -m pytest postgres_tests
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench fuzz browser_tests oracle rm_tests rmharness/capture.py

@@ -9,7 +9,8 @@ every 5 s. Not a test (pytest collects ``test_*`` only); run it:
    settles at: the retention bounds it).
 2. *Tally over 30 days*: 31 days of the same cluster sampled every 5 minutes (so the hour
    buckets hold moving numbers as at 5 s), then the Preemption Tuning tally over the last 30
-   days — unfiltered, and Monday–Friday 9–17 Europe/Paris — and one queue's series.
+   days — unfiltered, Monday–Friday 9–17 Europe/Paris, and Monday–Friday in New York (its
+   days are not UTC days, so hour buckets answer) — and one queue's series.
 """
 
 from __future__ import annotations
@@ -78,7 +79,11 @@ def tally_time(folder: Path, queues: int, days: int) -> dict[str, float]:
                      ("tally_filtered_s", Window(window.start_ms, window.end_ms,
                                                  weekdays=frozenset(range(5)),
                                                  hours=frozenset(range(9, 17)),
-                                                 timezone="Europe/Paris"))):
+                                                 timezone="Europe/Paris")),
+                     # days that are not UTC days: the hour buckets answer, ~520 of them
+                     ("tally_weekdays_new_york_s", Window(window.start_ms, window.end_ms,
+                                                          weekdays=frozenset(range(5)),
+                                                          timezone="America/New_York"))):
         started = time.perf_counter()
         got = h.tally(w)
         out[label] = time.perf_counter() - started

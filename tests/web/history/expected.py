@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from tests.web.history.synthetic import QUEUE_COLUMNS, Values
 
@@ -35,7 +36,7 @@ def expected_tally(stream: Stream, start_ms: int, end_ms: int, cap_ms: int,
                    keep: Callable[[int], bool] = lambda _t: True) -> dict[str, Expected]:
     """``stream``: (time, rows (name, values), thresholds) oldest first."""
     out: dict[str, Expected] = {}
-    for (time_ms, rows, thresholds), (next_ms, _, _) in zip(stream, stream[1:], strict=False):
+    for (time_ms, rows, thresholds), (next_ms, _, _) in pairwise(stream):
         if not (start_ms <= time_ms < end_ms and keep(time_ms)):
             continue
         weight = min(next_ms - time_ms, cap_ms)

@@ -11,8 +11,14 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from fairshare.sim.importer.dump import DumpApp, DumpNode, DumpQueue, read_apps, read_nodes, \
-    read_scheduler
+from fairshare.sim.importer.dump import (
+    DumpApp,
+    DumpNode,
+    DumpQueue,
+    read_apps,
+    read_nodes,
+    read_scheduler,
+)
 from fairshare.sim.importer.jsonfile import JsonFile
 from fairshare.web.sample import QUEUE_COLUMNS, Sample
 

@@ -6,8 +6,11 @@ seen. A row is written when something an admin reads changed — state, queue, a
 pending or running containers, preemption counts, diagnostics, finish — and not for what
 grows by itself while the app runs (``memorySeconds``, ``vcoreSeconds``: they ride along on
 the next change, and are written when the app leaves the RM's answer). So a poll of 10,000
-apps of which 50 moved writes 50 rows. ``app_change`` keeps each change (the app's
-history); ``listed`` says whether the newest sample still showed the app.
+apps of which 50 moved writes 50 rows. ``app_change`` keeps the app's transitions — a state,
+a queue, its first container beyond the AM, a preemption, its finish — with its numbers
+then; not every change of allocation (on a busy cluster a tenth of the apps move at every
+poll: that log would outgrow everything else; the queues' samples hold the allocation over
+time). ``listed`` says whether the newest sample still showed the app.
 
 A *preemption* is derived where an app's ``numAMContainerPreempted`` +
 ``numNonAMContainerPreempted`` rose between its previous record and this sample of the same
@@ -37,6 +40,9 @@ _ACCRUING = ("memory_seconds", "vcore_seconds", "preempted_memory_seconds",
              "preempted_vcore_seconds", "last_seen_ms", "listed")
 _CHANGE_FIELDS = ("state", "allocated_mb", "allocated_vcores", "pending_containers",
                   "running_containers", "preempted", "preempted_mb", "preempted_vcores")
+# what makes an app_change row (a transition); _CHANGE_FIELDS are what it records
+_TRANSITIONS = ("state", "queue", "first_container_ms", "am_preempted", "preempted",
+                "finished_ms")
 _NODE_FIELDS = ("state", "capacity_mb", "capacity_vcores", "used_mb", "used_vcores",
                 "containers")
 
@@ -96,7 +102,7 @@ class AppTracker:
             self.seen[app_id] = row
             if old is None or not old["listed"] or _differs(old, row):
                 (inserts if old is None else updates).append(row)
-                if old is None or any(old[f] != row[f] for f in _CHANGE_FIELDS):
+                if old is None or any(old[f] != row[f] for f in _TRANSITIONS):
                     changes.append({"app_id": app_id, "time_ms": now,
                                     **{f: row[f] for f in _CHANGE_FIELDS}})
                 self.written[app_id] = row

@@ -67,16 +67,20 @@ def migrate(engine: Engine) -> None:
 def size_bytes(engine: Engine) -> int:
     """The database's size on disk: SQLite's pages in use (the file, with its WAL folded in,
     less the free pages deleted rows left for reuse); PostgreSQL's tables with their indexes
-    and TOAST."""
+    and TOAST (TimescaleDB's hypertables with their chunks)."""
     with engine.connect() as connection:
         if engine.dialect.name == "sqlite":
             pages = connection.execute(text("PRAGMA page_count")).scalar_one()
             free = connection.execute(text("PRAGMA freelist_count")).scalar_one()
             size = connection.execute(text("PRAGMA page_size")).scalar_one()
             return int((pages - free) * size)
+        timescale = connection.execute(text(
+            "SELECT 1 FROM pg_extension WHERE extname = 'timescaledb'")).first() is not None
         total = 0
         for table in schema.metadata.tables:
-            total += int(connection.execute(
-                text("SELECT pg_total_relation_size(CAST(:t AS regclass))"),
-                {"t": table}).scalar_one())
+            # a hypertable's rows are in its chunks, which the parent's size leaves out
+            query = ("SELECT hypertable_size(CAST(:t AS regclass))"
+                     if timescale and table in schema.HYPERTABLES
+                     else "SELECT pg_total_relation_size(CAST(:t AS regclass))")
+            total += int(connection.execute(text(query), {"t": table}).scalar_one() or 0)
         return total

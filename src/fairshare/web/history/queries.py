@@ -164,7 +164,7 @@ class Reader:
     def _rows_of(self, qid: int) -> dict[int, tuple[int, int]]:
         """Per layout, the row of queue ``qid`` (layouts without it: none)."""
         out = {}
-        for lid, ids in self.layouts.layouts.items():
+        for lid, ids in list(self.layouts.layouts.items()):  # the poller may be adding one
             at = np.flatnonzero(ids == qid)
             out[lid] = (int(at[0]), int(at[0]) + 1) if len(at) else (0, 0)
         return out

@@ -11,7 +11,8 @@ hypertables (a hypertable's unique indexes must hold its time column). Times are
 * ``bucket`` — one row per (resolution, bucket start): the merged tally of every queue
   (:mod:`.tally`), one blob.
 * ``app`` — each app's latest record (written when something changed); ``app_change`` — the
-  app's numbers at each sample where they changed; ``node_change`` likewise per node;
+  app's numbers at each of its transitions (:mod:`.apps`); ``node_change`` — a node's
+  numbers when they changed;
   ``preemption`` — containers an app lost between two samples.
 * ``checkpoint`` — the RM's raw answers (zlib JSON) every few minutes, for ``watch fork``.
 """
@@ -101,7 +102,7 @@ app_change = Table(
     Column("allocated_vcores", BigInteger, nullable=False),
     Column("pending_containers", BigInteger, nullable=False),
     Column("running_containers", BigInteger, nullable=False),
-    Column("preempted", BigInteger, nullable=False),  # AM and non-AM
+    Column("preempted", BigInteger, nullable=False),  # non-AM (numNonAMContainerPreempted)
     Column("preempted_mb", BigInteger, nullable=False),
     Column("preempted_vcores", BigInteger, nullable=False),
     Index("app_change_time", "time_ms"))
