@@ -40,7 +40,7 @@ test-postgres: $(STAMP)
 	$(VENV)/bin/python -m pytest postgres_tests
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench fuzz browser_tests oracle rm_tests rmharness/capture.py
+	$(VENV)/bin/ruff check src tests bench fuzz browser_tests oracle rm_tests rmharness/capture.py postgres_tests
 	$(VENV)/bin/mypy src/
 
 bench: $(STAMP)

@@ -161,7 +161,11 @@ def _help(path: tuple[str, ...]) -> str:
 
 def _options(command: str) -> set[str]:
     words = [w for w in command.split()[1:] if not w.startswith("-")]
-    text = _help(tuple(words[:2] if words[:1] == ["workload"] else words[:1]))
+    if words[:1] == ["watch"]:  # watch's default command (start) takes the RM's URL
+        path = ("watch", words[1] if words[1:2] in (["status"], ["fork"]) else "start")
+    else:
+        path = tuple(words[:2] if words[:1] == ["workload"] else words[:1])
+    text = _help(path)
     return set(re.findall(r"(?<![\w-])--[a-z][\w-]*", text)) | set(
         re.findall(r"(?<![\w-])-[a-z]\b", text))
 
