@@ -79,6 +79,7 @@ def test_an_rm_that_does_not_answer_is_one_line_naming_it() -> None:
     (["watch", "http://rm:8088", "--interval", "0s"], "--interval"),
     (["watch", "http://rm:8088", "--listen", "localhost"], "--listen"),
     (["watch", "ftp://rm:8088"], "RM_URL"),
+    (["watch", "http://rm:8088", "--retention", "raw=2d,1h=7d,1m=1d"], "--retention"),
     (["watch", "status", "http://rm:8088", "--timeout", "soon"], "--timeout"),
     (["watch", "fork", "--at", "yesterday", "-o", "x"], "--at"),
 ])

@@ -18,7 +18,7 @@ from typer import _click as click
 from fairshare.cli.common import CommandGroup, Format, FormatOpt, err, fail, guarded, out
 from fairshare.sim.importer.remaining import DISTRIBUTIONS
 from fairshare.sim.importer.scenario_text import DEFAULT_REMAINING_MS, DEFAULT_SEED, Choices
-from fairshare.watch.options import duration_ms, listen_address, moment_ms, rm_urls
+from fairshare.watch.options import duration_ms, listen_address, moment_ms, retention, rm_urls
 
 DEFAULT_DB = "fairshare-watch.db"
 DEFAULT_LISTEN = "127.0.0.1:8089"
@@ -100,6 +100,10 @@ def start(
     listen: Annotated[str, typer.Option(
         "--listen", help="Where the pages and /metrics are served (HOST:PORT).")]
     = DEFAULT_LISTEN,
+    keep: Annotated[str, typer.Option(
+        "--retention", help="How long raw samples and each resolution are kept: "
+        "raw=2d,1m=7d,1h=400d,1d=1096d (the database's size follows: docs/watch.md).")]
+    = "raw=2d,1m=7d,1h=400d,1d=1096d",
     user: UserOpt = None,
     ca_bundle: CaOpt = None,
     spnego: SpnegoOpt = False,
@@ -120,7 +124,8 @@ def start(
     host, port = guarded(lambda: listen_address(listen))
     client = _client(rm, user, ca_bundle, spnego, timeout)
     watch = _allocations(allocations, site)
-    history = guarded(lambda: History.open(db, poll_interval_ms=round(interval_s * 1000)))
+    kept = guarded(lambda: retention(keep))
+    history = guarded(lambda: History.open(db, kept, poll_interval_ms=round(interval_s * 1000)))
     watcher = Watcher(client, history, watch, interval_s, apps_interval_s=apps_s,
                       nodes_interval_s=nodes_s)
     stop = threading.Event()

@@ -8,6 +8,8 @@ from urllib.parse import urlsplit
 
 from fairshare.config.errors import ConfigError
 from fairshare.web import moments
+from fairshare.web.history.model import Retention
+from fairshare.web.history.retention import check
 
 
 def duration_ms(text: str, option: str) -> int:
@@ -54,3 +56,29 @@ def rm_urls(text: str, option: str = "RM_URL") -> list[str]:
     if not urls:
         raise ConfigError("no ResourceManager URL given", option)
     return urls
+
+
+def retention(text: str, option: str = "--retention") -> Retention:
+    """``raw=2d,1m=7d,1h=400d,1d=1096d``: how long raw samples and each bucket width are
+    kept (widths finest first, each a multiple of the one before; docs/watch.md
+    "Retention")."""
+    raw_ms: int | None = None
+    tiers: list[tuple[int, int]] = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        key, sep, kept = part.partition("=")
+        if not sep:
+            raise ConfigError(f"expected WIDTH=KEPT pairs such as raw=2d,1m=7d,1h=400d, got "
+                              f"{part!r}", option)
+        kept_ms = duration_ms(kept, option)
+        if key.strip() == "raw":
+            raw_ms = kept_ms
+        else:
+            tiers.append((duration_ms(key, option), kept_ms))
+    if raw_ms is None:
+        raise ConfigError("name how long raw samples are kept (raw=2d)", option)
+    chosen = Retention(raw_ms, tuple(tiers))
+    try:
+        check(chosen)
+    except ValueError as e:
+        raise ConfigError(str(e), option) from None
+    return chosen
