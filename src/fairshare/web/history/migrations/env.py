@@ -21,7 +21,7 @@ def _under_alembic() -> bool:
     test — its context is not set up, and nothing is done)."""
     try:
         return not context.is_offline_mode()
-    except AttributeError:
+    except (AttributeError, NameError):  # Alembic's context proxy, unset
         return False
 
 
