@@ -91,3 +91,51 @@ def test_bad_options_name_the_option_and_exit_2(args: list[str], named: str,
     assert named in result.stderr
     assert "Traceback" not in result.output
     assert not (tmp_path / "h.db").exists()
+
+
+def test_watch_serves_the_pages_and_metrics_of_what_it_polls(tmp_path: Path) -> None:
+    """The command itself, as a process: it prints the address it serves, polls the (recorded)
+    RM into the database, answers the pages and /metrics, and stops on SIGINT with a summary."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with serving(FakeRM.from_folder(RECORDED / "fair-preempted")) as fake:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "fairshare", "watch", fake.url, "--listen", "127.0.0.1:0",
+             "--interval", "0.2s", "--db", str(tmp_path / "h.db"), "--allocations",
+             str(ALLOCATIONS)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")})
+        try:
+            assert proc.stdout is not None
+            first = proc.stdout.readline()
+            base = first.split(" on ", 1)[1].split("/ ", 1)[0]
+            assert base.startswith("http://127.0.0.1:") and not base.endswith(":0"), first
+            deadline = time.monotonic() + 30
+            while True:
+                body = httpx.get(f"{base}/api/scheduler", timeout=5).json()
+                if body.get("queues"):
+                    break
+                assert time.monotonic() < deadline, body
+                time.sleep(0.2)
+            assert {q["name"] for q in body["queues"]} == {"root", "root.a", "root.b",
+                                                          "root.c", "root.c.c1"}
+            metrics = httpx.get(f"{base}/metrics", timeout=5).text
+            assert 'queue_metrics_fair_share_mb{queue="root.b"' in metrics
+            assert httpx.get(f"{base}/tuning", timeout=5).status_code == 200
+        finally:
+            proc.send_signal(signal.SIGINT)
+            try:
+                out, err = proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, err = proc.communicate()
+    assert proc.returncode == 0, (proc.returncode, err)  # a graceful stop, not a failure
+    assert "Stopped after" in out, (out, err)
+    assert "Traceback" not in err
+    assert (tmp_path / "h.db").exists()

@@ -8,6 +8,8 @@ database that cannot be opened exit 2 with the option or file named, nothing wri
 
 from __future__ import annotations
 
+import signal
+import socket
 import threading
 from pathlib import Path
 from typing import Annotated, Any
@@ -125,6 +127,9 @@ def start(
     client = _client(rm, user, ca_bundle, spnego, timeout)
     watch = _allocations(allocations, site)
     kept = guarded(lambda: retention(keep))
+    # bound before the database is opened: a port in use leaves nothing written; bound here,
+    # so that the address printed is the one served (port 0: a free one)
+    listening = _bind(host, port)
     history = guarded(lambda: History.open(db, kept, poll_interval_ms=round(interval_s * 1000)))
     watcher = Watcher(client, history, watch, interval_s, apps_interval_s=apps_s,
                       nodes_interval_s=nodes_s)
@@ -132,16 +137,35 @@ def start(
     poller = threading.Thread(target=watcher.run, args=(stop,), name="poll", daemon=True)
     server = uvicorn.Server(uvicorn.Config(watch_app_for(watcher), host=host, port=port,
                                            log_level="warning", access_log=False))
+    bound = listening.getsockname()[1]
     out.print(f"Watching {', '.join(client.urls)} every {interval_s:g} s into {db}; pages "
-              f"and /metrics on http://{host}:{port}/ (Ctrl-C stops)", soft_wrap=True)
+              f"and /metrics on http://{host}:{bound}/ (Ctrl-C stops)", soft_wrap=True)
     poller.start()
+    # Ctrl-C and SIGTERM are how a watcher stops: uvicorn shuts down gracefully and then
+    # raises the signal again, which must not read as an interrupted command (exit 130)
+    quiet = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        server.run()
+        server.run(sockets=[listening])
     finally:
+        for sig, handler in quiet.items():
+            signal.signal(sig, handler)
         stop.set()
         poller.join(timeout=interval_s + 30)
         history.close()
         out.print(f"Stopped after {watcher.latest().stats.polls} polls.", soft_wrap=True)
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise fail([f"--listen: cannot listen on {host}:{port}: {e.strerror}"]) from None
+    sock.listen(128)
+    return sock
 
 
 @watch_app.command("status")
