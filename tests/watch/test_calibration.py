@@ -232,3 +232,32 @@ def test_a_fork_from_the_last_state_has_nothing_to_compare(tmp_path: Path) -> No
     with pytest.raises(ConfigError) as e:
         calibrate(h, tmp_path / "fork", tmp_path / "run")
     assert "nothing was recorded after it" in str(e.value)
+
+
+def test_the_report_of_a_calibrated_fork_holds_the_calibration(
+        run: tuple[Path, Path], tmp_path: Path) -> None:
+    """The worked example's numbers on the run's report: root.b simulated 2,074 MB against
+    2,304 MB recorded, −10.0 %; AM wait p95 0 against 5.0 s; 0 / 2 preempted containers."""
+    import json
+    import shutil
+
+    from fairshare.config.errors import ConfigError
+    from fairshare.report import build_report
+    from fairshare.report.calibration import CALIBRATION
+    from fairshare.watch.calibration import as_json
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(run[1], run_dir)
+    (run_dir / CALIBRATION).write_text(json.dumps(as_json(calibrate(history(), *run))))
+    page = build_report(run_dir, run_dir / "report.html")[0].read_text(encoding="utf-8")
+    section = page[page.index('<section id="calibration">'):]
+    section = section[:section.index("</section>")]
+    row = section[section.index('data-queue="root.b"'):]
+    row = row[:row.index("</tr>")]
+    assert "2,074 MB / 2,304 MB" in row and "-10.0 %" in row
+    assert "0 / 5.0 s" in row and ">0 / 2<" in row
+    assert "Limits of the calibration" in section
+    (run_dir / CALIBRATION).write_text('{"queues": [{"queue": "root"}]}')
+    with pytest.raises(ConfigError, match=CALIBRATION):
+        build_report(run_dir, tmp_path / "again.html")
+    assert not (tmp_path / "again.html").exists()

@@ -243,6 +243,8 @@ def fork(
     import json
     import time
 
+    from fairshare.report import build_report
+    from fairshare.report.calibration import CALIBRATION
     from fairshare.watch import calibration as calib
     from fairshare.watch.fork import fork as fork_history
     from fairshare.watch.fork import utc
@@ -280,7 +282,14 @@ def fork(
         result = guarded(lambda: calib.calibrate(history, outdir, outdir / "run"))
     finally:
         history.close()
+    run_dir = outdir / "run"
+    staged = run_dir / f".{CALIBRATION}.tmp"
+    staged.write_text(json.dumps(calib.as_json(result), indent=2) + "\n", encoding="utf-8")
+    staged.replace(run_dir / CALIBRATION)
+    page = guarded(lambda: build_report(run_dir, run_dir / "report.html"))[0]
     if output is Format.JSON:
         out.print(json.dumps(calib.as_json(result), indent=2), soft_wrap=True)
     else:
         out.print(calib.render(result, width=min(out.width, 160)), soft_wrap=True)
+        out.print(f"Wrote {run_dir / CALIBRATION} and the run's report, with the "
+                  f"calibration: {page}", soft_wrap=True)

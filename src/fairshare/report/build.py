@@ -15,6 +15,7 @@ from pathlib import Path
 
 from fairshare.config.errors import ConfigError
 from fairshare.report.app_charts import app_chart
+from fairshare.report.calibration import load_calibration
 from fairshare.report.charts import Chart
 from fairshare.report.choose import choose_queues
 from fairshare.report.cluster_charts import usage_bars_chart, utilization_chart
@@ -72,7 +73,7 @@ def build_report(outdir: Path, html: Path, progress: Progress | None = None) -> 
     step("drawing apps")
     apps = app_chart(run.apps)
     report = RunReport(run, events, timeline.source, choice, views, utilization, bars, charts,
-                       apps, files_dir(html).name)
+                       apps, files_dir(html).name, load_calibration(outdir))
     step("writing the page")
     written = write_page(html, run_page(report), [utilization, bars, *charts, apps])
     step("done")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from fairshare.report import units
 from fairshare.report.advice import tuning_advice
+from fairshare.report.calibration import CalibrationView, calibration_section
 from fairshare.report.charts import Chart
 from fairshare.report.choose import Choice
 from fairshare.report.events import RunEvents
@@ -30,6 +31,7 @@ class RunReport:
     queue_charts: Sequence[Chart]
     apps: Chart
     files_dir: str  # where the PNGs are, relative to the page
+    calibration: CalibrationView | None = None  # a fork of a watched cluster, calibrated
 
 
 SECTIONS = (("utilization", "Cluster utilization"), ("tuning", "Preemption tuning"),
@@ -43,6 +45,7 @@ def run_page(r: RunReport) -> str:
     with units.memory_unit_of(max(r.run.capacity.memory_mb or 0.0,
                                   r.run.queue("root").steady.memory_mb or 0.0)):
         body = [f"<header><h1>{esc(title)}</h1>", _facts(r), _nav(), "</header>",
+                calibration_section(r.calibration) if r.calibration else "",
                 _utilization(r), _tuning(r), _bars(r), _queues(r), _recovery(r), _apps(r),
                 _footer(r)]
     return document(title, body)
