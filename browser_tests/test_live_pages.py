@@ -23,7 +23,8 @@ from PIL import Image
 from playwright.sync_api import Browser, ConsoleMessage, Page, Route, sync_playwright
 
 from fairshare.web.pages import create_app
-from tests.web.pages.fakes import FakeSource, sample_of
+from tests.web.dumps import sample_of
+from tests.web.pages.fakes import FakeSource
 from tests.web.pages.scenario import T, source
 
 ROOT = Path(__file__).resolve().parents[1]

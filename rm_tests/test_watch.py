@@ -32,6 +32,7 @@ from fairshare.watch.service import Watcher
 from fairshare.web.history.model import Window
 from fairshare.web.history.store import History
 from rm_tests.harness import CONTENTION_XML, Harness
+from rm_tests.test_harness import queues
 
 INTERVAL_S = 0.5
 SITE = """<?xml version="1.0"?>
@@ -60,18 +61,6 @@ class Watched:
     watcher: Watcher
     history: History
     polls: list[tuple[int, dict[str, Any], dict[str, Any]]]  # time, /scheduler, live /apps
-
-
-def _queues(scheduler: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-
-    def walk(q: dict[str, Any]) -> None:
-        out[q["queueName"]] = q
-        for child in q.get("childQueues", {}).get("queue", []):
-            walk(child)
-
-    walk(scheduler["scheduler"]["schedulerInfo"]["rootQueue"])
-    return out
 
 
 def _preempted(apps: dict[str, Any]) -> int:
@@ -126,7 +115,7 @@ def test_the_queue_numbers_stored_are_what_the_rm_served(watched: Watched) -> No
         assert series.resolution_ms == 0  # the raw samples
         at = dict(zip(series.times_ms, range(len(series.times_ms)), strict=True))
         for time_ms, scheduler, _apps in watched.polls:
-            served = _queues(scheduler)[name]
+            served = queues(scheduler)[name]
             i = at[time_ms]
             for column, (field, part) in columns.items():
                 assert series.averages[column][i] == served[field][part], (name, column)
@@ -145,7 +134,7 @@ def test_the_tuning_averages_are_an_independent_computations(watched: Watched) -
         weight = contention = short = 0
         sums = {"usedResources": 0, "fairResources": 0, "steadyFairResources": 0}
         for (t, scheduler, _), (t_next, _, _) in pairwise(polls):
-            q, dt = _queues(scheduler)[name], min(t_next - t, cap)
+            q, dt = queues(scheduler)[name], min(t_next - t, cap)
             weight += dt
             if q["pendingContainers"] > 0:
                 contention += dt
@@ -181,7 +170,7 @@ def test_the_preemptions_the_rm_made_are_found(watched: Watched) -> None:
 
 def test_the_pages_and_metrics_say_what_the_rm_served(watched: Watched) -> None:
     time_ms, scheduler, _apps = watched.polls[-1]
-    served = _queues(scheduler)
+    served = queues(scheduler)
     with TestClient(watch_app_for(watched.watcher)) as client:
         data = client.get("/api/scheduler").json()
         shown = {q["name"]: q for q in data["queues"]}
@@ -245,7 +234,7 @@ def test_the_pages_of_the_real_rm_in_chromium(watched: Watched) -> None:
                             rows = visit.page.locator("tr[data-queue]")
                             drawn = {rows.nth(i).get_attribute("data-queue")
                                      for i in range(rows.count())}
-                            assert drawn == set(_queues(watched.polls[-1][1]))
+                            assert drawn == set(queues(watched.polls[-1][1]))
                     finally:
                         visit.close()
             finally:

@@ -13,26 +13,18 @@ from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig
 from fairshare.sim.importer.dump import (
     DumpQueue,
-    JsonFile,
-    read_apps,
-    read_nodes,
-    read_scheduler,
 )
 from fairshare.watch.status import render_status, status_json
 from fairshare.web.diagnosis import Finding, diagnose
 from fairshare.web.sample import Sample
+from tests.web.dumps import sample_of
 
 DUMPS = Path(__file__).parents[1] / "importer" / "dumps"
 NOW_MS = 1_700_000_400_000
 
 
 def _sample(folder: str) -> Sample:
-    path = DUMPS / folder
-    root, cluster = read_scheduler(JsonFile.read(path / "scheduler.json", "scheduler.json"))
-    nodes, _ = read_nodes(JsonFile.read(path / "nodes.json", "nodes.json"))
-    apps = read_apps(JsonFile.read(path / "apps.json", "apps.json"))
-    return Sample(NOW_MS, "http://rm.example.com:8088", 1700000000000, "3.4.1", root, cluster,
-                  nodes, apps)
+    return sample_of(folder, NOW_MS)
 
 
 def _findings(sample: Sample) -> list[Finding]:

@@ -12,7 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from fairshare.config.allocation import parse_allocations_text
 from fairshare.config.yarnsite import load_site
-from fairshare.sim.importer.dump import DumpQueue, JsonFile, read_nodes, read_scheduler
+from fairshare.sim.importer.dump import DumpQueue
 from fairshare.web.diagnosis import QueueFacts
 from fairshare.web.metrics import (
     QUEUE_GAUGES,
@@ -22,17 +22,14 @@ from fairshare.web.metrics import (
     registry_for,
 )
 from fairshare.web.sample import Sample
+from tests.web.dumps import sample_of
 
 DUMPS = Path(__file__).parents[1] / "importer" / "dumps"
 NOW_MS = 1_700_000_400_000
 
 
 def _sample(folder: str, metrics: dict[str, int] | None = None) -> Sample:
-    path = DUMPS / folder
-    root, cluster = read_scheduler(JsonFile.read(path / "scheduler.json", "scheduler.json"))
-    nodes, _ = read_nodes(JsonFile.read(path / "nodes.json", "nodes.json"))
-    return Sample(NOW_MS, "http://rm:8088", 1, "3.4.1", root, cluster, nodes, (),
-                  metrics=metrics or {})
+    return sample_of(folder, NOW_MS, cluster_id=1, apps=False, metrics=metrics)
 
 
 def _scrape(state: LatestState, now_s: float = NOW_MS / 1000 + 2.5

@@ -15,12 +15,9 @@ from fairshare.sim.importer.dump import (
     DumpApp,
     DumpNode,
     DumpQueue,
-    read_apps,
-    read_nodes,
-    read_scheduler,
 )
-from fairshare.sim.importer.jsonfile import JsonFile
 from fairshare.web.sample import QUEUE_COLUMNS, Sample
+from tests.web.dumps import sample_of
 
 DUMPS = Path(__file__).resolve().parents[2] / "importer" / "dumps"
 C = {name: i for i, name in enumerate(QUEUE_COLUMNS)}
@@ -71,13 +68,7 @@ def expected_rows(leaves: Sequence[tuple[str, Values]], root: Values
 
 def dump_sample(folder: str, time_ms: int, cluster_id: int = 1700000000000) -> Sample:
     """A sample of one of tests/importer/dumps/, read as ``fairshare watch`` reads answers."""
-    base = DUMPS / folder
-    root, cluster = read_scheduler(JsonFile.read(base / "scheduler.json", "scheduler.json"))
-    nodes, skipped = read_nodes(JsonFile.read(base / "nodes.json", "nodes.json"))
-    apps = read_apps(JsonFile.read(base / "apps.json", "apps.json"))
-    return Sample(time_ms=time_ms, rm="http://127.0.0.1:8088", cluster_id=cluster_id,
-                  rm_version="3.4.1", root=root, cluster=cluster, nodes=nodes, apps=apps,
-                  skipped_nodes=skipped)
+    return sample_of(folder, time_ms, cluster_id=cluster_id)
 
 
 def with_apps(sample: Sample, time_ms: int, apps: Sequence[DumpApp],

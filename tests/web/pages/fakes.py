@@ -9,33 +9,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from fairshare.sim.importer.dump import read_apps, read_nodes, read_scheduler
-from fairshare.sim.importer.jsonfile import JsonFile
 from fairshare.web.diagnosis import Finding
 from fairshare.web.history.model import AppRecord, Preemption, QueueTally, Series, Window
 from fairshare.web.pages.source import LatestSample, ShownSettings
 from fairshare.web.sample import Sample
 
 DUMPS = Path(__file__).resolve().parents[2] / "importer" / "dumps"
-
-
-def dump_text(folder: str, name: str) -> str:
-    return (DUMPS / folder / name).read_text(encoding="utf-8")
-
-
-def sample_of(folder: str, time_ms: int = 1_700_000_400_000,
-              texts: Mapping[str, str] | None = None) -> Sample:
-    """The dump's three answers (or ``texts`` in their place) read as one Sample."""
-    def answer(name: str) -> JsonFile:
-        text = (texts or {}).get(name)
-        return JsonFile(dump_text(folder, name) if text is None else text,
-                        f"{folder}/{name}")
-    root, cluster = read_scheduler(answer("scheduler.json"))
-    nodes, skipped = read_nodes(answer("nodes.json"))
-    apps = read_apps(answer("apps.json"))
-    return Sample(time_ms=time_ms, rm="http://127.0.0.1:8088", cluster_id=1_700_000_000_000,
-                  rm_version="3.4.1", root=root, cluster=cluster, nodes=nodes, apps=apps,
-                  skipped_nodes=skipped)
 
 
 def Found(queue: str, app: str | None, cause: str, words: str,

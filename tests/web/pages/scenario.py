@@ -24,7 +24,8 @@ from __future__ import annotations
 from fairshare.web.history.model import AppRecord, Preemption, QueueTally, Series
 from fairshare.web.pages.source import ShownSettings
 from fairshare.web.sample import QUEUE_COLUMNS
-from tests.web.pages.fakes import FakeHistory, FakeSource, Found, sample_of
+from tests.web.dumps import sample_of
+from tests.web.pages.fakes import FakeHistory, FakeSource, Found
 
 T = 1_700_000_400_000
 WINDOW_MS = 600_000

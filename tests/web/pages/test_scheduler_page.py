@@ -12,7 +12,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from fairshare.web.pages import create_app
-from tests.web.pages.fakes import FakeHistory, FakeSource, dump_text, sample_of
+from tests.web.dumps import dump_text, sample_of
+from tests.web.pages.fakes import FakeHistory, FakeSource
 from tests.web.pages.scenario import APP_IDS, T, source
 
 
@@ -109,7 +110,7 @@ def with_gpus() -> str:
 
 
 def test_every_resource_type_gets_a_bar() -> None:
-    sample = sample_of("basic", T, {"scheduler.json": with_gpus()})
+    sample = sample_of("basic", T, texts={"scheduler.json": with_gpus()})
     c = client(FakeSource(sample, FakeHistory([])))
     data = c.get("/api/scheduler").json()
     assert data["resource_types"] == ["memory-mb", "vcores", "yarn.io/gpu"]
@@ -142,7 +143,8 @@ def test_hostile_names_are_escaped() -> None:
         '"root.default"', json.dumps("root." + HOSTILE))
     apps = json.loads(dump_text("basic", "apps.json"))
     apps["apps"]["app"][0].update(name=HOSTILE, user=HOSTILE)
-    sample = sample_of("basic", T, {"scheduler.json": scheduler, "apps.json": json.dumps(apps)})
+    sample = sample_of("basic", T, texts={"scheduler.json": scheduler,
+                                          "apps.json": json.dumps(apps)})
     c = client(FakeSource(sample, FakeHistory([]), (), None))
     html = c.get("/scheduler").text
     assert "<script>alert" not in html
