@@ -46,3 +46,10 @@ def test_a_difference_from_the_previous_sample_undoes_exactly(data: st.DataObjec
     part = raw.Raw(0, 1, 1, None, before[first:first + 1], t0[first:first + 1])
     values, thresholds = raw.decode(raw.encode(after, t1, base), part, (first, first + 1))
     assert np.array_equal(values, after[first:first + 1])
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=20), st.text(max_size=200), max_size=6))
+def test_a_checkpoints_answers_come_back_as_they_went_in(answers: dict[str, str]) -> None:
+    from fairshare.web.history.codec import pack_answers, unpack_answers
+
+    assert unpack_answers(pack_answers(answers)) == answers

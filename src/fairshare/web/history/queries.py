@@ -6,9 +6,7 @@ every answer is read from the database, never from the writer's memory.
 
 from __future__ import annotations
 
-import json
 import math
-import zlib
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -19,6 +17,7 @@ from sqlalchemy import Engine, and_, func, or_, select
 
 from fairshare.sim.record.contention import in_contention, short_of_threshold
 from fairshare.web.history import raw, schema
+from fairshare.web.history.codec import unpack_answers
 from fairshare.web.history.layouts import Layouts
 from fairshare.web.history.model import (
     AppRecord,
@@ -262,8 +261,7 @@ class Reader:
                                      .order_by(c.time_ms.desc()).limit(1)).first()
         if row is None:
             return None
-        answers = json.loads(zlib.decompress(row[1]).decode())
-        return int(row[0]), {str(k): str(v) for k, v in answers.items()}
+        return int(row[0]), unpack_answers(row[1])
 
 
 def _accumulate(groups: dict[int, Tally], layout_id: int, one: Tally) -> None:

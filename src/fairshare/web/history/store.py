@@ -34,8 +34,6 @@ only grows forwards). One process writes a database (the poller); any number rea
 
 from __future__ import annotations
 
-import json
-import zlib
 from collections.abc import Mapping
 from statistics import median
 
@@ -46,6 +44,7 @@ from sqlalchemy import Connection, and_, delete, func, insert, select, text, upd
 from fairshare.sim.record.contention import threshold_of
 from fairshare.web.history import database, raw, schema
 from fairshare.web.history.apps import AppTracker
+from fairshare.web.history.codec import pack_answers
 from fairshare.web.history.layouts import Layouts
 from fairshare.web.history.model import (
     AppRecord,
@@ -135,7 +134,7 @@ class History:
                                    previous.time_ms if previous is not None else None)
                 if answers and (self._checkpoint_ms is None or sample.time_ms
                                 - self._checkpoint_ms >= self.checkpoint_every_ms):
-                    blob = zlib.compress(json.dumps(dict(answers)).encode(), 6)
+                    blob = pack_answers(answers)
                     connection.execute(insert(schema.checkpoint),
                                        [{"time_ms": sample.time_ms,
                                          "cluster_id": sample.cluster_id, "data": blob}])
