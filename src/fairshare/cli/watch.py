@@ -17,7 +17,16 @@ from typing import Annotated, Any
 import typer
 from typer import _click as click
 
-from fairshare.cli.common import CommandGroup, Format, FormatOpt, err, fail, guarded, out
+from fairshare.cli.common import (
+    CommandGroup,
+    Format,
+    FormatOpt,
+    err,
+    fail,
+    guarded,
+    one_line,
+    out,
+)
 from fairshare.sim.importer.remaining import DISTRIBUTIONS
 from fairshare.sim.importer.scenario_text import DEFAULT_REMAINING_MS, DEFAULT_SEED, Choices
 from fairshare.watch.options import duration_ms, listen_address, moment_ms, retention, rm_urls
@@ -132,7 +141,9 @@ def start(
     listening = _bind(host, port)
     history = guarded(lambda: History.open(db, kept, poll_interval_ms=round(interval_s * 1000)))
     watcher = Watcher(client, history, watch, interval_s, apps_interval_s=apps_s,
-                      nodes_interval_s=nodes_s)
+                      nodes_interval_s=nodes_s,
+                      tell=lambda line: err.print(one_line(line), soft_wrap=True,
+                                                  style="yellow"))
     stop = threading.Event()
     poller = threading.Thread(target=watcher.run, args=(stop,), name="poll", daemon=True)
     server = uvicorn.Server(uvicorn.Config(watch_app_for(watcher), host=host, port=port,
@@ -258,7 +269,7 @@ def fork(
     now = int(time.time() * 1000)
     at_ms = guarded(lambda: moment_ms(at, "--at", now))
     until_ms = guarded(lambda: moment_ms(until, "--until", now)) if until else None
-    history = guarded(lambda: History.open(db))
+    history = guarded(lambda: History.open(db, create=False))
     try:
         forked = guarded(lambda: fork_history(
             history, at_ms, outdir, allocations=allocations, site=site,

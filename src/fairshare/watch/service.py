@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from fairshare.watch.allocations import AllocationWatch, Failed, Reloaded
 from fairshare.watch.client import RMClient
 from fairshare.watch.facts import advance
@@ -37,7 +39,8 @@ class Watcher:
     def __init__(self, client: RMClient, history: History, allocations: AllocationWatch | None,
                  interval_s: float, *, apps_interval_s: float | None = None,
                  nodes_interval_s: float | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 tell: Callable[[str], None] | None = None) -> None:
         self.client = client
         self.history = history
         self.allocations = allocations
@@ -47,6 +50,9 @@ class Watcher:
         self.apps_interval_s = apps_interval_s
         self.nodes_interval_s = nodes_interval_s
         self._previous: PollResult | None = None
+        # told each new problem, each note, and the recovery after a problem (the terminal)
+        self._tell = tell or (lambda line: None)
+        self._told: set[str] = set()
         self._apps_at = self._nodes_at = -float("inf")
         self._clock = clock
         self._latest = LatestState(None, rm=client.urls[0])
@@ -80,7 +86,8 @@ class Watcher:
             checked = self.allocations.check(self.now_ms())
             if isinstance(checked, Failed):
                 self.config_error = checked.message
-            elif isinstance(checked, Reloaded):
+            elif isinstance(checked, Reloaded) or not checked.waiting:
+                # reloaded, or the file in place is again the one in force
                 self.config_error = None
         if self.config_error:
             notes.append(self.config_error)
@@ -96,13 +103,7 @@ class Watcher:
                           finished_since_ms=self._finished_since_ms, previous=self._previous,
                           apps=apps, nodes=nodes)
         except PollError as e:
-            stats = replace(before.stats, polls=before.stats.polls + 1,
-                            errors_total=before.stats.errors_total + 1, up=False,
-                            last_poll_seconds=self._clock() - started, last_error=str(e),
-                            last_error_ms=self.now_ms())
-            latest = replace(before, stats=stats, notes=tuple(notes), **self._config())
-            self._publish(latest)
-            return latest
+            return self._failed(before, started, str(e), notes)
         sample = result.sample
         self._previous = replace(result, answers={})
         self._finished_since_ms = result.finished_since_ms
@@ -115,7 +116,12 @@ class Watcher:
         notes.extend(result.notes)
         names = [q.name for q in sample.queues()]
         thresholds = self.allocations.thresholds(names) if self.allocations else {}
-        self.history.add(sample, thresholds, result.answers if checkpoint else None)
+        try:
+            self.history.add(sample, thresholds, result.answers if checkpoint else None)
+        except (SQLAlchemyError, OSError) as e:  # the database, not the RM: the same display
+            shown = self.history.engine.url.render_as_string(hide_password=True)
+            return self._failed(before, started,
+                                f"history database {shown}: {_first_line(e)}", notes)
         facts = advance(before.facts, previous, sample, thresholds)
         stats = replace(before.stats, polls=before.stats.polls + 1, up=True,
                         last_poll_seconds=self._clock() - started, last_error=None,
@@ -123,10 +129,35 @@ class Watcher:
         latest = LatestState(sample, facts, stats, rm=sample.rm, notes=tuple(notes),
                              **self._config())
         self._publish(latest)
+        if before.stats.last_error is not None:
+            self._tell(f"the RM answers again ({sample.rm}) after: {before.stats.last_error}")
+            self._told.clear()
+        self._say(notes)
         if self._clock() - self._last_prune >= PRUNE_EVERY_S:
-            self.history.prune(sample.time_ms)
             self._last_prune = self._clock()
+            try:
+                self.history.prune(sample.time_ms)
+            except (SQLAlchemyError, OSError) as e:
+                self._say([f"history database: pruning failed: {_first_line(e)}"])
         return latest
+
+    def _failed(self, before: LatestState, started: float, error: str,
+                notes: list[str]) -> LatestState:
+        """A poll that gave no sample: the last good one stays, with this error beside it."""
+        stats = replace(before.stats, polls=before.stats.polls + 1,
+                        errors_total=before.stats.errors_total + 1, up=False,
+                        last_poll_seconds=self._clock() - started, last_error=error,
+                        last_error_ms=self.now_ms())
+        latest = replace(before, stats=stats, notes=tuple(notes), **self._config())
+        self._publish(latest)
+        self._say([error, *notes])
+        return latest
+
+    def _say(self, lines: list[str]) -> None:
+        for line in lines:
+            if line not in self._told:
+                self._told.add(line)
+                self._tell(line)
 
     def _due(self, last: float, every: float | None, now: float) -> bool:
         # a little early rather than a whole poll late: the poll itself takes time
@@ -136,6 +167,14 @@ class Watcher:
         """Poll until ``stop`` is set (fixed rate; an overrun delays the next poll)."""
         due = self._clock()
         while not stop.is_set():
-            self.poll_once()
+            try:
+                self.poll_once()
+            except Exception as e:
+                self._failed(self.latest(), self._clock(),
+                             f"internal error: {type(e).__name__}: {e}", [])
             due = max(due + self.interval_s, self._clock())
             stop.wait(max(0.0, due - self._clock()))
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]

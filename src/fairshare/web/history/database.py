@@ -48,6 +48,16 @@ def engine_for(url: str) -> Engine:
     return create_engine(parsed, pool_pre_ping=True)
 
 
+def shown_url(url: str) -> str:
+    """The URL as messages show it: a path as given, a URL with its password hidden."""
+    if "://" not in url:
+        return url
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):
+        return url
+
+
 def _sqlite_pragmas(connection: Any, _record: object) -> None:
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")

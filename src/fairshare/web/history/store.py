@@ -35,12 +35,15 @@ only grows forwards). One process writes a database (the poller); any number rea
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from statistics import median
 
 import numpy as np
 import numpy.typing as npt
 from sqlalchemy import Connection, and_, delete, func, insert, select, text, update
+from sqlalchemy.exc import SQLAlchemyError
 
+from fairshare.config.errors import ConfigError
 from fairshare.sim.record.contention import threshold_of
 from fairshare.web.history import database, raw, schema
 from fairshare.web.history.apps import AppTracker
@@ -83,10 +86,24 @@ class History:
     @classmethod
     def open(cls, url: str, retention: Retention | None = None, *,
              poll_interval_ms: int | None = None,
-             checkpoint_every_ms: int = DEFAULT_CHECKPOINT_EVERY_MS) -> History:
+             checkpoint_every_ms: int = DEFAULT_CHECKPOINT_EVERY_MS,
+             create: bool = True) -> History:
         """The history at ``url`` (a file path: SQLite in WAL mode; or a SQLAlchemy URL),
-        created or upgraded to the newest schema."""
-        return cls(url, retention or DEFAULT_RETENTION, poll_interval_ms, checkpoint_every_ms)
+        created (unless ``create`` is False: a reader's) or upgraded to the newest schema. A
+        database that cannot be opened — a missing file, a server that does not answer, a
+        driver not installed — is a ConfigError naming ``--db`` and the URL (its password
+        hidden)."""
+        if not create and "://" not in url and not Path(url).expanduser().is_file():
+            raise ConfigError(f"no history database at {url} (fairshare watch writes one "
+                              "with --db)", "--db")
+        try:
+            return cls(url, retention or DEFAULT_RETENTION, poll_interval_ms,
+                       checkpoint_every_ms)
+        except (SQLAlchemyError, OSError, ImportError, ValueError) as e:
+            shown = database.shown_url(url)
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise ConfigError(f"cannot open the history database {shown}: {first}",
+                              "--db") from None
 
     def close(self) -> None:
         self.engine.dispose()
