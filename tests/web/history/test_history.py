@@ -15,6 +15,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import func, select, text
 
+from fairshare.config.errors import ConfigError
 from fairshare.web.history import schema
 from fairshare.web.history.model import Retention, Window
 from fairshare.web.history.store import History
@@ -338,8 +339,11 @@ def test_bad_input_is_a_clear_error(history: History, tmp_path: Path) -> None:
         History.open(str(tmp_path / "x.db"), Retention(DAY, ((MINUTE, DAY), (90_000, DAY))))
     with pytest.raises(ValueError, match=r"Retention\.raw_ms"):
         History.open(str(tmp_path / "y.db"), Retention(MINUTE, ((MINUTE, DAY),)))
-    with pytest.raises(ValueError, match="history database URL"):
+    # a URL that is not one: the user's --db, named (and its password not shown)
+    with pytest.raises(ConfigError, match=r"^--db: cannot open the history database .*history "
+                       "database URL") as e:
         History.open("postgresql+psycopg://a:b@[::1")
+    assert ":b@" not in str(e.value)
 
 
 def test_ten_thousand_quiet_apps_write_no_row_per_poll(history: History) -> None:

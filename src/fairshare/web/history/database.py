@@ -14,6 +14,7 @@ upgrades it, and opening a new one creates it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ def engine_for(url: str) -> Engine:
     try:
         parsed = make_url(url)
     except (ArgumentError, ValueError) as exc:
-        raise ValueError(f"history database URL {url!r}: {exc}") from None
+        raise ValueError(f"not a database URL (history database URL: {exc})") from None
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() == "sqlite":
@@ -54,8 +55,8 @@ def shown_url(url: str) -> str:
         return url
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except (ArgumentError, ValueError):
-        return url
+    except (ArgumentError, ValueError):  # not parsed: any user:password@ hidden by hand
+        return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
 
 
 def _sqlite_pragmas(connection: Any, _record: object) -> None:

@@ -96,6 +96,7 @@ class History:
         if not create and "://" not in url and not Path(url).expanduser().is_file():
             raise ConfigError(f"no history database at {url} (fairshare watch writes one "
                               "with --db)", "--db")
+        check(retention or DEFAULT_RETENTION)  # a caller's mistake: its ValueError stands
         try:
             return cls(url, retention or DEFAULT_RETENTION, poll_interval_ms,
                        checkpoint_every_ms)
