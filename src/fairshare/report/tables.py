@@ -47,9 +47,14 @@ def ratio(usage: MaybePair, share: MaybePair) -> MaybePair:
     return MaybePair(one(usage.memory_mb, share.memory_mb), one(usage.vcores, share.vcores))
 
 
-def tuning_table(queues: Sequence[QueueSummary]) -> str:
-    groups = ('<tr><th rowspan="2">Queue</th><th colspan="5">During contention (pending '
-              'asks): time averages</th><th colspan="4">Whole run: time averages</th>'
+def tuning_table(queues: Sequence[QueueSummary], *, span: str = "Whole run",
+                 pending: str = "pending asks",
+                 unavailable: Mapping[str, str] | None = None) -> str:
+    """The Preemption Tuning table. ``span`` names the whole-span columns' group (a run, or a
+    watched cluster's window), ``pending`` what contention is measured on; ``unavailable``:
+    the cells (by data key) that the source cannot give, with why — drawn n/a, not 0."""
+    groups = (f'<tr><th rowspan="2">Queue</th><th colspan="5">During contention ({esc(pending)})'
+              f': time averages</th><th colspan="4">{esc(span)}: time averages</th>'
               '<th colspan="2">Time</th><th colspan="2">Containers preempted</th></tr>')
     head = header_row([
         ("in contention", True), ("steady fair share", True),
@@ -58,10 +63,21 @@ def tuning_table(queues: Sequence[QueueSummary]) -> str:
         ("instantaneous fair share", True), ("usage", True), ("usage ÷ instant. share", True),
         ("short of fair-share threshold", True), ("starved (YARN)", True), ("from it", True),
         ("for it", True)])
-    return table(groups + head, [_tuning_row(q) for q in queues], css="tuning")
+    return table(groups + head, [_tuning_row(q, unavailable or {}) for q in queues],
+                 css="tuning")
 
 
-def _tuning_row(q: QueueSummary) -> str:
+def _na(key: str, why: str) -> str:
+    return f'<td class="num na"{attrs(data_key=key)} title="{esc(why)}">n/a</td>'
+
+
+def _tuning_row(q: QueueSummary, unavailable: Mapping[str, str]) -> str:
+    def ms(key: str, value: int) -> str:
+        return _na(key, unavailable[key]) if key in unavailable else ms_cell(key, value)
+
+    def count(key: str, value: int) -> str:
+        return _na(key, unavailable[key]) if key in unavailable else count_cell(key, value)
+
     during = q.contention
     never = q.contention_ms == 0
     return "".join([
@@ -79,9 +95,9 @@ def _tuning_row(q: QueueSummary) -> str:
         ratio_cell("usage-to-fair-share", q.usage_to_fair, "∫ usage ÷ ∫ instantaneous share"),
         ms_cell("time-short-of-fair-share-threshold-ms", q.short_ms,
                 css="num short" if q.short_ms else "num"),
-        ms_cell("time-starved-ms", q.starved_ms),
-        count_cell("containers-preempted-from", q.preempted_from),
-        count_cell("containers-preempted-for", q.preempted_for), "</tr>"])
+        ms("time-starved-ms", q.starved_ms),
+        count("containers-preempted-from", q.preempted_from),
+        count("containers-preempted-for", q.preempted_for), "</tr>"])
 
 
 def recovery_table(views: Sequence[QueueView], start_ms: int) -> str:

@@ -129,6 +129,7 @@ def test_the_tuning_page_is_the_reports_table() -> None:
     assert "75% mem<br>38% vc" in etl  # 6144 ÷ 8192; 3 ÷ 8
     assert len(re.findall(r">n/a<", etl)) == 2  # starved (YARN), preempted for it
     assert "Whole window: time averages" in html and "Whole run" not in html
+    assert "During contention (pending containers)" in html
     ratios = row(html, "root.etl", "wait-ratios")
     assert ">50.0%<" in ratios and ">75.0%<" in ratios and ">20.0%<" in ratios
     assert 'tr class="leaf" data-queue="root.etl"' in html

@@ -36,7 +36,6 @@ from fairshare.sim.record.summary_model import MaybePair
 from fairshare.web.history.model import Preemption, QueueTally
 from fairshare.web.pages.source import ShownSettings
 
-NOT_AVAILABLE = ("time-starved-ms", "containers-preempted-for")
 NA_TITLE = {"time-starved-ms": "not in the RM's REST API: FairScheduler keeps starvation "
                                "internal (FSLeafQueue)",
             "containers-preempted-for": "not in the RM's REST API: it reports the victims, "
@@ -68,7 +67,7 @@ def queue_summary(t: QueueTally, leaf: bool, preempted_from: int,
                                   _ratio_of_sums(t, "used_vcores", "steady_fair_share_vcores")),
         usage_to_fair=MaybePair(_ratio_of_sums(t, "used_mb", "fair_share_mb"),
                                 _ratio_of_sums(t, "used_vcores", "fair_share_vcores")),
-        starved_ms=0,  # n/a: see NOT_AVAILABLE
+        starved_ms=0,  # n/a: see NA_TITLE
         short_ms=t.short_ms, contention_ms=t.contention_ms,
         contention={"usage": _pair(during, "used_mb", "used_vcores"),
                     "steady-fair-share": _pair(during, "steady_fair_share_mb",
@@ -99,14 +98,10 @@ def summaries(tallies: Sequence[QueueTally], preemptions: Sequence[Preemption],
 
 def live_tuning_table(queues: Sequence[QueueSummary]) -> str:
     """:func:`tuning_table`, with the columns an RM cannot fill shown as n/a (their cells are
-    the same in every row: :func:`queue_summary` fills them with 0), and "whole run" read as
-    the window."""
-    html = tuning_table(queues).replace("Whole run: time averages", "Whole window: time averages")
-    for key, attr in zip(NOT_AVAILABLE, ("data-ms", "data-count"), strict=True):
-        html = html.replace(f'<td class="num" data-key="{key}" {attr}="0">0</td>',
-                            f'<td class="num na" data-key="{key}" {attr}="" '
-                            f'title="{NA_TITLE[key]}">n/a</td>')
-    return html
+    the same in every row: :func:`queue_summary` fills them with 0), the whole-span columns
+    read as the window's, contention measured on pending containers."""
+    return tuning_table(queues, span="Whole window", pending="pending containers",
+                        unavailable=NA_TITLE)
 
 
 def contention_share(t: QueueTally) -> float | None:
