@@ -30,6 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import fairshare.watch.app  # noqa: F401 — the pages' imports count in the process's memory
 from fairshare.watch.client import RMClient
 from fairshare.watch.service import APPS_INTERVAL_S, NODES_INTERVAL_S, Watcher
 from fairshare.web.history.store import History

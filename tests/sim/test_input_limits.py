@@ -19,13 +19,12 @@ from pathlib import Path
 import pytest
 
 from fairshare.config.errors import ConfigError, all_errors
-from fairshare.sim.parse import yaml_lines
+from fairshare.sim.parse import jsontext, yaml_lines
 from fairshare.sim.parse.scenario import load_scenario, parse_scenario_text
 from fairshare.sim.parse.yaml_lines import MAX_DEPTH, load_yaml
 from fairshare.sim.sources import (
     SlsSettings,
     csv_source,
-    jsontext,
     load_csv,
     load_sls_jobs,
     load_sls_topology,

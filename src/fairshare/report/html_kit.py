@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from fairshare.report import units
-from fairshare.report.charts import Chart
 from fairshare.sim.record.summary_model import MaybePair
+
+if TYPE_CHECKING:  # the charts bring matplotlib: the live pages use these tables without it
+    from fairshare.report.charts import Chart
 
 CSS = """
 :root { color-scheme: light; --line: #d9dde3; --muted: #5b6470; --warn: #fdecea; }

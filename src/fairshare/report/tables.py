@@ -12,6 +12,7 @@ long, whether or not preemption was on.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from fairshare.report import units
 from fairshare.report.html_kit import (
@@ -24,9 +25,11 @@ from fairshare.report.html_kit import (
     res_cell,
     table,
 )
-from fairshare.report.queue_charts import QueueView
 from fairshare.report.summary import AppSummary, QueueSummary
 from fairshare.sim.record.summary_model import MaybePair
+
+if TYPE_CHECKING:  # the charts bring matplotlib: the live pages use these tables without it
+    from fairshare.report.queue_charts import QueueView
 
 
 def queue_cell(q: QueueSummary) -> str:

@@ -1,7 +1,7 @@
 """One JSON file of a ResourceManager dump, read with the line of every value it is asked for.
 
 Errors name the file, the field (``apps.app[3].allocatedMB``) and its line, so that a truncated
-or edited dump is fixed where it is wrong (:mod:`fairshare.sim.sources.jsontext` gives the
+or edited dump is fixed where it is wrong (:mod:`fairshare.sim.parse.jsontext` gives the
 lines).
 """
 
@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from fairshare.config.errors import ConfigError
-from fairshare.sim.parse.yaml_lines import Loc, render_path, show
-from fairshare.sim.sources.jsontext import (
+from fairshare.sim.parse.jsontext import (
     MAX_TOPOLOGY_BYTES,
     json_doc,
     json_single,
     read_trace_text,
 )
+from fairshare.sim.parse.yaml_lines import Loc, render_path, show
 
 _BUILT_IN = ("memory-mb", "vcores")  # the resource types every RM has
 MAX_DUMP_BYTES = 8 * MAX_TOPOLOGY_BYTES  # 128 MiB: a busy RM's apps list with its history

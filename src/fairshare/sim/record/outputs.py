@@ -27,11 +27,12 @@ import os
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from fairshare.config.errors import ConfigError
 from fairshare.config.files import decode_utf8, memory_guard, read_input
@@ -197,8 +198,13 @@ class EventWriter:
         self._f.flush()
 
 
-_TYPES: dict[str, pa.DataType] = {"time_ms": pa.int64(), "queue": pa.string()}
-TIMELINE_SCHEMA = pa.schema({name: _TYPES.get(name, pa.int64()) for name in TIMELINE_COLUMNS})
+def timeline_schema() -> pa.Schema:
+    """``timeline.parquet``'s columns. pyarrow is imported here, when a run writes its
+    timeline: the readers of ``summary.json`` (the live pages among them) do not load it."""
+    import pyarrow as pa
+
+    types: dict[str, pa.DataType] = {"time_ms": pa.int64(), "queue": pa.string()}
+    return pa.schema({name: types.get(name, pa.int64()) for name in TIMELINE_COLUMNS})
 
 
 class TimelineWriter:
@@ -212,7 +218,10 @@ class TimelineWriter:
         self._quoted = csv.writer(self._csv_file, lineterminator="\n",
                                   quoting=csv.QUOTE_NONNUMERIC)  # numbers bare, text quoted
         self._csv.writerow(TIMELINE_COLUMNS)
-        self._parquet = pq.ParquetWriter(self.parquet_path, TIMELINE_SCHEMA)
+        import pyarrow.parquet as pq
+
+        self._schema = timeline_schema()
+        self._parquet = pq.ParquetWriter(self.parquet_path, self._schema)
         self._group_rows = group_rows
         self._times: list[Matrix] = []
         self._names: list[str] = []
@@ -240,11 +249,13 @@ class TimelineWriter:
     def _flush(self) -> None:
         if not self._buffered:
             return
+        import pyarrow as pa
+
         values = np.concatenate(self._values)
         columns: list[pa.Array[Any]] = [pa.array(np.concatenate(self._times)),
                                         pa.array(self._names, pa.string())]
         columns += [pa.array(values[:, i]) for i in range(len(VALUES))]
-        self._parquet.write_table(pa.Table.from_arrays(columns, schema=TIMELINE_SCHEMA))
+        self._parquet.write_table(pa.Table.from_arrays(columns, schema=self._schema))
         self._times, self._names, self._values, self._buffered = [], [], [], 0
 
     def close(self) -> None:

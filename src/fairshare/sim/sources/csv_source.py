@@ -44,6 +44,7 @@ from pathlib import Path
 from fairshare.config.files import gc_paused, memory_guard
 from fairshare.resources.javalang import parse_int
 from fairshare.resources.vector import INT_MAX, LONG_MAX
+from fairshare.sim.parse.jsontext import read_trace_text
 from fairshare.sim.parse.schema_values import (
     DEFAULT_MEMORY_MB,
     DEFAULT_QUEUE,
@@ -53,7 +54,6 @@ from fairshare.sim.parse.schema_values import (
 )
 from fairshare.sim.parse.specs import Resources, TaskSpec, WorkloadApp
 from fairshare.sim.parse.yaml_lines import show, suggest
-from fairshare.sim.sources.jsontext import read_trace_text
 from fairshare.sim.sources.values import RESOURCE_NAME, FileErrors
 
 __all__ = ["COLUMNS", "MAX_ROWS", "dump_csv", "load_csv"]

@@ -47,10 +47,10 @@ from typing import Any
 
 from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.files import gc_paused, memory_guard
+from fairshare.sim.parse.jsontext import JsonValue, json_line, json_values, read_trace_text
 from fairshare.sim.parse.schema_values import MAX_NODES
 from fairshare.sim.parse.specs import NodeSpec, Resources, TaskSpec, WorkloadApp
 from fairshare.sim.parse.yaml_lines import Loc, render_path, show
-from fairshare.sim.sources.jsontext import JsonValue, json_line, json_values, read_trace_text
 from fairshare.sim.sources.kinds import wrong_kind
 from fairshare.sim.sources.sls_settings import SlsSettings
 from fairshare.sim.sources.values import (

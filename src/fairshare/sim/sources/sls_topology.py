@@ -29,11 +29,7 @@ from pydantic import Field, PlainValidator, ValidationError
 from fairshare.config.errors import ConfigError, all_errors
 from fairshare.config.files import memory_guard
 from fairshare.config.model import ConfigWarning
-from fairshare.sim.parse.scenario_schema import fail, known_value, problems_of
-from fairshare.sim.parse.schema_values import MAX_NODES, Name
-from fairshare.sim.parse.specs import NodeSpec
-from fairshare.sim.parse.yaml_lines import show
-from fairshare.sim.sources.jsontext import (
+from fairshare.sim.parse.jsontext import (
     MAX_TOPOLOGY_BYTES,
     JsonValue,
     json_doc,
@@ -41,6 +37,10 @@ from fairshare.sim.sources.jsontext import (
     json_values,
     read_trace_text,
 )
+from fairshare.sim.parse.scenario_schema import fail, known_value, problems_of
+from fairshare.sim.parse.schema_values import MAX_NODES, Name
+from fairshare.sim.parse.specs import NodeSpec
+from fairshare.sim.parse.yaml_lines import show
 from fairshare.sim.sources.kinds import wrong_kind
 from fairshare.sim.sources.sls_settings import SlsSettings
 from fairshare.sim.sources.values import (

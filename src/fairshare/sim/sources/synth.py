@@ -48,16 +48,16 @@ from fairshare.config.files import memory_guard
 from fairshare.config.model import ConfigWarning
 from fairshare.resources.display import duration
 from fairshare.resources.vector import INT_MAX, LONG_MAX, LONG_MIN
-from fairshare.sim.parse.scenario_schema import problems_of
-from fairshare.sim.parse.specs import NodeSpec, TaskSpec, WorkloadApp
-from fairshare.sim.parse.yaml_lines import Loc, YamlDoc, render_path, show
-from fairshare.sim.sources.jsontext import (
+from fairshare.sim.parse.jsontext import (
     MAX_SYNTH_BYTES,
     json_doc,
     json_single,
     json_values,
     read_trace_text,
 )
+from fairshare.sim.parse.scenario_schema import problems_of
+from fairshare.sim.parse.specs import NodeSpec, TaskSpec, WorkloadApp
+from fairshare.sim.parse.yaml_lines import Loc, YamlDoc, render_path, show
 from fairshare.sim.sources.kinds import wrong_kind
 from fairshare.sim.sources.sls import generated_node_names
 from fairshare.sim.sources.sls_settings import SlsSettings

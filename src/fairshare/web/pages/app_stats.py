@@ -6,7 +6,7 @@ Applications By YARN Pool", from the apps the history recorded (:class:`AppRecor
 * **First-container wait**: the first sample that saw a container beyond the AM's, minus
   ``startTime`` (as precise as the polling interval); not reached while there was none.
 * **Turnaround**: ``finishTime − startTime``; not reached while running.
-* Percentiles are nearest-rank (:func:`fairshare.report.app_charts.nearest_rank`, the rule
+* Percentiles are nearest-rank (:func:`fairshare.sim.record.summary.percentiles`, the rule
   of ``summary.json``) over the apps that reached the point.
 * **Lost work**: the RM's ``preemptedMemorySeconds`` (MB·s of containers preempted: the work
   they had done, lost) shown in **GB·h** (÷ 1,024 ÷ 3,600), and ``preemptedVcoreSeconds`` in
@@ -16,9 +16,9 @@ Applications By YARN Pool", from the apps the history recorded (:class:`AppRecor
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from fairshare.report.app_charts import nearest_rank
+from fairshare.sim.record.summary import percentiles as summary_percentiles
 from fairshare.sim.record.summary_model import Percentiles
 from fairshare.web.history.model import AppRecord
 
@@ -45,11 +45,11 @@ MEASURES: Mapping[str, Callable[[AppRecord], int | None]] = {
 
 
 def percentiles(values: Iterable[int | None]) -> Percentiles:
+    """Over the apps that reached the point (the summary's nearest rank); the others are
+    counted as not reached."""
     found = list(values)
-    reached = [v for v in found if v is not None]
-    return Percentiles(nearest_rank(reached, 0.5), nearest_rank(reached, 0.95),
-                       max(reached) if reached else None, len(found),
-                       len(found) - len(reached))
+    reached = summary_percentiles((v, True) for v in found if v is not None)
+    return replace(reached, apps=len(found), not_reached=len(found) - reached.apps)
 
 
 def waits(apps: Sequence[AppRecord]) -> dict[str, Percentiles]:
