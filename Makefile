@@ -3,7 +3,7 @@
 # make test-postgres — the history store's tests on a PostgreSQL they start (initdb + pg_ctl)
 # make fuzz — the fuzz suite (docs/reliability.md); FUZZ_ARGS="--smoke" or "--mutants 500 --seed 2"
 # make test-browser — the report in Debian's chromium (apt-get install chromium chromium-driver)
-# make test-rm — Hadoop 3.4's own ResourceManager in-process (rmharness/, JDK 17 + Maven), tested over its REST API
+# make test-rm — Hadoop 3.4's own ResourceManager in-process (rmharness/, JDK 17 + Maven), watched by fairshare watch
 # make oracle — fairshare against Hadoop's own FairScheduler (needs a JDK 17 and Maven;
 #               docs/fidelity.md): ORACLE_N=10000 for more random scenarios, ORACLE_ARGS=--smoke
 PYTHON ?= python3
@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/simulate.py
 	$(VENV)/bin/python bench/sweep.py
 	$(VENV)/bin/python bench/report.py
+	$(VENV)/bin/python bench/watch.py
 
 fuzz: $(STAMP)
 	$(VENV)/bin/python -m fuzz $(FUZZ_ARGS)
