@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from fairshare.cli.main import app
 from tests.watch.fake_rm import FakeRM, serving
+from tests.web.dumps import json_queues
 
 runner = CliRunner()
 RECORDED = Path(__file__).resolve().parents[1] / "watch" / "recorded"
@@ -25,19 +25,12 @@ def rm() -> Iterator[FakeRM]:
         yield served
 
 
-def _queues(queue: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    yield queue
-    for child in (queue.get("childQueues") or {}).get("queue", []):
-        yield from _queues(child)
-
-
 def test_status_json_holds_what_the_rm_served(rm: FakeRM) -> None:
     result = runner.invoke(app, ["watch", "status", rm.url, "--format", "json"])
     assert result.exit_code == 0, result.output
     got = json.loads(result.stdout)
     served = json.loads((RECORDED / "fair-preempted" / "scheduler.json").read_text())
-    expected = {q["queueName"]: q for q in _queues(served["scheduler"]["schedulerInfo"]
-                                                   ["rootQueue"])}
+    expected = json_queues(served)
     shown = {q["name"]: q for q in got["queues"]}
     assert set(shown) == set(expected)
     for name, q in expected.items():

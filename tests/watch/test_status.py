@@ -17,7 +17,7 @@ from fairshare.sim.importer.dump import (
 from fairshare.watch.status import render_status, status_json
 from fairshare.web.diagnosis import Finding, diagnose
 from fairshare.web.sample import Sample
-from tests.web.dumps import sample_of
+from tests.web.dumps import dump_queues, sample_of
 
 DUMPS = Path(__file__).parents[1] / "importer" / "dumps"
 NOW_MS = 1_700_000_400_000
@@ -94,14 +94,7 @@ def test_the_diagnosis_is_on_the_screen() -> None:
 
 
 def _json_queues(folder: str) -> dict[str, dict[str, Any]]:
-    doc = json.loads((DUMPS / folder / "scheduler.json").read_text())
-    out: dict[str, dict[str, Any]] = {}
-    stack = [doc["scheduler"]["schedulerInfo"]["rootQueue"]]
-    while stack:
-        q = stack.pop()
-        out[q["queueName"]] = q
-        stack.extend((q.get("childQueues") or {}).get("queue") or [])
-    return out
+    return dump_queues(folder)
 
 
 @pytest.mark.parametrize("folder", ["basic", "spark", "drf12"])

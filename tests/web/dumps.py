@@ -4,8 +4,10 @@ layers."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from fairshare.sim.importer.dump import read_apps, read_nodes, read_scheduler
 from fairshare.sim.importer.jsonfile import JsonFile
@@ -35,3 +37,19 @@ def sample_of(folder: str, time_ms: int = NOW_MS, *, cluster_id: int = CLUSTER_I
                   rm_version="3.4.1", root=root, cluster=cluster, nodes=nodes,
                   apps=read_apps(answer("apps.json")) if apps else (), skipped_nodes=skipped,
                   metrics=metrics or {})
+
+
+def json_queues(scheduler: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every queue object of a ``/scheduler`` answer by name, walked with plain json — the
+    independent reading the tests compare fairshare's reader with."""
+    out: dict[str, dict[str, Any]] = {}
+    stack = [scheduler["scheduler"]["schedulerInfo"]["rootQueue"]]
+    while stack:
+        q = stack.pop()
+        out[q["queueName"]] = q
+        stack.extend((q.get("childQueues") or {}).get("queue") or [])
+    return out
+
+
+def dump_queues(folder: str) -> dict[str, dict[str, Any]]:
+    return json_queues(json.loads(dump_text(folder, "scheduler.json")))

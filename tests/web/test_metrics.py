@@ -3,7 +3,6 @@ equals the RM's numbers, read here independently from the fixture's JSON."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from fairshare.web.metrics import (
     registry_for,
 )
 from fairshare.web.sample import Sample
-from tests.web.dumps import sample_of
+from tests.web.dumps import dump_queues, sample_of
 
 DUMPS = Path(__file__).parents[1] / "importer" / "dumps"
 NOW_MS = 1_700_000_400_000
@@ -43,15 +42,7 @@ def _scrape(state: LatestState, now_s: float = NOW_MS / 1000 + 2.5
 
 
 def _json_queues(folder: str) -> dict[str, dict[str, Any]]:
-    """Every queue object of scheduler.json by name, walked here without the reader."""
-    doc = json.loads((DUMPS / folder / "scheduler.json").read_text())
-    out: dict[str, dict[str, Any]] = {}
-    stack = [doc["scheduler"]["schedulerInfo"]["rootQueue"]]
-    while stack:
-        q = stack.pop()
-        out[q["queueName"]] = q
-        stack.extend((q.get("childQueues") or {}).get("queue") or [])
-    return out
+    return dump_queues(folder)
 
 
 def _hadoop_name(record: str, metric: str) -> str:
