@@ -90,7 +90,7 @@ def _allocations(allocations: Path | None, site: Path | None) -> Any:
     return guarded(lambda: AllocationWatch(allocations, site))
 
 
-@watch_app.command("start", hidden=True)
+@watch_app.command("start")
 def start(
     rm: RmArg,
     allocations: AllocOpt = None,
@@ -120,7 +120,8 @@ def start(
     spnego: SpnegoOpt = False,
     timeout: TimeoutOpt = "10s",
 ) -> None:
-    """Poll the RM into the history database and serve the pages and /metrics."""
+    """Poll the RM into the history database and serve the pages and /metrics (the
+    default: `fairshare watch RM_URL` is `fairshare watch start RM_URL`)."""
     import uvicorn
 
     from fairshare.watch.app import watch_app_for
