@@ -1,6 +1,7 @@
 # make run  — set up .venv if needed, then simulate the bundled example (the seed's three tenants) and write its report
 # make test — set up .venv if needed, then run every test
 # make test-postgres — the history store's tests on a PostgreSQL they start (initdb + pg_ctl)
+# make test-kerberos — fairshare watch --spnego against a Kerberos realm it starts (krb5-kdc)
 # make fuzz — the fuzz suite (docs/reliability.md); FUZZ_ARGS="--smoke" or "--mutants 500 --seed 2"
 # make test-browser — the report in Debian's chromium (apt-get install chromium chromium-driver)
 # make test-rm — Hadoop 3.4's own ResourceManager in-process (rmharness/, JDK 17 + Maven), watched by fairshare watch
@@ -39,8 +40,15 @@ test-browser: $(STAMP)
 test-postgres: $(STAMP)
 	$(VENV)/bin/python -m pytest postgres_tests
 
+# kerberos_tests/conftest.py runs a throw-away MIT Kerberos realm (krb5-kdc, on 127.0.0.1) for
+# the SPNEGO tests; httpx-gssapi's gssapi builds against libkrb5-dev
+.PHONY: test-kerberos
+test-kerberos: $(STAMP)
+	$(VENV)/bin/python -m pip install --quiet -e '.[test,kerberos]'
+	$(VENV)/bin/python -m pytest kerberos_tests
+
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench fuzz browser_tests oracle rm_tests rmharness/capture.py postgres_tests
+	$(VENV)/bin/ruff check src tests bench fuzz browser_tests oracle rm_tests rmharness/capture.py postgres_tests kerberos_tests
 	$(VENV)/bin/mypy src/
 
 bench: $(STAMP)

@@ -16,7 +16,7 @@ import json
 import ssl
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -87,6 +87,9 @@ class FakeRM:
     requests: list[str] = field(default_factory=list)  # path?query of each request, in order
     peers: set[int] = field(default_factory=set)  # the client ports seen (one: keep-alive)
     url: str = ""
+    # SPNEGO, as the RM's KerberosAuthenticationHandler: given the Authorization header,
+    # None to refuse (401 with "WWW-Authenticate: Negotiate"), else the headers to answer with
+    negotiate: Callable[[str | None], dict[str, str] | None] | None = None
 
     @classmethod
     def from_folder(cls, folder: Path, **kwargs: Any) -> FakeRM:
@@ -179,8 +182,22 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # else each answer waits for a delayed ACK (40 ms)
 
     def do_GET(self) -> None:
-        self.server.rm.peers.add(self.client_address[1])
-        status, headers, body = self.server.rm.answer(self.path)
+        rm = self.server.rm
+        rm.peers.add(self.client_address[1])
+        granted: dict[str, str] = {}
+        if rm.negotiate is not None:
+            answer = rm.negotiate(self.headers.get("Authorization"))
+            if answer is None:
+                body = b"Authentication required"
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", "Negotiate")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
+            granted = answer
+        status, headers, body = rm.answer(self.path)
+        headers = {**headers, **granted}
         self.send_response(status)
         for key, value in headers.items():
             self.send_header(key, value)
