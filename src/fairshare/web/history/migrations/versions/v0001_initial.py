@@ -130,15 +130,20 @@ def upgrade() -> None:
             op.execute(sa.text(
                 f"SELECT create_hypertable('{table}', '{column}', "
                 f"chunk_time_interval => {DAY_MS}::bigint, if_not_exists => TRUE, "
-                "migrate_data => TRUE)"))
+                # the primary key leads with the time already: no second index on it
+                "create_default_indexes => FALSE, migrate_data => TRUE)"))
 
 
 def _timescale_available(bind: sa.engine.Connection) -> bool:
-    """Whether the server has the extension's files (pg_available_extensions) — creating it
-    also needs the right (superuser or trusted extension) and shared_preload_libraries."""
+    """Whether the extension can be created: the server has its files
+    (pg_available_extensions) and loads its library at start (TimescaleDB refuses to be
+    created otherwise: "extension must be preloaded"). Installed but not preloaded, the
+    history uses plain tables rather than fail to open."""
     found = bind.execute(sa.text(
         "SELECT 1 FROM pg_available_extensions WHERE name = 'timescaledb'")).first()
-    return found is not None
+    preload = bind.execute(sa.text("SELECT current_setting('shared_preload_libraries')")
+                           ).scalar() or ""
+    return found is not None and "timescaledb" in str(preload)
 
 
 def downgrade() -> None:
