@@ -88,8 +88,9 @@ def count_cell(key: str, n: int) -> str:
     return f'<td class="num"{attrs(data_key=key, data_count=n)}>{n:,}</td>'
 
 
-def table(head: str, rows: Iterable[str], *, css: str = "") -> str:
-    cls = f' class="{css}"' if css else ""
+def table(head: str, rows: Iterable[str], *, css: str = "", table_id: str = "") -> str:
+    """A table in its horizontally scrolling box; ``css`` its class, ``table_id`` its id."""
+    cls = (f' class="{css}"' if css else "") + (f' id="{table_id}"' if table_id else "")
     return (f'<div class="scroll"><table{cls}><thead>{head}</thead><tbody>\n'
             + "\n".join(rows) + "\n</tbody></table></div>")
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fairshare.report import units
-from fairshare.report.html_kit import esc
+from fairshare.report.html_kit import esc, table
 from fairshare.web.pages.layout import href
 from fairshare.web.pages.scheduler_data import MEMORY, PARTS, VCORES
 from fairshare.web.pages.source import LatestSample
@@ -105,8 +105,7 @@ def queue_table(data: Mapping[str, Any]) -> str:
             "<th class=num>pending containers</th><th>apps</th>"
             "<th>allocation file</th></tr>")
     rows = [queue_row(q, types, data["cluster"]) for q in data["queues"]]
-    return (f'<div class="scroll"><table class="tree" id="queues"><thead>{head}</thead><tbody>'
-            + "\n".join(rows) + "</tbody></table></div>")
+    return table(head, rows, css="tree", table_id="queues")
 
 
 def _pair(p: Mapping[str, int] | None) -> str:
@@ -133,8 +132,7 @@ def apps_table(apps: list[Mapping[str, Any]], css: str = "apps") -> str:
             f'</td><td class="num">{ask}</td><td class="num">'
             f"{pre['containers'] + pre['am_containers']:,} containers "
             f"({pre['am_containers']:,} AM)<br>{_pair(pre)}</td></tr>")
-    return (f'<div class="scroll"><table class="{css}"><thead>{head}</thead><tbody>'
-            + "\n".join(rows) + "</tbody></table></div>")
+    return table(head, rows, css=css)
 
 
 def nodes_table(nodes: list[Mapping[str, Any]], skipped: list[str]) -> str:
@@ -146,8 +144,7 @@ def nodes_table(nodes: list[Mapping[str, Any]], skipped: list[str]) -> str:
             "</tr>" for n in nodes]
     left = ("" if not skipped else
             f'<p class="muted">Not held by the scheduler: {esc(", ".join(skipped))}</p>')
-    return (f'<div class="scroll"><table class="nodes" id="nodes"><thead>{head}</thead><tbody>'
-            + "\n".join(rows) + "</tbody></table></div>" + left)
+    return table(head, rows, css="nodes", table_id="nodes") + left
 
 
 def leaf_apps(data: Mapping[str, Any]) -> str:

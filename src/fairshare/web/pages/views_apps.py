@@ -13,7 +13,7 @@ from typing import Any
 from starlette.requests import Request
 
 from fairshare.report import units
-from fairshare.report.html_kit import esc
+from fairshare.report.html_kit import esc, table
 from fairshare.sim.record.summary_model import Percentiles
 from fairshare.web.diagnosis import Finding
 from fairshare.web.history.model import AppRecord
@@ -79,8 +79,7 @@ def _queue_rows(groups: Sequence[QueueApps]) -> str:
             f'{groups_head}<th rowspan="2" class=num>containers preempted</th>'
             '<th rowspan="2" class=num>lost work</th></tr><tr>'
             + "<th class=num>p50</th><th class=num>p95</th><th class=num>max</th>" * 3 + "</tr>")
-    return (f'<div class="scroll"><table id="apps-by-queue"><thead>{head}</thead><tbody>'
-            f"{''.join(rows)}</tbody></table></div>")
+    return table(head, rows, table_id="apps-by-queue")
 
 
 def _app_rows(groups: Sequence[QueueApps], zone: str) -> str:
@@ -96,8 +95,7 @@ def _app_rows(groups: Sequence[QueueApps], zone: str) -> str:
             "<th class=num>AM wait</th><th class=num>first-container wait</th>"
             "<th class=num>turnaround</th><th class=num>containers preempted</th>"
             "<th class=num>lost work</th></tr>")
-    return (f'<div class="scroll"><table id="apps"><thead>{head}</thead><tbody>{rows}'
-            "</tbody></table></div>")
+    return table(head, [rows], table_id="apps")
 
 
 def apps_page(source: LiveSource, request: Request) -> str:
@@ -199,8 +197,7 @@ def _findings_table(findings: Sequence[dict[str, Any]]) -> str:
         "</tr>" for f in findings)
     head = ("<tr><th>queue</th><th>app</th><th>cause</th><th>what holds it</th><th>setting</th>"
             "<th>what would change it</th></tr>")
-    return (f'<div class="scroll"><table id="findings"><thead>{head}</thead><tbody>{rows}'
-            "</tbody></table></div>")
+    return table(head, [rows], table_id="findings")
 
 
 def _app_link(app_id: str) -> str:
@@ -230,9 +227,8 @@ def app_page(source: LiveSource, request: Request) -> str:
         _findings_table(data["findings"]) if data["findings"] else
         note("The diagnosis has no finding for this app."),
         f"<h2>Preemptions ({len(data['preemptions']):,})</h2>",
-        '<div class="scroll"><table id="app-preemptions"><thead><tr><th>seen at</th>'
-        "<th class=num>containers</th><th class=num>of them AM</th><th class=num>resources"
-        f"</th></tr></thead><tbody>{taken}</tbody></table></div>"])
+        table("<tr><th>seen at</th><th class=num>containers</th><th class=num>of them AM</th>"
+              "<th class=num>resources</th></tr>", [taken], table_id="app-preemptions")])
 
 
 def diagnosis_json(source: LiveSource, request: Request) -> dict[str, Any]:

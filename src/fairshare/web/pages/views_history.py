@@ -18,7 +18,7 @@ from urllib.parse import quote
 from starlette.requests import Request
 
 from fairshare.report import units
-from fairshare.report.html_kit import esc
+from fairshare.report.html_kit import esc, table
 from fairshare.web.history.model import Window
 from fairshare.web.pages import params
 from fairshare.web.pages.common import cluster_mb, json_script, newest_ms, query, when
@@ -91,9 +91,9 @@ def queue_page(source: LiveSource, request: Request) -> str:
             f'<td class="num">{p["containers"]:,}</td><td class="num">{p["am_containers"]:,}'
             f'</td><td class="num">{units.memory(p["memory_mb"])}</td></tr>'
             for p in data["preemptions"])
-        table = ('<div class="scroll"><table id="preemptions"><thead><tr><th>when</th><th>app'
-                 '</th><th class=num>containers</th><th class=num>of them AM</th>'
-                 f'<th class=num>memory</th></tr></thead><tbody>{marks}</tbody></table></div>')
+        marked = table("<tr><th>when</th><th>app</th><th class=num>containers</th>"
+                       "<th class=num>of them AM</th><th class=num>memory</th></tr>", [marks],
+                       table_id="preemptions")
     return page(f"Queue {name}", [
         status(source.latest()), note(configured),
         window_form("/queue/" + quote(name, safe=".-_"), w),
@@ -107,7 +107,7 @@ def queue_page(source: LiveSource, request: Request) -> str:
         f'({esc(data["memory_unit"])})</figcaption></figure>',
         '<figure><div class="chart" id="chart-vcores"></div><figcaption>vcores'
         "</figcaption></figure>",
-        f"<h2>Preemptions ({len(data['preemptions']):,})</h2>", table,
+        f"<h2>Preemptions ({len(data['preemptions']):,})</h2>", marked,
     ], scripts=("queue.js",), charts=True)
 
 
@@ -152,14 +152,13 @@ def _ratios_table(tallies: Any) -> str:
             "<th class=num>in contention</th><th class=num>share of the window in contention"
             "</th><th class=num>container wait ratio</th>"
             "<th class=num>short of threshold × share</th></tr>")
-    return (f'<div class="scroll"><table id="wait-ratios"><thead>{head}</thead><tbody>{rows}'
-            "</tbody></table></div>")
+    return table(head, [rows], table_id="wait-ratios")
 
 
 def tuning_page(source: LiveSource, request: Request) -> str:
     w, tallies, queues, _rows = _tuning_data(source, request)
     with units.memory_unit_of(cluster_mb(source)):
-        table = live_tuning_table(queues)
+        tuning = live_tuning_table(queues)
         unit = units.memory_unit()
     return page("Preemption Tuning", [
         status(source.latest()), window_form("/tuning", w, _filters(w)),
@@ -167,7 +166,7 @@ def tuning_page(source: LiveSource, request: Request) -> str:
              "pending containers (Cloudera's “during contention”). Time averages weighted by "
              "each sample's interval. <b>n/a</b>: not in the RM's REST API (YARN's own "
              "starvation state; which queue a preemption served)."),
-        table, "<h2>Container wait ratio</h2>",
+        tuning, "<h2>Container wait ratio</h2>",
         note("Container wait ratio = pending ÷ (pending + allocated) containers, "
              "time-averaged during contention: Cloudera's <code>container_wait_ratio</code>, "
              "“percent of pending containers when pending containers is more than zero” "
