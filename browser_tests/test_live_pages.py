@@ -12,13 +12,10 @@ Screenshots go to ``browser_tests/screenshots/``, one per page and the queue cha
 from __future__ import annotations
 
 import io
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 from PIL import Image
 from playwright.sync_api import Browser, ConsoleMessage, Page, Route, sync_playwright
 
@@ -26,6 +23,7 @@ from fairshare.web.pages import create_app
 from tests.web.dumps import sample_of
 from tests.web.pages.fakes import FakeSource
 from tests.web.pages.scenario import T, source
+from tests.web.serve import serving_app
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "browser_tests" / "screenshots"
@@ -39,22 +37,10 @@ PAGES = ["/", "/scheduler", "/queue/root.etl", "/tuning", "/tuning?days=mon-fri&
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[tuple[str, FakeSource]]:
-    """The app on 127.0.0.1, a free port, in a thread; stopped in ``finally``."""
+    """The app on 127.0.0.1, a free port, in a thread; stopped at the end."""
     fake = source()
-    server = uvicorn.Server(uvicorn.Config(create_app(fake), host="127.0.0.1", port=0,
-                                           log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 20
-        while not server.started:
-            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.05)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        yield f"http://127.0.0.1:{port}", fake
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serving_app(create_app(fake)) as base:
+        yield base, fake
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.ports import free_port
+
 REALM = "FAIRSHARE.TEST"
 PASSWORD = "alice-secret"
 
@@ -42,16 +44,10 @@ def _tool(name: str) -> str:
     return found
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def realm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Realm]:
     folder = tmp_path_factory.mktemp("krb5")
-    port = _free_port()
+    port = free_port()
     (folder / "krb5.conf").write_text(f"""[libdefaults]
   default_realm = {REALM}
   dns_lookup_kdc = false

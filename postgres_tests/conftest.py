@@ -12,7 +12,6 @@ import glob
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -21,6 +20,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
+
+from tests.ports import free_port
 
 
 def _tool(name: str) -> str:
@@ -31,12 +32,6 @@ def _tool(name: str) -> str:
     return found
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[str]:
     """The base URL (no database) of a PostgreSQL server started for this session."""
@@ -45,7 +40,7 @@ def postgres() -> Iterator[str]:
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres", "postgres")
         as_user = ["runuser", "-u", "postgres", "--"]
-    data, port = folder / "data", _free_port()
+    data, port = folder / "data", free_port()
     pid = None
     try:
         subprocess.run([*as_user, _tool("initdb"), "-D", str(data), "-U", "postgres",

@@ -198,23 +198,12 @@ def test_the_pages_and_metrics_say_what_the_rm_served(watched: Watched) -> None:
 def test_the_pages_of_the_real_rm_in_chromium(watched: Watched) -> None:
     """Every page of the watched RM loads in Debian's chromium with no console error and no
     request outside the server; the Scheduler page draws the RM's queues; screenshots kept."""
-    import threading
-
-    import uvicorn
     from playwright.sync_api import sync_playwright
 
     from browser_tests.test_live_pages import ARGS, CHROMIUM, SHOTS, Visit
+    from tests.web.serve import serving_app
 
-    server = uvicorn.Server(uvicorn.Config(watch_app_for(watched.watcher), host="127.0.0.1",
-                                           port=0, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 20
-        while not server.started:
-            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.05)
-        base = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    with serving_app(watch_app_for(watched.watcher)) as base:
         app = watched.rm.of("preempted")[0]["app"]
         SHOTS.mkdir(parents=True, exist_ok=True)
         with sync_playwright() as p:
@@ -239,6 +228,3 @@ def test_the_pages_of_the_real_rm_in_chromium(watched: Watched) -> None:
                         visit.close()
             finally:
                 browser.close()
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
