@@ -145,6 +145,7 @@ from fairshare.core.shares.fair_shares import (
 )
 from fairshare.core.snapshot import (
     AppSnapshot,
+    AskSnapshot,
     ContainerSnapshot,
     EngineSnapshot,
     NodeSnapshot,
@@ -173,6 +174,7 @@ __all__ = [
     "AppRunnable",
     "AppShareInput",
     "AppSnapshot",
+    "AskSnapshot",
     "AppState",
     "AppStopped",
     "AppSubmitted",

@@ -54,6 +54,27 @@ class AppSnapshot:
     pending: Resource  # outstanding ANY asks (§2.2)
     fair_share: Resource
     containers: tuple[str, ...]  # running, in allocation order
+    # what the RM's REST API shows of an app (AppInfo): its ANY-level asks by scheduler key,
+    # its attempt and what preemption took from it (FSAppAttempt's preemption counters)
+    asks: tuple[AskSnapshot, ...] = ()
+    attempt: int = 1
+    start_time: int = 0
+    finish_time: int | None = None
+    preempted_containers: int = 0
+    preempted_am_containers: int = 0
+    preempted_resource: Resource | None = None
+    rejection_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AskSnapshot:
+    """One ANY-level resource request (``getPendingResourceRequestsForAttempt``)."""
+
+    priority: int
+    allocation_request_id: int
+    resource: Resource
+    count: int
+    relax_locality: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,8 +177,14 @@ def _queue(s: Scheduler, name: str, leaf: bool) -> QueueSnapshot:
 
 
 def _app(app: App) -> AppSnapshot:
+    asks = tuple(AskSnapshot(key[0], key[1], table["*"].capability, table["*"].count,
+                             table["*"].relax_locality)
+                 for key, table in sorted(app.asks.items()) if "*" in table)
     return AppSnapshot(app.id, app.state, app.queue, app.user, app.runnable, app.usage,
-                       app.demand, pending_demand(app), app.fair_share, tuple(app.containers))
+                       app.demand, pending_demand(app), app.fair_share, tuple(app.containers),
+                       asks, app.attempt, app.start_time, app.finish_time,
+                       app.preempted_containers, app.preempted_am_containers,
+                       app.preempted_resource, app.rejection_reason)
 
 
 def _node(node: Node) -> NodeSnapshot:

@@ -1,0 +1,134 @@
+"""What a request may read: the server's state frozen after a batch of commands.
+
+The engine thread builds one :class:`ServerSnapshot` after each batch; requests, the pages and
+the metrics read the latest, never the live engine. The engine's own frozen snapshot
+(:class:`~fairshare.core.EngineSnapshot`) is inside; beside it what the ResourceManager keeps
+that the scheduler does not — applications with their states and attempts
+(``RMAppImpl``/``RMAppAttemptImpl``), node states (``RMNodeImpl``) — and what the REST layer's
+DAOs read (each queue's settings and ``QueueMetrics``).
+
+Times here are epoch milliseconds of the server's clock, which runs ``--speed`` times faster
+than the wall for the virtual executor: ``epoch(engine ms)`` = ``cluster_timestamp`` +
+engine ms (the engine's clock starts at 0 when the server starts). Ids are the engine's
+(an app's is YARN's ``application_<ts>_<n>``; a container's is ``container_<app id>_…``, which
+the REST layer writes in YARN's form with :func:`yarn_container_id`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairshare.core import EngineSnapshot
+from fairshare.core.model.queue_settings import QueueSettings
+from fairshare.resources.vector import Resource, ResourceTypes
+
+RM_VERSION = "3.4.2"  # the Hadoop the REST answers are checked against (rmharness/)
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptView:
+    """One application attempt (``RMAppAttemptImpl``)."""
+
+    number: int  # 1, 2, …
+    start_ms: int  # epoch
+    finish_ms: int  # epoch; 0 while it runs
+    state: str  # RMAppAttemptState: SUBMITTED, SCHEDULED, ALLOCATED, RUNNING, FINISHED, FAILED, KILLED
+    container: str | None  # the AM container (the engine's id, as every id here), once allocated
+    node: str | None  # the AM's node id (host:port)
+    node_http: str | None  # that node's HTTP address (host:port)
+
+
+@dataclass(frozen=True, slots=True)
+class RMAppView:
+    """One application as the RM knows it; its scheduler side is ``engine.app(id)`` while the
+    scheduler holds it (rejected-before-scheduling apps have none)."""
+
+    id: str  # application_<cluster timestamp>_<nnnn>; the engine's app id too
+    name: str
+    user: str
+    queue: str  # the leaf it was placed in; before placement (or rejected), the queue asked for
+    state: str  # YarnApplicationState: NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING, FINISHED, FAILED, KILLED
+    rm_state: str  # RMAppState, what PUT …/state answers with (FINAL_SAVING, KILLING, …)
+    final_status: str  # FinalApplicationStatus: UNDEFINED, SUCCEEDED, FAILED, KILLED
+    progress: float  # 0.0–1.0
+    diagnostics: str
+    application_type: str  # "YARN" unless the submission says
+    tags: tuple[str, ...]  # lower-cased as YARN stores them, in submission order
+    priority: int
+    unmanaged: bool
+    submitted_ms: int  # epoch: AppInfo.startedTime (RMAppImpl.startTime is the submission)
+    launched_ms: int  # epoch: launchTime, -1 until the AM container is launched
+    finished_ms: int  # epoch; 0 until it ends
+    attempts: tuple[AttemptView, ...]
+    # aggregate resource-seconds over its containers, ended and running, by resource type name
+    # in the cluster's type order (RMAppAttemptMetrics): memory-mb, vcores, …
+    resource_seconds: tuple[tuple[str, int], ...]
+    preempted_resource_seconds: tuple[tuple[str, int], ...]
+    preempted_am_containers: int = 0
+    preempted_non_am_containers: int = 0
+    preempted_resource: Resource | None = None  # total of what preemption took; None: nothing
+    max_attempts: int = 2
+
+
+@dataclass(frozen=True, slots=True)
+class RMNodeView:
+    """One NodeManager (``RMNodeImpl``); its scheduler side is ``engine.node(id)`` while it is
+    active. Inactive nodes (LOST, DECOMMISSIONED, SHUTDOWN) keep their last capacity."""
+
+    id: str  # host:port, the engine's node name
+    host: str
+    http_address: str  # host:port
+    rack: str
+    state: str  # NodeState: RUNNING, DECOMMISSIONING, DECOMMISSIONED, LOST, SHUTDOWN, UNHEALTHY
+    last_heartbeat_ms: int  # epoch: lastHealthUpdate
+    capacity: Resource
+    health_report: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSnapshot:
+    """The server after one batch of commands (see the module docstring)."""
+
+    cluster_timestamp: int  # epoch ms the RM started: clusterInfo.id, in every app and container id
+    now_ms: int  # epoch ms of the server's clock when the snapshot was taken
+    engine: EngineSnapshot
+    types: ResourceTypes
+    min_allocation: Resource  # yarn.scheduler.minimum-allocation-*
+    max_allocation: Resource  # yarn.scheduler.maximum-allocation-*
+    settings: Mapping[str, QueueSettings]  # every queue of engine.queues
+    queue_metrics: Mapping[str, Mapping[str, Any]]  # Engine.queue_metrics, under YARN's names
+    apps: tuple[RMAppView, ...]  # by id (submission order), ended and failed ones too
+    nodes: tuple[RMNodeView, ...]  # active in registration order, then inactive ones
+    ha_state: str = "ACTIVE"
+    _apps: dict[str, RMAppView] = field(init=False, repr=False, compare=False)
+    _nodes: dict[str, RMNodeView] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_apps", {a.id: a for a in self.apps})
+        object.__setattr__(self, "_nodes", {n.id: n for n in self.nodes})
+
+    def epoch(self, engine_ms: int) -> int:
+        """An engine time (ms since the server started) on the server's epoch clock."""
+        return self.cluster_timestamp + engine_ms
+
+    def app(self, app_id: str) -> RMAppView | None:
+        return self._apps.get(app_id)
+
+    def node(self, node_id: str) -> RMNodeView | None:
+        return self._nodes.get(node_id)
+
+
+def yarn_container_id(engine_container_id: str) -> str:
+    """The engine names containers ``container_<app id>_<attempt>_<seq>``; the app id being
+    ``application_<ts>_<n>``, YARN's form drops the ``application_``:
+    ``container_<ts>_<n>_<attempt>_<seq>`` (``ContainerId.toString``)."""
+    return engine_container_id.replace("container_application_", "container_", 1)
+
+
+def engine_container_id(yarn_id: str) -> str:
+    """The inverse of :func:`yarn_container_id`."""
+    if yarn_id.startswith("container_application_") or not yarn_id.startswith("container_"):
+        return yarn_id
+    return "container_application_" + yarn_id[len("container_"):]
