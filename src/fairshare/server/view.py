@@ -34,8 +34,9 @@ class AttemptView:
     number: int  # 1, 2, …
     start_ms: int  # epoch
     finish_ms: int  # epoch; 0 while it runs
-    state: str  # RMAppAttemptState: SUBMITTED, SCHEDULED, ALLOCATED, RUNNING, FINISHED, FAILED, KILLED
-    container: str | None  # the AM container (the engine's id, as every id here), once allocated
+    # RMAppAttemptState: SUBMITTED, SCHEDULED, ALLOCATED, RUNNING, FINISHED, FAILED, KILLED
+    state: str
+    container: str | None  # the AM container (the engine's id, as all ids here), once placed
     node: str | None  # the AM's node id (host:port)
     node_http: str | None  # that node's HTTP address (host:port)
 
@@ -49,7 +50,9 @@ class RMAppView:
     name: str
     user: str
     queue: str  # the leaf it was placed in; before placement (or rejected), the queue asked for
-    state: str  # YarnApplicationState: NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING, FINISHED, FAILED, KILLED
+    # YarnApplicationState: NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING, FINISHED, FAILED,
+    # KILLED
+    state: str
     rm_state: str  # RMAppState, what PUT …/state answers with (FINAL_SAVING, KILLING, …)
     final_status: str  # FinalApplicationStatus: UNDEFINED, SUCCEEDED, FAILED, KILLED
     progress: float  # 0.0–1.0

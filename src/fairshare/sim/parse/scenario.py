@@ -76,6 +76,7 @@ from fairshare.sim.parse.specs import (
 from fairshare.sim.parse.steps import (
     AddNodeStep,
     AdvanceStep,
+    CommandStep,
     ExpectStep,
     FinishStep,
     HeartbeatStep,
@@ -186,7 +187,7 @@ _STEPS: dict[str, tuple[type[SchemaModel], _Build]] = {
     "move": (MoveModel, lambda m, line: MoveStep(line=line, app=m.app, queue=m.queue)),
     "snapshot": (SnapshotModel, lambda m, line: SnapshotStep(line=line, label=m.label)),
 }
-STEP_KINDS = (*_STEPS, "expect")
+STEP_KINDS = (*_STEPS, "expect", "command")
 
 M = TypeVar("M", bound=SchemaModel)
 
@@ -358,6 +359,12 @@ class _Parser:
         line = self.doc.line(loc)
         if kind == "expect":
             return self.expect(args, (*loc, kind), line)
+        if kind == "command":
+            if not isinstance(args, dict) or not isinstance(args.get("kind"), str):
+                self.problems.append(Problem((*loc, kind), "a command step is an engine "
+                                             "command's JSON form, a map with its 'kind'"))
+                return None
+            return CommandStep(line=line, data=dict(args))
         if kind not in _STEPS:
             message = f"unknown step '{kind}'{suggest(kind, STEP_KINDS)}"
             self.problems.append(Problem((*loc, kind), message, parent=True))

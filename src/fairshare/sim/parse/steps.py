@@ -133,6 +133,15 @@ class MoveStep(StepBase):
 
 
 @dataclass(frozen=True, kw_only=True)
+class CommandStep(StepBase):
+    """One engine command in its JSON form (docs/architecture.md "Commands"): what a
+    recorded ``fairshare serve`` session is replayed from. Read into the command when the run
+    starts, when the cluster's resource types are known."""
+
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
 class SnapshotStep(StepBase):
     label: str | None = None
 
@@ -151,7 +160,7 @@ Step = (
     AddNodeStep | RemoveNodeStep | ResizeNodeStep | SubmitStep | RecoverContainerStep
     | RequestStep | UpdateStep
     | HeartbeatStep | AdvanceStep | ReleaseStep | FinishStep | KillStep | ReloadStep | MoveStep
-    | SnapshotStep | ExpectStep
+    | SnapshotStep | ExpectStep | CommandStep
 )
 
 

@@ -32,8 +32,9 @@ from __future__ import annotations
 import gc
 import heapq
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from fairshare.core import (
     MAX_TIME_MS,
@@ -54,6 +55,7 @@ from fairshare.core import (
     EngineError,
     Event,
     Finish,
+    Heartbeat,
     HeartbeatTick,
     RecoverContainer,
     Submit,
@@ -101,8 +103,15 @@ class Simulation:
                  heartbeat_interval_ms: int = 1000, update_interval_ms: int | None = None,
                  events: list[Event] | None = None, observers: Sequence[SimObserver] = (),
                  snapshot_every_ms: int | None = None, event_driven: bool = True,
-                 verify_skips: bool = False, changes: Sequence[TimedChange] = ()) -> None:
+                 verify_skips: bool = False, changes: Sequence[TimedChange] = (),
+                 journal: Callable[[Command], None] | None = None) -> None:
         self.engine = engine
+        # told every command the loop applies, in order (fairshare serve's session journal);
+        # a journal needs every heartbeat run as a command of its own (no quiet skips)
+        if journal is not None and event_driven:
+            raise ValueError("a journaled simulation runs every heartbeat: event_driven=False")
+        self._journal = journal
+        self._external: set[str] = set()  # live apps whose tasks end when told (processes)
         self.observers = tuple(observers)
         self.events = engine.events if events is None else events
         # the event-driven loop skips heartbeats that provably change nothing (the engine's
@@ -147,7 +156,7 @@ class Simulation:
         with fewer_collections():
             self._run(until_ms)
 
-    def _run(self, until_ms: int | None) -> None:
+    def _run(self, until_ms: int | None, live: bool = False) -> None:
         engine = self.engine
         limit = until_ms if until_ms is not None else MAX_TIME_MS
         while True:
@@ -157,13 +166,13 @@ class Simulation:
                     (self._open == 0 and not self._changes_left) or self._is_stalled()):
                 break  # at the end of a millisecond: everything due at it has run
             if timer is not None and timer <= limit and (item is None or timer <= item):
-                apply_command(engine, AdvanceTo(timer))  # kill timers first (victims re-ask)
+                self._apply(AdvanceTo(timer))  # kill timers first (victims re-ask)
                 self._react()
                 continue
             if item is None or item > limit:
                 break
             time_ms, order, _, what, container = heapq.heappop(self._queue)
-            apply_command(engine, AdvanceTo(time_ms))
+            self._apply(AdvanceTo(time_ms))
             self._react()
             if order == CHANGE:
                 self._changes_left -= 1
@@ -175,11 +184,13 @@ class Simulation:
                 self._arrivals_left -= 1
                 self._arrive(self.apps[what])
             elif order == UPDATE:
-                apply_command(engine, UPDATE_PASS)
+                self._apply(UPDATE_PASS)
                 self._react()
                 self._push(time_ms + self.update_ms, UPDATE, "")
             elif order == HEARTBEATS:
-                for _ in apply_command(engine, self.tick):
+                for name in apply_command(engine, self.tick):
+                    if self._journal is not None:  # (applied inside the tick, journaled as one)
+                        self._journal(Heartbeat(name))
                     self._react()  # the app model answers each node before the next one's
                 self._push(time_ms + self.heartbeat_ms, HEARTBEATS, "")
             else:
@@ -189,11 +200,54 @@ class Simulation:
                 assert self.snapshot_ms is not None
                 self._push(time_ms + self.snapshot_ms, SNAPSHOT, "")
         if until_ms is not None and engine.now < until_ms:
-            apply_command(engine, AdvanceTo(until_ms))
+            self._apply(AdvanceTo(until_ms))
             self._react()
         self._deliver()
-        for observer in self.observers:
-            observer.on_end(engine.now)
+        if not live:
+            for observer in self.observers:
+                observer.on_end(engine.now)
+
+    # -- live: fairshare serve drives the loop from a clock ---------------------------------------
+
+    def run_live(self, until_ms: int) -> None:
+        """Everything due up to ``until_ms``, then the clock at ``until_ms``; the observers get
+        the events so far, not the end. Called again and again as a live clock moves."""
+        self._run(until_ms, live=True)
+
+    def deliver(self) -> None:
+        """Hand the observers the events so far (after a command applied from outside)."""
+        self._deliver()
+
+    def next_due(self) -> int | None:
+        """When the loop next has something to do (an item or a kill timer), or None."""
+        timer = self.engine.next_timer()
+        item = self._queue[0][0] if self._queue else None
+        return item if timer is None else timer if item is None else min(item, timer)
+
+    def arrive(self, spec: AppSpec, *, external: bool = False) -> None:
+        """A live submission: ``spec`` arrives at the engine's clock now (its ``at_ms`` is not
+        read); ``external``: its task containers end when :meth:`complete` says so (real
+        processes), not after their groups' durations."""
+        if spec.id in self.apps:
+            raise ValueError(f"app {spec.id} is already in the workload")
+        self.apps[spec.id] = AppProgress(spec)
+        self._open += 1
+        self._arrivals_left += 1
+        if external:
+            self._external.add(spec.id)
+        self._push(self.engine.now, ARRIVAL, spec.id)
+
+    def apply(self, command: Command) -> Any:
+        """A command from outside the app model (a request: kill, move, …), applied at the
+        clock now, journaled, and answered by the app model."""
+        result = self._apply(command)
+        self._react()
+        return result
+
+    def complete(self, app_id: str, container_id: str) -> None:
+        """An external app's task container ended by itself (its process exited)."""
+        if app_id in self._external:
+            self._complete(app_id, container_id)
 
     def _is_stalled(self) -> bool:
         if self._arrivals_left or self._changes_left or self.engine.next_timer() is not None:
@@ -215,10 +269,15 @@ class Simulation:
 
     # -- the app model ---------------------------------------------------------------------------
 
+    def _apply(self, command: Command) -> Any:
+        if self._journal is not None:
+            self._journal(command)
+        return apply_command(self.engine, command)
+
     def _command(self, app_id: str, command: Command) -> None:
         """One engine command for ``app_id``; a refusal names the app (its workload entry)."""
         try:
-            apply_command(self.engine, command)
+            self._apply(command)
         except EngineError as e:
             raise AppRefused(app_id, str(e)) from None
 
@@ -254,7 +313,7 @@ class Simulation:
         app.started_ms = now
         for c in spec.running:
             try:
-                container = apply_command(engine, RecoverContainer(
+                container = self._apply(RecoverContainer(
                     spec.id, c.node, c.resource, c.am, c.priority, c.container_id))
             except EngineError as e:
                 raise AppRefused(spec.id, str(e)) from None
@@ -337,6 +396,8 @@ class Simulation:
                     self._open -= 1
             if isinstance(event, ContainerAllocated):
                 self._allocated(event)
+            elif isinstance(event, AppFinished) and event.state == "killed":
+                self._killed(event.app)
             elif isinstance(event, ContainerPreempted):
                 if event.am and event.app in self.apps:
                     self.apps[event.app].preempted_containers += 1  # the engine restarts it
@@ -374,7 +435,16 @@ class Simulation:
         group: TaskGroup = app.spec.tasks[slot[0]]
         app.running[event.container] = RunningTask(slot[0], key, now)
         self._running_tasks += 1
-        self._push(now + group.duration_ms, COMPLETION, app.spec.id, event.container)
+        if app.spec.id not in self._external:
+            self._push(now + group.duration_ms, COMPLETION, app.spec.id, event.container)
+
+    def _killed(self, app_id: str) -> None:
+        """Killed (a request): its containers went with it, their completions will not come."""
+        app = self.apps.get(app_id)
+        if app is not None:
+            self._running_tasks -= len(app.running)
+            app.running.clear()
+            app.finished_ms = self.engine.now
 
     def _task_lost(self, app_id: str, container: str, *, asked_by_engine: bool,
                    preempted: bool) -> None:

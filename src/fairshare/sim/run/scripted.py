@@ -38,6 +38,7 @@ from fairshare.core import (
     Finish,
     Heartbeat,
     HeartbeatAll,
+    HeartbeatTick,
     Kill,
     Move,
     RecoverContainer,
@@ -49,6 +50,7 @@ from fairshare.core import (
     Submit,
     Update,
     apply_command,
+    command_from_json,
     event_record,
 )
 from fairshare.resources.vector import Resource
@@ -58,6 +60,7 @@ from fairshare.sim.parse.specs import MinimumSpan, WorkloadApp, minimum_span
 from fairshare.sim.parse.steps import (
     AddNodeStep,
     AdvanceStep,
+    CommandStep,
     ExpectStep,
     FinishStep,
     HeartbeatStep,
@@ -166,6 +169,7 @@ class ScriptRunner:
             FinishStep: lambda st: iter((Finish(st.app),)),
             KillStep: lambda st: iter((Kill(st.app),)), ReloadStep: self._reload,
             MoveStep: lambda st: iter((Move(st.app, st.queue),)),
+            CommandStep: self._command,
         }
         self._looks: dict[type, Callable[[Any], None]] = {
             SnapshotStep: self._snapshot, ExpectStep: self._expect}
@@ -233,7 +237,11 @@ class ScriptRunner:
             self._looks[type(step)](step)
             return
         for command in commands(step):
-            apply_command(self.engine, command)
+            if isinstance(command, HeartbeatTick):
+                for _ in apply_command(self.engine, command):  # a tick runs as it is iterated
+                    pass
+            else:
+                apply_command(self.engine, command)
 
     def _simulate(self, workload: tuple[WorkloadApp, ...], outdir: Path | None) -> None:
         """The workload runs from where the steps left the clock (docs/scenario-format.md)."""
@@ -334,6 +342,15 @@ class ScriptRunner:
     def _recover_container(self, step: RecoverContainerStep) -> Iterator[Command]:
         yield RecoverContainer(step.app, step.node, self._res(step.resources, step.line),
                                step.am, step.priority, step.container)
+
+    def _command(self, step: CommandStep) -> Iterator[Command]:
+        """A command in its JSON form, as a ``fairshare serve`` session journal writes it; a
+        heartbeat tick is consumed here (it runs as it is iterated)."""
+        try:
+            command = command_from_json(step.data, self.engine.types)
+        except ValueError as e:
+            raise EngineError(f"command: {e}") from None
+        yield command
 
     def _heartbeat(self, step: HeartbeatStep) -> Iterator[Command]:
         """``times`` heartbeats of the node, or of every node (``*``) in registration order."""

@@ -1,0 +1,426 @@
+"""The engine loop: one thread owns the engine and applies every command in order, on a clock.
+
+What it applies, in the order they fall due on the clock: the update pass every
+``yarn.scheduler.fair.update-interval-ms`` (with the preemption round after it), kill timers,
+every node's heartbeat every heartbeat interval, the virtual executor's task completions — all
+the simulator's loop (:class:`~fairshare.sim.run.loop.Simulation`, driven live with
+``run_live``) — and, between them, the requests (submit, kill, move, an AM's asks, a
+process's exit), each queued as a job and applied at the clock's reading when it is taken. The
+clock is the wall's, ``speed`` times faster (the virtual executor only), from 0 at start.
+
+Requests never read live state: after each job (and at most every ``SNAPSHOT_EVERY_S`` while
+the clock runs) the loop publishes a new frozen :class:`~fairshare.server.view.ServerSnapshot`.
+Every command it applies is journaled in the order applied (``journal``, the commands' JSON
+form), so a session replays through ``fairshare run`` with the same events
+(:mod:`fairshare.server.journal`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from queue import Empty, SimpleQueue
+from typing import Any, TypeVar
+
+from fairshare.core import (
+    AddNode,
+    AddNodes,
+    AppFinished,
+    Command,
+    ContainerAllocated,
+    ContainerCompleted,
+    ContainerPreempted,
+    Engine,
+    Event,
+    Finish,
+    Kill,
+    Move,
+    MoveRejected,
+    Submit,
+    event_record,
+)
+from fairshare.resources.vector import Resource
+from fairshare.server.control import (
+    EventListener,
+    KillResult,
+    Refused,
+    StreamedEvent,
+    bad_request,
+    not_found,
+)
+from fairshare.server.executors.base import SIGKILL_DELAY_MS, Executor, Launch
+from fairshare.server.rm import ACTIVE_STATES, RMRecords
+from fairshare.server.snapshots import server_snapshot
+from fairshare.server.submission import Submission
+from fairshare.server.view import ServerSnapshot, yarn_container_id
+from fairshare.sim.run.loop import Simulation
+from fairshare.sim.sources.workload import AppSpec, TaskGroup
+
+T = TypeVar("T")
+log = logging.getLogger("fairshare.serve")
+
+SNAPSHOT_EVERY_S = 0.1  # while only the clock moves, requests see it at most this stale
+EVENTS_KEPT = 100_000  # the event stream's memory; older events are forgotten
+JOB_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSpec:
+    id: str  # host:port
+    capacity: Resource
+    rack: str = "/default-rack"
+
+
+class ServerClock:
+    """Engine ms from the wall's monotonic clock, ``speed`` times faster, from 0 at start."""
+
+    def __init__(self, speed: float = 1.0,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        if not speed > 0:
+            raise ValueError("the speed must be positive")
+        self.speed = speed
+        self._monotonic = monotonic
+        self._start = monotonic()
+
+    def engine_ms(self) -> int:
+        return int((self._monotonic() - self._start) * 1000 * self.speed)
+
+    def seconds_until(self, engine_ms: int) -> float:
+        return max(0.0, (engine_ms - self.engine_ms()) / 1000 / self.speed)
+
+
+class EngineLoop:
+    """The engine's one thread (see the module docstring); implements ``Control``,
+    ``EngineDriver`` and ``ExecutorHost`` for the rest of the server."""
+
+    def __init__(self, engine: Engine, executor: Executor, nodes: Sequence[NodeSpec], *,
+                 cluster_timestamp: int, clock: ServerClock, work_dir: Path,
+                 heartbeat_ms: int = 1000, journal: Callable[[Command], None] | None = None
+                 ) -> None:
+        self.engine = engine
+        self.executor = executor
+        self.clock = clock
+        self.work_dir = work_dir
+        self.heartbeat_ms = heartbeat_ms
+        self.records = RMRecords(cluster_timestamp, engine.types)
+        self._journal = journal
+        self.sim = Simulation(engine, (), heartbeat_interval_ms=heartbeat_ms,
+                              event_driven=False, observers=[self], journal=self._journaled)
+        self._jobs: SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = SimpleQueue()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._thread_id: int | None = None
+        self._listeners: list[EventListener] = []
+        self._stream: deque[StreamedEvent] = deque(maxlen=EVENTS_KEPT)
+        self._stream_changed = threading.Condition()
+        self._launched: dict[tuple[str, str], Launch] = {}  # (app, engine container) → launch
+        self._external: dict[str, Submission] = {}  # apps whose containers are processes
+        self._ended_am: set[str] = set()  # apps whose AM process exited on its own
+        self._published_at = 0.0
+        self.failure: BaseException | None = None  # what stopped the engine thread
+        for node in nodes:
+            self.records.add_node(node.id, node.rack, node.capacity, 0)
+        if nodes:
+            self.sim.apply(AddNodes(tuple(AddNode(n.id, n.capacity, n.rack) for n in nodes)))
+            self.sim.deliver()
+        self._snapshot = self._take_snapshot()
+
+    # -- the thread --------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.executor.start(self)
+        self._thread = threading.Thread(target=self._run, name="fairshare-engine", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the engine thread, then every container the executor runs."""
+        self._stop.set()
+        self._jobs.put((lambda: None, Future()))  # wake it
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self.executor.close()
+
+    def _run(self) -> None:
+        self._thread_id = threading.get_ident()
+        try:
+            while not self._stop.is_set():
+                self._advance()
+                self._publish(force=False)
+                due = self.sim.next_due()
+                wait = 1.0 if due is None else min(1.0, self.clock.seconds_until(due))
+                try:
+                    job, future = self._jobs.get(timeout=wait)
+                except Empty:
+                    continue
+                self._do(job, future)
+                while True:  # every job waiting, then a snapshot for them all
+                    try:
+                        job, future = self._jobs.get_nowait()
+                    except Empty:
+                        break
+                    self._do(job, future)
+                self._publish(force=True)
+        except BaseException as e:  # the engine refused what its own loop did: a bug
+            self.failure = e
+            log.exception("the engine thread stopped")
+            raise
+
+    def _do(self, job: Callable[[], Any], future: Future[Any]) -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            self._advance()
+            result = job()
+            self.sim.deliver()
+        except BaseException as e:
+            self.sim.deliver()
+            future.set_exception(e)
+        else:
+            future.set_result(result)
+
+    def _advance(self) -> None:
+        now = self.clock.engine_ms()
+        if now > self.engine.now:
+            self.sim.run_live(now)
+
+    def _call(self, job: Callable[[], T]) -> T:
+        """Run ``job`` on the engine thread and return what it returns (or raise)."""
+        if threading.get_ident() == self._thread_id:
+            return job()
+        if self.failure is not None or self._stop.is_set():
+            raise Refused(503, "ServiceUnavailableException",
+                          "org.apache.hadoop.yarn.exceptions.YarnRuntimeException",
+                          "the ResourceManager is stopping")
+        future: Future[T] = Future()
+        self._jobs.put((job, future))
+        return future.result(timeout=JOB_TIMEOUT_S)
+
+    # -- snapshots ---------------------------------------------------------------------------------
+
+    def _take_snapshot(self) -> ServerSnapshot:
+        now = self.engine.now
+        last_heartbeat = now - now % self.heartbeat_ms
+        for node in self.records.nodes.values():
+            if node.state in ("RUNNING", "DECOMMISSIONING"):
+                node.last_heartbeat_ms = last_heartbeat
+        preempted = {a.id: (a.preempted_am_containers, a.preempted_containers,
+                            a.preempted_resource if a.preempted_containers else None)
+                     for a in self.engine.snapshot().apps}
+        apps, nodes = self.records.freeze(now, preempted)
+        return server_snapshot(self.engine, self.records.cluster_timestamp,
+                               self.records.cluster_timestamp + now, apps, nodes)
+
+    def _publish(self, force: bool) -> None:
+        wall = time.monotonic()
+        if force or wall - self._published_at >= SNAPSHOT_EVERY_S:
+            self._snapshot = self._take_snapshot()
+            self._published_at = wall
+
+    def snapshot(self) -> ServerSnapshot:
+        return self._snapshot
+
+    def sync(self) -> int:
+        """Let the engine catch up with the clock; its time then (engine ms). The snapshot
+        published after it shows that time."""
+        return self._call(lambda: self.engine.now)
+
+    # -- the simulation's observer: every event, in order, once ------------------------------------
+
+    def on_events(self, events: Sequence[Event]) -> None:
+        self.records.on_events(events)
+        types = self.engine.types
+        for event in events:
+            self._executor_reacts(event)
+        for listener in self._listeners:
+            listener(events)
+        if events:
+            with self._stream_changed:
+                self._stream.extend(StreamedEvent(e.seq, event_record(e, types))
+                                    for e in events)
+                self._stream_changed.notify_all()
+
+    def on_snapshot(self, now_ms: int) -> None:
+        pass
+
+    def on_end(self, now_ms: int) -> None:
+        pass
+
+    def _executor_reacts(self, event: Event) -> None:
+        if isinstance(event, ContainerAllocated):
+            submission = self._external.get(event.app)
+            if submission is not None:
+                self._launch(submission, event)
+        elif isinstance(event, ContainerPreempted | ContainerCompleted):
+            launch = self._launched.pop((event.app, event.container), None)
+            if launch is not None:  # the RM took it back: its process is stopped
+                self.executor.stop(launch.app, launch.container, SIGKILL_DELAY_MS)
+        elif isinstance(event, AppFinished):
+            self._external.pop(event.app, None)
+
+    def _launch(self, submission: Submission, event: ContainerAllocated) -> None:
+        """A container of an app whose containers are processes: the distributed shell's
+        command in its task containers (its AM is the server's own), the app's AM command in
+        its AM container."""
+        shell = submission.distributed_shell
+        if event.am:
+            if shell is not None or submission.am_command is None:
+                return
+            command = submission.am_command
+        else:
+            if shell is None:
+                return
+            command = shell.shell_command
+        app = self.engine.app(event.app)
+        container = yarn_container_id(event.container)
+        host, _, port = event.node.rpartition(":")
+        directory = self.work_dir / event.app / container
+        environment = dict(submission.environment)
+        environment.update({
+            "CONTAINER_ID": container, "APPLICATION_ID": event.app,
+            "APP_ATTEMPT_ID": f"appattempt_{event.app[len('application_'):]}_{app.attempt:06d}",
+            "NM_HOST": host or event.node, "NM_PORT": port, "USER": submission.user,
+            "LOGNAME": submission.user,
+        })
+        launch = Launch(event.app, app.attempt, container, event.node, event.resource, event.am,
+                        command, environment, directory / "work", directory / "logs")
+        self._launched[(event.app, event.container)] = launch
+        self.executor.launch(launch)
+
+    # -- ExecutorHost ------------------------------------------------------------------------------
+
+    def container_exited(self, app: str, container: str, exit_status: int,
+                         diagnostics: str) -> None:
+        def job() -> None:
+            engine_id = next((c for (a, c), launch in self._launched.items()
+                              if a == app and launch.container == container), None)
+            if engine_id is None:
+                return  # stopped by the RM meanwhile: its end was the RM's
+            launch = self._launched.pop((app, engine_id))
+            if launch.am:  # an AM that ended by itself: the app ends with it
+                record = self.records.apps[app]
+                if exit_status == 0:
+                    self.sim.apply(Finish(app))
+                else:
+                    self.records.failed(app, f"AM container {container} exited with "
+                                        f"exitCode: {exit_status}. {diagnostics}".strip(),
+                                        self.engine.now)
+                    self.sim.apply(Kill(app))
+                    record.state = record.rm_state = record.final_status = "FAILED"
+                return
+            if exit_status != 0:
+                self.records.apps[app].exit_failures += 1
+            self.sim.complete(app, engine_id)
+
+        self._call(job)
+
+    # -- EngineDriver ------------------------------------------------------------------------------
+
+    def command(self, command: object) -> Sequence[object]:
+        def job() -> Sequence[object]:
+            events = self.sim.events
+            start = len(events)
+            self.sim.apply(command)  # type: ignore[arg-type]
+            return list(events[start:])
+
+        return self._call(job)
+
+    def add_listener(self, listener: EventListener) -> None:
+        self._listeners.append(listener)
+
+    def now_ms(self) -> int:
+        return self.records.cluster_timestamp + self.clock.engine_ms()
+
+    # -- Control -----------------------------------------------------------------------------------
+
+    def new_application(self) -> tuple[str, Resource]:
+        return (self._call(self.records.new_application_id),
+                self.engine.site.maximum_allocation)
+
+    def submit(self, submission: Submission) -> None:
+        self._call(lambda: self._submit(submission))
+
+    def _submit(self, s: Submission) -> None:
+        app_id = s.application_id
+        if app_id in self.records.apps:
+            raise bad_request(f"org.apache.hadoop.yarn.exceptions.YarnException: Application "
+                              f"with id {app_id} is already present! Cannot add a duplicate!")
+        self.records.submitted(s, self.engine.now)
+        am = None if s.unmanaged else s.am_resource
+        processes = self.executor.kind != "virtual"
+        if s.tasks and not processes:  # the simulator's app model runs it
+            self.sim.arrive(AppSpec(app_id, 0, s.queue, s.user, am, s.tasks))
+        elif s.distributed_shell is not None and processes:
+            shell = s.distributed_shell
+            self._external[app_id] = s
+            self.sim.arrive(AppSpec(app_id, 0, s.queue, s.user, am, (
+                TaskGroup(shell.num_containers, shell.container_resource, 0, shell.priority),)),
+                external=True)
+        else:  # an AM that runs until it ends (a process) or is killed (virtual)
+            if processes:
+                self._external[app_id] = s
+            self.sim.apply(Submit(app_id, s.queue, s.user, am, ()))
+        self.sim.run_live(self.engine.now)  # the arrival is due now
+
+    def _known(self, app_id: str) -> None:
+        if app_id not in self.records.apps:
+            raise not_found(f"app with id: {app_id} not found")
+
+    def kill(self, app_id: str, user: str, diagnostics: str | None) -> KillResult:
+        def job() -> KillResult:
+            self._known(app_id)
+            record = self.records.apps[app_id]
+            if record.state not in ACTIVE_STATES:
+                return KillResult(record.rm_state, True)
+            self.records.kill_requested(app_id, diagnostics)
+            if self.engine.app(app_id).stopped:
+                return KillResult(record.rm_state, True)
+            self.sim.apply(Kill(app_id))
+            return KillResult("FINAL_SAVING", False)
+
+        return self._call(job)
+
+    def move(self, app_id: str, queue: str, user: str) -> str:
+        def job() -> str:
+            self._known(app_id)
+            record = self.records.apps[app_id]
+            if record.state not in ACTIVE_STATES:
+                raise bad_request(f"App in {record.state} state cannot be moved.")
+            target = queue if queue.startswith("root.") or queue == "root" else f"root.{queue}"
+            if target == record.queue:
+                return record.queue
+            events = self.sim.events
+            start = len(events)
+            self.sim.apply(Move(app_id, target))
+            refused = next((e for e in events[start:] if isinstance(e, MoveRejected)), None)
+            if refused is not None or target not in self.engine.state.queues:
+                raise Refused(403, "ForbiddenException",
+                              "org.apache.hadoop.yarn.webapp.ForbiddenException",
+                              f"Unauthorized attempt to move appid {app_id} by remote user "
+                              f"{user}", plain=True)
+            record.queue = self.engine.app(app_id).queue
+            return record.queue
+
+        return self._call(job)
+
+    def events_since(self, seq: int, timeout_s: float) -> Sequence[StreamedEvent]:
+        deadline = time.monotonic() + timeout_s
+        with self._stream_changed:
+            while True:
+                newer = [e for e in self._stream if e.seq > seq]
+                left = deadline - time.monotonic()
+                if newer or left <= 0 or self._stop.is_set():
+                    return newer
+                self._stream_changed.wait(left)
+
+    # -- the journal -------------------------------------------------------------------------------
+
+    def _journaled(self, command: Command) -> None:
+        if self._journal is not None:
+            self._journal(command)
+

@@ -1,0 +1,243 @@
+"""What the ResourceManager keeps beside the scheduler: applications with their states,
+attempts and resource-seconds (``RMAppImpl``, ``RMAppAttemptImpl``, ``RMAppAttemptMetrics``)
+and NodeManagers with their states (``RMNodeImpl``).
+
+:class:`RMRecords` is written on the engine thread only, from the engine's events (and from the
+requests the loop applies); :meth:`RMRecords.freeze` copies it into the views a snapshot holds.
+Times are engine ms (the server's clock from 0); the views carry epoch ms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from fairshare.core import (
+    AppAttemptRestarted,
+    AppFinished,
+    AppRejected,
+    AppSubmitted,
+    ContainerAllocated,
+    ContainerCompleted,
+    ContainerPreempted,
+    Event,
+)
+from fairshare.core.model.reasons import Rejection
+from fairshare.resources.vector import Resource, ResourceTypes
+from fairshare.server.submission import Submission
+from fairshare.server.view import AttemptView, RMAppView, RMNodeView
+
+_STATES = ("NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING", "FINISHED", "FAILED",
+           "KILLED")
+ACTIVE_STATES = ("NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING")
+
+
+@dataclass(slots=True)
+class _Attempt:
+    number: int
+    start_ms: int
+    state: str = "SCHEDULED"
+    finish_ms: int = 0
+    container: str | None = None
+    node: str | None = None
+
+
+@dataclass(slots=True)
+class RMApp:
+    submission: Submission
+    queue: str
+    submitted_ms: int
+    state: str = "SUBMITTED"
+    rm_state: str = "SUBMITTED"
+    final_status: str = "UNDEFINED"
+    diagnostics: str = ""
+    launched_ms: int = -1
+    finished_ms: int = 0
+    attempts: list[_Attempt] = field(default_factory=list)
+    # resource-seconds (RMAppAttemptMetrics): resource·ms of ended containers, by type index
+    used_ms: list[int] = field(default_factory=list)
+    preempted_ms: list[int] = field(default_factory=list)
+    running: dict[str, tuple[Resource, int]] = field(default_factory=dict)  # container → (r, since)
+    kill_diagnostics: str | None = None
+    exit_failures: int = 0  # task containers that exited non-zero (distributed shell)
+
+
+@dataclass(slots=True)
+class RMNode:
+    id: str
+    rack: str
+    capacity: Resource
+    state: str = "RUNNING"
+    last_heartbeat_ms: int = 0
+
+
+def http_address(node_id: str) -> str:
+    """A NodeManager's web address: its port + 1000 on the same host (nothing listens there:
+    the NodeManagers are the server's own)."""
+    host, _, port = node_id.rpartition(":")
+    return f"{host}:{int(port) + 1000}" if host and port.isdigit() else f"{node_id}:8042"
+
+
+class RMRecords:
+    """The RM's records (see the module docstring)."""
+
+    def __init__(self, cluster_timestamp: int, types: ResourceTypes) -> None:
+        self.cluster_timestamp = cluster_timestamp
+        self.types = types
+        self.apps: dict[str, RMApp] = {}
+        self.nodes: dict[str, RMNode] = {}
+        self.issued: set[str] = set()  # ids given out by new-application, not yet submitted
+        self._counter = 0
+
+    # -- ids ---------------------------------------------------------------------------------------
+
+    def new_application_id(self) -> str:
+        """``ClientRMService.getNewApplication``: the cluster timestamp and a counter."""
+        self._counter += 1
+        app_id = f"application_{self.cluster_timestamp}_{self._counter:04d}"
+        self.issued.add(app_id)
+        return app_id
+
+    # -- requests ----------------------------------------------------------------------------------
+
+    def submitted(self, submission: Submission, now: int) -> RMApp:
+        self.issued.discard(submission.application_id)
+        app = RMApp(submission, submission.queue, now,
+                    used_ms=[0] * len(self.types), preempted_ms=[0] * len(self.types))
+        app.attempts.append(_Attempt(1, now))
+        self.apps[submission.application_id] = app
+        return app
+
+    def kill_requested(self, app_id: str, diagnostics: str | None) -> None:
+        app = self.apps[app_id]
+        user = app.submission.user
+        message = f"Application {app_id} was killed by user {user}"
+        if diagnostics:
+            message += f" with diagnostic message: {diagnostics}"
+        app.kill_diagnostics = message
+
+    def failed(self, app_id: str, diagnostics: str, now: int) -> None:
+        """Ended by the server itself (its AM failed, a task failed its last attempt)."""
+        app = self.apps[app_id]
+        self._end(app, "FAILED", "FAILED", now)
+        app.diagnostics = diagnostics
+
+    def add_node(self, node_id: str, rack: str, capacity: Resource, now: int) -> None:
+        self.nodes[node_id] = RMNode(node_id, rack, capacity, last_heartbeat_ms=now)
+
+    def node_left(self, node_id: str, state: str) -> None:
+        node = self.nodes.get(node_id)
+        if node is not None:
+            node.state = state
+
+    def heartbeat(self, node_id: str, now: int) -> None:
+        node = self.nodes.get(node_id)
+        if node is not None:
+            node.last_heartbeat_ms = now
+
+    # -- the engine's events -----------------------------------------------------------------------
+
+    def on_events(self, events: Iterable[Event]) -> None:
+        for event in events:
+            app = self.apps.get(getattr(event, "app", ""))
+            if app is None:
+                continue
+            now = event.time
+            if isinstance(event, AppSubmitted):
+                app.queue = event.queue
+                app.state = app.rm_state = "ACCEPTED"
+            elif isinstance(event, AppRejected):
+                app.diagnostics = _rejected(event, app)
+                self._end(app, "FAILED", "FAILED", now)
+            elif isinstance(event, ContainerAllocated):
+                app.running[event.container] = (event.resource, now)
+                if event.am:
+                    attempt = app.attempts[-1]
+                    attempt.container, attempt.node, attempt.state = (event.container,
+                                                                      event.node, "RUNNING")
+                    if app.launched_ms < 0:
+                        app.launched_ms = now
+                    app.state = app.rm_state = "RUNNING"
+            elif isinstance(event, ContainerCompleted | ContainerPreempted):
+                self._container_ended(app, event.container, now,
+                                      preempted=isinstance(event, ContainerPreempted))
+            elif isinstance(event, AppAttemptRestarted):
+                old = app.attempts[-1]
+                old.state, old.finish_ms = "FAILED", now
+                app.attempts.append(_Attempt(old.number + 1, now))
+                app.state = app.rm_state = "ACCEPTED"
+            elif isinstance(event, AppFinished):
+                if event.state == "killed":
+                    app.diagnostics = app.kill_diagnostics or "Application killed by user."
+                    self._end(app, "KILLED", "KILLED", now)
+                elif app.state != "FAILED":
+                    final = "FAILED" if app.exit_failures else "SUCCEEDED"
+                    self._end(app, "FINISHED", final, now)
+
+    def _container_ended(self, app: RMApp, container: str, now: int, *, preempted: bool) -> None:
+        held = app.running.pop(container, None)
+        if held is None:
+            return
+        resource, since = held
+        for i, amount in enumerate(resource.values):
+            app.used_ms[i] += amount * (now - since)
+            if preempted:
+                app.preempted_ms[i] += amount * (now - since)
+
+    def _end(self, app: RMApp, state: str, final: str, now: int) -> None:
+        for container in list(app.running):
+            self._container_ended(app, container, now, preempted=False)
+        app.state = app.rm_state = state
+        app.final_status = final
+        app.finished_ms = now
+        attempt = app.attempts[-1]
+        attempt.state = {"FINISHED": "FINISHED", "KILLED": "KILLED"}.get(state, "FAILED")
+        attempt.finish_ms = now
+
+    # -- the views ---------------------------------------------------------------------------------
+
+    def freeze(self, now: int, preempted: dict[str, tuple[int, int, Resource | None]]
+               ) -> tuple[tuple[RMAppView, ...], tuple[RMNodeView, ...]]:
+        """The views at engine time ``now``; ``preempted``: per app the engine's (AM
+        containers, all containers, resource) taken by preemption."""
+        ts, names = self.cluster_timestamp, self.types.names
+        apps = []
+        for app_id, app in self.apps.items():
+            s = app.submission
+            used = list(app.used_ms)
+            for resource, since in app.running.values():  # running containers count so far
+                for i, amount in enumerate(resource.values):
+                    used[i] += amount * (now - since)
+            am_taken, taken, taken_resource = preempted.get(app_id, (0, 0, None))
+            attempts = tuple(
+                AttemptView(a.number, ts + a.start_ms, ts + a.finish_ms if a.finish_ms else 0,
+                            a.state, a.container, a.node,
+                            None if a.node is None else http_address(a.node))
+                for a in app.attempts)
+            apps.append(RMAppView(
+                app_id, s.name, s.user, app.queue, app.state, app.rm_state, app.final_status,
+                1.0 if app.state in ("FINISHED", "FAILED", "KILLED") else 0.0, app.diagnostics,
+                s.application_type, s.tags, s.priority, s.unmanaged, ts + app.submitted_ms,
+                -1 if app.launched_ms < 0 else ts + app.launched_ms,
+                ts + app.finished_ms if app.finished_ms else 0, attempts,
+                tuple((n, u // 1000) for n, u in zip(names, used, strict=True)),
+                tuple((n, p // 1000) for n, p in zip(names, app.preempted_ms, strict=True)
+                      if any(app.preempted_ms)),
+                am_taken, taken - am_taken, taken_resource, s.max_attempts))
+        nodes = tuple(RMNodeView(n.id, n.id.rpartition(":")[0] or n.id, http_address(n.id),
+                                 n.rack, n.state, ts + n.last_heartbeat_ms, n.capacity)
+                      for n in sorted(self.nodes.values(), key=lambda n: n.state != "RUNNING"
+                                      and n.state != "DECOMMISSIONING"))
+        return tuple(apps), nodes
+
+
+def _rejected(event: AppRejected, app: RMApp) -> str:
+    """The diagnostics YARN gives a FAILED app (``FairScheduler.addApplication``)."""
+    user = app.submission.user
+    if event.reason.kind is Rejection.BY_PLACEMENT_RULES:
+        return (f"Reject application {event.app} submitted by user {user} application "
+                "rejected by placement rules.")
+    if event.reason.kind is Rejection.ACL_DENIED:
+        return (f"User {user} does not have permission to submit {event.app} to queue "
+                f"{event.requested_queue}")
+    return str(event.reason)

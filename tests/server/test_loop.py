@@ -1,0 +1,110 @@
+"""The engine loop: requests and the clock applied in order on one thread, snapshots for the
+readers, and a journal that `fairshare run` replays to the same events."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fairshare.server.control import Refused
+from fairshare.sim.sources.workload import TaskGroup
+from tests.server.loopkit import TS, mb, running_loop, settle, submission
+
+
+def test_an_app_runs_its_tasks_for_their_durations_on_the_clock(tmp_path: Path) -> None:
+    with running_loop(tmp_path) as (loop, clock):
+        app_id, biggest = loop.new_application()
+        assert app_id == f"application_{TS}_0001"
+        assert biggest == mb(8192, 4)  # yarn.scheduler.maximum-allocation-* defaults
+        loop.submit(submission(app_id, "a", tasks=(TaskGroup(2, mb(2048), 5_000),)))
+        s = loop.snapshot()
+        assert s.app(app_id) is not None and s.app(app_id).state == "ACCEPTED"
+        settle(loop, clock, 1_000)  # heartbeat 1: the AM; the tasks are asked for at once
+        assert loop.snapshot().app(app_id).state == "RUNNING"
+        settle(loop, clock, 2_000)  # heartbeat 2: both tasks (2 nodes, no assignmultiple)
+        placed = [c for c in loop.snapshot().engine.containers if c.app == app_id]
+        assert len(placed) == 3
+        settle(loop, clock, 6_999)
+        assert loop.snapshot().app(app_id).state == "RUNNING"
+        settle(loop, clock, 7_000)  # the tasks placed at 2 s end at 7 s; the app finishes
+        view = loop.snapshot().app(app_id)
+        assert (view.state, view.final_status) == ("FINISHED", "SUCCEEDED")
+        assert view.finished_ms == TS + 7_000 and view.launched_ms == TS + 1_000
+        # memory-seconds: the AM 1024 MB × 6 s (1 s → 7 s) + 2 × 2048 MB × 5 s
+        assert dict(view.resource_seconds)["memory-mb"] == 1024 * 6 + 2 * 2048 * 5
+
+
+def test_kill_answers_final_saving_then_the_app_is_killed_and_a_repeat_is_done(
+        tmp_path: Path) -> None:
+    with running_loop(tmp_path) as (loop, clock):
+        app_id, _ = loop.new_application()
+        loop.submit(submission(app_id, "a"))  # no tasks: an AM that runs until killed
+        settle(loop, clock, 3_000)
+        assert loop.snapshot().app(app_id).state == "RUNNING"
+        first = loop.kill(app_id, "alice", "by test")
+        assert (first.rm_state, first.done) == ("FINAL_SAVING", False)
+        view = loop.snapshot().app(app_id)
+        assert (view.state, view.final_status) == ("KILLED", "KILLED")
+        assert view.diagnostics == (f"Application {app_id} was killed by user alice with "
+                                    "diagnostic message: by test")
+        again = loop.kill(app_id, "alice", None)
+        assert (again.rm_state, again.done) == ("KILLED", True)
+        with pytest.raises(Refused) as unknown:
+            loop.kill(f"application_{TS}_0099", "alice", None)
+        assert unknown.value.status == 404
+
+
+def test_a_move_to_a_queue_that_does_not_exist_is_a_plain_403(tmp_path: Path) -> None:
+    with running_loop(tmp_path) as (loop, clock):
+        app_id, _ = loop.new_application()
+        loop.submit(submission(app_id, "a"))
+        settle(loop, clock, 1_000)
+        assert loop.move(app_id, "root.b", "alice") == "root.b"
+        assert loop.snapshot().app(app_id).queue == "root.b"
+        with pytest.raises(Refused) as refused:
+            loop.move(app_id, "root.nope", "alice")
+        assert (refused.value.status, refused.value.plain) == (403, True)
+
+
+def test_a_starved_queue_gets_its_share_back_by_preemption(tmp_path: Path) -> None:
+    # a fills both nodes; b arrives with equal weight and a 2 s fair-share timeout, threshold 1:
+    # b is starved below its fair share, and a's containers are preempted for it
+    with running_loop(tmp_path) as (loop, clock):
+        first, _ = loop.new_application()
+        loop.submit(submission(first, "a", tasks=(TaskGroup(14, mb(1024), 600_000),)))
+        settle(loop, clock, 20_000)
+        used_a = loop.snapshot().engine.queue("root.a").usage
+        assert used_a.memory == 16_384 - 1024  # the AM and 14 tasks: all but 1 GB
+        second, _ = loop.new_application()
+        loop.submit(submission(second, "b", user="bob",
+                               tasks=(TaskGroup(8, mb(1024), 600_000),)))
+        settle(loop, clock, 40_000)
+        s = loop.snapshot()
+        assert s.engine.queue("root.b").usage.memory >= s.engine.queue("root.b").fair_share.memory
+        assert s.app(first).preempted_non_am_containers > 0
+
+
+def test_the_journal_replays_through_fairshare_run_to_the_same_events(tmp_path: Path) -> None:
+    with running_loop(tmp_path) as (loop, clock):
+        first, _ = loop.new_application()
+        loop.submit(submission(first, "a", tasks=(TaskGroup(14, mb(1024), 9_000),)))
+        settle(loop, clock, 5_000)
+        second, _ = loop.new_application()
+        loop.submit(submission(second, "b", user="bob", tasks=(TaskGroup(6, mb(1024), 4_000),)))
+        settle(loop, clock, 12_000)
+        loop.move(first, "root.b", "alice")
+        settle(loop, clock, 30_000)
+        served = [e.record for e in loop.events_since(0, 0)]
+    out = tmp_path / "replay"
+    run = subprocess.run([sys.executable, "-m", "fairshare", "run", str(tmp_path / "session.yaml"),
+                          "-o", str(out)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    replayed = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    replayed = [r for r in replayed if "seq" in r]
+    kinds = {r["type"] for r in served}
+    assert {"container-preempted", "app-moved", "app-finished"} <= kinds  # a real session
+    assert replayed == served
