@@ -36,12 +36,15 @@ from fairshare.core import (
     ContainerAllocated,
     ContainerCompleted,
     ContainerPreempted,
+    Decommission,
     Engine,
     Event,
     Finish,
     Kill,
     Move,
     MoveRejected,
+    RemoveNode,
+    ResizeNode,
     Submit,
     event_record,
 )
@@ -59,6 +62,7 @@ from fairshare.server.rm import ACTIVE_STATES, RMRecords
 from fairshare.server.snapshots import server_snapshot
 from fairshare.server.submission import Submission
 from fairshare.server.view import ServerSnapshot, yarn_container_id
+from fairshare.sim.record.snapshot import snapshot as scenario_snapshot
 from fairshare.sim.run.loop import Simulation
 from fairshare.sim.sources.workload import AppSpec, TaskGroup
 
@@ -407,6 +411,60 @@ class EngineLoop:
             return record.queue
 
         return self._call(job)
+
+    # -- fairshare's extensions: the scenario snapshot, node management (virtual executor) ------
+
+    def scenario_snapshot(self) -> dict[str, Any]:
+        """The engine's state as a scenario's ``snapshot`` step records it
+        (docs/scenario-format.md "Snapshots"), taken on the engine thread."""
+        return self._call(lambda: scenario_snapshot(self.engine))
+
+    def add_node(self, node: NodeSpec) -> None:
+        def job() -> None:
+            self._virtual_only()
+            if node.id in self.engine.state.nodes:
+                raise bad_request(f"node {node.id} is already registered")
+            self.records.add_node(node.id, node.rack, node.capacity, self.engine.now)
+            self.sim.apply(AddNode(node.id, node.capacity, node.rack))
+
+        self._call(job)
+
+    def remove_node(self, node_id: str) -> None:
+        """The node is lost (``NodeRemovedSchedulerEvent``): its containers with it."""
+        def job() -> None:
+            self._virtual_only()
+            self._active_node(node_id)
+            self.sim.apply(RemoveNode(node_id))
+            self.records.node_left(node_id, "LOST")
+
+        self._call(job)
+
+    def resize_node(self, node_id: str, capacity: Resource) -> None:
+        def job() -> None:
+            self._virtual_only()
+            self._active_node(node_id)
+            self.sim.apply(ResizeNode(node_id, capacity))
+            self.records.nodes[node_id].capacity = capacity
+
+        self._call(job)
+
+    def decommission_node(self, node_id: str, timeout_ms: int | None) -> None:
+        def job() -> None:
+            self._virtual_only()
+            self._active_node(node_id)
+            self.sim.apply(Decommission(node_id, timeout_ms))
+            self.records.node_left(node_id, "DECOMMISSIONING")
+
+        self._call(job)
+
+    def _virtual_only(self) -> None:
+        if self.executor.kind != "virtual":
+            raise bad_request(f"nodes are managed by the {self.executor.kind} executor here; "
+                              "node management is for the virtual executor")
+
+    def _active_node(self, node_id: str) -> None:
+        if node_id not in self.engine.state.nodes:
+            raise not_found(f"nodeId, {node_id}, is not found")
 
     def events_since(self, seq: int, timeout_s: float) -> Sequence[StreamedEvent]:
         deadline = time.monotonic() + timeout_s

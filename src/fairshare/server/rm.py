@@ -21,6 +21,7 @@ from fairshare.core import (
     ContainerCompleted,
     ContainerPreempted,
     Event,
+    NodeDecommissioned,
 )
 from fairshare.core.model.reasons import Rejection
 from fairshare.resources.vector import Resource, ResourceTypes
@@ -139,6 +140,9 @@ class RMRecords:
 
     def on_events(self, events: Iterable[Event]) -> None:
         for event in events:
+            if isinstance(event, NodeDecommissioned):
+                self.node_left(event.node, "DECOMMISSIONED")
+                continue
             app = self.apps.get(getattr(event, "app", ""))
             if app is None:
                 continue

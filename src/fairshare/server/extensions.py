@@ -1,0 +1,125 @@
+"""fairshare's own endpoints, beside YARN's, under ``/ws/v1/fairshare``: the event stream
+(server-sent events), the engine's snapshot, and node management for the virtual executor.
+
+They answer errors the way YARN's endpoints do (a ``RemoteException`` body, YARN's status
+codes), so one client error handler serves both.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Header, Query
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from fairshare.resources.vector import Resource, ResourceTypes
+from fairshare.server.control import bad_request
+from fairshare.server.loop import EngineLoop, NodeSpec
+
+PREFIX = "/ws/v1/fairshare"
+WAIT_S = 2.0  # how long one wait for new events lasts: shutdown is noticed this fast
+KEEP_ALIVE_S = 15.0  # a comment line this often on a quiet stream, so proxies keep it open
+
+
+def extensions_router(loop: EngineLoop) -> APIRouter:
+    router = APIRouter(prefix=PREFIX, tags=["fairshare"])
+    types = loop.engine.types
+
+    @router.get("/events", summary="The engine's events as server-sent events",
+                response_class=StreamingResponse,
+                responses={200: {"content": {"text/event-stream": {}}}})
+    async def events(
+        since: Annotated[int | None, Query(
+            description="Events after this seq (default: Last-Event-ID, else the oldest kept)",
+            ge=0)] = None,
+        limit: Annotated[int | None, Query(
+            description="End the stream after this many events", ge=1)] = None,
+        last_event_id: Annotated[str | None, Header()] = None,
+    ) -> StreamingResponse:
+        start = since if since is not None else _last_id(last_event_id)
+        return StreamingResponse(_stream(loop, start, limit), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache"})
+
+    @router.get("/snapshot", summary="The engine's state, as a scenario's snapshot step "
+                "records it (docs/scenario-format.md)")
+    def snapshot() -> JSONResponse:
+        return JSONResponse(loop.scenario_snapshot())
+
+    @router.post("/nodes", summary="A NodeManager joins (virtual executor)", status_code=200)
+    def add_node(body: Annotated[dict[str, Any], Body(examples=[{
+            "id": "node9:45454", "rack": "/default-rack",
+            "resource": {"memory-mb": 8192, "vcores": 8}}])]) -> JSONResponse:
+        node_id = body.get("id")
+        rack = body.get("rack", "/default-rack")
+        if not isinstance(node_id, str) or not node_id or not isinstance(rack, str):
+            raise bad_request("a node is {\"id\": \"host:port\", \"resource\": {...}, "
+                              "\"rack\": \"/rack\"}")
+        if not rack.startswith("/"):
+            raise bad_request(f"rack {rack!r}: a rack starts with '/'")
+        loop.add_node(NodeSpec(node_id, _resource(body.get("resource"), types), rack))
+        return JSONResponse({"node": node_id})
+
+    @router.delete("/nodes/{node_id}", summary="A NodeManager is lost (virtual executor)")
+    def remove_node(node_id: str) -> Response:
+        loop.remove_node(node_id)
+        return Response(status_code=204)
+
+    @router.put("/nodes/{node_id}/resource", summary="A NodeManager's total changes")
+    def resize_node(node_id: str, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
+        capacity = _resource(body.get("resource"), types)
+        loop.resize_node(node_id, capacity)
+        return JSONResponse({"node": node_id})
+
+    @router.post("/nodes/{node_id}/decommission",
+                 summary="Graceful decommission, with an optional timeout (ms)")
+    def decommission(node_id: str,
+                     body: Annotated[dict[str, Any] | None, Body()] = None) -> JSONResponse:
+        timeout = (body or {}).get("timeout-ms")
+        if timeout is not None and (not isinstance(timeout, int) or isinstance(timeout, bool)
+                                    or timeout < 0):
+            raise bad_request("timeout-ms: expected a whole number of milliseconds, or null")
+        loop.decommission_node(node_id, timeout)
+        return JSONResponse({"node": node_id})
+
+    return router
+
+
+def _last_id(header: str | None) -> int:
+    return int(header) if header is not None and header.isdigit() else 0
+
+
+async def _stream(loop: EngineLoop, seq: int, limit: int | None) -> AsyncIterator[str]:
+    sent, quiet = 0, 0.0
+    while True:
+        batch = await run_in_threadpool(loop.events_since, seq, WAIT_S)
+        if not batch:
+            quiet += WAIT_S
+            if quiet >= KEEP_ALIVE_S:
+                quiet = 0.0
+                yield ": keep-alive\n\n"
+            continue
+        quiet = 0.0
+        for event in batch:
+            data = json.dumps(event.record, separators=(",", ":"))
+            yield f"id: {event.seq}\nevent: {event.record['type']}\ndata: {data}\n\n"
+            seq, sent = event.seq, sent + 1
+            if limit is not None and sent >= limit:
+                return
+
+
+def _resource(value: object, types: ResourceTypes) -> Resource:
+    """``{"memory-mb": 8192, "vcores": 8, …}`` in the cluster's resource types."""
+    if not isinstance(value, Mapping) or not value:
+        raise bad_request("resource: expected {\"memory-mb\": MB, \"vcores\": N, ...}")
+    amounts: dict[str, int] = {}
+    for name, amount in value.items():
+        if name not in types.names:
+            raise bad_request(f"resource: unknown resource type {name!r}; this cluster has "
+                              f"{', '.join(types.names)}")
+        if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
+            raise bad_request(f"resource.{name}: expected a whole number >= 0")
+        amounts[name] = amount
+    return types.of(amounts)
