@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import os
 import re
+import socket
 from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 from typing import Annotated, Any, TypeVar
@@ -163,3 +164,18 @@ def guarded(load: Callable[[], _T]) -> _T:
         files = list(dict.fromkeys(p.file for p in found))
         ordered = sorted(found, key=lambda p: (files.index(p.file), p.line or 0))
         raise fail([str(p) for p in ordered]) from None
+
+
+def bind_listening(host: str, port: int, option: str = "--listen") -> socket.socket:
+    """A listening socket, bound before anything is written or started: a port in use is an
+    error of the option, and port 0 is a free one, whose number the caller can print."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise fail([f"{option}: cannot listen on {host}:{port}: {e.strerror}"]) from None
+    sock.listen(128)
+    return sock

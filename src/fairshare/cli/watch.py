@@ -9,7 +9,6 @@ database that cannot be opened exit 2 with the option or file named, nothing wri
 from __future__ import annotations
 
 import signal
-import socket
 import threading
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,6 +20,7 @@ from fairshare.cli.common import (
     CommandGroup,
     Format,
     FormatOpt,
+    bind_listening,
     err,
     fail,
     guarded,
@@ -139,7 +139,7 @@ def start(
     kept = guarded(lambda: retention(keep))
     # bound before the database is opened: a port in use leaves nothing written; bound here,
     # so that the address printed is the one served (port 0: a free one)
-    listening = _bind(host, port)
+    listening = bind_listening(host, port)
     history = guarded(lambda: History.open(db, kept, poll_interval_ms=round(interval_s * 1000)))
     watcher = Watcher(client, history, watch, interval_s, apps_interval_s=apps_s,
                       nodes_interval_s=nodes_s,
@@ -165,19 +165,6 @@ def start(
         poller.join(timeout=interval_s + 30)
         history.close()
         out.print(f"Stopped after {watcher.latest().stats.polls} polls.", soft_wrap=True)
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as e:
-        sock.close()
-        raise fail([f"--listen: cannot listen on {host}:{port}: {e.strerror}"]) from None
-    sock.listen(128)
-    return sock
 
 
 @watch_app.command("status")

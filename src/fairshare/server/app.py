@@ -1,0 +1,24 @@
+"""The server's one ASGI app: YARN's REST API (``rest/``), fairshare's extensions
+(``extensions.py``), the AM protocol (``am_routes.py``), and the pages and ``/metrics`` that
+``watch`` shows too (``pages.py``, mounted last: it answers every other path)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+
+from fairshare.server.extensions import extensions_router
+from fairshare.server.loop import EngineLoop
+from fairshare.server.rest.app import create_rest_app
+
+
+def create_server_app(loop: EngineLoop, *, am_router: Any = None, pages: Any = None
+                      ) -> FastAPI:
+    app = create_rest_app(loop)
+    app.include_router(extensions_router(loop))
+    if am_router is not None:
+        app.include_router(am_router)
+    if pages is not None:
+        app.mount("/", pages)
+    return app
