@@ -1,0 +1,377 @@
+"""The FastAPI app serving YARN's REST API v1 under ``/ws/v1/cluster`` (docs/rest.md).
+
+Every route reads the latest :class:`~fairshare.server.view.ServerSnapshot` or asks the
+:class:`~fairshare.server.control.Control` for a change, and answers as ``RMWebServices``
+does: the document of its DAO (``daos``) in the format the request accepts, YARN's status
+codes, ``GenericExceptionHandler``'s ``RemoteException`` for a refusal. Routes run in the
+threadpool (the control's calls block until the engine thread applied them); nothing a
+request sends can make a route fail with a 500 — an unexpected error is answered as the RM's
+catch-all, a 503.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from fairshare.server.control import Control, Refused, bad_request, not_found
+from fairshare.server.rest import daos
+from fairshare.server.rest.body import Fields, integer, parse_body, text
+from fairshare.server.rest.ids import canonical_app_id, canonical_node_id
+from fairshare.server.rest.negotiate import (
+    JerseyResponse,
+    SimpleAuth,
+    hadoop_headers,
+    refusal,
+    render,
+)
+from fairshare.server.rest.openapi_docs import BODIES, responses
+from fairshare.server.rest.query import apps_query, node_states, parse_deselects, select_nodes
+from fairshare.server.rest.submit import media_type, parse_submission, unsupported_media_type
+from fairshare.server.view import RM_VERSION, RMAppView, ServerSnapshot
+
+BASE = "/ws/v1/cluster"
+log = logging.getLogger(__name__)
+
+
+def _user_name(user_name: str | None = Query(
+        None, alias="user.name", description="the caller (simple authentication); "
+        "without it, the cookie it set, else the static user dr.who")) -> str | None:
+    return user_name
+
+
+class _TrailingSlash:
+    """Jersey matches ``/apps/`` as ``/apps``: strip the slash before routing."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and len(path) > 1 and path.endswith("/"):
+            scope = dict(scope, path=path.rstrip("/") or "/")
+        await self.app(scope, receive, send)
+
+
+class _Routes:
+    """The handlers, over one control and one authenticator."""
+
+    def __init__(self, control: Control) -> None:
+        self.control = control
+        self.auth = SimpleAuth()
+
+    # -- the frame every answer goes through ---------------------------------------------
+
+    def answer(self, request: Request, build: Callable[[str], Response]) -> Response:
+        caller, cookie = self.auth.caller(request)
+        try:
+            response = build(caller)
+        except Refused as refused:
+            response = refusal(request, refused)
+        except Exception:  # a fault of ours: never a traceback, the RM's catch-all instead
+            log.exception("REST request %s %s failed", request.method, request.url.path)
+            response = refusal(request, Refused(
+                503, "WebApplicationException", "javax.ws.rs.WebApplicationException",
+                "fairshare could not answer this request (see the server log)"))
+        response.headers.update(hadoop_headers())
+        if cookie is not None:
+            response.headers.append("Set-Cookie", cookie)
+        return response
+
+    async def answer_body(self, request: Request, build: Callable[[str, bytes], Response]
+                          ) -> Response:
+        body = await request.body()
+        return await run_in_threadpool(self.answer, request, lambda caller: build(caller, body))
+
+    def snapshot(self) -> ServerSnapshot:
+        return self.control.snapshot()
+
+    @staticmethod
+    def find_app(s: ServerSnapshot, raw: str) -> RMAppView:
+        """``getRMAppForAppId``: 400 for an id YARN cannot read, 404 for an unknown one."""
+        found = s.app(canonical_app_id(raw))
+        if found is None:
+            raise not_found(f"app with id: {raw} not found")
+        return found
+
+    @staticmethod
+    def address(request: Request) -> str:
+        return request.headers.get("host") or f"{request.url.hostname}:{request.url.port}"
+
+    @staticmethod
+    def url(request: Request) -> str:
+        """``HttpServletRequest.getRequestURL``: no query string."""
+        return f"{request.url.scheme}://{request.url.netloc}{request.url.path}"
+
+    @staticmethod
+    def put_body(request: Request, body: bytes, root: str) -> Fields:
+        kind = media_type(request.headers.get("content-type", ""))
+        if kind is None:
+            raise unsupported_media_type()
+        return parse_body(body, kind, root)
+
+
+def create_rest_app(control: Control) -> FastAPI:
+    """The REST API over ``control``: ``/ws/v1/cluster/…`` and the OpenAPI document at
+    ``/openapi.json``."""
+    app = FastAPI(title="fairshare serve — YARN ResourceManager REST API v1",
+                  version=RM_VERSION, redirect_slashes=False,
+                  description="Hadoop 3.4's RM REST API as fairshare serves it (docs/rest.md).")
+    routes = _Routes(control)
+    router = APIRouter(prefix=BASE, dependencies=[Depends(_user_name)])
+    _cluster_routes(router, routes)
+    _app_routes(router, routes)
+    _write_routes(router, routes)
+    app.include_router(router)
+    _errors(app)
+    app.add_middleware(_TrailingSlash)
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
+    return app
+
+
+def _get(router: APIRouter, path: str, summary: str, *errors: int,
+         name: str | None = None) -> Callable[[Any], Any]:
+    return router.get(path, summary=summary, response_class=JerseyResponse,
+                      responses=responses(200, *errors), name=name)
+
+
+def _cluster_routes(router: APIRouter, r: _Routes) -> None:
+    for path in ("", "/info"):
+        @_get(router, path, "ClusterInfo: the RM's id, state and versions",
+              name=f"cluster_info{path.replace('/', '_')}")
+        def info(request: Request) -> Response:
+            return r.answer(request, lambda _: render(request, daos.cluster_info(r.snapshot())))
+
+    @_get(router, "/metrics", "ClusterMetricsInfo: the root queue's metrics and node counts")
+    def metrics(request: Request) -> Response:
+        return r.answer(request, lambda _: render(request, daos.cluster_metrics(r.snapshot())))
+
+    @_get(router, "/scheduler", "SchedulerTypeInfo: the fairScheduler queue tree")
+    def scheduler(request: Request) -> Response:
+        return r.answer(request, lambda _: render(request, daos.scheduler(r.snapshot())))
+
+    @_get(router, "/scheduler/activities", "ActivitiesInfo: 'Not Capacity Scheduler'")
+    def activities(request: Request) -> Response:
+        return r.answer(request, lambda _: render(request, daos.activities_not_capacity()))
+
+    @_get(router, "/nodes", "NodesInfo: the nodes in the given states (all by default)", 400)
+    def nodes(request: Request, states: str | None = Query(
+            None, description="comma-separated NodeStates (RUNNING, LOST, …)")) -> Response:
+        def build(_: str) -> Response:
+            s = r.snapshot()
+            listed = select_nodes(daos.node_order(s.nodes), node_states(states))
+            return render(request, daos.nodes(s, listed))
+        return r.answer(request, build)
+
+    @_get(router, "/nodes/{node_id}", "NodeInfo: one node", 400, 404)
+    def node(request: Request, node_id: str) -> Response:
+        def build(_: str) -> Response:
+            s = r.snapshot()
+            found = s.node(canonical_node_id(node_id))
+            if found is None:
+                raise not_found(f"nodeId, {node_id}, is not found")
+            return render(request, daos.node(s, found))
+        return r.answer(request, build)
+
+
+def _app_routes(router: APIRouter, r: _Routes) -> None:
+    @_get(router, "/apps", "AppsInfo: the apps that pass every filter", 400)
+    def list_apps(
+        request: Request,
+        state: str | None = Query(None, description="deprecated: one state"),
+        states: list[str] | None = Query(None, description="YarnApplicationStates, "
+                                         "comma-separated"),
+        final_status: str | None = Query(None, alias="finalStatus"),
+        user: str | None = Query(None), queue: str | None = Query(None),
+        limit: str | None = Query(None, description="at most this many (> 0)"),
+        started_begin: str | None = Query(None, alias="startedTimeBegin"),
+        started_end: str | None = Query(None, alias="startedTimeEnd"),
+        finished_begin: str | None = Query(None, alias="finishedTimeBegin"),
+        finished_end: str | None = Query(None, alias="finishedTimeEnd"),
+        application_types: list[str] | None = Query(None, alias="applicationTypes"),
+        application_tags: list[str] | None = Query(None, alias="applicationTags"),
+        name: str | None = Query(None),
+        deselects: list[str] | None = Query(None, alias="deSelects", description=(
+            "resourceRequests, timeouts, appNodeLabelExpression, amNodeLabelExpression, "
+            "resourceInfo")),
+    ) -> Response:
+        def build(caller: str) -> Response:
+            query = apps_query(
+                state=state, states=states or [], final_status=final_status, user=user,
+                queue=queue, limit=limit, started_begin=started_begin, started_end=started_end,
+                finished_begin=finished_begin, finished_end=finished_end,
+                application_types=application_types or [],
+                application_tags=application_tags or [], name=name,
+                deselects=deselects or [])
+            s = r.snapshot()
+            chosen = query.select(daos.app_order(s, s.apps))
+            return render(request, daos.apps(s, chosen, caller=caller,
+                                             deselects=query.deselects,
+                                             rm_address=r.address(request)))
+        return r.answer(request, build)
+
+    @_get(router, "/apps/{app_id}", "AppInfo: one app", 400, 404)
+    def one_app(request: Request, app_id: str, deselects: list[str] | None = Query(
+            None, alias="deSelects")) -> Response:
+        def build(caller: str) -> Response:
+            chosen = parse_deselects(deselects or [])
+            s = r.snapshot()
+            return render(request, daos.app(s, r.find_app(s, app_id), caller=caller,
+                                            deselects=chosen, rm_address=r.address(request)))
+        return r.answer(request, build)
+
+    @_get(router, "/apps/{app_id}/appattempts", "AppAttemptsInfo: the app's attempts",
+          400, 404)
+    def attempts(request: Request, app_id: str) -> Response:
+        def build(caller: str) -> Response:
+            s = r.snapshot()
+            return render(request, daos.app_attempts(s, r.find_app(s, app_id), caller=caller))
+        return r.answer(request, build)
+
+    def read(path: str, summary: str, doc: Callable[[RMAppView], Any]) -> None:
+        @_get(router, path, summary, 400, 404, name=f"app_{path.rsplit('/', 1)[-1]}")
+        def handler(request: Request, app_id: str) -> Response:
+            return r.answer(request, lambda _: render(
+                request, doc(r.find_app(r.snapshot(), app_id))))
+
+    read("/apps/{app_id}/state", "AppState: the app's RMAppState",
+         lambda a: daos.app_state(a.rm_state))
+    read("/apps/{app_id}/queue", "AppQueue: the app's queue", lambda a: daos.app_queue(a.queue))
+    read("/apps/{app_id}/priority", "AppPriority: the app's priority",
+         lambda a: daos.app_priority(a.priority))
+
+
+def _write_routes(router: APIRouter, r: _Routes) -> None:
+    @router.post("/apps/new-application", summary="NewApplication: an id to submit with",
+                 response_class=JerseyResponse, responses=responses(200))
+    def new_application(request: Request) -> Response:
+        def build(_: str) -> Response:
+            app_id, most = r.control.new_application()
+            return render(request, daos.new_application(app_id, most, r.snapshot().types))
+        return r.answer(request, build)
+
+    @router.get("/apps/new-application", include_in_schema=False)
+    def new_application_get() -> Response:  # Jersey prefers the literal path: 405
+        return Response(status_code=405, headers={"Allow": "POST,OPTIONS", **hadoop_headers()})
+
+    @router.post("/apps", summary="Submit: 202, empty, Location: …/apps/{id}",
+                 status_code=202, responses=responses(202, 400, 415),
+                 openapi_extra={"requestBody": BODIES["submission"]})
+    async def submit(request: Request) -> Response:
+        def build(caller: str, body: bytes) -> Response:
+            s = r.snapshot()
+            sub = parse_submission(body, request.headers.get("content-type", ""), caller,
+                                   s.types)
+            r.control.submit(sub)
+            return Response(status_code=202,
+                            headers={"Location": f"{r.url(request)}/{sub.application_id}"})
+        return await r.answer_body(request, build)
+
+    @router.put("/apps/{app_id}/state", summary="Kill: 202 FINAL_SAVING, then 200 KILLED",
+                response_class=JerseyResponse, responses=responses(200, 202, 400, 403, 404, 415),
+                openapi_extra={"requestBody": BODIES["appstate"]})
+    async def kill(request: Request, app_id: str) -> Response:
+        def build(caller: str, body: bytes) -> Response:
+            f = r.put_body(request, body, "appstate")
+            target, diagnostics = text(f, "state"), text(f, "diagnostics")
+            a = r.find_app(r.snapshot(), app_id)
+            if target == a.rm_state:
+                return render(request, daos.app_state(a.rm_state))
+            if target != "KILLED":
+                raise _only_killed()
+            result = r.control.kill(a.id, caller, diagnostics)
+            if result.done:
+                return render(request, daos.app_state("KILLED"))
+            return render(request, daos.app_state(result.rm_state), 202,
+                          {"Location": r.url(request)})
+        return await r.answer_body(request, build)
+
+    @router.put("/apps/{app_id}/queue", summary="Move: 200 with the queue, 403 if refused",
+                response_class=JerseyResponse, responses=responses(200, 400, 403, 404, 415),
+                openapi_extra={"requestBody": BODIES["appqueue"]})
+    async def move(request: Request, app_id: str) -> Response:
+        def build(caller: str, body: bytes) -> Response:
+            f = r.put_body(request, body, "appqueue")
+            target = text(f, "queue")
+            a = r.find_app(r.snapshot(), app_id)
+            if target is None:
+                raise _missing("queue")
+            if target == a.queue:
+                return render(request, daos.app_queue(a.queue))
+            return render(request, daos.app_queue(r.control.move(a.id, target, caller)))
+        return await r.answer_body(request, build)
+
+    @router.put("/apps/{app_id}/priority", summary="Priority: 503 under the Fair Scheduler",
+                response_class=JerseyResponse, responses=responses(200, 400, 404, 415, 503),
+                openapi_extra={"requestBody": BODIES["applicationpriority"]})
+    async def priority(request: Request, app_id: str) -> Response:
+        def build(_: str, body: bytes) -> Response:
+            f = r.put_body(request, body, "applicationpriority")
+            target = integer(f, "priority")
+            a = r.find_app(r.snapshot(), app_id)
+            if target is None:
+                raise Refused(503, "YarnException",
+                              "org.apache.hadoop.yarn.exceptions.YarnException",
+                              "Target Priority cannot be null")
+            if target == a.priority:
+                return render(request, daos.app_priority(target))
+            # FairScheduler.updateApplicationPriority throws; doAs wraps it, and
+            # GenericExceptionHandler answers the wrapper, which has no message (captured)
+            raise Refused(503, "UndeclaredThrowableException",
+                          "java.lang.reflect.UndeclaredThrowableException", None)
+        return await r.answer_body(request, build)
+
+
+def _only_killed() -> Refused:
+    """``updateAppState``: the only change of state a client may ask for."""
+    return bad_request("Only 'KILLED' is allowed as a target state.")
+
+
+def _missing(name: str) -> Refused:
+    return bad_request(f"{name}: missing")
+
+
+def _allowed(app: FastAPI, path: str) -> list[str]:
+    methods: set[str] = set()
+    for route in app.routes:
+        if isinstance(route, APIRoute) and route.path_regex.match(path):
+            methods |= route.methods or set()
+    if "GET" in methods:
+        methods.add("HEAD")
+    return sorted(methods | {"OPTIONS"})
+
+
+def _errors(app: FastAPI) -> None:
+    """Jersey's own answers for what matches no resource: 404 and 405, empty."""
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        headers = hadoop_headers()
+        if exc.status_code == 405:
+            headers["Allow"] = ",".join(_allowed(app, request.url.path))
+        return Response(status_code=exc.status_code, headers=headers)
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's document without the 422 it adds to every route with parameters: no
+    route here answers 422 (every parameter is read as text and checked as YARN checks it)."""
+    if app.openapi_schema is None:
+        schema = get_openapi(title=app.title, version=app.version,
+                             description=app.description, routes=app.routes)
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                operation.get("responses", {}).pop("422", None)
+        components: Mapping[str, Any] = schema.get("components", {}).get("schemas", {})
+        for name in ("HTTPValidationError", "ValidationError"):
+            if isinstance(components, dict):
+                components.pop(name, None)
+        app.openapi_schema = schema
+    return app.openapi_schema

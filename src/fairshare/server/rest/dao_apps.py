@@ -1,0 +1,267 @@
+"""``AppInfo`` (``/apps``, ``/apps/{id}``) and ``AppAttemptInfo`` (``…/appattempts``) from the
+RM's record of an app (:class:`RMAppView`) and the scheduler's (:class:`AppSnapshot`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from fairshare.core import AppSnapshot, AskSnapshot
+from fairshare.resources.vector import MEMORY, VCORES, Resource, float32, sum_resources
+from fairshare.server.rest.jersey import JFloat, JMap, Obj, Value, obj
+from fairshare.server.rest.resource_info import resource_info
+from fairshare.server.rest.yarn_order import application_id_hash, hash_map_order
+from fairshare.server.view import AttemptView, RMAppView, ServerSnapshot, yarn_container_id
+
+DEFAULT_RM_ADDRESS = "localhost:8088"  # yarn.resourcemanager.webapp.address
+SCHEME = "http://"  # HttpConfig.getSchemePrefix() without yarn.http.policy=HTTPS_ONLY
+# AppInfo's app states before the AM registers: trackingUrlIsNotReady
+_NOT_TRACKED = frozenset({"NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED"})
+ENDED = frozenset({"FINISHED", "FAILED", "KILLED"})
+# DeSelectFields.DeSelectType, by the literal a query names it with
+DESELECTS = ("resourceRequests", "timeouts", "appNodeLabelExpression", "amNodeLabelExpression",
+             "resourceInfo")
+
+
+def has_access(s: ServerSnapshot, app: RMAppView, caller: str | None) -> bool:
+    """``RMWebServices.hasAccess``: VIEW_APP on the app or ADMINISTER_QUEUE on its queue, and
+    always without a caller. With ``yarn.acl.enable`` false — YARN's default, and all a
+    snapshot can tell (it carries no ACLs) — ``ApplicationACLsManager`` lets everyone view."""
+    return True
+
+
+def app_order(s: ServerSnapshot, apps: Iterable[RMAppView]) -> list[RMAppView]:
+    """The order ``ClientRMService.getApplications`` lists them in (``yarn_order``)."""
+    def key(a: RMAppView) -> int:
+        _, ts, n = a.id.split("_")
+        return application_id_hash(int(ts), int(n))
+    listed = list(apps)
+    return listed if any(a.id.count("_") != 2 for a in listed) else hash_map_order(listed, key)
+
+
+def apps(s: ServerSnapshot, listed: Iterable[RMAppView], *, caller: str | None = None,
+         deselects: frozenset[str] = frozenset(), rm_address: str = DEFAULT_RM_ADDRESS,
+         access: bool | None = None) -> Obj:
+    """``AppsInfo``: ``{"apps":{"app":[…]}}`` in the order given (filtering and ordering
+    are the route's: :func:`app_order`). ``access`` forces :func:`has_access`'s answer."""
+    infos = [_app_info(s, a, caller, deselects, rm_address, access) for a in listed]
+    return obj(("apps", obj(("app", infos))))
+
+
+def app(s: ServerSnapshot, a: RMAppView, *, caller: str | None = None,
+        deselects: frozenset[str] = frozenset(), rm_address: str = DEFAULT_RM_ADDRESS,
+        access: bool | None = None) -> Obj:
+    return obj(("app", _app_info(s, a, caller, deselects, rm_address, access)))
+
+
+def _scheduler_app(s: ServerSnapshot, app_id: str) -> AppSnapshot | None:
+    try:
+        return s.engine.app(app_id)
+    except KeyError:
+        return None
+
+
+def _usage(s: ServerSnapshot, a: RMAppView, sched: AppSnapshot | None
+           ) -> tuple[Resource, Resource, int, float, float]:
+    """``ApplicationResourceUsageReport``: used and reserved resources, running containers,
+    queue and cluster usage percentages. An ended app's report is the RM's
+    ``DUMMY_APPLICATION_RESOURCE_USAGE_REPORT`` (−1 everywhere: the scheduler has let go of
+    it, captured on FINISHED apps); an app without an attempt has no report (0)."""
+    types = s.types
+    if not a.attempts:
+        return types.none(), types.none(), 0, 0.0, 0.0
+    if a.state in ENDED or sched is None:
+        minus = types.of({MEMORY: -1, VCORES: -1})
+        return minus, minus, -1, 0.0, 0.0
+    held = [n.reservation.resource for n in s.engine.nodes
+            if n.reservation is not None and n.reservation.app == a.id]
+    reserved = sum_resources(held, types.none())
+    return (sched.usage, reserved, len(sched.containers), *_percentages(s, sched))
+
+
+def _percentages(s: ServerSnapshot, sched: AppSnapshot) -> tuple[float, float]:
+    """``SchedulerApplicationAttempt.getResourceUsageReport`` with FairScheduler's
+    ``DefaultResourceCalculator`` (memory only), in Java floats: the queue's capacity is
+    its instantaneous fair share over the cluster (``FSQueue.getQueueInfo``); a 0 divisor
+    gives 0 (NaN and infinity are replaced)."""
+    cluster = s.engine.capacity.memory
+    if cluster == 0:
+        return 0.0, 0.0
+    try:
+        share = s.engine.queue(sched.queue).fair_share.memory
+    except KeyError:
+        share = 0
+    capacity = float32(share / cluster)
+    denominator = int(cluster * capacity)  # Resources.multiply: (long) (value × by)
+    used = sched.usage.memory
+    queue_pct = float32(float32(used / denominator) * 100) if denominator else 0.0
+    return queue_pct, float32(float32(used / cluster) * 100)
+
+
+def _seconds(pairs: tuple[tuple[str, int], ...]) -> tuple[JMap, int, int]:
+    values = dict(pairs)
+    return (JMap(tuple((k, str(v)) for k, v in pairs)), values.get(MEMORY, 0),
+            values.get(VCORES, 0))
+
+
+def _tracking(a: RMAppView, rm_address: str) -> tuple[str, str | None]:
+    """``trackingUI`` and ``trackingUrl``: UNASSIGNED and none until the AM registers, the
+    RM's proxy address while it runs, the app's RM page once it ended without one."""
+    if a.state in _NOT_TRACKED or not a.attempts:
+        return "UNASSIGNED", None
+    if a.finished_ms == 0:
+        return "ApplicationMaster", f"{SCHEME}{rm_address}/proxy/{a.id}/"
+    return "History", f"{SCHEME}{rm_address}/cluster/app/{a.id}"
+
+
+def _app_info(s: ServerSnapshot, a: RMAppView, caller: str | None, deselects: frozenset[str],
+              rm_address: str, access: bool | None) -> Obj:
+    """``AppInfo(rm, app, hasAccess, schemePrefix)``, field by field in its order."""
+    allowed = has_access(s, a, caller) if access is None else access
+    sched = _scheduler_app(s, a.id)
+    tracking_ui, tracking_url = _tracking(a, rm_address)
+    attempt = a.attempts[-1] if a.attempts else None
+    used, reserved, running, queue_pct, cluster_pct = _usage(s, a, sched)
+    seconds_map, memory_s, vcore_s = _seconds(a.resource_seconds)
+    preempted_map, preempted_memory_s, preempted_vcore_s = _seconds(a.preempted_resource_seconds)
+    preempted = a.preempted_resource or s.types.none()
+    f: list[tuple[str, Value]] = [
+        ("id", a.id), ("user", a.user), ("name", a.name), ("queue", a.queue),
+        ("state", a.state), ("finalStatus", a.final_status),
+        ("progress", JFloat(a.progress * 100)),
+        ("trackingUI", tracking_ui), ("trackingUrl", tracking_url),
+        ("diagnostics", a.diagnostics or ""),
+        ("clusterId", s.cluster_timestamp),
+        ("applicationType", a.application_type),
+        ("applicationTags", ",".join(a.tags)),
+        ("priority", a.priority),
+    ]
+    f += _access_fields(s, a, attempt, allowed, used, reserved, running, queue_pct,
+                        cluster_pct)
+    f += [
+        ("memorySeconds", memory_s), ("vcoreSeconds", vcore_s),
+        ("queueUsagePercentage", JFloat(queue_pct) if allowed else JFloat(0.0)),
+        ("clusterUsagePercentage", JFloat(cluster_pct) if allowed else JFloat(0.0)),
+        ("resourceSecondsMap", seconds_map),
+        ("preemptedResourceMB", preempted.memory),
+        ("preemptedResourceVCores", preempted.vcores_int),
+        ("numNonAMContainerPreempted", a.preempted_non_am_containers),
+        ("numAMContainerPreempted", a.preempted_am_containers),
+        ("preemptedMemorySeconds", preempted_memory_s),
+        ("preemptedVcoreSeconds", preempted_vcore_s),
+        ("preemptedResourceSecondsMap", preempted_map),
+        ("resourceRequests", _requests(s, sched) if allowed and a.state not in ENDED
+         and "resourceRequests" not in deselects else None),
+        ("logAggregationStatus", "DISABLED" if allowed else None),
+        ("unmanagedApplication", a.unmanaged),
+        ("appNodeLabelExpression", None),  # no node labels
+        ("amNodeLabelExpression", None if a.unmanaged or "amNodeLabelExpression" in deselects
+         else ""),
+        ("timeouts", None if "timeouts" in deselects else _timeouts()),
+    ]
+    return obj(*f)
+
+
+def _access_fields(s: ServerSnapshot, a: RMAppView, attempt: AttemptView | None, allowed: bool,
+                   used: Resource, reserved: Resource, running: int, queue_pct: float,
+                   cluster_pct: float) -> list[tuple[str, Value]]:
+    """From ``startedTime`` to ``runningContainers``: their defaults (0, "", omitted)
+    unless the caller may view the app (captured: ``dr.who`` sees ``startedTime`` 0)."""
+    if not allowed:
+        return [("startedTime", 0), ("launchTime", 0), ("finishedTime", 0),
+                ("elapsedTime", 0), ("masterNodeId", ""), ("allocatedMB", 0),
+                ("allocatedVCores", 0), ("reservedMB", 0), ("reservedVCores", 0),
+                ("runningContainers", 0)]
+    master = attempt is not None and attempt.container is not None
+    logs = (f"{SCHEME}{attempt.node_http}/node/containerlogs/"
+            f"{yarn_container_id(attempt.container)}/{a.user}"
+            if attempt is not None and attempt.container is not None else None)
+    rpc = None
+    if attempt is not None and attempt.node and a.state == "RUNNING":
+        # the AM's host and RPC port once it registered; fairshare's AMs serve no RPC: 0
+        rpc = f"{attempt.node.rsplit(':', 1)[0]}:0"
+    return [
+        ("startedTime", a.submitted_ms), ("launchTime", a.launched_ms),
+        ("finishedTime", a.finished_ms), ("elapsedTime", _elapsed(a.submitted_ms,
+                                                                  a.finished_ms, s.now_ms)),
+        ("amContainerLogs", logs),
+        ("amHostHttpAddress", attempt.node_http if master and attempt is not None else None),
+        ("amRPCAddress", rpc),
+        ("masterNodeId", (attempt.node or "") if master and attempt is not None else ""),
+        ("allocatedMB", used.memory), ("allocatedVCores", used.vcores_int),
+        ("reservedMB", reserved.memory), ("reservedVCores", reserved.vcores_int),
+        ("runningContainers", running),
+    ]
+
+
+def _elapsed(started: int, finished: int, now: int) -> int:
+    """``Times.elapsed(started, finished)`` (a running app counts up to now; −1 if the clock
+    went backwards)."""
+    if finished > 0 and started > 0:
+        return finished - started if finished >= started else -1
+    if started <= 0:
+        return 0
+    return now - started if now >= started else -1
+
+
+def _requests(s: ServerSnapshot, sched: AppSnapshot | None) -> list[Obj]:
+    """``ResourceRequestInfo`` for the attempt's ANY-level asks with containers left
+    (``getPendingResourceRequestsForAttempt``)."""
+    if sched is None:
+        return []
+    return [_request(s, ask) for ask in sched.asks if ask.count > 0]
+
+
+def _request(s: ServerSnapshot, ask: AskSnapshot) -> Obj:
+    return obj(
+        ("priority", ask.priority),
+        # the engine numbers an app's sizes at one priority from 0; YARN's clients leave the
+        # id at its default −1 (captured), which the engine's first size stands for
+        ("allocationRequestId", ask.allocation_request_id - 1),
+        ("resourceName", "*"),
+        ("capability", resource_info(s.types, ask.resource)),
+        ("numContainers", ask.count),
+        ("relaxLocality", ask.relax_locality),
+        ("nodeLabelExpression", ""),
+        ("executionTypeRequest", obj(("executionType", "GUARANTEED"),
+                                     ("enforceExecutionType", False))),
+    )
+
+
+def _timeouts() -> Obj:
+    """``AppTimeoutsInfo`` with the one LIFETIME timeout every app has, unlimited."""
+    return obj(("timeout", [obj(("type", "LIFETIME"), ("expiryTime", "UNLIMITED"),
+                                ("remainingTimeInSeconds", -1))]))
+
+
+def attempt_id(app_id: str, number: int) -> str:
+    """``ApplicationAttemptId.toString``: ``appattempt_<ts>_<nnnn>_<attempt:06d>``."""
+    return f"appattempt_{app_id.removeprefix('application_')}_{number:06d}"
+
+
+def app_attempts(s: ServerSnapshot, a: RMAppView, *, caller: str | None = None,
+                 access: bool | None = None) -> Obj:
+    """``AppAttemptsInfo``: every attempt, in order, as ``AppAttemptInfo``."""
+    allowed = has_access(s, a, caller) if access is None else access
+    return obj(("appAttempts", obj(("appAttempt", [
+        _attempt(a, t, allowed) for t in a.attempts]))))
+
+
+def _attempt(a: RMAppView, t: AttemptView, allowed: bool) -> Obj:
+    shown = allowed and t.container is not None
+    container = yarn_container_id(t.container) if t.container is not None else ""
+    fields: list[tuple[str, Any]] = [
+        ("id", t.number), ("startTime", t.start_ms), ("finishedTime", t.finish_ms),
+        ("containerId", container if shown else ""),
+        ("nodeHttpAddress", (t.node_http or "") if shown else ""),
+        ("nodeId", (t.node or "") if shown else ""),
+        ("logsLink", f"{SCHEME}{t.node_http}/node/containerlogs/{container}/{a.user}"
+         if shown else ""),
+        ("blacklistedNodes", ""),
+        ("nodesBlacklistedBySystem", "" if shown else None),
+        ("appAttemptId", attempt_id(a.id, t.number)),
+        # Gson of the master container's exposed ports: none, so "null"
+        ("exportPorts", "null" if shown else ""),
+        ("appAttemptState", t.state),
+    ]
+    return obj(*fields)

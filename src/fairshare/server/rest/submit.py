@@ -1,0 +1,271 @@
+"""``POST /ws/v1/cluster/apps``: YARN's ``ApplicationSubmissionContextInfo`` (JSON, or XML
+under ``<application-submission-context>``) read into a :class:`Submission`.
+
+YARN's fields and defaults are ``RMWebServices.createAppSubmissionContext``'s: an id that
+``ApplicationId.fromString`` cannot read is YARN's 400 ``Could not parse application id …``;
+an empty name is ``N/A``, an empty queue ``default``, an empty type ``YARN``, an unset priority
+0. Fields YARN ignores without a cluster that uses them (local resources, credentials,
+service data, ACLs, log aggregation, node labels, reservations) are accepted and dropped.
+
+fairshare's extension says what the app runs when no real AM does (docs/rest.md):
+
+* an object ``"fairshare"``: ``{"tasks":[{"count","memory-mb","vcores","duration-ms",
+  "priority"}, …]}`` — task groups for the virtual executor — or ``{"distributed-shell":
+  {"num-containers","shell-command","container-memory","container-vcores","priority"}}``
+  — the built-in distributed-shell AM of the local and Ray executors;
+* or the same in ``application-tags`` (clients that only send YARN's fields):
+  ``fairshare.tasks=4x1024m/1@60s:20+2x2g@5m`` (groups joined by ``+``: COUNT ``x`` MEMORY
+  (``m`` MB, the default, or ``g`` GB) ``/`` VCORES (default 1) ``@`` DURATION (``ms``, ``s``,
+  ``m``, ``h``, ``d``; a bare number is seconds) ``:`` PRIORITY (default 20)), and
+  ``fairshare.dshell=3x512m/1:0`` with ``fairshare.dshell.command=…`` (YARN lower-cases
+  tags, so the command is lower-cased).
+"""
+
+from __future__ import annotations
+
+import re
+
+from fairshare.resources.vector import MEMORY, VCORES, Resource, ResourceTypes
+from fairshare.server.control import Refused, bad_request
+from fairshare.server.rest.body import (
+    Fields,
+    boolean,
+    each,
+    integer,
+    many,
+    nested,
+    only,
+    parse_body,
+    text,
+)
+from fairshare.server.rest.ids import parse_application_id
+from fairshare.server.submission import DistributedShell, Submission
+from fairshare.sim.sources.workload import TaskGroup
+from fairshare.web.moments import duration_ms
+
+ROOT = "application-submission-context"  # ApplicationSubmissionContextInfo's XML root
+TASK_PRIORITY = 20  # the simulator's task groups' default priority (TaskGroup)
+TASK_FIELDS = ("count", "memory-mb", "vcores", "duration-ms", "priority")
+SHELL_FIELDS = ("num-containers", "shell-command", "container-memory", "container-vcores",
+                "priority")
+_GROUP = re.compile(r"^(\d+)x(\d+)([mg]?)(?:/(\d+))?@([0-9.]+(?:ms|s|m|h|d)?)(?::(-?\d+))?$")
+_SHELL = re.compile(r"^(\d+)x(\d+)([mg]?)(?:/(\d+))?(?::(-?\d+))?$")
+
+
+def media_type(content_type: str) -> str | None:
+    """``application/json`` or ``application/xml`` (what ``@Consumes`` takes, parameters
+    aside), else None: Jersey's 415."""
+    kind = content_type.split(";", 1)[0].strip().lower()
+    return kind if kind in ("application/json", "application/xml") else None
+
+
+def unsupported_media_type() -> Refused:
+    """Jersey's own 415: no resource method consumes the type; an empty body."""
+    return Refused(415, "WebApplicationException", "javax.ws.rs.WebApplicationException", None,
+                   plain=True)
+
+
+def parse_submission(body: bytes, content_type: str, user: str, types: ResourceTypes
+                     ) -> Submission:
+    """The submission ``user`` posted; :class:`Refused` (400, the field named) if the body
+    cannot be read, 415 for a media type ``@Consumes`` does not list."""
+    kind = media_type(content_type)
+    if kind is None:
+        raise unsupported_media_type()
+    f = parse_body(body, kind, ROOT)
+    app_id = text(f, "application-id") or ""
+    try:
+        parse_application_id(app_id)
+    except ValueError:
+        raise bad_request(f"Could not parse application id {app_id}") from None
+    spec = nested(f, "am-container-spec") or Fields()
+    tags = _tags(f)
+    tasks, shell = _extension(f, tags, types)
+    return Submission(
+        application_id=app_id,
+        name=text(f, "application-name") or "N/A",
+        queue=text(f, "queue") or "default",
+        user=user,
+        priority=_priority(integer(f, "priority")),
+        am_resource=_resource(nested(f, "resource") or Fields(), "resource", types),
+        unmanaged=bool(boolean(f, "unmanaged-AM")),
+        max_attempts=integer(f, "max-app-attempts") or 0,
+        application_type=text(f, "application-type") or "YARN",
+        tags=tags,
+        am_command=_command(spec),
+        environment=_entries(spec, "environment", "am-container-spec.environment"),
+        keep_containers=bool(boolean(f, "keep-containers-across-application-attempts")),
+        tasks=tasks,
+        distributed_shell=shell,
+    )
+
+
+def _priority(value: int | None) -> int:
+    """Unset is ``Priority.UNDEFINED`` (−1), which the RM replaces by the default, 0."""
+    return 0 if value is None or value == -1 else value
+
+
+def _tags(f: Fields) -> tuple[str, ...]:
+    """``application-tags.tag``, lower-cased as ``setApplicationTags`` stores them, repeats
+    dropped (a set), in the order given."""
+    holder = nested(f, "application-tags")
+    if holder is None:
+        return ()
+    out: list[str] = []
+    for i, value in enumerate(many(holder, "tag")):
+        if isinstance(value, Fields):
+            raise bad_request(f"application-tags.tag[{i}]: expected a string, not an object")
+        tag = str(value).strip().lower()
+        if tag and tag not in out:
+            out.append(tag)
+    return tuple(out)
+
+
+def _command(spec: Fields) -> str | None:
+    commands = nested(spec, "commands", "am-container-spec")
+    if commands is None:
+        return None
+    return text(commands, "command", "am-container-spec.commands") or None
+
+
+def _entries(f: Fields, name: str, path: str) -> tuple[tuple[str, str], ...]:
+    """A ``HashMap<String, String>``: ``{"entry":[{"key","value"}, …]}``."""
+    holder = nested(f, name)
+    if holder is None:
+        return ()
+
+    def entry(e: Fields, where: str) -> tuple[str, str]:
+        key = text(e, "key", where)
+        if key is None:
+            raise bad_request(f"{where}.key: missing")
+        return key, text(e, "value", where) or ""
+
+    return tuple(each(holder, "entry", path, entry))
+
+
+def _resource(f: Fields, path: str, types: ResourceTypes) -> Resource:
+    """``ResourceInfo``: ``memory``, ``vCores`` (and, for custom types,
+    ``resourceInformations.resourceInformation[{name, value}]``)."""
+    values = {MEMORY: integer(f, "memory", path, bits=64, minimum=0) or 0,
+              VCORES: integer(f, "vCores", path, minimum=0) or 0}
+    infos = nested(f, "resourceInformations", path)
+    if infos is not None:
+        def info(e: Fields, where: str) -> None:
+            name = text(e, "name", where)
+            if name is not None and name not in (MEMORY, VCORES):
+                if name not in types.names:
+                    raise bad_request(f"{where}.name: unknown resource type {name!r}")
+                values[name] = integer(e, "value", where, bits=64, minimum=0) or 0
+        each(infos, "resourceInformation", f"{path}.resourceInformations", info)
+    return types.of(values)
+
+
+def _extension(f: Fields, tags: tuple[str, ...], types: ResourceTypes
+               ) -> tuple[tuple[TaskGroup, ...], DistributedShell | None]:
+    own = nested(f, "fairshare")
+    tagged_tasks, tagged_shell = _from_tags(tags, types)
+    if own is None:
+        return tagged_tasks, tagged_shell
+    if tagged_tasks or tagged_shell is not None:
+        raise bad_request("fairshare: given both as an object and in application-tags")
+    only(own, "fairshare", ("tasks", "distributed-shell"))
+    tasks = tuple(each(own, "tasks", "fairshare", lambda e, w: _task(e, w, types)))
+    shell_fields = nested(own, "distributed-shell", "fairshare")
+    shell = _shell(shell_fields, types) if shell_fields is not None else None
+    if tasks and shell is not None:
+        raise bad_request("fairshare: tasks and distributed-shell exclude each other")
+    return tasks, shell
+
+
+def _task(e: Fields, where: str, types: ResourceTypes) -> TaskGroup:
+    custom = tuple(n for n in types.names if n not in (MEMORY, VCORES))
+    only(e, where, (*TASK_FIELDS, *custom))
+    count = integer(e, "count", where, minimum=1)
+    duration = integer(e, "duration-ms", where, bits=64, minimum=0)
+    if count is None or duration is None:
+        raise bad_request(f"{where}: count and duration-ms are required")
+    values = {MEMORY: integer(e, "memory-mb", where, bits=64, minimum=0) or 0,
+              VCORES: _or(integer(e, "vcores", where, minimum=0), 1)}
+    for name in custom:
+        values[name] = integer(e, name, where, bits=64, minimum=0) or 0
+    return TaskGroup(count, types.of(values), duration,
+                     _or(integer(e, "priority", where), TASK_PRIORITY))
+
+
+def _shell(e: Fields, types: ResourceTypes) -> DistributedShell:
+    where = "fairshare.distributed-shell"
+    only(e, where, SHELL_FIELDS)
+    count = integer(e, "num-containers", where, minimum=1)
+    command = text(e, "shell-command", where)
+    if count is None or not command:
+        raise bad_request(f"{where}: num-containers and shell-command are required")
+    memory = _or(integer(e, "container-memory", where, bits=64, minimum=0), 10)
+    vcores = _or(integer(e, "container-vcores", where, minimum=0), 1)
+    # DistributedShell's own defaults: 10 MB, 1 vcore, priority 0
+    return DistributedShell(count, command, types.of({MEMORY: memory, VCORES: vcores}),
+                            _or(integer(e, "priority", where), 0))
+
+
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+def _megabytes(number: str, unit: str) -> int:
+    return int(number) * (1024 if unit == "g" else 1)
+
+
+def _from_tags(tags: tuple[str, ...], types: ResourceTypes
+               ) -> tuple[tuple[TaskGroup, ...], DistributedShell | None]:
+    """The compact forms of the module docstring."""
+    groups: list[TaskGroup] = []
+    shell: tuple[int, Resource, int] | None = None
+    command: str | None = None
+    for tag in tags:
+        key, sep, value = tag.partition("=")
+        if not sep or not key.startswith("fairshare."):
+            continue
+        if key == "fairshare.tasks":
+            groups.extend(_tag_group(part, tag, types) for part in value.split("+"))
+        elif key == "fairshare.dshell":
+            match = _SHELL.match(value)
+            if match is None:
+                raise bad_request(f"application-tags: {tag!r}: expected fairshare.dshell="
+                                  "COUNTxMEMORY[/VCORES][:PRIORITY], as 3x512m/1:0")
+            count, mb, unit, vcores, priority = match.groups()
+            shell = (int(count), types.of({MEMORY: _megabytes(mb, unit),
+                                           VCORES: int(vcores or 1)}), int(priority or 0))
+        elif key == "fairshare.dshell.command":
+            command = value
+        else:
+            raise bad_request(f"application-tags: {tag!r}: unknown fairshare tag (known: "
+                              "fairshare.tasks, fairshare.dshell, fairshare.dshell.command)")
+    if (shell is None) != (command is None):
+        raise bad_request("application-tags: fairshare.dshell and fairshare.dshell.command "
+                          "go together")
+    if groups and shell is not None:
+        raise bad_request("application-tags: fairshare.tasks and fairshare.dshell exclude "
+                          "each other")
+    if shell is None or command is None:
+        return tuple(groups), None
+    if shell[0] < 1 or not command:
+        raise bad_request("application-tags: fairshare.dshell needs at least one container "
+                          "and a command")
+    return (), DistributedShell(shell[0], command, shell[1], shell[2])
+
+
+def _tag_group(part: str, tag: str, types: ResourceTypes) -> TaskGroup:
+    match = _GROUP.match(part)
+    if match is None:
+        raise bad_request(f"application-tags: {tag!r}: expected fairshare.tasks="
+                          "COUNTxMEMORY[/VCORES]@DURATION[:PRIORITY] (groups joined by +), "
+                          "as 4x1024m/1@60s")
+    count, mb, unit, vcores, duration, priority = match.groups()
+    try:
+        ms = duration_ms(duration)
+    except ValueError as e:
+        raise bad_request(f"application-tags: {tag!r}: {e}") from None
+    if int(count) < 1:
+        raise bad_request(f"application-tags: {tag!r}: a group needs at least one task")
+    resource = types.of({MEMORY: _megabytes(mb, unit), VCORES: int(vcores or 1)})
+    return TaskGroup(int(count), resource, ms,
+                     TASK_PRIORITY if priority is None else int(priority))
