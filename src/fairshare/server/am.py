@@ -74,6 +74,7 @@ from fairshare.core import (
     Completion,
     ContainerAllocated,
     ContainerCompleted,
+    ContainerPreempted,
     ContainerRequest,
     ContainersRequested,
     EngineError,
@@ -302,7 +303,10 @@ class AMHub:
             if event.container in attempt.live:
                 attempt.to_preempt.add(event.container)
         elif isinstance(event, ContainerCompleted) and attempt is not None:
-            self._completed(app, attempt, event)
+            self._completed(app, attempt, event.container, event.am, event.status)
+        elif isinstance(event, ContainerPreempted) and attempt is not None:
+            # preemption.commit.kill: a victim ends as container-preempted, not -completed
+            self._completed(app, attempt, event.container, event.am, Completion.PREEMPTED)
         elif isinstance(event, AppAttemptRestarted) and attempt is not None:
             self._end_attempt(attempt)
             app.attempt = None
@@ -341,25 +345,23 @@ class AMHub:
             yarn_container_id(event.container), event.node, self.http_address(event.node),
             event.resource, priority))
 
-    def _completed(self, app: _App, attempt: Attempt, event: ContainerCompleted) -> None:
-        held = attempt.live.pop(event.container, None)
-        attempt.to_preempt.discard(event.container)
-        exit_code = attempt.exit_codes.pop(event.container, None)
+    def _completed(self, app: _App, attempt: Attempt, container: str, am: bool,
+                   status: Completion) -> None:
+        held = attempt.live.pop(container, None)
+        attempt.to_preempt.discard(container)
+        exit_code = attempt.exit_codes.pop(container, None)
         if held is None:
             return
-        if exit_code is None and (event.container in attempt.started
-                                  or event.container == attempt.am_container):
+        if exit_code is None and (container in attempt.started or am):
             # the RM took it back while it ran (preempted, released, app or attempt ended)
-            self.executor.stop(app.submission.application_id, yarn_container_id(event.container),
+            self.executor.stop(app.submission.application_id, yarn_container_id(container),
                                self.grace_ms)
-        if event.am:
-            if event.status is Completion.PREEMPTED or event.status is Completion.LOST:
-                attempt.lost_am = True
-            return
-        if event.status in (Completion.APP_ENDED, Completion.ATTEMPT_FAILED):
+        if am:
+            return  # the attempt ends with it (app-attempt-restarted or app-finished follow)
+        if status in (Completion.APP_ENDED, Completion.ATTEMPT_FAILED):
             return  # the attempt ends: no AM left to tell
-        attempt.completed.append(completion_status(yarn_container_id(event.container),
-                                                   event.status, exit_code))
+        attempt.completed.append(completion_status(yarn_container_id(container), status,
+                                                   exit_code))
 
     def _end_attempt(self, attempt: Attempt) -> None:
         self._by_token.pop(attempt.token_digest, None)  # the token expires with its attempt

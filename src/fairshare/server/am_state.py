@@ -78,7 +78,6 @@ class Attempt:
     registered: bool = False
     unregistered: bool = False
     ended: bool = False
-    lost_am: bool = False
     progress: float = 0.0
     response_id: int = 0
     # running containers: engine id → (node, resource, priority); the AM's among them
