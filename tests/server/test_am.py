@@ -241,10 +241,10 @@ def test_an_am_that_exits_without_unregistering_fails_its_attempt_then_the_app(
     assert driver.engine.app(APP).state is AppState.KILLED  # the engine has no failed state
 
 
-def test_an_am_preempted_does_not_count_as_a_failed_attempt(setup) -> None:  # type: ignore[no-untyped-def]
+def test_an_am_container_the_rm_takes_back_does_not_count_as_a_failed_attempt(setup) -> None:  # type: ignore[no-untyped-def]
     hub, driver, ex = setup
     token, _ = start_am(hub, driver, ex, max_attempts=1)
-    driver.command(Release(APP, 1, "am"))  # the RM took the AM back (as preemption would)
+    driver.command(Release(APP, 1, "am"))  # the RM took the AM back (so do preemption, a lost node)
     assert ex.stops == [(APP, ex.launches[0].container, 250)]
     with pytest.raises(Refused):
         hub.attempt_of(token)
