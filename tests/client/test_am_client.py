@@ -246,3 +246,15 @@ def test_the_client_sends_what_docs_say(tmp_path: Path) -> None:
         "asks": [{"count": 2, "priority": 5, "resource": {"memory": 2048, "vCores": 2},
                   "relaxLocality": True, "node": "h:1"}],
         "releases": ["container_1_0001_01_000002"], "progress": 0.25})]
+
+
+def test_the_docs_example_am_runs(server: Server, tmp_path: Path) -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "am-protocol.md").read_text()
+    section = page.split("## A complete AM in Python", 1)[1]
+    program = section.split("```python\n", 1)[1].split("```", 1)[0]
+    run_am(server, tmp_path, program)
+    wait_ended(server, APP)
+    report = server.hub.report(APP)
+    assert report is not None
+    assert (report.final_status, report.diagnostics) == ("SUCCEEDED", "4 of 4 parts succeeded")
+    assert "registered in root.a" in am_log(tmp_path)
