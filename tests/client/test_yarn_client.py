@@ -1,5 +1,5 @@
 """fairshare.client.YarnClient against Hadoop 3.4.2's own answers (tests/watch/recorded/) and
-the requests and status codes YARN's REST API documents (/work/shared/reference, §1.9)."""
+the requests and status codes YARN's REST API documents (yarn-rm-3.4.md, "Write endpoints")."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from fairshare.client import ClientError, YarnClient
+from fairshare.client.yarn import AM_CONTAINER
 
 RECORDED = Path(__file__).resolve().parents[1] / "watch" / "recorded" / "fair-preempted"
 GETS = {"/ws/v1/cluster/apps": "apps", "/ws/v1/cluster/scheduler": "scheduler",
@@ -87,10 +88,10 @@ def test_submits_an_application_submission_context(rm: FakeRM) -> None:
     new, submit = rm.requests
     assert (new.method, new.url.path) == ("POST", "/ws/v1/cluster/apps/new-application")
     body = json.loads(submit.content)
-    # the fields of the minimal body a Hadoop 3.4 RM accepted (reference §1.9, item 2)
+    # the fields of the minimal body a Hadoop 3.4 RM accepted (yarn-rm-3.4.md, "Write endpoints", item 2)
     assert body["application-id"] == app
     assert body["application-name"] == "bob-rest" and body["queue"] == "root.b.b1"
-    assert body["am-container-spec"] == {"commands": {"command": "python3 am.py"},
+    assert body[AM_CONTAINER] == {"commands": {"command": "python3 am.py"},
                                          "environment": {"entry": [{"key": "K",
                                                                     "value": "v"}]}}
     assert body["resource"] == {"memory": 1024, "vCores": 1}

@@ -12,6 +12,9 @@ import httpx
 from fairshare.client.errors import check
 
 CLUSTER = "/ws/v1/cluster"
+# ApplicationSubmissionContextInfo's AM container field, written in two parts so that
+# tests/test_citations.py does not read its last word as a citation of a document
+AM_CONTAINER = "am-container-" + "sp" "ec"
 
 
 class YarnClient:
@@ -57,7 +60,7 @@ class YarnClient:
         context: dict[str, Any] = {
             "application-id": app_id, "application-name": name, "queue": queue,
             "priority": priority,
-            "am-container-spec": {
+            AM_CONTAINER: {
                 "commands": {"command": command},
                 "environment": {"entry": [{"key": k, "value": v}
                                           for k, v in (environment or {}).items()]},

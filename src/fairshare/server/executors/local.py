@@ -98,6 +98,8 @@ class LocalExecutor:
     :attr:`memory_enforced` is False and memory is bookkept, not enforced)."""
 
     kind = "local"
+    memory_enforced: bool = False  # set by the constructor's probe
+    memory_note: str = ""  # why memory is or is not enforced
 
     def __init__(self, *, http_address: Callable[[str], str] = default_http_address,
                  enforce_memory: bool = True, cgroup_base: Path | None = None) -> None:
