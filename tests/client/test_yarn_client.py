@@ -88,7 +88,8 @@ def test_submits_an_application_submission_context(rm: FakeRM) -> None:
     new, submit = rm.requests
     assert (new.method, new.url.path) == ("POST", "/ws/v1/cluster/apps/new-application")
     body = json.loads(submit.content)
-    # the fields of the minimal body a Hadoop 3.4 RM accepted (yarn-rm-3.4.md, "Write endpoints", item 2)
+    # the fields of the minimal body a Hadoop 3.4 RM accepted (yarn-rm-3.4.md,
+    # "Write endpoints", item 2)
     assert body["application-id"] == app
     assert body["application-name"] == "bob-rest" and body["queue"] == "root.b.b1"
     assert body[AM_CONTAINER] == {"commands": {"command": "python3 am.py"},

@@ -148,7 +148,8 @@ def test_preemption_reaches_the_am_as_a_contract_then_as_exit_status_minus_102(
     for c in granted:
         hub.start_container(attempt, c.id, "sleep 100", {})
     # bob's app in root.b asks for 4 GB: its fair share is 4 GB (half of 8), so past the 1 s
-    # timeout it is starved by min(0.5 x 4 GB, 4 GB) - 0 = 2 GB: two 1 GB victims (docs/semantics.md §4.2)
+    # timeout it is starved by min(0.5 x 4 GB, 4 GB) - 0 = 2 GB: two 1 GB victims
+    # (docs/semantics.md §4.2)
     driver.command(Submit(OTHER, "root.b", "bob", am=None, requests=(ask(4),)))
     driver.command(AdvanceClock(1500))
     driver.command(Update())
