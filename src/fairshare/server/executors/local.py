@@ -1,0 +1,451 @@
+"""The ``local`` executor: every container is a real process on this machine.
+
+What a NodeManager's ``DefaultContainerExecutor`` does, on one host, for every node the
+scheduler knows:
+
+* a container is ``bash -c <command>`` started in its own session, so in its own process group
+  (YARN starts the launch script with ``setsid`` so that the whole tree can be signalled);
+* in its work directory, with stdout and stderr to ``<log_dir>/stdout`` and ``<log_dir>/stderr``
+  (YARN's ``<LOG_DIR>/stdout`` redirection of DistributedShell and MapReduce);
+* with the environment ``ContainerLaunch.sanitizeEnv`` gives: the server's own (the NM's
+  environment is inherited by ``DefaultContainerExecutor``'s shell), then the launch's, then
+  the variables a container may not override — ``CONTAINER_ID``, ``NM_HOST``, ``NM_PORT``,
+  ``NM_HTTP_PORT``, ``LOCAL_DIRS``, ``LOG_DIRS``, ``USER``, ``LOGNAME``, ``HOME``, ``PWD``,
+  ``JVM_PID`` (the shell's ``$$``) — and fairshare's ``APPLICATION_ID`` (YARN leaves the AM to
+  derive it from ``CONTAINER_ID``);
+* an exit is reported to the host with the shell's exit code (a signal: 128 + signal);
+* ``stop`` sends SIGTERM to the group, then SIGKILL ``grace_ms`` later
+  (``ContainerLaunch.cleanupContainer`` with ``DelayedProcessKiller`` after
+  ``yarn.nodemanager.sleep-delay-before-sigkill.ms``), and reports nothing;
+* when a container's shell ends, what is left of its group is killed (SIGKILL), so that a
+  background child cannot outlive its container.
+
+Memory is enforced with cgroups v2 when this process can make a child cgroup under its own
+with the ``memory`` controller (``memory.max`` = the container's memory, ``memory.swap.max`` 0;
+an OOM kill is reported as ``KILLED_EXCEEDED_PMEM``, -104, as the NM's
+``ContainersMonitorImpl`` reports a container over its physical memory). Where it cannot — no
+cgroup v2 hierarchy, the ``memory`` controller not delegated, no permission (the hybrid
+cgroup v1 layout of many hosts and CI machines) — memory is bookkept by the scheduler but NOT
+enforced: :attr:`LocalExecutor.memory_enforced` is False and :attr:`LocalExecutor.memory_note`
+says why. vcores are never enforced (YARN enforces them only with ``CGroupsCpuResourceHandler``).
+
+One watcher thread does everything slow: it starts the processes (``launch`` only queues), waits
+on their pidfds and on a wake-up pipe with ``select`` (no polling), fires the SIGKILL deadlines,
+reaps every process and reports the exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import getpass
+import logging
+import os
+import selectors
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from fairshare.server.executors.base import (
+    KILLED_EXCEEDED_PMEM,
+    SIGKILL_DELAY_MS,
+    ExecutorHost,
+    Launch,
+    NodeOffer,
+)
+from fairshare.server.view import yarn_container_id
+
+log = logging.getLogger(__name__)
+
+# ContainerLaunch.call: ``ret`` starts at -1 and is what a launch that threw reports
+LAUNCH_FAILED = -1
+# variables of the server's own environment a container never inherits: another AM's token
+_NOT_INHERITED_PREFIX = "FAIRSHARE_AM_"
+
+
+def default_http_address(node: str) -> str:
+    """A node's HTTP address when the server gives none: its port + 1000 (the rule of
+    ``snapshots.py``'s RM records: 8041 → 8042 as a NodeManager's IPC and web ports)."""
+    host, _, port = node.rpartition(":")
+    return f"{host}:{int(port) + 1000}" if host and port.isdigit() else f"{node}:8042"
+
+
+@dataclass(frozen=True, slots=True)
+class _Stop:
+    app: str
+    container: str
+    grace_ms: int
+
+
+@dataclass(slots=True)
+class _Running:
+    launch: Launch
+    process: subprocess.Popen[bytes]
+    pidfd: int
+    cgroup: Path | None
+    stopped: bool = False
+    kill_at: float | None = None  # monotonic seconds: SIGKILL the group then
+
+
+class LocalExecutor:
+    """Containers as process groups on this machine (see the module docstring; memory is
+    enforced only where cgroups v2 lets this process make child cgroups — otherwise
+    :attr:`memory_enforced` is False and memory is bookkept, not enforced)."""
+
+    kind = "local"
+    memory_enforced: bool = False  # set by the constructor's probe
+    memory_note: str = ""  # why memory is or is not enforced
+
+    def __init__(self, *, http_address: Callable[[str], str] = default_http_address,
+                 enforce_memory: bool = True, cgroup_base: Path | None = None) -> None:
+        self._http_address = http_address
+        self._host: ExecutorHost | None = None
+        self._lock = threading.Lock()
+        self._actions: list[Launch | _Stop] = []
+        self._running: dict[tuple[str, str], _Running] = {}
+        self._closing = False
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        self.memory_enforced = False
+        self.memory_note = "memory enforcement turned off"
+        self._cgroup_base: Path | None = None
+        if enforce_memory:
+            self._cgroup_base, self.memory_note = probe_cgroup(cgroup_base)
+            self.memory_enforced = self._cgroup_base is not None
+        if not self.memory_enforced:
+            log.info("local executor: memory not enforced (%s)", self.memory_note)
+
+    # -- the Executor protocol ------------------------------------------------------------
+
+    def start(self, host: ExecutorHost) -> None:
+        self._host = host
+        self._thread = threading.Thread(target=self._watch, name="local-executor", daemon=True)
+        self._thread.start()
+
+    def nodes(self) -> Sequence[NodeOffer] | None:
+        return None  # the server's --nodes: every node is this machine
+
+    def launch(self, launch: Launch) -> None:
+        self._queue(launch)
+
+    def stop(self, app: str, container: str, grace_ms: int = SIGKILL_DELAY_MS) -> None:
+        self._queue(_Stop(app, container, grace_ms))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closing = True
+        self._wake()
+        if self._thread is not None:
+            # every group gets SIGTERM, then SIGKILL after the grace: bounded
+            self._thread.join(timeout=30.0)
+        with self._lock:
+            self._closed = True
+        for fd in (self._wake_r, self._wake_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    # -- what tests and the loop may read -------------------------------------------------
+
+    def pid(self, app: str, container: str) -> int | None:
+        """The process id of a running container's shell (its process group's id)."""
+        with self._lock:
+            running = self._running.get((app, container))
+            return None if running is None else running.process.pid
+
+    def running(self) -> list[tuple[str, str]]:
+        with self._lock:
+            return list(self._running)
+
+    # -- the watcher thread ---------------------------------------------------------------
+
+    def _queue(self, action: Launch | _Stop) -> None:
+        with self._lock:
+            refused = self._closing
+            if not refused:
+                self._actions.append(action)
+        if refused and isinstance(action, Launch):
+            self._report(action, LAUNCH_FAILED, "the executor is closed")
+            return
+        self._wake()
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"x")
+
+    def _watch(self) -> None:
+        selector = selectors.DefaultSelector()
+        selector.register(self._wake_r, selectors.EVENT_READ, None)
+        try:
+            while True:
+                with self._lock:
+                    actions, self._actions = self._actions, []
+                    closing = self._closing
+                for action in actions:
+                    self._apply(action, selector)
+                if closing:
+                    self._end_all(selector)
+                    return
+                timeout = self._fire_deadlines()
+                for key, _ in selector.select(timeout):
+                    if key.data is None:
+                        _drain(self._wake_r)
+                    else:
+                        self._reap(key.data, selector)
+        finally:
+            selector.close()
+
+    def _apply(self, action: Launch | _Stop, selector: selectors.BaseSelector) -> None:
+        if isinstance(action, Launch):
+            self._spawn(action, selector)
+            return
+        with self._lock:
+            running = self._running.get((action.app, action.container))
+        if running is not None and not running.stopped:
+            self._terminate(running, action.grace_ms)
+
+    def _terminate(self, running: _Running, grace_ms: int) -> None:
+        running.stopped = True
+        if grace_ms <= 0:
+            _signal_group(running.process.pid, signal.SIGKILL)
+            return
+        _signal_group(running.process.pid, signal.SIGTERM)
+        running.kill_at = time.monotonic() + grace_ms / 1000
+
+    def _fire_deadlines(self) -> float | None:
+        """SIGKILL the groups whose grace ran out; the seconds to the next deadline."""
+        now = time.monotonic()
+        nearest: float | None = None
+        with self._lock:
+            running = list(self._running.values())
+        for r in running:
+            if r.kill_at is None:
+                continue
+            if r.kill_at <= now:
+                _signal_group(r.process.pid, signal.SIGKILL)
+                r.kill_at = None
+            elif nearest is None or r.kill_at < nearest:
+                nearest = r.kill_at
+        return None if nearest is None else max(0.0, nearest - now)
+
+    def _spawn(self, launch: Launch, selector: selectors.BaseSelector) -> None:
+        try:
+            launch.work_dir.mkdir(parents=True, exist_ok=True)
+            launch.log_dir.mkdir(parents=True, exist_ok=True)
+            cgroup = self._make_cgroup(launch)
+            env = self.environment(launch)
+            with open(launch.log_dir / "stdout", "ab") as out, \
+                    open(launch.log_dir / "stderr", "ab") as err:
+                process = subprocess.Popen(
+                    ["bash", "-c", _script(launch.command, cgroup)], cwd=launch.work_dir,
+                    env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                    start_new_session=True, close_fds=True)
+            pidfd = os.pidfd_open(process.pid)
+        except OSError as e:
+            self._report(launch, LAUNCH_FAILED, f"the container could not be launched: {e}")
+            return
+        running = _Running(launch, process, pidfd, cgroup)
+        with self._lock:
+            self._running[(launch.app, launch.container)] = running
+        selector.register(pidfd, selectors.EVENT_READ, running)
+
+    def _reap(self, running: _Running, selector: selectors.BaseSelector) -> None:
+        # the shell has ended but is not reaped yet, so its pid (the group id) cannot be
+        # reused: what is left of its group is killed before the reap
+        _signal_group(running.process.pid, signal.SIGKILL)
+        returncode = running.process.wait()
+        selector.unregister(running.pidfd)
+        os.close(running.pidfd)
+        launch = running.launch
+        with self._lock:
+            self._running.pop((launch.app, launch.container), None)
+        oom = self._end_cgroup(running.cgroup)
+        if running.stopped:
+            return  # the loop ended it: nothing is reported (Executor.stop)
+        if oom:
+            self._report(launch, KILLED_EXCEEDED_PMEM,
+                         f"Container {launch.container} is running beyond physical memory "
+                         f"limits ({launch.resource.memory} MB). Killed.")
+            return
+        status = returncode if returncode >= 0 else 128 - returncode
+        diagnostics = "" if status == 0 else f"Exception from container-launch. " \
+                                              f"Exit code: {status}"
+        self._report(launch, status, diagnostics)
+
+    def _end_all(self, selector: selectors.BaseSelector) -> None:
+        """close(): SIGTERM every group, SIGKILL after the default grace, reap every one."""
+        with self._lock:
+            running = list(self._running.values())
+        for r in running:
+            if not r.stopped:
+                self._terminate(r, SIGKILL_DELAY_MS)
+        while True:
+            with self._lock:
+                if not self._running:
+                    return
+            timeout = self._fire_deadlines()
+            for key, _ in selector.select(0.05 if timeout is None else timeout):
+                if key.data is None:
+                    _drain(self._wake_r)
+                else:
+                    self._reap(key.data, selector)
+
+    def _report(self, launch: Launch, status: int, diagnostics: str) -> None:
+        if self._host is not None:
+            self._host.container_exited(launch.app, launch.container, status, diagnostics)
+
+    # -- the environment and the cgroup ---------------------------------------------------
+
+    def environment(self, launch: Launch) -> dict[str, str]:
+        """``ContainerLaunch.sanitizeEnv``: inherited, then the launch's, then YARN's own."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith(_NOT_INHERITED_PREFIX)}
+        env.update(launch.environment)
+        host, _, port = launch.node.rpartition(":")
+        http_port = self._http_address(launch.node).rpartition(":")[2]
+        # Launch has no user field: the loop passes the app's user as USER when it has one
+        user = launch.environment.get("USER") or _os_user()
+        env.update({
+            "CONTAINER_ID": yarn_container_id(launch.container),
+            "APPLICATION_ID": launch.app,
+            "NM_HOST": host or launch.node,
+            "NM_PORT": port if host else "0",
+            "NM_HTTP_PORT": http_port,
+            "LOCAL_DIRS": str(launch.work_dir.parent),
+            "LOG_DIRS": str(launch.log_dir),
+            "USER": user,
+            "LOGNAME": user,
+            # YARN's yarn.nodemanager.user-home-dir defaults to "/home/"; the server's HOME
+            # is kept instead, so that tools that write under HOME work
+            "HOME": os.environ.get("HOME", "/home/"),
+            "PWD": str(launch.work_dir),
+        })
+        return env
+
+    def _make_cgroup(self, launch: Launch) -> Path | None:
+        if self._cgroup_base is None:
+            return None
+        path = self._cgroup_base / f"fairshare-{launch.container}"
+        path.mkdir(exist_ok=True)
+        (path / "memory.max").write_text(str(launch.resource.memory * 1024 * 1024))
+        with contextlib.suppress(OSError):  # no swap accounting: memory.max alone
+            (path / "memory.swap.max").write_text("0")
+        return path
+
+    def _end_cgroup(self, cgroup: Path | None) -> bool:
+        """Remove a container's cgroup; whether the kernel OOM-killed in it."""
+        if cgroup is None:
+            return False
+        oom = False
+        try:
+            for line in (cgroup / "memory.events").read_text().splitlines():
+                name, _, value = line.partition(" ")
+                if name == "oom_kill" and int(value) > 0:
+                    oom = True
+            kill = cgroup / "cgroup.kill"
+            if kill.exists():
+                kill.write_text("1")
+            for _ in range(100):  # the killed members leave the cgroup within moments
+                try:
+                    cgroup.rmdir()
+                    break
+                except OSError as e:
+                    if e.errno != errno.EBUSY:
+                        break
+                    time.sleep(0.01)
+        except OSError as e:
+            log.warning("cgroup %s: %s", cgroup, e)
+        return oom
+
+
+def probe_cgroup(base: Path | None = None) -> tuple[Path | None, str]:
+    """The cgroup v2 directory under which containers' cgroups go, or None, and why not."""
+    if base is None:
+        found = _own_cgroup_v2()
+        if isinstance(found, str):
+            return None, found
+        base = found
+    probe = base / f"fairshare-probe-{os.getpid()}"
+    try:
+        probe.mkdir()
+    except OSError as e:
+        return None, f"cannot create a child cgroup under {base}: {e.strerror}"
+    try:
+        if "memory" not in _controllers(probe):
+            try:  # enabling it works where this cgroup has no process of its own (or is root)
+                (base / "cgroup.subtree_control").write_text("+memory")
+            except OSError as e:
+                return None, (f"the memory controller is not enabled for children of {base} "
+                              f"and cannot be ({e.strerror})")
+        if "memory" not in _controllers(probe):
+            return None, f"the memory controller is not available under {base}"
+        return base, f"cgroups v2 under {base}"
+    finally:
+        with contextlib.suppress(OSError):
+            probe.rmdir()
+
+
+def _own_cgroup_v2() -> Path | str:
+    mount: Path | None = None
+    try:
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            left, _, right = line.partition(" - ")
+            if right.split(" ", 1)[0] == "cgroup2":
+                mount = Path(left.split()[4])
+                break
+        own = next((line[3:] for line in Path("/proc/self/cgroup").read_text().splitlines()
+                    if line.startswith("0::")), None)
+    except OSError as e:
+        return f"cannot read /proc: {e.strerror}"
+    if mount is None or own is None:
+        return "no cgroup v2 hierarchy is mounted"
+    base = mount / own.lstrip("/")
+    if not (base / "cgroup.controllers").exists():
+        return f"this process's cgroup v2 directory {base} is not there"
+    return base
+
+
+def _controllers(path: Path) -> list[str]:
+    try:
+        return (path / "cgroup.controllers").read_text().split()
+    except OSError:
+        return []
+
+
+def _script(command: str, cgroup: Path | None) -> str:
+    """The shell's script: join the cgroup first (before the command can allocate), set
+    ``JVM_PID`` to the shell's pid as YARN's launch script does (``$$``), run the command."""
+    lines = []
+    if cgroup is not None:
+        lines.append(f"echo $$ > {shlex.quote(str(cgroup / 'cgroup.procs'))} || exit 1")
+    lines.append("JVM_PID=$$; export JVM_PID")
+    lines.append(command)
+    return "\n".join(lines)
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone
+        os.killpg(pgid, sig)
+
+
+def _drain(fd: int) -> None:
+    try:
+        while os.read(fd, 4096):
+            pass
+    except (BlockingIOError, OSError):
+        pass
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return str(os.getuid())
+
