@@ -15,23 +15,30 @@ pages sample every 2.5 s of the server's clock: B first appears in the sample at
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Mount, Route
 from starlette.testclient import TestClient
 
-from fairshare.config.allocation import parse_allocations_text
+from fairshare.config.allocation import load_allocations, parse_allocations_text
 from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig, load_site
 from fairshare.core import ContainerPreempted, ContainerRequest, Engine
-from fairshare.resources.vector import DEFAULT_TYPES, Resource, is_none
+from fairshare.resources.vector import DEFAULT_TYPES, Resource, float32, is_none
 from fairshare.server.control import KillResult, StreamedEvent
-from fairshare.server.pages import ServePages, answers_of, serve_pages_app
+from fairshare.server.pages import ServePages, answers_of, serve_pages_app, thresholds_of
 from fairshare.server.snapshots import rm_records_of, server_snapshot
 from fairshare.server.submission import Submission
 from fairshare.server.view import ServerSnapshot
+from fairshare.watch.allocations import AllocationWatch
 from fairshare.web.answers import sample_of
 from fairshare.web.history.store import History
 
@@ -281,3 +288,94 @@ def test_what_the_pages_read_is_what_the_rest_api_answers() -> None:
     assert sorted(n.id for n in sample.nodes) == ["n1:8041", "n2:8041"]
     # A alone: root.a's instantaneous share is the whole cluster
     assert next(q for q in sample.queues() if q.name == "root.a").fair == (CLUSTER_MB, 0)
+
+
+def test_the_thresholds_are_the_watchers_for_the_same_file(tmp_path: Path) -> None:
+    """serve reads each queue's threshold from the engine's effective settings, a watcher
+    from the allocation file: the same numbers (every queue inherits the file's default)."""
+    path = tmp_path / "fair-scheduler.xml"
+    path.write_text(ALLOCATIONS.replace(
+        '<queue name="a">', "<defaultFairSharePreemptionThreshold>0.8"
+        '</defaultFairSharePreemptionThreshold><queue name="a">'), encoding="utf-8")
+    site, _ = configuration()
+    e = Engine(site, load_allocations(path, site.resource_types))
+    snap = EngineControl(e).snapshot()
+    served = thresholds_of(snap)
+    assert served == AllocationWatch(path).thresholds(sorted(served))
+    assert served == dict.fromkeys(("root", "root.a", "root.b"), float32(0.8))  # a Java float
+
+
+def test_the_pages_run_on_a_thread_of_their_own(tmp_path: Path) -> None:
+    run = Run(tmp_path)
+    thread, stop = run.pages.start()
+    try:
+        deadline = time.monotonic() + 10
+        while run.pages.latest().sample is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert run.pages.latest().sample is not None
+        assert run.client.get("/api/scheduler").json()["cluster"]["memory-mb"] == CLUSTER_MB
+    finally:
+        stop.set()
+        thread.join(5)
+    assert not thread.is_alive()
+    run.close()
+
+
+class Failing(EngineControl):
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        self.broken = False
+
+    def snapshot(self) -> ServerSnapshot:
+        if self.broken:
+            raise KeyError("boom")
+        return super().snapshot()
+
+
+def test_a_failing_step_is_shown_and_the_pages_go_on(tmp_path: Path) -> None:
+    run = Run(tmp_path)
+    failing = Failing(run.engine)
+    site, allocations = configuration()
+    pages = ServePages(failing, run.history, allocations, site, INTERVAL_MS)
+    pages.step()
+    failing.broken = True
+    stop = threading.Event()
+    thread = threading.Thread(target=pages.run, args=(stop, 0.01))
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while pages.latest().stats.up and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        stop.set()
+        thread.join(5)
+    state = pages.latest()
+    assert state.stats.last_error == "internal error: KeyError: 'boom'"
+    assert state.sample is not None and state.sample.time_ms == TS  # the last good one stays
+    run.close()
+
+
+def test_mounted_beside_the_rest_api(run: Run) -> None:
+    """The server mounts the pages' app at ``/`` after its own routes under ``/ws/``."""
+    async def rest(request: Request) -> Response:
+        return PlainTextResponse("the REST API")
+
+    run.control.publish()
+    run.pages.step()
+    outer = Starlette(routes=[Route("/ws/v1/cluster", rest),
+                              Mount("/", app=serve_pages_app(run.pages))])
+    with TestClient(outer) as client:
+        assert client.get("/ws/v1/cluster").text == "the REST API"
+        assert client.get("/scheduler").status_code == 200
+        assert client.get("/static/pages.css").status_code == 200
+        body = client.get("/metrics").text
+        assert 'queue_metrics_fair_share_mb{queue="root.a"} 16384.0' in body
+    run.close()
+
+
+def test_a_sample_interval_must_be_positive(tmp_path: Path) -> None:
+    e = engine()
+    history = History.open(str(tmp_path / "h.db"))
+    with pytest.raises(ValueError, match="positive"):
+        ServePages(EngineControl(e), history, None, None, 0)
+    history.close()

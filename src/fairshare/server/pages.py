@@ -107,6 +107,12 @@ class ServePages:
         so an accelerated server's pages say its own minutes)."""
         return self.control.snapshot().now_ms
 
+    def _now_or_none(self) -> int | None:
+        try:
+            return self.now_ms()
+        except Exception:  # the snapshot itself failed: the error's time is the wall's
+            return None
+
     def latest(self) -> LatestState:
         return self.pipeline.latest()
 
@@ -163,7 +169,7 @@ class ServePages:
                 _log.exception("the pages' sample failed")
                 self.pipeline.fail(f"internal error: {type(e).__name__}: {first_line(e)}",
                                    started, allocations=self.allocations_config,
-                                   site=self.site)
+                                   site=self.site, now_ms=self._now_or_none())
             stop.wait(check_every_s)
 
     def start(self) -> tuple[threading.Thread, threading.Event]:
