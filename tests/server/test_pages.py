@@ -188,12 +188,22 @@ def test_the_scheduler_page_shows_the_queues_with_memory_and_vcores_bars(run: Ru
     assert queues["root.a"]["resources"]["memory-mb"]["used"] == 16 * GB
     assert queues["root.a"]["resources"]["vcores"]["used"] == 16
     assert {a["id"] for a in data["apps"]} == {A, B}
+    # the nodes: A's 16 containers of 1 GB fill both 8 GB nodes
+    assert sorted((n["id"], n["used"]["memory_mb"]) for n in data["nodes"]) == [
+        ("n1:8041", 8 * GB), ("n2:8041", 8 * GB)]
     html = run.client.get("/scheduler").text
     row = html[html.index('data-queue="root.a"'):]
     row = row[:row.index("</tr>")]
     # the bars: 16,384 of 16,384 MB and 16 of 16 vcores used, over its 12,288 MB share
     assert 'class="used over" style="width:100.00%"' in row
     assert row.count('class="used') == 2
+    # the settings the REST API has none of: from the allocation file the engine runs
+    shown = run.pages.source.settings()
+    assert shown is not None
+    assert (shown["root.a"].weight, shown["root.b"].weight) == (3.0, 1.0)
+    assert shown["root.b"].fair_share_preemption_timeout_ms == 5_000
+    assert shown["root.a"].fair_share_preemption_timeout_ms is None  # never
+    assert 'data-node="n1:8041"' in html and 'data-node="n2:8041"' in html
     assert "http://127.0.0.1:8088" in html  # the RM the pages name: the server itself
     run.close()
 
@@ -266,10 +276,18 @@ def test_the_app_page_and_the_diagnosis_answer(run: Run) -> None:
     run.to(7_500)
     app = run.client.get(f"/api/app/{B}")
     assert app.status_code == 200 and app.json()["app"]["queue"] == "root.b"
-    assert run.client.get(f"/app/{B}").status_code == 200
+    assert app.json()["app"]["pending_containers"] == 9
+    # explained: B holds nothing of root.b's 4,096 MB share (below 0.5 × it), seen so for
+    # less than root.b's 5 s timeout — what holds it is the timeout
+    (finding,) = app.json()["findings"]
+    assert finding["cause"] == "preemption-timeout"
+    assert finding["setting"] == "fairSharePreemptionTimeout of root.b = 5.0 s (threshold 0.5)"
+    page = run.client.get(f"/app/{B}")
+    assert page.status_code == 200 and "fairSharePreemptionTimeout of root.b" in page.text
     assert run.client.get("/app/application_1_0099").status_code == 404
     diagnosis = run.client.get("/api/diagnosis").json()
-    assert any(f["queue"] == "root.b" for f in diagnosis["findings"])
+    assert {(f["queue"], f["app"], f["cause"]) for f in diagnosis["findings"]} == {
+        ("root.b", None, "preemption-timeout"), ("root.b", B, "preemption-timeout")}
     for path in ("/", "/apps", "/diagnosis", "/queue/root.b", "/tuning"):
         assert run.client.get(path).status_code == 200, path
     run.close()

@@ -75,8 +75,8 @@ def thresholds_of(snap: ServerSnapshot) -> dict[str, float]:
 class ServePages:
     """Samples of ``control``'s snapshots into ``history`` every ``interval_ms`` of the
     server's clock (see the module docstring). ``allocations_config``/``site``: the
-    configuration in force (None: YARN's defaults; the queues' settings are shown when an
-    allocation file is given); :meth:`configure` after a reload. ``rm_url``: what the pages
+    configuration the engine runs with (None: YARN's defaults, as the engine's without a
+    file); :meth:`configure` after a reload. ``rm_url``: what the pages
     name as the ResourceManager (the server's own address). ``clock``: the wall, timing each
     step and pacing the history's pruning."""
 
@@ -95,8 +95,9 @@ class ServePages:
         self.pipeline = SamplePipeline(history, rm_url, clock)
         self._due_ms: int | None = None  # the server's clock: when the next sample is due
         self._sampled_ms: int | None = None  # the snapshot time sampled last
-        self.source = StateSource(self.pipeline.latest, history, self.now_ms,
-                                  lambda: self.allocations_config is not None)
+        # the settings shown are the engine's own, file or not (a watcher without a file
+        # hides YARN's defaults: they may not be the watched RM's)
+        self.source = StateSource(self.pipeline.latest, history, self.now_ms, lambda: True)
 
     @property
     def history(self) -> History:
