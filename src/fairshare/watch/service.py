@@ -1,4 +1,5 @@
-"""The watcher: one thread polls the RM, stores each sample and keeps the latest state; the
+"""The watcher: one thread polls the RM and feeds each sample to a
+:class:`~fairshare.web.pipeline.SamplePipeline` (the history, the facts, the latest state); the
 pages, ``/metrics`` and ``watch status`` read that state and the history, never the RM.
 
 So a slow or failing RM never stalls a page: a poll that fails leaves the last good sample in
@@ -17,16 +18,15 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from fairshare.watch.allocations import AllocationWatch, Failed, Reloaded
 from fairshare.watch.client import RMClient
-from fairshare.watch.facts import advance
 from fairshare.watch.poll import PollError, PollResult, poll
 from fairshare.web.history.store import History
 from fairshare.web.metrics import LatestState
+from fairshare.web.pipeline import PRUNE_EVERY_S, SamplePipeline
 
-PRUNE_EVERY_S = 300.0  # retention and downsampling: often enough to bound the database
+__all__ = ["APPS_INTERVAL_S", "NODES_INTERVAL_S", "PRUNE_EVERY_S", "Watcher"]
+
 # the defaults of --apps-interval and --nodes-interval: what changes slower and costs most to
 # read on a large RM (10,000 apps: most of a poll's CPU) is asked for less often
 APPS_INTERVAL_S = 15.0
@@ -42,7 +42,7 @@ class Watcher:
                  clock: Callable[[], float] = time.time,
                  tell: Callable[[str], None] | None = None) -> None:
         self.client = client
-        self.history = history
+        self.pipeline = SamplePipeline(history, client.urls[0], clock)
         self.allocations = allocations
         self.interval_s = interval_s
         # the apps and the nodes cost most to read at scale: asked for at these intervals
@@ -55,22 +55,18 @@ class Watcher:
         self._told: set[str] = set()
         self._apps_at = self._nodes_at = -float("inf")
         self._clock = clock
-        self._latest = LatestState(None, rm=client.urls[0])
-        self._lock = threading.Lock()
-        self._last_prune = 0.0
         self._finished_since_ms: int | None = None  # the RM's clock, for the next apps GET
         self.config_error: str | None = None  # the allocation file's, until a good reload
 
     def now_ms(self) -> int:
         return int(self._clock() * 1000)
 
-    def latest(self) -> LatestState:
-        with self._lock:
-            return self._latest
+    @property
+    def history(self) -> History:
+        return self.pipeline.history
 
-    def _publish(self, latest: LatestState) -> None:
-        with self._lock:
-            self._latest = latest
+    def latest(self) -> LatestState:
+        return self.pipeline.latest()
 
     def _config(self) -> dict[str, Any]:
         """The allocation file and site in force (the last good ones), for the state."""
@@ -95,7 +91,7 @@ class Watcher:
         previous = before.sample.cluster_id if before.sample else None
         # a checkpoint keeps every answer whole: then the apps and nodes are asked for too,
         # and between checkpoints no answer's text is kept
-        checkpoint = self.history.checkpoint_due(self.now_ms())
+        checkpoint = self.pipeline.checkpoint_due(self.now_ms())
         apps = checkpoint or self._due(self._apps_at, self.apps_interval_s, started)
         nodes = checkpoint or self._due(self._nodes_at, self.nodes_interval_s, started)
         try:
@@ -103,7 +99,7 @@ class Watcher:
                           finished_since_ms=self._finished_since_ms, previous=self._previous,
                           apps=apps, nodes=nodes)
         except PollError as e:
-            return self._failed(before, started, str(e), notes)
+            return self._failed(started, str(e), notes)
         sample = result.sample
         self._previous = replace(result, answers={})
         self._finished_since_ms = result.finished_since_ms
@@ -116,40 +112,25 @@ class Watcher:
         notes.extend(result.notes)
         names = [q.name for q in sample.queues()]
         thresholds = self.allocations.thresholds(names) if self.allocations else {}
-        try:
-            self.history.add(sample, thresholds, result.answers if checkpoint else None)
-        except (SQLAlchemyError, OSError) as e:  # the database, not the RM: the same display
-            shown = self.history.engine.url.render_as_string(hide_password=True)
-            return self._failed(before, started,
-                                f"history database {shown}: {_first_line(e)}", notes)
-        facts = advance(before.facts, previous, sample, thresholds)
-        stats = replace(before.stats, polls=before.stats.polls + 1, up=True,
-                        last_poll_seconds=self._clock() - started, last_error=None,
-                        last_ok_ms=sample.time_ms)
-        latest = LatestState(sample, facts, stats, rm=sample.rm, notes=tuple(notes),
-                             **self._config())
-        self._publish(latest)
+        latest = self.pipeline.accept(sample, thresholds, started_s=started,
+                                      answers=result.answers if checkpoint else None,
+                                      notes=notes, **self._config())
+        if not latest.stats.up:  # the history database failed: that is the poll's error
+            assert latest.stats.last_error is not None
+            self._say([latest.stats.last_error, *notes])
+            return latest
         if before.stats.last_error is not None:
             self._tell(f"the RM answers again ({sample.rm}) after: {before.stats.last_error}")
             self._told.clear()
         self._say(notes)
-        if self._clock() - self._last_prune >= PRUNE_EVERY_S:
-            self._last_prune = self._clock()
-            try:
-                self.history.prune(sample.time_ms)
-            except (SQLAlchemyError, OSError) as e:
-                self._say([f"history database: pruning failed: {_first_line(e)}"])
+        pruned = self.pipeline.prune_if_due(sample.time_ms)
+        if pruned is not None:
+            self._say([pruned])
         return latest
 
-    def _failed(self, before: LatestState, started: float, error: str,
-                notes: list[str]) -> LatestState:
+    def _failed(self, started: float, error: str, notes: list[str]) -> LatestState:
         """A poll that gave no sample: the last good one stays, with this error beside it."""
-        stats = replace(before.stats, polls=before.stats.polls + 1,
-                        errors_total=before.stats.errors_total + 1, up=False,
-                        last_poll_seconds=self._clock() - started, last_error=error,
-                        last_error_ms=self.now_ms())
-        latest = replace(before, stats=stats, notes=tuple(notes), **self._config())
-        self._publish(latest)
+        latest = self.pipeline.fail(error, started, notes, **self._config())
         self._say([error, *notes])
         return latest
 
@@ -170,11 +151,7 @@ class Watcher:
             try:
                 self.poll_once()
             except Exception as e:
-                self._failed(self.latest(), self._clock(),
-                             f"internal error: {type(e).__name__}: {e}", [])
+                self._failed(self._clock(), f"internal error: {type(e).__name__}: {e}", [])
             due = max(due + self.interval_s, self._clock())
             stop.wait(max(0.0, due - self._clock()))
 
-
-def _first_line(error: BaseException) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]

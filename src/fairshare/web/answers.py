@@ -1,0 +1,189 @@
+"""An RM's REST answers read into a :class:`~fairshare.web.sample.Sample`: the one reader of
+what ``fairshare watch`` fetches from a remote RM and ``fairshare serve`` renders from its own
+snapshots, so both show a sample read the same way.
+
+The answers, by name (the names a watch checkpoint keeps them under): ``scheduler.json``
+(``FairSchedulerInfo``), ``info.json`` (``ClusterInfo``), ``apps.json`` (the live apps),
+``finished-apps.json`` (the finished ones asked for), ``nodes.json`` and ``metrics.json``
+(``ClusterMetricsInfo``). Each is read by the reader ``fairshare import`` uses
+(:mod:`fairshare.sim.importer.dump`). An answer that is not what a Fair Scheduler RM serves is
+an :class:`AnswerError` saying, in one located sentence, why.
+
+**Cost.** An answer is read with the cyclic garbage collector paused
+(:func:`~fairshare.config.files.gc_paused`): its values are a tree, without cycles, and the
+collector's passes over the million objects a large RM's answers make found nothing to free
+and took half the reading time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from fairshare.config.errors import ConfigError
+from fairshare.config.files import gc_paused
+from fairshare.sim.importer.dump import (
+    Amounts,
+    DumpApp,
+    DumpNode,
+    DumpQueue,
+    read_apps,
+    read_nodes,
+    read_scheduler,
+)
+from fairshare.sim.importer.jsonfile import JsonFile
+from fairshare.web.sample import Sample
+
+__all__ = ["BASE", "KINDS", "AnswerError", "merge_apps", "parse_answer", "read_apps_answer",
+           "read_info", "read_metrics", "read_nodes_answer", "read_scheduler_answer",
+           "sample_of"]
+
+BASE = "/ws/v1/cluster"
+# what went wrong: the first two and the last are the poller's (no answer, an error status),
+# the others a reader's
+KINDS = ("unavailable", "not-json", "capacity-scheduler", "other-scheduler", "bad-field",
+         "http-status")
+_SCHEDULERS = {"capacityScheduler": ("capacity-scheduler", "the CapacityScheduler"),
+               "fifoScheduler": ("other-scheduler", "the FIFO scheduler")}
+
+
+class AnswerError(Exception):
+    """Why answers gave no sample: ``kind`` (one of :data:`KINDS`), the endpoint asked, and a
+    message naming the RM's URL and, for a bad answer, the field or line."""
+
+    def __init__(self, kind: str, endpoint: str, message: str) -> None:
+        super().__init__(message)
+        self.kind, self.endpoint, self.message = kind, endpoint, message
+
+
+def parse_answer(text: str, display: str, endpoint: str) -> JsonFile:
+    """An answer's JSON (``display``: its URL, for messages); empty, HTML, XML or bad JSON is
+    a ``not-json`` error."""
+    stripped = text.lstrip()
+    if not stripped:
+        raise AnswerError("not-json", endpoint,
+                          f"{display}: the RM answered an empty body, not JSON")
+    if stripped.startswith("<"):
+        what = "HTML" if stripped[:200].lower().startswith(("<!doctype html", "<html")) \
+            else "XML"
+        raise AnswerError("not-json", endpoint, f"{display}: the RM answered {what}, not JSON "
+                          f"(an error page, or a proxy's or a login page?): "
+                          f"{first_line(stripped)}")
+    try:
+        with gc_paused():
+            # Jersey writes an answer on one line, where every value is on line 1 and errors
+            # are located by field alone: no index of lines is built for it then
+            return JsonFile(text, display, lines=not _one_line(text))
+    except ConfigError as exc:
+        raise AnswerError("not-json", endpoint, _located(exc, text)) from None
+
+
+def read_scheduler_answer(f: JsonFile) -> tuple[DumpQueue, Amounts | None]:
+    """The root queue and the cluster's resources; another scheduler is told as such."""
+    _check_scheduler(f)
+    root, cluster = _fields(f, read_scheduler)
+    return root, cluster
+
+
+def read_info(f: JsonFile) -> tuple[int, str]:
+    """``clusterInfo``'s ``id`` (the RM's start time) and ``resourceManagerVersion``."""
+    try:
+        info = f.obj(f.value, (), "clusterInfo")
+        cluster_id = f.count(info, ("clusterInfo",), "id")
+        version = f.text_of(info, ("clusterInfo",), "resourceManagerVersion", required=False)
+    except ConfigError as exc:
+        raise AnswerError("bad-field", f"{BASE}/info", _located(exc, f.text)) from None
+    assert cluster_id is not None
+    return cluster_id, version or ""
+
+
+def read_apps_answer(f: JsonFile) -> tuple[DumpApp, ...]:
+    apps: tuple[DumpApp, ...] = _fields(f, read_apps)
+    return apps
+
+
+def read_nodes_answer(f: JsonFile) -> tuple[tuple[DumpNode, ...], tuple[str, ...]]:
+    """The nodes the scheduler holds, and the ids of those it does not (LOST, …)."""
+    nodes: tuple[tuple[DumpNode, ...], tuple[str, ...]] = _fields(f, read_nodes)
+    return nodes
+
+
+def read_metrics(f: JsonFile) -> dict[str, int | float]:
+    """``clusterMetrics``' numbers (booleans and strings left out)."""
+    try:
+        metrics = f.obj(f.value, (), "clusterMetrics")
+    except ConfigError as exc:
+        raise AnswerError("bad-field", f"{BASE}/metrics", _located(exc, f.text)) from None
+    return {k: v for k, v in metrics.items()
+            if isinstance(v, int | float) and not isinstance(v, bool)}
+
+
+def merge_apps(live: tuple[DumpApp, ...], finished: tuple[DumpApp, ...]) -> tuple[DumpApp, ...]:
+    """Live apps, then finished ones; an app in both finished between the two GETs."""
+    done = {a.id for a in finished}
+    return (*(a for a in live if a.id not in done), *finished)
+
+
+def sample_of(texts: Mapping[str, str], *, rm: str, time_ms: int) -> Sample:
+    """A sample from a whole set of answers (every name of the module docstring;
+    ``finished-apps.json`` may be left out), all of one moment of the RM at ``rm``."""
+    def answer(name: str, endpoint: str) -> JsonFile:
+        return parse_answer(texts[name], rm + endpoint, endpoint)
+
+    root, cluster = read_scheduler_answer(answer("scheduler.json", f"{BASE}/scheduler"))
+    cluster_id, version = read_info(answer("info.json", f"{BASE}/info"))
+    apps = read_apps_answer(answer("apps.json", f"{BASE}/apps"))
+    if "finished-apps.json" in texts:
+        apps = merge_apps(apps, read_apps_answer(answer("finished-apps.json", f"{BASE}/apps")))
+    nodes, skipped = read_nodes_answer(answer("nodes.json", f"{BASE}/nodes"))
+    metrics = read_metrics(answer("metrics.json", f"{BASE}/metrics"))
+    return Sample(time_ms=time_ms, rm=rm, cluster_id=cluster_id, rm_version=version,
+                  root=root, cluster=cluster, nodes=nodes, apps=apps, skipped_nodes=skipped,
+                  metrics=metrics)
+
+
+def first_line(text: str) -> str:
+    """What an error body says in one line: an HTML page's title, else its first line,
+    shortened."""
+    lowered = text.lower()
+    start, end = lowered.find("<title>"), lowered.find("</title>")
+    if 0 <= start < end:
+        text = text[start + 7:end]
+    line = next((s.strip() for s in text.splitlines() if s.strip()), "(empty body)")
+    return line if len(line) <= 300 else line[:297] + "..."
+
+
+def _one_line(text: str) -> bool:
+    return text.count("\n", 0, len(text.rstrip())) == 0
+
+
+def _fields(f: JsonFile, reader: Callable[[JsonFile], Any]) -> Any:
+    """The reader's values; a field it refuses is a ``bad-field`` error at that field."""
+    try:
+        with gc_paused():
+            return reader(f)
+    except ConfigError as exc:
+        raise AnswerError("bad-field", f.display[f.display.find(BASE):],
+                          _located(exc, f.text)) from None
+
+
+def _located(exc: ConfigError, text: str) -> str:
+    """``URL, line N: message``; the line left out where it says nothing (a one-line answer,
+    and the message has no column)."""
+    if exc.line is None or (_one_line(text) and "column" not in exc.message):
+        return f"{exc.file}: {exc.message}"
+    return f"{exc.file}, line {exc.line}: {exc.message}"
+
+
+def _check_scheduler(f: JsonFile) -> None:
+    """A scheduler other than the Fair Scheduler is told as such (``SchedulerTypeInfo``'s
+    ``type``: ``capacityScheduler``, ``fifoScheduler``), not as a field error."""
+    info = f.value.get("scheduler") if isinstance(f.value, dict) else None
+    info = info.get("schedulerInfo") if isinstance(info, dict) else None
+    kind = info.get("type") if isinstance(info, dict) else None
+    if not isinstance(kind, str) or kind == "fairScheduler":
+        return
+    code, name = _SCHEDULERS.get(kind, ("other-scheduler", f"a scheduler of type {kind!r}"))
+    raise AnswerError(code, f"{BASE}/scheduler", f"{f.display}: scheduler.schedulerInfo.type: "
+                      f"this RM runs {name} ('{kind}'), not the Fair Scheduler "
+                      "('fairScheduler'): fairshare watches Fair Scheduler RMs only")
