@@ -125,7 +125,11 @@ class SessionOutputs:
     # -- SimObserver ---------------------------------------------------------------------------
 
     def on_events(self, events: Sequence[Event]) -> None:
-        self._events.on_events(events)
+        if events:
+            self._events.on_events(events)
+            # whole lines on disk after every batch, as the journal: a reader following the
+            # file (or a server killed) has every event handed over so far
+            self._events_file.flush()
         self.recorder.on_events(events)
         for event in events:
             self._direct(event)
@@ -202,13 +206,15 @@ class SessionOutputs:
         recorder = self.recorder if self.closed else self.recorder.ended(now_ms)
         return build_summary(self.engine, recorder, self._progress(), self.scenario)
 
-    def write_summary(self, now_ms: int) -> Summary:
-        """Flush ``events.jsonl`` and write ``summary.json`` at ``now_ms`` (the engine's
-        clock). Written beside and renamed into place: a reader never sees half of it."""
+    def write_summary(self, now_ms: int | None = None) -> Summary:
+        """Flush ``events.jsonl`` and write ``summary.json`` as of ``now_ms``: the engine's
+        clock (the default; a later time only when nothing falls due before it, or the
+        summary tells of a time the engine has not run). Written beside and renamed into
+        place: a reader never sees half of it."""
         if self.closed:
             raise ValueError("the session's outputs are closed")
         self._events_file.flush()
-        summary = self.summary(now_ms)
+        summary = self.summary(self.engine.now if now_ms is None else now_ms)
         self._write(summary)
         return summary
 
@@ -245,7 +251,7 @@ class SessionOutputs:
         if kind is None:
             kind = "container" if subject.startswith("container_") else "app"
         if not self.closed:
-            self.write_summary(self.engine.now)
+            self.write_summary()
         names = [subject]
         if kind == "container" and engine_container_id(subject) != subject:
             names.insert(0, engine_container_id(subject))  # YARN's form: the engine's first
