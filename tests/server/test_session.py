@@ -257,5 +257,8 @@ def test_explain_says_an_app_was_preempted_and_for_whom_as_the_events_say(
             assert (refused.value.status, refused.value.exception) == (404, "NotFoundException")
             assert unknown in (refused.value.message or "")
         s.outputs.close(30_000)
-        # at the end, from the final outputs
+        # at the end, from the final outputs; and fairshare explain on them says the same
         assert s.outputs.explain(BIG).as_json() == answer
+    cli = fairshare("explain", str(tmp_path / "out"), "--app", BIG, "--format", "json")
+    assert cli.returncode == 0, cli.stderr
+    assert json.loads(cli.stdout) == answer
