@@ -18,9 +18,10 @@ sample costs a few milliseconds. Nothing here prints or writes files.
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -173,6 +174,15 @@ class _Integrals:
             self._names, self._rows = names, np.array([self.index[n] for n in names], np.int64)
         return self._rows
 
+    def copy(self) -> _Integrals:
+        """An independent copy: ``add`` on it leaves this one as it is (its arrays are added
+        to in place, and a queue first seen grows its index)."""
+        other = copy.copy(self)
+        other.index = dict(self.index)
+        for name in ("sums", "contention_sums", "starved", "contention", "short"):
+            setattr(other, name, getattr(self, name).copy())
+        return other
+
     def add(self, names: list[str], values: Matrix, thresholds: npt.NDArray[np.float64],
             dt: int, *, timed: bool = True) -> None:
         """``values`` stand for ``dt`` ms; ``timed=False`` for a run of zero length, whose one
@@ -291,6 +301,24 @@ class SimRecorder:
             self.weight_ms = 1
             last.time_ms = now_ms
 
+    def ended(self, now_ms: int) -> SimRecorder:
+        """What this recorder would hold had the run ended at ``now_ms`` (:meth:`on_end`),
+        leaving this one as it is, to be told more samples and events: a copy of just what
+        ``on_end`` changes (the integrals, the cluster sums, the last sample's time, the wait
+        and unmet-demand clocks), the rest shared. What ``fairshare serve`` writes a
+        ``summary.json`` from while its session goes on; the summary built from the copy is
+        the one a run stopped at ``now_ms`` would write. Read it, do not feed it."""
+        view = copy.copy(self)
+        view.integrals = self.integrals.copy()
+        view.cluster_sums = self.cluster_sums.copy()
+        view._last = None if self._last is None else replace(self._last)
+        view.waiting = copy.copy(self.waiting)  # on_end adds the last interval to ``ms``
+        view.waiting.ms = {leaf: Counter(times) for leaf, times in self.waiting.ms.items()}
+        view.apps = self.apps.copy()
+        view._sink = None
+        view.on_end(now_ms)
+        return view
+
     def _close_interval(self, now_ms: int) -> None:
         """The previous sample stands for the time from its tick up to ``now_ms``."""
         last = self._last
@@ -395,6 +423,11 @@ class _AppTimes:
         since = self.unmet_since.pop(app, None)
         if since is not None:
             self.unmet_ms[app] += now_ms - since
+
+    def copy(self) -> _AppTimes:
+        """A copy that :meth:`close` can be called on, leaving this one open."""
+        return replace(self, outstanding=Counter(self.outstanding),
+                       unmet_since=dict(self.unmet_since), unmet_ms=Counter(self.unmet_ms))
 
     def close(self, now_ms: int) -> None:
         """At the end of the run: apps still waiting count up to it."""
