@@ -86,20 +86,25 @@ class Trace:
     records: list[dict[str, Any]] = field(default_factory=list)  # each with its "step"
     snapshots: list[dict[str, Any]] = field(default_factory=list)
     stopped: str | None = None  # why the recording ended before the run did, with when
+    on_snapshot: Callable[[Engine], None] | None = None  # also told of the end snapshot
 
     def end(self, engine: Engine) -> None:
         self.steps.append({"step": "snapshot", "line": 0, "label": "end"})
         self.snapshots.append(snapshot(engine, "end"))
+        if self.on_snapshot is not None:
+            self.on_snapshot(engine)
 
 
-def trace_workload(scenario: Scenario) -> Trace:
-    """fairshare's simulation of ``scenario`` (no scripted steps), as steps and records."""
+def trace_workload(scenario: Scenario,
+                   on_snapshot: Callable[[Engine], None] | None = None) -> Trace:
+    """fairshare's simulation of ``scenario`` (no scripted steps), as steps and records;
+    ``on_snapshot`` is called with the engine at the end snapshot (the REST answers)."""
     if scenario.steps:
         raise NotComparable("it has both steps and a workload")
     if scenario.overrides:
         raise NotComparable("it is run with --set options")
     runner = ScriptRunner(scenario, None, event_driven=False)
-    trace = Trace()
+    trace = Trace(on_snapshot=on_snapshot)
     texts = [c.command.text for c in runner.timed.changes
              if isinstance(c.command, Reload | ReloadFailed)]
     _Recorder(runner.engine, trace, texts).install()
