@@ -137,10 +137,12 @@ class _RestRecorder:
         self.render = render
         self.lines: list[str] = []
         self.snapshots = 0
+        self.records: list[dict[str, Any]] = []  # the run's records so far (its lost nodes)
 
-    def __call__(self, engine: Any) -> None:
+    def __call__(self, engine: Any, records: list[dict[str, Any]] | None = None) -> None:
+        answers = self.render(engine, self.records if records is None else records)
         self.lines.extend(rest_line(self.snapshots, endpoint, body, error)
-                          for endpoint, body, error in self.render(engine))
+                          for endpoint, body, error in answers)
         self.snapshots += 1
 
 
@@ -154,6 +156,7 @@ class _RestRunner(ScriptRunner):
     def _snapshot(self, step: SnapshotStep) -> None:
         super()._snapshot(step)
         if self._record is not None:
+            self._record.records = self.result.records
             self._record(self.engine)
 
 

@@ -29,23 +29,47 @@ REST = "rest.jsonl"
 # cluster timestamp in every application id, and what fairshare's ServerSnapshot is given
 CLUSTER_TIMESTAMP = 1_700_000_000_000
 # the endpoints compared, under /ws/v1/cluster, in the order each snapshot writes them
-ENDPOINTS = ("scheduler", "metrics", "nodes")
+ENDPOINTS = ("scheduler", "metrics", "nodes", "apps")
+
+_CLOCK = "a time on the RM's clock: the driver's RM has a stand-in lifecycle (RMAppImpl's " \
+         "state machine does not run), and fairshare's is the server's"
+_SECONDS = "resource × container lifetime: RMContainerImpl times containers by the wall " \
+           "clock even in the driver, which writes these as 0 ({} for the maps)"
 
 # (endpoint, field name) → why the field can only differ; it is not compared wherever it
 # occurs in that endpoint's document
 IGNORED: dict[tuple[str, str], str] = {
     ("nodes", "lastHealthUpdate"): "a timestamp of the NodeManager's last heartbeat: the RM's "
                                    "wall clock in YARN, the server's clock in fairshare",
+    ("apps", "startedTime"): _CLOCK,
+    ("apps", "launchTime"): _CLOCK,
+    ("apps", "finishedTime"): _CLOCK,
+    ("apps", "elapsedTime"): _CLOCK,
+    ("apps", "trackingUrl"): "a URL on the RM's web proxy (its host name and port)",
+    ("apps", "amRPCAddress"): "the AM's host and RPC port, which it gives when it registers: "
+                              "the driver has no AM process",
+    ("apps", "diagnostics"): "YARN's own words (free text, as in the event comparison)",
+    ("apps", "memorySeconds"): _SECONDS,
+    ("apps", "vcoreSeconds"): _SECONDS,
+    ("apps", "resourceSecondsMap"): _SECONDS,
+    ("apps", "preemptedMemorySeconds"): _SECONDS,
+    ("apps", "preemptedVcoreSeconds"): _SECONDS,
+    ("apps", "preemptedResourceSecondsMap"): _SECONDS,
 }
 # (endpoint, field name) → why only the host part of a host:port value is compared
 HOST_ONLY: dict[tuple[str, str], str] = {
     ("nodes", "id"): "the NodeManager's port: a scenario names hosts only, and the driver "
                      "picks each node's port so that YARN's node map iterates in "
                      "registration order (docs/fidelity.md, the hash-order table)",
+    ("apps", "masterNodeId"): "the AM's node id: its NodeManager's port, as for nodes",
 }
 # (endpoint, list field) → the field of each item that names it: such a list is compared as
 # a set of items by that name (a hash order of ids that differ between the two runs)
-KEYED: dict[tuple[str, str], str] = {}
+KEYED: dict[tuple[str, str], str] = {
+    # ClientRMService.getApplications walks RMContext.getRMApps(), a ConcurrentHashMap by
+    # ApplicationId: the oracle's apps are named by the scenario in fairshare's run
+    ("apps", "app"): "id",
+}
 
 
 # -- reading and writing ------------------------------------------------------------------------
@@ -65,6 +89,7 @@ class Document:
     endpoint: str
     body: Any  # parsed (:func:`parse`); None when ``error`` says why there is none
     error: str | None = None
+    ids: Mapping[str, str] | None = None  # the driver's: YARN's application id → app name
 
 
 def read_rest(path: Path) -> list[Document]:
@@ -85,9 +110,11 @@ def read_rest(path: Path) -> list[Document]:
         if not isinstance(snapshot, int) or not isinstance(endpoint, str):
             raise OracleOutputError(f"{path}:{number}: a REST line needs 'snapshot' (an "
                                     "integer) and 'endpoint' (a name)")
-        error = record.get("error")
+        error, ids = record.get("error"), record.get("ids")
         out.append(Document(snapshot, endpoint, record.get("body"),
-                            error if isinstance(error, str) else None))
+                            error if isinstance(error, str) else None,
+                            {str(k): str(v) for k, v in ids} if isinstance(ids, Pairs)
+                            else None))
     return out
 
 
@@ -102,7 +129,34 @@ def rest_line(snapshot: int, endpoint: str, body: bytes | None, error: str | Non
 
 # -- fairshare's side ---------------------------------------------------------------------------
 
-Renderer = Callable[[Any], list[tuple[str, bytes | None, str | None]]]
+# (engine, the run's records so far) → per endpoint, (endpoint, body or None, error)
+Renderer = Callable[[Any, Sequence[Mapping[str, Any]]],
+                    list[tuple[str, bytes | None, str | None]]]
+
+
+def lost_nodes(records: Sequence[Mapping[str, Any]], types: Any) -> tuple[Any, ...]:
+    """The RM's records of the nodes the run lost and that have not registered again, from
+    its events (``node-added``, ``-resized``, ``-removed``): ``rm_records_of`` knows the
+    engine's nodes only, where the RM keeps a lost node as LOST (``RMContext``'s inactive
+    nodes, listed by ``/nodes`` and counted by ``/metrics``)."""
+    from fairshare.server.view import RMNodeView
+
+    seen: dict[str, tuple[str, dict[str, int], int]] = {}
+    lost: dict[str, int] = {}
+    for r in records:
+        node = r.get("node")
+        if not isinstance(node, str):
+            continue
+        if r["type"] == "node-added":
+            seen[node] = (str(r.get("rack")), dict(r.get("capacity") or {}), int(r["t"]))
+            lost.pop(node, None)
+        elif r["type"] == "node-resized" and node in seen:
+            seen[node] = (seen[node][0], dict(r.get("capacity") or {}), seen[node][2])
+        elif r["type"] == "node-removed":
+            lost[node] = int(r["t"])
+    return tuple(RMNodeView(name, name.rsplit(":", 1)[0], f"{name}:8042", seen[name][0], "LOST",
+                            CLUSTER_TIMESTAMP + at, types.of(seen[name][1]))
+                 for name, at in lost.items() if name in seen)
 
 
 def fairshare_renderer() -> Renderer | None:
@@ -118,14 +172,19 @@ def fairshare_renderer() -> Renderer | None:
     except ImportError:
         return None
 
-    def render(engine: Any) -> list[tuple[str, bytes | None, str | None]]:
+    def render(engine: Any, records: Sequence[Mapping[str, Any]] = ()
+               ) -> list[tuple[str, bytes | None, str | None]]:
         now = CLUSTER_TIMESTAMP + engine.now
-        s = server_snapshot(engine, CLUSTER_TIMESTAMP, now,
-                            *rm_records_of(engine.snapshot(), CLUSTER_TIMESTAMP))
+        apps, nodes = rm_records_of(engine.snapshot(), CLUSTER_TIMESTAMP)
+        s = server_snapshot(engine, CLUSTER_TIMESTAMP, now, apps,
+                            nodes + lost_nodes(records, engine.types))
         builders: dict[str, Callable[[], Any]] = {
             "scheduler": lambda: daos.scheduler(s),
             "metrics": lambda: daos.cluster_metrics(s),
             "nodes": lambda: daos.nodes(s, s.nodes),
+            # the apps the scheduler took: the RM's record of a refused submission (whether
+            # there is one, and what it says) is RMAppManager's, a stand-in in the driver
+            "apps": lambda: daos.apps(s, [a for a in s.apps if a.state != "FAILED"]),
         }
         out: list[tuple[str, bytes | None, str | None]] = []
         for endpoint in ENDPOINTS:
@@ -166,11 +225,28 @@ def compare_documents(fs: Sequence[Document], hadoop: Sequence[Document], snapsh
             what = "error" if (left and left.error) or (right and right.error) else "missing"
             return RestDifference(snapshot, endpoint, endpoint,
                                   _side(left), _side(right), what), compared
-        found = _compare(left.body, right.body, endpoint, endpoint)
+        theirs_body = right.body if right.ids is None else _renamed(right.body, right.ids)
+        found = _compare(left.body, theirs_body, endpoint, endpoint)
         if found is not None:
             return RestDifference(snapshot, endpoint, *found), compared
         compared += 1
     return None, compared
+
+
+def _renamed(value: Any, ids: Mapping[str, str]) -> Any:
+    """Hadoop's document with YARN's ids as the scenario's names: application_<ts>_<n> as the
+    app's name, and in container and attempt ids (container_<ts>_<n>_… as container_<name>_…),
+    the forms fairshare's engine gives the oracle's apps."""
+    if isinstance(value, Pairs):
+        return Pairs((k, _renamed(v, ids)) for k, v in value)
+    if isinstance(value, list):
+        return [_renamed(v, ids) for v in value]
+    if isinstance(value, str) and "_" in value:
+        for yarn, name in ids.items():
+            tail = yarn[len("application_"):]
+            value = (value.replace(yarn, name).replace(f"container_{tail}_", f"container_{name}_")
+                     .replace(f"appattempt_{tail}_", f"appattempt_{name}_"))
+    return value
 
 
 def _side(d: Document | None) -> Any:

@@ -49,7 +49,7 @@ public final class Main {
       }
       write(out.resolve("events.jsonl"), driver.log.text());
       write(out.resolve("snapshots.json"), snapshots(driver.snapshots));
-      write(out.resolve("rest.jsonl"), rest(driver.rest));
+      write(out.resolve("rest.jsonl"), rest(driver.rest, Rest.ids(driver)));
       return true;
     } catch (Throwable e) {
       StringWriter trace = new StringWriter();
@@ -81,14 +81,19 @@ public final class Main {
 
   /**
    * rest.jsonl: one line per snapshot and endpoint, {"snapshot":i,"endpoint":name,"body":…}
-   * with the body as Jersey wrote it, byte for byte (a JSON value, repeated keys and all).
+   * with the body as Jersey wrote it, byte for byte (a JSON value, repeated keys and all);
+   * the apps line also has "ids", YARN's application id → the scenario's app name.
    */
-  private static String rest(List<Map<String, String>> snapshots) {
+  private static String rest(List<Map<String, String>> snapshots, Map<String, Object> ids) {
     StringBuilder text = new StringBuilder();
     for (int i = 0; i < snapshots.size(); i++) {
       for (Map.Entry<String, String> doc : snapshots.get(i).entrySet()) {
         text.append("{\"snapshot\":").append(i).append(",\"endpoint\":")
-            .append(JsonWriter.write(doc.getKey())).append(",\"body\":")
+            .append(JsonWriter.write(doc.getKey()));
+        if (doc.getKey().equals(Rest.APPS)) {
+          text.append(",\"ids\":").append(JsonWriter.write(ids));
+        }
+        text.append(",\"body\":")
             .append(doc.getValue()).append("}\n");
       }
     }

@@ -39,6 +39,7 @@ final class Rest {
   static final String SCHEDULER = "scheduler";
   static final String METRICS = "metrics";
   static final String NODES = "nodes";
+  static final String APPS = "apps";
 
   private static final MediaType JSON = MediaType.valueOf("application/json; charset=utf-8");
   private static JSONRootElementProvider provider; // one per JVM: JAXB contexts are costly
@@ -57,6 +58,16 @@ final class Rest {
     Stubs.setField(metrics, ClusterMetricsInfo.class, "containerAssignedPerSecond", 0);
     out.put(METRICS, write(metrics));
     out.put(NODES, write(nodes(d)));
+    out.put(APPS, write(RestApps.apps(d)));
+    return out;
+  }
+
+  /** YARN's ids of the scenario's apps (ApplicationId.toString → the app's name). */
+  static Map<String, Object> ids(Driver d) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    for (AppState app : d.apps.values()) {
+      out.put(app.id.toString(), app.name);
+    }
     return out;
   }
 
