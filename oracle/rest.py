@@ -141,22 +141,27 @@ def lost_nodes(records: Sequence[Mapping[str, Any]], types: Any) -> tuple[Any, .
     nodes, listed by ``/nodes`` and counted by ``/metrics``)."""
     from fairshare.server.view import RMNodeView
 
-    seen: dict[str, tuple[str, dict[str, int], int]] = {}
+    seen: dict[str, tuple[str, dict[str, int], int]] = {}  # rack, capacity, registration
     lost: dict[str, int] = {}
+    registrations = 0
     for r in records:
         node = r.get("node")
         if not isinstance(node, str):
             continue
         if r["type"] == "node-added":
-            seen[node] = (str(r.get("rack")), dict(r.get("capacity") or {}), int(r["t"]))
+            seen[node] = (str(r.get("rack")), dict(r.get("capacity") or {}), registrations)
+            registrations += 1
             lost.pop(node, None)
         elif r["type"] == "node-resized" and node in seen:
             seen[node] = (seen[node][0], dict(r.get("capacity") or {}), seen[node][2])
         elif r["type"] == "node-removed":
             lost[node] = int(r["t"])
+    # in registration order: RMContext's inactive nodes are a ConcurrentHashMap by NodeId,
+    # whose order the driver's ports make the registration order (Driver.addNode)
+    known = sorted((n for n in lost if n in seen), key=lambda n: seen[n][2])
     return tuple(RMNodeView(name, name.rsplit(":", 1)[0], f"{name}:8042", seen[name][0], "LOST",
-                            CLUSTER_TIMESTAMP + at, types.of(seen[name][1]))
-                 for name, at in lost.items() if name in seen)
+                            CLUSTER_TIMESTAMP + lost[name], types.of(seen[name][1]))
+                 for name in known)
 
 
 def fairshare_renderer() -> Renderer | None:
@@ -273,8 +278,13 @@ def _compare_object(fs: Pairs, hadoop: Pairs, endpoint: str, path: str) -> _Foun
     def kept(pairs: Pairs) -> list[tuple[str, Any]]:
         return [(k, v) for k, v in pairs if (endpoint, k) not in IGNORED]
     left, right = kept(fs), kept(hadoop)
-    if [k for k, _ in left] != [k for k, _ in right]:
-        return (path + " (keys)", [k for k, _ in left], [k for k, _ in right], "keys")
+    mine, theirs = [k for k, _ in left], [k for k, _ in right]
+    if mine != theirs:  # from the first key where they part
+        at = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b),
+                  min(len(mine), len(theirs)))
+        where = f" (keys, after {mine[at - 1]!r})" if at else " (keys)"
+        return (path + where, mine[at:at + 4] or "(none)", theirs[at:at + 4] or "(none)",
+                "keys")
     for (key, a), (_, b) in zip(left, right, strict=True):
         here = f"{path}.{key}"
         if (endpoint, key) in HOST_ONLY and isinstance(a, str) and isinstance(b, str):

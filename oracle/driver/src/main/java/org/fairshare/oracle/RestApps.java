@@ -2,6 +2,7 @@ package org.fairshare.oracle;
 
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -20,6 +21,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.webapp.dao.AppInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.webapp.dao.AppsInfo;
+import org.apache.hadoop.yarn.server.resourcemanager.webapp.dao.ResourceRequestInfo;
 import org.apache.hadoop.yarn.util.resource.Resources;
 
 /**
@@ -65,6 +67,17 @@ final class RestApps {
       // Times.elapsed reads the wall clock for a running app: the virtual clock's instead
       long end = app.ended ? app.finishedMs : d.cluster.clock.getTime();
       Stubs.setField(info, AppInfo.class, "elapsedTime", end - app.submittedMs);
+      // an AM's asks reach the scheduler through ApplicationMasterService, whose
+      // RMServerUtils.normalizeAndValidateRequests gives an ANY ask without a label the
+      // queue's default, "" (captured); the driver calls FairScheduler.allocate directly
+      @SuppressWarnings("unchecked")
+      List<ResourceRequestInfo> asks = (List<ResourceRequestInfo>) Stubs.field(info,
+          AppInfo.class, "resourceRequests");
+      for (ResourceRequestInfo ask : asks == null ? List.<ResourceRequestInfo>of() : asks) {
+        if (Stubs.field(ask, ResourceRequestInfo.class, "nodeLabelExpression") == null) {
+          Stubs.setField(ask, ResourceRequestInfo.class, "nodeLabelExpression", "");
+        }
+      }
       out.add(info);
     }
     return out;
@@ -80,7 +93,9 @@ final class RestApps {
     answers.put("getQueue", a -> app.queue);
     answers.put("getApplicationSubmissionContext", a -> record.submission);
     answers.put("getAMResourceRequests", a -> record.amRequests);
-    answers.put("getApplicationType", a -> record.submission.getApplicationType());
+    // ApplicationSubmissionContext's applicationType, "YARN" unless the client says
+    // (yarn_protos.proto's default)
+    answers.put("getApplicationType", a -> "YARN");
     answers.put("getApplicationTags", a -> Collections.emptySet());
     answers.put("getApplicationPriority", a -> Priority.newInstance(0));
     answers.put("getApplicationTimeouts", a -> Collections.emptyMap());
