@@ -9,7 +9,9 @@ directory:
   ``source.txt``);
 * ``scenario.json`` — the driver's input (:mod:`oracle.normalise`);
 * ``fairshare/events.jsonl`` and ``fairshare/snapshots.json`` — fairshare's run, each event
-  with the index of the step that produced it (``step``, −1 before the first step).
+  with the index of the step that produced it (``step``, −1 before the first step);
+* ``fairshare/rest.jsonl`` — at each snapshot, fairshare's REST answers for it
+  (:mod:`oracle.rest`), when fairshare has its REST layer.
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ import yaml
 
 from fairshare.config.errors import ConfigError, ConfigErrors
 from fairshare.sim.parse.scenario import load_scenario
+from fairshare.sim.parse.steps import SnapshotStep
 from fairshare.sim.record.outputs import json_text
-from fairshare.sim.run.scripted import run_scenario
+from fairshare.sim.run.scripted import ScriptRunner
 from oracle.normalise import NotComparable, normalise
+from oracle.rest import Renderer, fairshare_renderer, rest_line
 from oracle.trace import trace_workload
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,16 +102,18 @@ def prepare(case: Case, directory: Path) -> Prepared:
                                                 allow_unicode=True), encoding="utf-8")
         source = scenario_path
     partly = ""
+    render = fairshare_renderer()
+    rest = None if render is None else _RestRecorder(render)
     try:
         scenario = load_scenario(source)
         if scenario.workload is None:
             document = normalise(scenario)
-            result = run_scenario(scenario)
+            result = _RestRunner(scenario, rest).run()
             snapshots = result.snapshots
             records = [{**r, "step": step_of(i, result.step_bounds)}
                        for i, r in enumerate(result.records)]
         else:
-            trace = trace_workload(scenario)
+            trace = trace_workload(scenario, rest)
             document = normalise(scenario, trace.steps)
             records, snapshots = trace.records, trace.snapshots
             partly = f"compared until {trace.stopped}" if trace.stopped else ""
@@ -118,7 +124,40 @@ def prepare(case: Case, directory: Path) -> Prepared:
     (directory / "scenario.json").write_text(json.dumps(document, indent=1) + "\n",
                                              encoding="utf-8")
     _write_run(directory / "fairshare", records, snapshots)
+    if rest is not None:
+        (directory / "fairshare" / "rest.jsonl").write_text(
+            "".join(line + "\n" for line in rest.lines), encoding="utf-8")
     return Prepared(case, "ready", partly, steps=len(document["steps"]))
+
+
+class _RestRecorder:
+    """At each snapshot, fairshare's REST answers for the engine, as ``rest.jsonl`` lines."""
+
+    def __init__(self, render: Renderer) -> None:
+        self.render = render
+        self.lines: list[str] = []
+        self.snapshots = 0
+        self.records: list[dict[str, Any]] = []  # the run's records so far (its lost nodes)
+
+    def __call__(self, engine: Any, records: list[dict[str, Any]] | None = None) -> None:
+        answers = self.render(engine, self.records if records is None else records)
+        self.lines.extend(rest_line(self.snapshots, endpoint, body, error)
+                          for endpoint, body, error in answers)
+        self.snapshots += 1
+
+
+class _RestRunner(ScriptRunner):
+    """``fairshare run``'s scripted steps, with fairshare's REST answers at each snapshot."""
+
+    def __init__(self, scenario: Any, record: _RestRecorder | None) -> None:
+        super().__init__(scenario)
+        self._record = record
+
+    def _snapshot(self, step: SnapshotStep) -> None:
+        super()._snapshot(step)
+        if self._record is not None:
+            self._record.records = self.result.records
+            self._record(self.engine)
 
 
 def _write_run(outdir: Path, records: list[dict[str, Any]],

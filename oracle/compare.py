@@ -12,7 +12,9 @@ Both sides are read in fairshare's formats (``events.jsonl`` with each event's `
 * a container is identified by its id, ``container_<app>_<attempt>_<sequence>``, so two events
   about one container agree on the app, the attempt and YARN's sequence number;
 * snapshots: the same number and labels; per section (``cluster``, ``queues``, ``apps``,
-  ``nodes``) the same keys, then field by field the fields the driver's entry has.
+  ``nodes``) the same keys, then field by field the fields the driver's entry has;
+* at each snapshot, when both sides wrote ``rest.jsonl``, the REST answers of YARN's REST
+  API for that snapshot, document by document (:mod:`oracle.rest`), after the snapshot.
 
 The result names the *first* divergence — the step (index, line, kind), the event type or the
 snapshot label/section/key/field, both sides — and counts what was compared.
@@ -33,6 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from oracle import rest
 from oracle.output_files import (
     DRIVER_EVENT_KEYS,
     DRIVER_SNAPSHOT_FIELDS,
@@ -101,13 +104,13 @@ class Divergence:
     step: int  # index in the scenario's steps; -1: before the first step (the initial nodes)
     line: int | None  # the step's line in the scenario
     kind: str | None  # the step's kind (submit, update, …)
-    what: str  # "event" or "snapshot"
+    what: str  # "event", "snapshot" or "rest" (a REST document of the snapshot)
     type: str | None = None  # the event type
     label: str | None = None  # the snapshot's label
     snapshot: int | None = None  # the snapshot's index in snapshots.json
-    section: str | None = None  # cluster, queues, apps, nodes
+    section: str | None = None  # cluster, queues, apps, nodes; for "rest", the endpoint
     key: str | None = None  # the queue, app or node
-    field: str | None = None
+    field: str | None = None  # for "rest", the path in the document
     fairshare: Any = None  # the event (or value) on each side; None: missing on that side
     hadoop: Any = None
     differing: tuple[str, ...] = ()  # the keys of the two events that differ
@@ -121,18 +124,22 @@ class Comparison:
     events_compared: dict[str, int] = field(default_factory=dict)  # per type, pairs compared
     snapshots_compared: int = 0
     permutations: tuple[str, ...] = ()
+    rest_compared: int = 0  # REST documents compared identical
+    rest: bool = False  # whether both sides had REST documents to compare
 
     def as_json(self) -> dict[str, Any]:
         return {"identical": self.identical,
                 "first": None if self.first is None else asdict(self.first),
                 "events-compared": dict(sorted(self.events_compared.items())),
                 "snapshots-compared": self.snapshots_compared,
+                "rest-compared": self.rest_compared if self.rest else None,
                 "permutations": list(self.permutations)}
 
     def as_text(self) -> str:
+        documents = f", {self.rest_compared} REST documents" if self.rest else ""
         counts = (f"{sum(self.events_compared.values())} events of "
-                  f"{len(self.events_compared)} types and {self.snapshots_compared} snapshots "
-                  "compared")
+                  f"{len(self.events_compared)} types and {self.snapshots_compared} snapshots"
+                  f"{documents} compared")
         if self.first is None:
             return f"identical ({counts})"
         return "\n".join([f"differ: {self.first.summary}", *_side_by_side(self.first),
@@ -140,6 +147,8 @@ class Comparison:
 
 
 def _side_by_side(d: Divergence) -> list[str]:
+    if d.what == "rest":
+        return [f"  fairshare: {rest.show(d.fairshare)}", f"  hadoop:    {rest.show(d.hadoop)}"]
     if d.what == "snapshot" or not (isinstance(d.fairshare, dict)
                                     and isinstance(d.hadoop, dict)):
         return [f"  fairshare: {_show(d.fairshare)}", f"  hadoop:    {_show(d.hadoop)}"]
@@ -164,20 +173,27 @@ def _show(value: Any) -> str:
 
 def compare_runs(fairshare_dir: Path, oracle_dir: Path, steps: Sequence[Mapping[str, Any]],
                  permutations: Collection[str] = ()) -> Comparison:
-    """Compare the outputs in two directories (each with events.jsonl and snapshots.json)."""
+    """Compare the outputs in two directories (each with events.jsonl and snapshots.json, and
+    rest.jsonl where that side wrote its REST answers: compared when both did)."""
+    fs_rest, or_rest = fairshare_dir / rest.REST, oracle_dir / rest.REST
+    documents = ((rest.read_rest(fs_rest), rest.read_rest(or_rest))
+                 if fs_rest.exists() and or_rest.exists() else None)
     return compare(read_events(fairshare_dir / EVENTS), read_events(oracle_dir / EVENTS),
                    read_snapshots(fairshare_dir / SNAPSHOTS),
-                   read_snapshots(oracle_dir / SNAPSHOTS), steps, permutations)
+                   read_snapshots(oracle_dir / SNAPSHOTS), steps, permutations, documents)
 
 
 def compare(fs_events: Sequence[Mapping[str, Any]], or_events: Sequence[Mapping[str, Any]],
             fs_snaps: Sequence[Mapping[str, Any]], or_snaps: Sequence[Mapping[str, Any]],
-            steps: Sequence[Mapping[str, Any]], permutations: Collection[str] = ()
+            steps: Sequence[Mapping[str, Any]], permutations: Collection[str] = (),
+            documents: tuple[Sequence[rest.Document], Sequence[rest.Document]] | None = None
             ) -> Comparison:
+    """``documents``: each side's REST documents (fairshare's, Hadoop's), compared at each
+    snapshot after it; None: not compared."""
     unknown = sorted(set(permutations) - set(PERMUTATIONS))
     if unknown:
         raise ValueError(f"unknown permutation {unknown[0]!r}; known: {', '.join(PERMUTATIONS)}")
-    result = Comparison(permutations=tuple(sorted(permutations)))
+    result = Comparison(permutations=tuple(sorted(permutations)), rest=documents is not None)
     fs_by_step = _by_step(e for e in fs_events if e["type"] in DRIVER_EVENT_KEYS)
     or_by_step = _by_step(or_events)
     snapshot_steps = [i for i, s in enumerate(steps) if s.get("step") == "snapshot"]
@@ -189,6 +205,8 @@ def compare(fs_events: Sequence[Mapping[str, Any]], or_events: Sequence[Mapping[
                               result, permutations)
         if found is None and index in snapshot_at:
             found = _compare_snapshot(fs_snaps, or_snaps, snapshot_at[index], where, result)
+            if found is None and documents is not None:
+                found = _compare_rest(documents, snapshot_at[index], or_snaps, where, result)
         if found is not None:
             result.identical, result.first = False, found
             return result
@@ -333,6 +351,22 @@ def _compare_snapshot(fs_snaps: Sequence[Mapping[str, Any]],
 
 
 _Found = tuple[str | None, str | None, str | None, Any, Any]
+
+
+def _compare_rest(documents: tuple[Sequence[rest.Document], Sequence[rest.Document]],
+                  index: int, or_snaps: Sequence[Mapping[str, Any]], where: _Where,
+                  result: Comparison) -> Divergence | None:
+    found, compared = rest.compare_documents(*documents, index)
+    result.rest_compared += compared
+    if found is None:
+        return None
+    label = or_snaps[index].get("label") if index < len(or_snaps) else None
+    summary = (f"{where.text()}: snapshot #{index + 1}"
+               f"{'' if label is None else f' ({label})'}: REST /ws/v1/cluster/"
+               f"{found.endpoint} differs at {found.path}")
+    return Divergence(where.step, where.line, where.kind, "rest", label=label, snapshot=index,
+                      section=found.endpoint, field=found.path, fairshare=found.fairshare,
+                      hadoop=found.hadoop, summary=summary)
 
 
 def _compare_section(fs: Any, hadoop: Any, section: str) -> _Found | None:

@@ -17,12 +17,12 @@ from typing import Any
 class KnownDifference:
     case: str  # the case's name (oracle.cases)
     step: int  # the step of its first divergence
-    kind: str  # that divergence's event type, or "snapshot"
+    kind: str  # that divergence's event type, "snapshot", or "rest" (a REST document)
     deliberate: bool
     why: str  # one line; docs/fidelity.md has the whole story
 
     def matches(self, case: str, first: Any) -> bool:
-        kind = first.type if first.what == "event" else "snapshot"
+        kind = first.type if first.what == "event" else first.what
         return (case, first.step, kind) == (self.case, self.step, self.kind)
 
 

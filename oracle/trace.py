@@ -86,26 +86,36 @@ class Trace:
     records: list[dict[str, Any]] = field(default_factory=list)  # each with its "step"
     snapshots: list[dict[str, Any]] = field(default_factory=list)
     stopped: str | None = None  # why the recording ended before the run did, with when
+    # told of the end snapshot with the engine and every record so far (the REST answers)
+    on_snapshot: Callable[[Engine, list[dict[str, Any]]], None] | None = None
+    initial: list[dict[str, Any]] | None = None  # the initial nodes' records, until moved in
 
     def end(self, engine: Engine) -> None:
         self.steps.append({"step": "snapshot", "line": 0, "label": "end"})
         self.snapshots.append(snapshot(engine, "end"))
+        if self.on_snapshot is not None:
+            self.on_snapshot(engine, [*(self.initial or []), *self.records])
 
 
-def trace_workload(scenario: Scenario) -> Trace:
-    """fairshare's simulation of ``scenario`` (no scripted steps), as steps and records."""
+def trace_workload(scenario: Scenario,
+                   on_snapshot: Callable[[Engine, list[dict[str, Any]]], None] | None = None
+                   ) -> Trace:
+    """fairshare's simulation of ``scenario`` (no scripted steps), as steps and records;
+    ``on_snapshot`` is called at the end snapshot with the engine and the records so far
+    (the REST answers)."""
     if scenario.steps:
         raise NotComparable("it has both steps and a workload")
     if scenario.overrides:
         raise NotComparable("it is run with --set options")
     runner = ScriptRunner(scenario, None, event_driven=False)
-    trace = Trace()
+    trace = Trace(on_snapshot=on_snapshot, initial=runner.result.records)
     texts = [c.command.text for c in runner.timed.changes
              if isinstance(c.command, Reload | ReloadFailed)]
     _Recorder(runner.engine, trace, texts).install()
     runner.run()
     # the initial nodes registered before the recorder was installed: step -1
     trace.records[:0] = [{**r, "step": -1} for r in runner.result.records]
+    trace.initial = None
     if trace.stopped is None:
         trace.end(runner.engine)
     return trace

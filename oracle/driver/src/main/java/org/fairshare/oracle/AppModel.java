@@ -78,6 +78,7 @@ final class AppModel {
     boolean recovering = step.path("recovering").asBoolean(false);
     ApplicationId id = ApplicationId.newInstance(CLUSTER_TIMESTAMP, d.apps.size() + 1);
     AppState app = new AppState(name, id, user, am);
+    app.submittedMs = d.cluster.clock.getTime();
     d.apps.put(name, app);
     d.byId.put(id, app);
 
@@ -191,6 +192,7 @@ final class AppModel {
     ApplicationAttemptId attemptId = ApplicationAttemptId.newInstance(app.id, number);
     app.attempt = new RmStubs.AttemptRecord(attemptId, d.cluster.context);
     app.record.currentAttempt = RmStubs.attempt(app.attempt);
+    app.attempts.add(app.attempt);
     scheduler.handle(new AppAttemptAddedSchedulerEvent(attemptId, false, recovering));
     d.cluster.dispatcher.drain(); // ATTEMPT_ADDED: nothing to report
     FSAppAttempt attempt = app.fsAttempt(scheduler);
@@ -272,6 +274,8 @@ final class AppModel {
   /** The app ends: AppAttemptRemovedSchedulerEvent, then AppRemovedSchedulerEvent. */
   void end(AppState app, boolean finished) throws Exception {
     app.ended = true;
+    app.killed = !finished;
+    app.finishedMs = d.cluster.clock.getTime();
     d.act("app-ended", () -> {
       scheduler.handle(new AppAttemptRemovedSchedulerEvent(app.attemptId(),
           finished ? RMAppAttemptState.FINISHED : RMAppAttemptState.KILLED, false));

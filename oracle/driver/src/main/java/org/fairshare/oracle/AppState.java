@@ -1,5 +1,8 @@
 package org.fairshare.oracle;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Resource;
@@ -17,6 +20,12 @@ final class AppState {
   boolean accepted;
   boolean ended;
   long preempted;
+  // what RMAppImpl keeps for the REST layer (Rest): every attempt, the clock at submission
+  // and at the end, and whether it was killed
+  final List<RmStubs.AttemptRecord> attempts = new ArrayList<>();
+  long submittedMs;
+  long finishedMs;
+  boolean killed;
 
   AppState(String name, ApplicationId id, String user, Resource am) {
     this.name = name;

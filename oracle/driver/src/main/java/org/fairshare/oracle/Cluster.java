@@ -17,6 +17,7 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.yarn.security.YarnAuthorizationProvider;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.ClusterMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContextImpl;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
@@ -88,6 +89,7 @@ final class Cluster {
 
   private void resetStatics(JsonNode groupsNode) throws ReflectiveOperationException {
     QueueMetrics.clearQueueMetrics();
+    ClusterMetrics.destroy(); // the node counts the REST answers read (Rest)
     DefaultMetricsSystem.shutdown();
     YarnAuthorizationProvider.destroy();
     ResourceUtils.resetResourceTypes(conf);

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -17,9 +18,11 @@ import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceOption;
 import org.apache.hadoop.yarn.event.Event;
+import org.apache.hadoop.yarn.server.resourcemanager.ClusterMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.event.RMAppAttemptContainerFinishedEvent;
@@ -81,6 +84,10 @@ final class Driver {
   private final Map<ContainerId, Long> allocationOrder = new HashMap<>();
   final Map<ContainerId, AppState> beneficiaries = new HashMap<>();
   final List<Object> snapshots = new ArrayList<>();
+  // per snapshot, the RM's REST answers (Rest.take), endpoint → body
+  final List<Map<String, String>> rest = new ArrayList<>();
+  // lost nodes, as RMContext.getInactiveRMNodes keeps them (a ConcurrentHashMap by NodeId)
+  final Map<NodeId, RmStubs.NodeRecord> lostNodes = new ConcurrentHashMap<>();
   final AppModel appModel;
   final Preemption preemption;
   private final List<AppState> lostAm = new ArrayList<>();
@@ -142,7 +149,10 @@ final class Driver {
       case "move": appModel.move(apps.get(step.path("app").asText()),
           step.path("queue").asText());
         break;
-      case "snapshot": snapshots.add(Snapshots.take(this, step.path("label"))); break;
+      case "snapshot":
+        snapshots.add(Snapshots.take(this, step.path("label")));
+        rest.add(Rest.take(this));
+        break;
       case "expect": break;
       default: throw new IllegalArgumentException("unknown step " + kind);
     }
@@ -158,8 +168,10 @@ final class Driver {
     // container tokens name the node's address (BuilderUtils.newContainerToken): resolve the
     // scenario's host names statically, without DNS
     NetUtils.addStaticResolution(node.name, "127.0.0.1");
+    node.lastHeartbeatMs = cluster.clock.getTime();
     nodes.put(node.name, node);
     nodesById.put(node.id.getHost(), node);
+    nodeJoined(node);
     cluster.context.getRMNodes().put(node.id, node.rmNode);
     act("released", () -> scheduler.handle(new NodeAddedSchedulerEvent(node.rmNode)));
     log.emit("node-added", "node", node.name, "rack", node.rack,
@@ -173,6 +185,26 @@ final class Driver {
     log.emit("node-removed", "node", name, "lost-containers", lost);
     nodes.remove(name);
     cluster.context.getRMNodes().remove(node.id);
+    // RMNodeImpl.DeactivateNodeTransition to LOST: the node moves to the inactive nodes
+    ClusterMetrics.getMetrics().decrNumActiveNodes();
+    ClusterMetrics.getMetrics().incrNumLostNMs();
+    lostNodes.put(node.id, node);
+  }
+
+  /**
+   * RMNodeImpl.AddNodeTransition's ClusterMetrics: one more active node; a host that was lost
+   * rejoins (its inactive entry goes, one lost node fewer). The driver gives every
+   * registration a new port (portInRegistrationOrder), where a restarted NodeManager keeps
+   * its own: the rejoining node is found by host.
+   */
+  private void nodeJoined(RmStubs.NodeRecord node) {
+    for (NodeId lost : new ArrayList<>(lostNodes.keySet())) {
+      if (lost.getHost().equals(node.id.getHost())) {
+        lostNodes.remove(lost);
+        ClusterMetrics.getMetrics().decrNumLostNMs();
+      }
+    }
+    ClusterMetrics.getMetrics().incrNumActiveNodes();
   }
 
   private void resizeNode(String name, Resource total) throws Exception {
@@ -190,6 +222,7 @@ final class Driver {
         ? new ArrayList<>(nodes.values()) : Collections.singletonList(nodes.get(which));
     for (int i = 0; i < times; i++) {
       for (RmStubs.NodeRecord node : targets) {
+        node.lastHeartbeatMs = cluster.clock.getTime();
         act("released", () -> scheduler.handle(new NodeUpdateSchedulerEvent(node.rmNode)));
       }
     }

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
+import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -48,6 +49,7 @@ public final class Main {
       }
       write(out.resolve("events.jsonl"), driver.log.text());
       write(out.resolve("snapshots.json"), snapshots(driver.snapshots));
+      write(out.resolve("rest.jsonl"), rest(driver.rest, Rest.ids(driver)));
       return true;
     } catch (Throwable e) {
       StringWriter trace = new StringWriter();
@@ -56,6 +58,7 @@ public final class Main {
         Files.createDirectories(out);
         Files.deleteIfExists(out.resolve("events.jsonl"));
         Files.deleteIfExists(out.resolve("snapshots.json"));
+        Files.deleteIfExists(out.resolve("rest.jsonl"));
         write(out.resolve("error.txt"), trace.toString());
       } catch (Exception ignored) {
         // nothing more to do: the line on stdout says error
@@ -74,6 +77,27 @@ public final class Main {
       text.append(i + 1 < snapshots.size() ? ",\n" : "\n");
     }
     return text.append("]\n").toString();
+  }
+
+  /**
+   * rest.jsonl: one line per snapshot and endpoint, {"snapshot":i,"endpoint":name,"body":…}
+   * with the body as Jersey wrote it, byte for byte (a JSON value, repeated keys and all);
+   * the apps line also has "ids", YARN's application id → the scenario's app name.
+   */
+  private static String rest(List<Map<String, String>> snapshots, Map<String, Object> ids) {
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < snapshots.size(); i++) {
+      for (Map.Entry<String, String> doc : snapshots.get(i).entrySet()) {
+        text.append("{\"snapshot\":").append(i).append(",\"endpoint\":")
+            .append(JsonWriter.write(doc.getKey()));
+        if (doc.getKey().equals(Rest.APPS)) {
+          text.append(",\"ids\":").append(JsonWriter.write(ids));
+        }
+        text.append(",\"body\":")
+            .append(doc.getValue()).append("}\n");
+      }
+    }
+    return text.toString();
   }
 
   private static void write(Path path, String text) throws java.io.IOException {

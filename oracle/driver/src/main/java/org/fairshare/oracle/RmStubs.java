@@ -15,6 +15,7 @@ import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.api.records.ResourceUtilization;
 import org.apache.hadoop.yarn.event.Dispatcher;
 import org.apache.hadoop.yarn.event.Event;
 import org.apache.hadoop.yarn.event.EventHandler;
@@ -34,6 +35,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.constraint.AllocationTagsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.security.NMTokenSecretManagerInRM;
 import org.apache.hadoop.yarn.server.resourcemanager.security.RMContainerTokenSecretManager;
+import org.apache.hadoop.yarn.server.api.records.OpportunisticContainersStatus;
+import org.apache.hadoop.util.VersionInfo;
 
 /**
  * The ResourceManager around the scheduler, reduced to what FairScheduler calls: an RMContext
@@ -154,6 +157,7 @@ final class RmStubs {
     final NodeId id;
     Resource total;
     RMNode rmNode;
+    long lastHeartbeatMs; // the virtual clock at its registration or last heartbeat
 
     NodeRecord(String name, String rack, Resource total, int ordinal) {
       this.name = name;
@@ -183,6 +187,27 @@ final class RmStubs {
   }
 
   static RMNode node(NodeRecord record, RMContext ctx) {
+    return Stubs.proxy(RMNode.class, nodeAnswers(record, ctx));
+  }
+
+  /**
+   * The node as the REST layer reads it (NodeInfo, ResourceUtilizationInfo): the scheduler's
+   * stand-in, plus what RMNodeImpl holds for a healthy NodeManager of this build that reports
+   * no utilisation, no opportunistic containers, no attributes or tags. A separate object:
+   * the scheduler's stand-in answers as it always has.
+   */
+  static RMNode nodeView(NodeRecord record, RMContext ctx, NodeState state) {
+    Map<String, Stubs.Answer> answers = nodeAnswers(record, ctx);
+    answers.put("getState", a -> state);
+    answers.put("getHealthReport", a -> "");
+    answers.put("getLastHealthReportTime", a -> record.lastHeartbeatMs);
+    answers.put("getNodeManagerVersion", a -> VersionInfo.getVersion());
+    answers.put("getOpportunisticContainersStatus",
+        a -> OpportunisticContainersStatus.newInstance());
+    return Stubs.proxy(RMNode.class, answers);
+  }
+
+  private static Map<String, Stubs.Answer> nodeAnswers(NodeRecord record, RMContext ctx) {
     Map<String, Stubs.Answer> answers = new HashMap<>();
     answers.put("getNodeID", a -> record.id);
     answers.put("getHostName", a -> record.name);
@@ -196,6 +221,12 @@ final class RmStubs {
     answers.put("getState", a -> NodeState.RUNNING);
     answers.put("pullContainerUpdates", a -> Collections.emptyList());
     answers.put("getNodeLabels", a -> Collections.emptySet());
-    return Stubs.proxy(RMNode.class, answers);
+    // a NodeManager's heartbeat always carries its utilisation (NodeStatusUpdaterImpl), which
+    // AbstractYarnScheduler.updateNodeResourceUtilization copies to the SchedulerNode for the
+    // REST layer (SchedulerNodeReport); the Fair Scheduler does not read it. Nothing measured.
+    answers.put("getNodeUtilization", a -> ResourceUtilization.newInstance(0, 0, 0f));
+    answers.put("getAggregatedContainersUtilization",
+        a -> ResourceUtilization.newInstance(0, 0, 0f));
+    return answers;
   }
 }
