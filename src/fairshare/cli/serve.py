@@ -103,9 +103,9 @@ def serve(
     served = guarded(lambda: build(options))
     _logging(log_format, log_level)
     bound = listening.getsockname()[1]
-    served.start()
-    app = _app(served, f"http://{host}:{bound}")
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=bound, log_level="warning",
+    guarded(lambda: served.start(f"http://{host}:{bound}"))
+    server = uvicorn.Server(uvicorn.Config(served.app, host=host, port=bound,
+                                           log_level="warning",
                                            access_log=False))
     n = len(served.engine.state.nodes)
     out.print(f"Serving {allocations} on http://{host}:{bound}/ (REST /ws/v1/cluster, pages "
@@ -127,8 +127,3 @@ def serve(
         err.print(f"the engine stopped on an error: {served.loop.failure}")
         raise typer.Exit(70)
 
-
-def _app(served: Any, base_url: str) -> Any:
-    from fairshare.server.app import create_server_app
-
-    return create_server_app(served.loop)

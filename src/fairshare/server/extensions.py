@@ -18,6 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from fairshare.resources.vector import Resource, ResourceTypes
 from fairshare.server.control import bad_request
 from fairshare.server.loop import EngineLoop, NodeSpec
+from fairshare.server.view import engine_container_id
 
 PREFIX = "/ws/v1/fairshare"
 WAIT_S = 2.0  # how long one wait for new events lasts: shutdown is noticed this fast
@@ -47,6 +48,16 @@ def extensions_router(loop: EngineLoop) -> APIRouter:
                 "records it (docs/scenario-format.md)")
     def snapshot() -> JSONResponse:
         return JSONResponse(loop.scenario_snapshot())
+
+    @router.get("/apps/{app_id}/explain", summary="Why an app waited, ran, was preempted: "
+                "fairshare explain on the session's outputs")
+    def explain_app(app_id: str) -> JSONResponse:
+        return JSONResponse(loop.explain_json(app_id, "app"))
+
+    @router.get("/containers/{container_id}/explain",
+                summary="Why a container was placed where it was, or preempted")
+    def explain_container(container_id: str) -> JSONResponse:
+        return JSONResponse(loop.explain_json(engine_container_id(container_id), "container"))
 
     @router.post("/nodes", summary="A NodeManager joins (virtual executor)", status_code=200)
     def add_node(body: Annotated[dict[str, Any], Body(examples=[{

@@ -49,6 +49,7 @@ from fairshare.core import (
     event_record,
 )
 from fairshare.resources.vector import Resource
+from fairshare.server.am import AMHub
 from fairshare.server.control import (
     EventListener,
     KillResult,
@@ -59,6 +60,7 @@ from fairshare.server.control import (
 )
 from fairshare.server.executors.base import SIGKILL_DELAY_MS, Executor, Launch
 from fairshare.server.rm import ACTIVE_STATES, RMRecords
+from fairshare.server.session import SNAPSHOT_EVERY_MS, SessionOutputs
 from fairshare.server.snapshots import server_snapshot
 from fairshare.server.submission import Submission
 from fairshare.server.view import ServerSnapshot, yarn_container_id
@@ -105,8 +107,8 @@ class EngineLoop:
 
     def __init__(self, engine: Engine, executor: Executor, nodes: Sequence[NodeSpec], *,
                  cluster_timestamp: int, clock: ServerClock, work_dir: Path,
-                 heartbeat_ms: int = 1000, journal: Callable[[Command], None] | None = None
-                 ) -> None:
+                 heartbeat_ms: int = 1000, journal: Callable[[Command], None] | None = None,
+                 outputs: Path | None = None) -> None:
         self.engine = engine
         self.executor = executor
         self.clock = clock
@@ -115,7 +117,12 @@ class EngineLoop:
         self.records = RMRecords(cluster_timestamp, engine.types)
         self._journal = journal
         self.sim = Simulation(engine, (), heartbeat_interval_ms=heartbeat_ms,
-                              event_driven=False, observers=[self], journal=self._journaled)
+                              event_driven=False, observers=[self], journal=self._journaled,
+                              snapshot_every_ms=None if outputs is None else SNAPSHOT_EVERY_MS)
+        # the session's run outputs (events.jsonl, the timeline, summary.json): explain reads them
+        self.outputs = (None if outputs is None
+                        else SessionOutputs.attached(outputs, self.sim))
+        self.hub: AMHub | None = None  # the AM protocol (set by the service before start)
         self._jobs: SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = SimpleQueue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -143,7 +150,16 @@ class EngineLoop:
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop the engine thread, then every container the executor runs."""
+        """Stop the engine thread, then every container the executor runs; the session's
+        outputs are closed at the engine's last time."""
+        if self.outputs is not None and self._thread is not None and self.failure is None:
+            outputs = self.outputs
+            try:
+                self._call(lambda: outputs.close(self.engine.now))
+            except (Refused, TimeoutError) as e:
+                log.warning("the session's outputs were not closed: %s", e)
+        if self.hub is not None:
+            self.hub.close()
         self._stop.set()
         self._jobs.put((lambda: None, Future()))  # wake it
         if self._thread is not None:
@@ -216,6 +232,11 @@ class EngineLoop:
         preempted = {a.id: (a.preempted_am_containers, a.preempted_containers,
                             a.preempted_resource if a.preempted_containers else None)
                      for a in self.engine.snapshot().apps}
+        if self.hub is not None:
+            for app_id in list(self.records.apps):
+                report = self.hub.report(app_id)
+                if report is not None:
+                    self.records.am_report(app_id, report, now)
         apps, nodes = self.records.freeze(now, preempted)
         return server_snapshot(self.engine, self.records.cluster_timestamp,
                                self.records.cluster_timestamp + now, apps, nodes)
@@ -256,6 +277,8 @@ class EngineLoop:
         pass
 
     def _executor_reacts(self, event: Event) -> None:
+        if self.hub is not None and self.hub.owns(getattr(event, "app", "")):
+            return  # the AM protocol's hub launches and stops that app's containers
         if isinstance(event, ContainerAllocated):
             submission = self._external.get(event.app)
             if submission is not None:
@@ -300,6 +323,10 @@ class EngineLoop:
 
     def container_exited(self, app: str, container: str, exit_status: int,
                          diagnostics: str) -> None:
+        if self.hub is not None and self.hub.owns(app):
+            self.hub.container_exited(app, container, exit_status, diagnostics)
+            return
+
         def job() -> None:
             engine_id = next((c for (a, c), launch in self._launched.items()
                               if a == app and launch.container == container), None)
@@ -366,7 +393,9 @@ class EngineLoop:
                 TaskGroup(shell.num_containers, shell.container_resource, 0, shell.priority),)),
                 external=True)
         else:  # an AM that runs until it ends (a process) or is killed (virtual)
-            if processes:
+            if processes and self.hub is not None and s.am_command and not s.unmanaged:
+                self.hub.expect(s)  # its own AM: the AM protocol
+            elif processes:
                 self._external[app_id] = s
             self.sim.apply(Submit(app_id, s.queue, s.user, am, ()))
         self.sim.run_live(self.engine.now)  # the arrival is due now
@@ -465,6 +494,13 @@ class EngineLoop:
     def _active_node(self, node_id: str) -> None:
         if node_id not in self.engine.state.nodes:
             raise not_found(f"nodeId, {node_id}, is not found")
+
+    def explain_json(self, subject: str, kind: str) -> dict[str, Any]:
+        """An app or a container explained from the session's outputs (404 if unknown)."""
+        outputs = self.outputs
+        if outputs is None:
+            raise not_found("this server writes no session outputs to explain from")
+        return self._call(lambda: outputs.explain_json(subject, kind))  # type: ignore[arg-type]
 
     def events_since(self, seq: int, timeout_s: float) -> Sequence[StreamedEvent]:
         deadline = time.monotonic() + timeout_s

@@ -25,6 +25,7 @@ from fairshare.core import (
 )
 from fairshare.core.model.reasons import Rejection
 from fairshare.resources.vector import Resource, ResourceTypes
+from fairshare.server.am_state import AMReport
 from fairshare.server.submission import Submission
 from fairshare.server.view import AttemptView, RMAppView, RMNodeView
 
@@ -61,6 +62,7 @@ class RMApp:
     running: dict[str, tuple[Resource, int]] = field(default_factory=dict)  # container → (r, since)
     kill_diagnostics: str | None = None
     exit_failures: int = 0  # task containers that exited non-zero (distributed shell)
+    progress: float | None = None  # as an AM of the AM protocol says (None: 0, or 1 ended)
 
 
 @dataclass(slots=True)
@@ -122,6 +124,27 @@ class RMRecords:
         app = self.apps[app_id]
         self._end(app, "FAILED", "FAILED", now)
         app.diagnostics = diagnostics
+
+    def am_report(self, app_id: str, report: AMReport, now: int) -> None:
+        """What an AM of the AM protocol told the RM: registered (RUNNING, as
+        ``RMAppImpl`` once ``AttemptRegistered``), its final status and diagnostics, its
+        progress, and an app failed for good when its last attempt failed."""
+        app = self.apps[app_id]
+        if app.state in ("FINISHED", "KILLED", "FAILED") and not report.failed:
+            if app.state == "FINISHED" and report.final_status != "UNDEFINED":
+                app.final_status = report.final_status
+                app.diagnostics = report.diagnostics or app.diagnostics
+            return
+        if report.failed:
+            if app.state != "FAILED":
+                self._end(app, "FAILED", "FAILED", now)
+            app.diagnostics = report.diagnostics or app.diagnostics
+            return
+        app.progress = report.progress
+        if app.state == "RUNNING" and not report.registered:
+            app.state = app.rm_state = "ACCEPTED"  # the AM runs but has not registered yet
+        elif app.state == "ACCEPTED" and report.registered:
+            app.state = app.rm_state = "RUNNING"
 
     def add_node(self, node_id: str, rack: str, capacity: Resource, now: int) -> None:
         self.nodes[node_id] = RMNode(node_id, rack, capacity, last_heartbeat_ms=now)
@@ -220,7 +243,8 @@ class RMRecords:
                 for a in app.attempts)
             apps.append(RMAppView(
                 app_id, s.name, s.user, app.queue, app.state, app.rm_state, app.final_status,
-                1.0 if app.state in ("FINISHED", "FAILED", "KILLED") else 0.0, app.diagnostics,
+                1.0 if app.state in ("FINISHED", "FAILED", "KILLED") else app.progress or 0.0,
+                app.diagnostics,
                 s.application_type, s.tags, s.priority, s.unmanaged, ts + app.submitted_ms,
                 -1 if app.launched_ms < 0 else ts + app.launched_ms,
                 ts + app.finished_ms if app.finished_ms else 0, attempts,

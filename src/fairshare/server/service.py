@@ -47,6 +47,8 @@ class ServeOptions:
     speed: float = 1.0
     out: Path = Path("fairshare-serve")
     cluster_timestamp: int | None = None  # None: the wall clock at start, as YARN's
+    db: str | None = None  # the pages' history; None: history.db in the session's directory
+    pages_interval_ms: int = 5_000  # of the server's clock: the pages' and history's resolution
 
 
 @dataclass
@@ -63,20 +65,53 @@ class Served:
     _reloader: threading.Thread | None = None
     app: Any = None  # the ASGI app, built by start()
     extra_stops: list[Callable[[], None]] = field(default_factory=list)
+    _pages: Any = None
 
-    def start(self) -> None:
+    def start(self, base_url: str) -> None:
+        """Start the engine, the AM protocol, the pages' sampler and the reloader; ``app`` is
+        then the ASGI app to serve at ``base_url``."""
+        from fairshare.server.am import AMHub
+        from fairshare.server.am_routes import am_router
+        from fairshare.server.app import create_server_app
+        from fairshare.server.pages import ServePages, serve_pages_app
+        from fairshare.web.history.store import History
+
+        out = self.options.out
+        hub = AMHub(self.loop, self.loop.executor, types=self.engine.types,
+                    maximum_allocation=self.site.maximum_allocation, base_url=base_url,
+                    work_root=out / "containers", log_root=out / "containers")
+        self.loop.hub = hub
+        db = self.options.db or str(out / "history.db")
+        history = History.open(db, poll_interval_ms=self.options.pages_interval_ms)
+        self.extra_stops.append(history.close)
+        pages = ServePages(self.loop, history, self.engine.allocations, self.site,
+                           self.options.pages_interval_ms, rm_url=base_url)
+        self._pages = pages
         self.loop.start()
+        hub.start()
+        thread, stop = pages.start()
+
+        def stop_pages() -> None:
+            stop.set()
+            thread.join(timeout=10)
+
+        self.extra_stops.insert(0, stop_pages)
+        self.app = create_server_app(self.loop, am_router=am_router(hub),
+                                     pages=serve_pages_app(pages))
         self._reloader = threading.Thread(target=self._reload_loop, name="fairshare-reload",
                                           daemon=True)
         self._reloader.start()
 
     def stop(self) -> None:
-        """Stop the reloader, the engine thread and every container (by process id), then
-        close the session's files."""
+        """Stop the reloader and the pages' sampler, the engine thread and every container
+        (by process id), then close the session's files."""
         self._stop.set()
-        for stop in self.extra_stops:
+        stops, self.extra_stops = self.extra_stops, []
+        for stop in stops[:1]:  # the sampler first: it reads the engine's snapshots
             stop()
         self.loop.stop()
+        for stop in stops[1:]:
+            stop()
         self.journal.close()
 
     # -- AllocationFileLoaderService ----------------------------------------------------------
@@ -106,6 +141,8 @@ class Served:
             return False
         self.loop.command(reload)
         self.allocations_text = text
+        if self._pages is not None:
+            self._pages.configure(reload.allocations, self.site)
         log.info("allocation file reloaded: %s", path)
         return True
 
@@ -143,7 +180,8 @@ def build(options: ServeOptions, *, clock: ServerClock | None = None) -> Served:
     journal = Journal(out / "session.yaml", types, allocations_text, options.site)
     loop = EngineLoop(engine, executor, nodes, cluster_timestamp=cluster_timestamp,
                       clock=clock or ServerClock(options.speed), work_dir=out / "containers",
-                      heartbeat_ms=site.nm_heartbeat_interval_ms, journal=journal)
+                      heartbeat_ms=site.nm_heartbeat_interval_ms, journal=journal,
+                      outputs=out)
     return Served(options, site, engine, loop, journal, allocations_text)
 
 
