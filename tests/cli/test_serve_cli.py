@@ -3,13 +3,19 @@ nothing started, nothing written where nothing should be."""
 
 from __future__ import annotations
 
+import signal
 import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 from typer.testing import CliRunner
 
 from fairshare.cli.main import app
+from tests.ports import free_port
 
 runner = CliRunner()
 GOOD = """<?xml version="1.0"?>
@@ -81,3 +87,66 @@ def test_a_port_in_use_starts_nothing(allocations: Path, tmp_path: Path) -> None
     assert code == 2
     assert f"--listen: cannot listen on 127.0.0.1:{port}" in stderr
     assert not (tmp_path / "s").exists()
+
+
+def test_the_served_rm_takes_an_app_preempts_for_it_and_stops_on_sigterm(tmp_path: Path
+                                                                         ) -> None:
+    # a fills both 8 GB nodes; b (equal weight, 2 s timeout, threshold 1) is starved, so a's
+    # containers are preempted until b holds its fair share, half the cluster: 8192 MB
+    allocations = tmp_path / "fair-scheduler.xml"
+    allocations.write_text('<?xml version="1.0"?>\n<allocations>\n  <queue name="a"/>\n'
+                           '  <queue name="b"/>\n'
+                           "  <defaultFairSharePreemptionTimeout>2"
+                           "</defaultFairSharePreemptionTimeout>\n"
+                           "  <defaultFairSharePreemptionThreshold>1.0"
+                           "</defaultFairSharePreemptionThreshold>\n</allocations>\n")
+    site = tmp_path / "yarn-site.xml"
+    site.write_text("<configuration><property><name>yarn.scheduler.fair.preemption</name>"
+                    "<value>true</value></property><property><name>yarn.scheduler.fair."
+                    "waitTimeBeforeKill</name><value>1000</value></property></configuration>")
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "fairshare", "serve", str(allocations), "--site", str(site),
+         "--nodes", "2x8g/8", "--speed", "20", "--listen", f"127.0.0.1:{port}",
+         "--out", str(tmp_path / "session")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    base = f"http://127.0.0.1:{port}/ws/v1/cluster"
+    try:
+        with httpx.Client(timeout=10) as client:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    client.get(f"{base}/info")
+                    break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline, server.stderr
+                    time.sleep(0.2)
+            for queue, count in (("a", 14), ("b", 8)):
+                app_id = client.post(f"{base}/apps/new-application").json()["application-id"]
+                submitted = client.post(f"{base}/apps", json={
+                    "application-id": app_id, "application-name": f"job-{queue}",
+                    "queue": queue, "resource": {"memory": 1024, "vCores": 1},
+                    "am-container-spec": {"commands": {"command": "true"}},
+                    "fairshare": {"tasks": [{"count": count, "memory-mb": 1024, "vcores": 1,
+                                             "duration-ms": 3_600_000}]}})
+                assert submitted.status_code == 202 and submitted.content == b""
+                time.sleep(0.5)
+            used: dict[str, int] = {}
+            while time.monotonic() < deadline:  # 20x: 30 s of the RM's clock in 1.5 s
+                root = client.get(f"{base}/scheduler").json()["scheduler"]["schedulerInfo"]
+                used = {q["queueName"]: q["usedResources"]["memory"]
+                        for q in root["rootQueue"]["childQueues"]["queue"]}
+                if used.get("root.b", 0) >= 8192:
+                    break
+                time.sleep(0.2)
+            assert used["root.b"] == 8192 and used["root.a"] == 8192
+            apps = client.get(f"{base}/apps").json()["apps"]["app"]
+            assert any(a["numNonAMContainerPreempted"] > 0 for a in apps)
+            assert "queue_metrics_fair_share_mb" in client.get(
+                f"http://127.0.0.1:{port}/metrics").text
+    finally:
+        server.send_signal(signal.SIGTERM)
+        stdout, stderr = server.communicate(timeout=30)
+    assert server.returncode == 0, stderr
+    assert "Stopped after" in stdout
+    assert (tmp_path / "session" / "session.yaml").is_file()

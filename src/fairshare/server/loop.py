@@ -151,19 +151,15 @@ class EngineLoop:
 
     def stop(self) -> None:
         """Stop the engine thread, then every container the executor runs; the session's
-        outputs are closed at the engine's last time."""
-        if self.outputs is not None and self._thread is not None and self.failure is None:
-            outputs = self.outputs
-            try:
-                self._call(lambda: outputs.close(self.engine.now))
-            except (Refused, TimeoutError) as e:
-                log.warning("the session's outputs were not closed: %s", e)
+        outputs are closed at the engine's last time (nothing writes them any more)."""
         if self.hub is not None:
             self.hub.close()
         self._stop.set()
         self._jobs.put((lambda: None, Future()))  # wake it
         if self._thread is not None:
             self._thread.join(timeout=10)
+        if self.outputs is not None and not self.outputs.closed:
+            self.outputs.close(self.engine.now)
         self.executor.close()
 
     def _run(self) -> None:
