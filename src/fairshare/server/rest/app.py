@@ -132,7 +132,7 @@ def create_rest_app(control: Control) -> FastAPI:
     _app_routes(router, routes)
     _write_routes(router, routes)
     app.include_router(router)
-    _errors(app)
+    _errors(app, router)
     app.add_middleware(_TrailingSlash)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
@@ -184,6 +184,10 @@ def _cluster_routes(router: APIRouter, r: _Routes) -> None:
 
 
 def _app_routes(router: APIRouter, r: _Routes) -> None:
+    @router.get("/apps/new-application", include_in_schema=False)
+    def new_application_get() -> Response:  # Jersey prefers the literal path: 405
+        return Response(status_code=405, headers={"Allow": "OPTIONS,POST", **hadoop_headers()})
+
     @_get(router, "/apps", "AppsInfo: the apps that pass every filter", 400)
     def list_apps(
         request: Request,
@@ -258,10 +262,6 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
             app_id, most = r.control.new_application()
             return render(request, daos.new_application(app_id, most, r.snapshot().types))
         return r.answer(request, build)
-
-    @router.get("/apps/new-application", include_in_schema=False)
-    def new_application_get() -> Response:  # Jersey prefers the literal path: 405
-        return Response(status_code=405, headers={"Allow": "POST,OPTIONS", **hadoop_headers()})
 
     @router.post("/apps", summary="Submit: 202, empty, Location: …/apps/{id}",
                  status_code=202, responses=responses(202, 400, 415),
@@ -340,9 +340,10 @@ def _missing(name: str) -> Refused:
     return bad_request(f"{name}: missing")
 
 
-def _allowed(app: FastAPI, path: str) -> list[str]:
+def _allowed(router: APIRouter, path: str) -> list[str]:
+    """What Jersey's 405 lists in ``Allow``: every method of the resource at ``path``."""
     methods: set[str] = set()
-    for route in app.routes:
+    for route in router.routes:
         if isinstance(route, APIRoute) and route.path_regex.match(path):
             methods |= route.methods or set()
     if "GET" in methods:
@@ -350,13 +351,13 @@ def _allowed(app: FastAPI, path: str) -> list[str]:
     return sorted(methods | {"OPTIONS"})
 
 
-def _errors(app: FastAPI) -> None:
+def _errors(app: FastAPI, router: APIRouter) -> None:
     """Jersey's own answers for what matches no resource: 404 and 405, empty."""
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         headers = hadoop_headers()
         if exc.status_code == 405:
-            headers["Allow"] = ",".join(_allowed(app, request.url.path))
+            headers["Allow"] = ",".join(_allowed(router, request.url.path))
         return Response(status_code=exc.status_code, headers=headers)
 
 

@@ -129,8 +129,8 @@ def apps_query(*, state: str | None, states: Sequence[str], final_status: str | 
         states=frozenset(wanted), final_status=final_status or None,
         users=frozenset([user] if user else []), queues=frozenset([queue] if queue else []),
         limit=most,
-        started=_range(started_begin, started_end, "startedTime", "startTime"),
-        finished=_range(finished_begin, finished_end, "finishedTime", "finishTime"),
+        started=_range(started_begin, started_end, "started", "start"),
+        finished=_range(finished_begin, finished_end, "finished", "finish"),
         types=frozenset(_set(application_types)), tags=frozenset(_set(application_tags)),
         name=name or None, deselects=parse_deselects(deselects))
 
