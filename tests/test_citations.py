@@ -46,7 +46,7 @@ SPEC_SECTION = re.compile(r"(?i)\bspecs?(?:'s)?\W{0,3}" + SIGN)
 # (a) the word used for a document — but not inside an identifier or a path, after a code quote
 # or an f-string brace, nor followed by an attribute, a subscript, a call, a closing brace or
 # quote, or an "=" (a keyword argument, an assignment)
-SPEC_WORD = re.compile(r"(?i)(?<![\w./{`*])spec(?:s|'s)?(?![\w`}\[(]|\.\w|\s*=(?!=))")
+SPEC_WORD = re.compile(r"(?i)(?<![\w./{`*-])spec(?:s|'s)?(?![\w`}\[(]|\.\w|\s*=(?!=))")
 SPECIFICATION = re.compile(r"(?i)(?<!PNG )\bspecifications?\b")
 # (b) a section sign followed by a word, such as a page name: not a section number
 SIGN_THEN_WORD = re.compile(SIGN + r"[A-Za-z]")

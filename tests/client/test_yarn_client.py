@@ -1,5 +1,5 @@
 """fairshare.client.YarnClient against Hadoop 3.4.2's own answers (tests/watch/recorded/) and
-the requests and status codes YARN's REST API documents (yarn-rm-3.4.md, "Write endpoints")."""
+the requests and status codes of YARN's REST API write endpoints."""
 
 from __future__ import annotations
 
@@ -88,8 +88,7 @@ def test_submits_an_application_submission_context(rm: FakeRM) -> None:
     new, submit = rm.requests
     assert (new.method, new.url.path) == ("POST", "/ws/v1/cluster/apps/new-application")
     body = json.loads(submit.content)
-    # the fields of the minimal body a Hadoop 3.4 RM accepted (yarn-rm-3.4.md,
-    # "Write endpoints", item 2)
+    # the fields of the minimal body a Hadoop 3.4 RM accepted (as captured)
     assert body["application-id"] == app
     assert body["application-name"] == "bob-rest" and body["queue"] == "root.b.b1"
     assert body[AM_CONTAINER] == {"commands": {"command": "python3 am.py"},

@@ -22,8 +22,8 @@ from fairshare.core import (
     ContainerPreempted,
     Event,
     NodeDecommissioned,
+    Rejection,
 )
-from fairshare.core.model.reasons import Rejection
 from fairshare.resources.vector import Resource, ResourceTypes
 from fairshare.server.am_state import AMReport
 from fairshare.server.submission import Submission

@@ -9,8 +9,7 @@ its AM registered; nodes RUNNING).
 
 from __future__ import annotations
 
-from fairshare.core import AppSnapshot, Engine, EngineSnapshot
-from fairshare.core.model.records import AppState
+from fairshare.core import AppSnapshot, AppState, Engine, EngineSnapshot
 from fairshare.server.view import AttemptView, RMAppView, RMNodeView, ServerSnapshot
 
 _YARN_STATES = {

@@ -2,7 +2,7 @@
 API's ``ApplicationSubmissionContextInfo``) read into plain values, plus fairshare's own
 extension (``"fairshare"``: what the app runs, for the executors that do not run a real AM).
 
-The parser (``rest/submit.py``) checks the body and names the field it refuses; the loop
+The parser (:mod:`fairshare.server.rest.submit`) checks the body and names the field it refuses; the loop
 (``loop.py``) only reads these values.
 """
 

@@ -20,8 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fairshare.core import EngineSnapshot
-from fairshare.core.model.queue_settings import QueueSettings
+from fairshare.core import EngineSnapshot, QueueSettings
 from fairshare.resources.vector import Resource, ResourceTypes
 
 RM_VERSION = "3.4.2"  # the Hadoop the REST answers are checked against (rmharness/)

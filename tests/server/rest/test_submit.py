@@ -1,5 +1,5 @@
-"""``POST /apps`` bodies: YARN's ApplicationSubmissionContextInfo (the captured minimal body of
-yarn-rm-3.4.md §1.9), fairshare's extension object and tags, and every refusal naming its
+"""``POST /apps`` bodies: YARN's ApplicationSubmissionContextInfo (the minimal body a Hadoop
+3.4 RM was seen to accept), fairshare's extension object and tags, and every refusal naming its
 field."""
 
 from __future__ import annotations

@@ -13,12 +13,13 @@ fairshare's extension says what the app runs when no real AM does (docs/rest.md)
   "priority"}, …]}`` — task groups for the virtual executor — or ``{"distributed-shell":
   {"num-containers","shell-command","container-memory","container-vcores","priority"}}``
   — the built-in distributed-shell AM of the local and Ray executors;
-* or the same in ``application-tags`` (clients that only send YARN's fields):
-  ``fairshare.tasks=4x1024m/1@60s:20+2x2g@5m`` (groups joined by ``+``: COUNT ``x`` MEMORY
-  (``m`` MB, the default, or ``g`` GB) ``/`` VCORES (default 1) ``@`` DURATION (``ms``, ``s``,
-  ``m``, ``h``, ``d``; a bare number is seconds) ``:`` PRIORITY (default 20)), and
-  ``fairshare.dshell=3x512m/1:0`` with ``fairshare.dshell.command=…`` (YARN lower-cases
-  tags, so the command is lower-cased).
+* or the same in ``application-tags`` (clients that only send YARN's fields), as tags
+  whose names begin with the prefix ``fairshare.`` followed by ``tasks``, ``dshell`` or
+  ``dshell.command``: ``tasks=4x1024m/1@60s:20+2x2g@5m`` (groups joined by ``+``: COUNT ``x``
+  MEMORY (``m`` MB, the default, or ``g`` GB) ``/`` VCORES (default 1) ``@`` DURATION
+  (``ms``, ``s``, ``m``, ``h``, ``d``; a bare number is seconds) ``:`` PRIORITY (default
+  20)), ``dshell=3x512m/1:0`` and ``dshell.command=…`` (YARN lower-cases tags, so the
+  command is lower-cased).
 """
 
 from __future__ import annotations
