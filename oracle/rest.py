@@ -280,7 +280,8 @@ def _compare_object(fs: Pairs, hadoop: Pairs, endpoint: str, path: str) -> _Foun
     left, right = kept(fs), kept(hadoop)
     mine, theirs = [k for k, _ in left], [k for k, _ in right]
     if mine != theirs:  # from the first key where they part
-        at = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b),
+        at = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False))
+                   if a != b),
                   min(len(mine), len(theirs)))
         where = f" (keys, after {mine[at - 1]!r})" if at else " (keys)"
         return (path + where, mine[at:at + 4] or "(none)", theirs[at:at + 4] or "(none)",

@@ -24,7 +24,7 @@ def _body(endpoint: str) -> str:
     return (RECORDED / BODIES[endpoint]).read_text(encoding="utf-8")
 
 
-def _docs(snapshot: int = 0, **bodies: str) -> list[rest.Document]:
+def _docs(snapshot: int = 0, /, **bodies: str) -> list[rest.Document]:
     """Documents as ``rest.jsonl`` lines carry them, read back."""
     return _read([rest.rest_line(snapshot, e, b.encode()) for e, b in bodies.items()])
 
