@@ -231,3 +231,33 @@ def test_a_cgroup_base_that_cannot_take_children_is_refused(tmp_path: Path) -> N
     base, note = probe_cgroup(tmp_path)
     assert base is None
     assert "memory controller" in note
+
+
+def test_the_cgroup_files_written_and_read(tmp_path: Path) -> None:
+    """Where cgroups v2 are delegated (not on this suite's machines, whose memory controller is
+    cgroup v1's): a container's cgroup gets memory.max in bytes, the shell joins it before the
+    command runs, and an oom_kill in memory.events is reported as KILLED_EXCEEDED_PMEM. An
+    ordinary directory stands in for the cgroup filesystem."""
+    base = tmp_path / "cgroup"
+    base.mkdir()
+    ex = LocalExecutor(enforce_memory=False)
+    ex._cgroup_base = base  # what a successful probe_cgroup gives
+    host = Host()
+    ex.start(host)
+    try:
+        spec = launch(tmp_path, "sleep 0.5", memory=64)
+        ex.launch(spec)
+        pid = wait_pid(ex, CONTAINER)
+        cgroup = base / f"fairshare-{CONTAINER}"
+        assert (cgroup / "memory.max").read_text() == str(64 * 1024 * 1024)
+        deadline = time.monotonic() + 5
+        while not (cgroup / "cgroup.procs").exists():
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert (cgroup / "cgroup.procs").read_text().strip() == str(pid)
+        (cgroup / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
+        (_, _, status, diagnostics), = host.wait(1)
+        assert status == -104  # ContainerExitStatus.KILLED_EXCEEDED_PMEM
+        assert "beyond physical memory limits" in diagnostics
+    finally:
+        ex.close()

@@ -399,13 +399,13 @@ class AMHub:
                       ) -> object:
         """The AM exited before unregistering: the attempt FAILED (RMAppAttemptImpl)."""
         app.attempts_failed += 1
+        # RMAppAttemptImpl.getAMContainerCrashedDiagnostics, then RMAppImpl's final words
         text = (f"AM Container for {attempt.attempt_id} exited with  exitCode: {status}\n"
                 f"Failing this attempt.Diagnostics: {diagnostics}")
         last = app.attempts_failed >= app.submission.max_attempts
         if last:
-            text += (f"\nApplication {attempt.app} failed {app.attempts_failed} times due "
-                     f"to AM Container for {attempt.attempt_id} exited. Failing the "
-                     f"application.")
+            text = (f"Application {attempt.app} failed {app.attempts_failed} times due to "
+                    f"{text}. Failing the application.")
         app.report = app.report.with_(diagnostics=text, attempts_failed=app.attempts_failed,
                                       failed=last, final_status="FAILED" if last else
                                       app.report.final_status, registered=False)

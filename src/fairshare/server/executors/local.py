@@ -172,8 +172,9 @@ class LocalExecutor:
             refused = self._closing
             if not refused:
                 self._actions.append(action)
-        if refused and isinstance(action, Launch):
-            self._report(action, LAUNCH_FAILED, "the executor is closed")
+        if refused:  # a stop has nothing left to do; a launch fails
+            if isinstance(action, Launch):
+                self._report(action, LAUNCH_FAILED, "the executor is closed")
             return
         self._wake()
 
