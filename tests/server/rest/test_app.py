@@ -1,6 +1,6 @@
-"""Every route of ``/ws/v1/cluster`` over HTTP (FastAPI's TestClient, no socket): status codes,
-bodies, headers and content types as a Hadoop 3.4 RM gives them (yarn-rm-3.4.md §1.2–§1.11,
-the captured answers), good requests and bad."""
+"""Every route of ``/ws/v1/cluster`` over HTTP (FastAPI's TestClient, no socket): status
+codes, bodies, headers and content types as a Hadoop 3.4 RM gives them (yarn-rm-3.4.md
+sections 1.2 to 1.11, the captured answers), good requests and bad."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The write routes — new-application, submit, kill, move, priority — with YARN's codes
-(yarn-rm-3.4.md §1.9, captured), the OpenAPI document, and requests meant to break things:
+(yarn-rm-3.4.md section 1.9, captured), the OpenAPI document, and requests meant to break things:
 none may answer 500."""
 
 from __future__ import annotations

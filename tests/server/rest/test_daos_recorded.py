@@ -102,7 +102,7 @@ def test_queue_values_match_where_the_state_is_the_same(
 
 def test_the_unset_min_share_quirk(scene: tuple[ServerSnapshot, str, str]) -> None:
     # root.b sets minResources (4096 mb, 4 vcores): 0 / Long.MAX; root.a does not: the
-    # scheduler's 1024–8192 MB and 1–4 vcores (captured, yarn-rm-3.4.md §1.5)
+    # scheduler's 1024–8192 MB and 1–4 vcores (captured, yarn-rm-3.4.md section 1.5)
     queues = walk_queues(rendered(scene[0], "scheduler").get("scheduler")
                          .get("schedulerInfo").get("rootQueue"))
     assert bounds(queues["root.b"].get("minResources")) == [(0, 2**63 - 1), (0, 2**63 - 1)]

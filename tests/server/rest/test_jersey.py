@@ -1,5 +1,5 @@
 """The document model's two writers against what Jersey and JAXB write (the captured answers
-of yarn-rm-3.4.md §1.1 and §1.5, tests/watch/recorded/)."""
+of yarn-rm-3.4.md sections 1.1 and 1.5, tests/watch/recorded/)."""
 
 from __future__ import annotations
 
