@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from fairshare.resources.vector import DEFAULT_TYPES, ResourceTypes
+from fairshare.resources.vector import DEFAULT_TYPES, Resource, ResourceTypes
 from fairshare.server.control import Refused
 from fairshare.server.rest.submit import AM_CONTAINER_SPEC, parse_submission
-from fairshare.server.submission import DistributedShell
+from fairshare.server.submission import DistributedShell, Submission
 from fairshare.sim.sources.workload import TaskGroup
 
 APP = "application_1796153631387_0002"
@@ -25,7 +25,7 @@ CAPTURED = {"application-id": APP, "application-name": "bob-rest", "queue": "roo
 T = DEFAULT_TYPES
 
 
-def parse(body: object, content_type: str = "application/json") -> object:
+def parse(body: object, content_type: str = "application/json") -> Submission:
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
     return parse_submission(data, content_type, "bob", T)
 
@@ -36,7 +36,7 @@ def refused(body: object, content_type: str = "application/json") -> Refused:
     return caught.value
 
 
-def r(memory: int, vcores: int) -> object:
+def r(memory: int, vcores: int) -> Resource:
     return T.of({"memory-mb": memory, "vcores": vcores})
 
 
