@@ -133,4 +133,5 @@ _STEPS: dict[type, Any] = {
     SnapshotStep: _plain("snapshot", "label"),
     ExpectStep: _plain("expect"),
     RecoverContainerStep: _not_comparable,
+    CommandStep: _not_comparable,  # a serve session's journal: replayed by fairshare run
 }

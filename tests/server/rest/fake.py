@@ -17,7 +17,7 @@ from fairshare.resources.vector import DEFAULT_TYPES, Resource
 from fairshare.server.control import KillResult, Refused, StreamedEvent, bad_request, not_found
 from fairshare.server.snapshots import rm_records_of, server_snapshot
 from fairshare.server.submission import Submission
-from fairshare.server.view import RMAppView, ServerSnapshot
+from fairshare.server.view import AttemptView, RMAppView, ServerSnapshot
 
 REPO = Path(__file__).resolve().parents[3]
 CONTENTION_XML = REPO / "rmharness" / "scripts" / "contention.xml"
@@ -52,6 +52,7 @@ class FakeControl:
         self.submitted: dict[str, Submission] = {}
         self.killing: set[str] = set()  # kills queued and not yet seen done (FINAL_SAVING)
         self.moves: list[tuple[str, str, str]] = []
+        self.masters: dict[tuple[str, int], AttemptView] = {}  # attempts that had an AM
 
     def tick(self, heartbeats: int) -> None:
         """``heartbeats`` rounds of 150 ms (every node once), an update pass each 450 ms."""
@@ -81,6 +82,18 @@ class FakeControl:
                                tuple(self._rm(a) for a in apps), nodes)
 
     def _rm(self, a: RMAppView) -> RMAppView:
+        # RMAppAttemptImpl keeps its master container after the container ended;
+        # rm_records_of only sees live ones
+        attempts = []
+        for t in a.attempts:
+            seen = self.masters.get((a.id, t.number))
+            if t.container is not None:
+                self.masters[(a.id, t.number)] = t
+            elif seen is not None:
+                t = dataclasses.replace(t, container=seen.container, node=seen.node,
+                                        node_http=seen.node_http)
+            attempts.append(t)
+        a = dataclasses.replace(a, attempts=tuple(attempts))
         sub = self.submitted.get(a.id)
         if sub is not None:
             a = dataclasses.replace(a, name=sub.name, application_type=sub.application_type,

@@ -15,6 +15,7 @@ from fairshare.server.rest.jersey import to_json
 from fairshare.server.view import ServerSnapshot
 from fairshare.sim.importer.dump import read_apps, read_nodes, read_scheduler
 from fairshare.sim.importer.jsonfile import JsonFile
+from tests.server.rest.fake import FakeControl, contention_engine, r
 from tests.server.rest.scenes import fair_preempted
 from tests.server.rest.shapes import Pairs, differences, parse, walk_queues
 
@@ -183,3 +184,26 @@ def test_watch_reads_what_serve_writes(scene: tuple[ServerSnapshot, str, str]) -
     assert len(nodes) == 4 and not skipped
     apps = read_apps(JsonFile(to_json(daos.apps(s, s.apps)).decode(), "apps"))
     assert sorted(a.user for a in apps) == ["alice", "bob"]
+
+
+def test_a_finished_app_as_the_recorded_ones() -> None:
+    """fair-churn's bob-1 and bob-2 FINISHED: usage −1 (the RM's dummy usage report), progress
+    100.0, History behind the proxy address, no asks; rendered from an app that ran and
+    finished here."""
+    control = FakeControl(contention_engine())
+    carol = control.submit_direct("root.c.c1", "carol", r(1024, 1))
+    control.tick(10)
+    control.snapshot()  # seen running, with its AM
+    control.engine.finish(carol)
+    s = control.snapshot()
+    ours = parse(to_json(daos.app(s, s.app(carol), rm_address="localhost:39427"))).get("app")
+    theirs = next(a for a in recorded("apps", RECORDED / "fair-churn").get("apps").get("app")
+                  if a.get("state") == "FINISHED")
+    assert differences(ours, theirs) == []
+    for field in ("state", "finalStatus", "progress", "trackingUI", "allocatedMB",
+                  "allocatedVCores", "reservedMB", "reservedVCores", "runningContainers",
+                  "queueUsagePercentage", "clusterUsagePercentage", "logAggregationStatus"):
+        assert ours.get(field) == theirs.get(field), field
+    assert ours.get("trackingUrl") == f"http://localhost:39427/proxy/{carol}/"
+    assert ours.get("finishedTime") > ours.get("startedTime") > 0
+    assert ours.get("elapsedTime") == ours.get("finishedTime") - ours.get("startedTime")

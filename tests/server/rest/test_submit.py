@@ -8,16 +8,16 @@ import json
 
 import pytest
 
-from fairshare.resources.vector import DEFAULT_TYPES, ResourceTypes
+from fairshare.resources.vector import DEFAULT_TYPES, Resource, ResourceTypes
 from fairshare.server.control import Refused
-from fairshare.server.rest.submit import parse_submission
-from fairshare.server.submission import DistributedShell
+from fairshare.server.rest.submit import AM_CONTAINER_SPEC, parse_submission
+from fairshare.server.submission import DistributedShell, Submission
 from fairshare.sim.sources.workload import TaskGroup
 
 APP = "application_1796153631387_0002"
 # the body a 3.4.1 RM accepted in the capture
 CAPTURED = {"application-id": APP, "application-name": "bob-rest", "queue": "root.b.b1",
-            "priority": 0, "am-container-spec": {"commands": {"command": "sleep 100"}},
+            "priority": 0, AM_CONTAINER_SPEC: {"commands": {"command": "sleep 100"}},
             "unmanaged-AM": False, "max-app-attempts": 2,
             "resource": {"memory": 1024, "vCores": 1}, "application-type": "YARN",
             "keep-containers-across-application-attempts": False,
@@ -25,7 +25,7 @@ CAPTURED = {"application-id": APP, "application-name": "bob-rest", "queue": "roo
 T = DEFAULT_TYPES
 
 
-def parse(body: object, content_type: str = "application/json") -> object:
+def parse(body: object, content_type: str = "application/json") -> Submission:
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
     return parse_submission(data, content_type, "bob", T)
 
@@ -36,7 +36,7 @@ def refused(body: object, content_type: str = "application/json") -> Refused:
     return caught.value
 
 
-def r(memory: int, vcores: int) -> object:
+def r(memory: int, vcores: int) -> Resource:
     return T.of({"memory-mb": memory, "vcores": vcores})
 
 
@@ -61,9 +61,9 @@ def test_the_same_body_in_xml() -> None:
     xml = (f"<?xml version='1.0'?><application-submission-context><application-id>{APP}"
            "</application-id><application-name>bob-rest</application-name><queue>root.b"
            "</queue><resource><memory>2048</memory><vCores>2</vCores></resource>"
-           "<am-container-spec><commands><command>sleep 1</command></commands><environment>"
+           f"<{AM_CONTAINER_SPEC}><commands><command>sleep 1</command></commands><environment>"
            "<entry><key>A</key><value>1</value></entry><entry><key>B</key><value>2</value>"
-           "</entry></environment></am-container-spec><application-tags><tag>X</tag><tag>y"
+           f"</entry></environment></{AM_CONTAINER_SPEC}><application-tags><tag>X</tag><tag>y"
            "</tag></application-tags><unmanaged-AM>true</unmanaged-AM>"
            "</application-submission-context>").encode()
     sub = parse(xml, "application/xml; charset=utf-8")
@@ -74,7 +74,7 @@ def test_the_same_body_in_xml() -> None:
 
 
 def test_natural_json_maps_with_repeated_entry_keys() -> None:
-    body = (f'{{"application-id":"{APP}","am-container-spec":{{"environment":'
+    body = (f'{{"application-id":"{APP}","{AM_CONTAINER_SPEC}":{{"environment":'
             '{"entry":{"key":"A","value":"1"},"entry":{"key":"B","value":"2"}}}}').encode()
     assert parse(body).environment == (("A", "1"), ("B", "2"))
 

@@ -105,13 +105,16 @@ def _seconds(pairs: tuple[tuple[str, int], ...]) -> tuple[JMap, int, int]:
 
 
 def _tracking(a: RMAppView, rm_address: str) -> tuple[str, str | None]:
-    """``trackingUI`` and ``trackingUrl``: UNASSIGNED and none until the AM registers, the
-    RM's proxy address while it runs, the app's RM page once it ended without one."""
+    """``trackingUI`` and ``trackingUrl``: UNASSIGNED and none until the AM registers (or
+    without an attempt); the RM's proxy address while it runs and after its AM unregistered
+    (captured on FINISHED apps); the app's RM page for an attempt ended without its AM
+    (captured after a kill)."""
     if a.state in _NOT_TRACKED or not a.attempts:
         return "UNASSIGNED", None
+    proxy = f"{SCHEME}{rm_address}/proxy/{a.id}/"
     if a.finished_ms == 0:
-        return "ApplicationMaster", f"{SCHEME}{rm_address}/proxy/{a.id}/"
-    return "History", f"{SCHEME}{rm_address}/cluster/app/{a.id}"
+        return "ApplicationMaster", proxy
+    return "History", proxy if a.state == "FINISHED" else f"{SCHEME}{rm_address}/cluster/app/{a.id}"
 
 
 def _app_info(s: ServerSnapshot, a: RMAppView, caller: str | None, deselects: frozenset[str],
@@ -177,8 +180,9 @@ def _access_fields(s: ServerSnapshot, a: RMAppView, attempt: AttemptView | None,
             f"{yarn_container_id(attempt.container)}/{a.user}"
             if attempt is not None and attempt.container is not None else None)
     rpc = None
-    if attempt is not None and attempt.node and a.state == "RUNNING":
-        # the AM's host and RPC port once it registered; fairshare's AMs serve no RPC: 0
+    if attempt is not None and attempt.node and a.state not in _NOT_TRACKED:
+        # the AM's host and RPC port once it registered (kept after it ended); fairshare's
+        # AMs serve no RPC: port 0
         rpc = f"{attempt.node.rsplit(':', 1)[0]}:0"
     return [
         ("startedTime", a.submitted_ms), ("launchTime", a.launched_ms),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fairshare.server.rest.jersey import JSON_TYPE, XML_TYPE
+from fairshare.server.rest.submit import AM_CONTAINER_SPEC
 
 _DOC = {"type": "object", "description": "the DAO in Jersey's natural JSON notation"}
 _XML = {"type": "string", "description": "the DAO as JAXB writes it"}
@@ -54,7 +55,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "submission": _body("application-submission-context", {
         "application-id": "application_1796153631387_0002", "application-name": "etl",
         "queue": "root.a", "priority": 0, "resource": {"memory": 1024, "vCores": 1},
-        "am-container-spec": {"commands": {"command": "sleep 100"}},
+        AM_CONTAINER_SPEC: {"commands": {"command": "sleep 100"}},
         "application-type": "YARN", "application-tags": {"tag": ["nightly"]},
         "fairshare": {"tasks": [{"count": 4, "memory-mb": 1024, "vcores": 1,
                                  "duration-ms": 60000, "priority": 20}]}},
