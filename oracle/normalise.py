@@ -21,6 +21,7 @@ from fairshare.sim.parse.specs import NodeSpec
 from fairshare.sim.parse.steps import (
     AddNodeStep,
     AdvanceStep,
+    CommandStep,
     ExpectStep,
     FinishStep,
     HeartbeatStep,

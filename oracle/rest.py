@@ -172,7 +172,6 @@ def fairshare_renderer() -> Renderer | None:
         from fairshare.server.rest.jersey import (  # type: ignore[import-not-found,unused-ignore]
             to_json,
         )
-
         from fairshare.server.snapshots import rm_records_of, server_snapshot
     except ImportError:
         return None

@@ -26,7 +26,8 @@ PINNED = [
     "AppStopped", "ClockError", "DuplicateApp", "DuplicateContainer", "DuplicateNode",
     "RecoveryRefused", "UnknownApp", "UnknownContainer", "UnknownNode",
     # a frozen picture to keep
-    "EngineSnapshot", "QueueSnapshot", "AppSnapshot", "AskSnapshot", "NodeSnapshot", "ReservationSnapshot",
+    "EngineSnapshot", "QueueSnapshot", "AppSnapshot", "AskSnapshot", "NodeSnapshot",
+    "ReservationSnapshot",
     "ContainerSnapshot",
     # events
     "Event", "Completion", "event_record", "record_problem",

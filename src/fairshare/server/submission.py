@@ -2,8 +2,8 @@
 API's ``ApplicationSubmissionContextInfo``) read into plain values, plus fairshare's own
 extension (``"fairshare"``: what the app runs, for the executors that do not run a real AM).
 
-The parser (:mod:`fairshare.server.rest.submit`) checks the body and names the field it refuses; the loop
-(``loop.py``) only reads these values.
+The parser (:mod:`fairshare.server.rest.submit`) checks the body and names the field it
+refuses; the loop (:mod:`fairshare.server.loop`) only reads these values.
 """
 
 from __future__ import annotations
