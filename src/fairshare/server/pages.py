@@ -16,8 +16,9 @@ at this server would show, without the HTTP in between.
 Rendering, reading and the history's write happen on the caller's thread, never the engine's:
 the server runs :meth:`ServePages.run` on a thread of its own (or calls
 :meth:`ServePages.step` from one), and the engine thread only ever publishes snapshots.
-The apps are two answers, as a watcher's two GETs: the live ones, and every ended one the snapshot keeps (the server is its own RM: no
-need to ask for those ended since the last sample only, as a watcher does).
+The apps are two answers, as a watcher's two GETs: the live ones, and every ended one
+the snapshot keeps (the server is its own RM: no need to ask for those ended since the
+last sample only, as a watcher does).
 """
 
 from __future__ import annotations
