@@ -32,17 +32,6 @@ def reader() -> Iterator[TestClient]:
         yield c
 
 
-@pytest.fixture
-def control() -> FakeControl:
-    return fair_preempted()[0]
-
-
-@pytest.fixture
-def client(control: FakeControl) -> Iterator[TestClient]:
-    with TestClient(create_rest_app(control)) as c:
-        yield c
-
-
 def remote(response: object) -> dict[str, str]:
     body = json.loads(response.content)  # type: ignore[attr-defined]
     assert list(body) == ["RemoteException"]

@@ -6,26 +6,13 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
 
 from fairshare.server.rest.app import create_rest_app
 from tests.server.rest.fake import TS, FakeControl, contention_engine
-from tests.server.rest.scenes import fair_preempted
 from tests.server.rest.test_app import ALICE, BASE, BOB, JSON, REJECTING, XML, remote
-
-
-@pytest.fixture
-def control() -> FakeControl:
-    return fair_preempted()[0]
-
-
-@pytest.fixture
-def client(control: FakeControl) -> Iterator[TestClient]:
-    with TestClient(create_rest_app(control)) as c:
-        yield c
 
 
 def new_id(client: TestClient) -> str:
