@@ -17,12 +17,15 @@ hash order the oracle's ids cannot reproduce.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from oracle.output_files import OracleOutputError
+
+REST_ENV = "FAIRSHARE_ORACLE_REST"  # "1": compare the REST answers (python -m oracle --rest)
 
 REST = "rest.jsonl"
 # the driver's ResourceManager started at this epoch ms (AppModel.CLUSTER_TIMESTAMP): the
@@ -165,9 +168,11 @@ def lost_nodes(records: Sequence[Mapping[str, Any]], types: Any) -> tuple[Any, .
 
 
 def fairshare_renderer() -> Renderer | None:
-    """What renders an engine's REST answers, or None when fairshare has no REST layer."""
+    """What renders an engine's REST answers, or None: not asked for (``--rest``, which sets
+    :data:`REST_ENV` for the workers), or fairshare has no REST layer."""
+    if os.environ.get(REST_ENV) != "1":
+        return None
     try:
-        # fairshare's REST layer (issue 33), on main once it lands: until then, not compared
         from fairshare.server.rest import daos  # type: ignore[import-not-found,unused-ignore]
         from fairshare.server.rest.jersey import (  # type: ignore[import-not-found,unused-ignore]
             to_json,
