@@ -201,13 +201,13 @@ def _executor(options: ServeOptions) -> Executor:
     if options.executor == "local":
         from fairshare.server.executors.local import LocalExecutor
 
-        return LocalExecutor()  # type: ignore[no-any-return, unused-ignore]
+        return LocalExecutor()
     try:
         from fairshare.server.executors.ray import RayExecutor
     except ImportError as e:
         raise ConfigError(f"the ray executor needs Ray: pip install 'fairshare[ray]' ({e})",
                           "--executor") from None
-    return RayExecutor(options.ray_address)  # type: ignore[no-any-return, unused-ignore]
+    return RayExecutor(options.ray_address)
 
 
 def _nodes(options: ServeOptions, executor: Executor, types: Any) -> list[NodeSpec]:

@@ -119,7 +119,7 @@ def run_container(command: str, environment: Mapping[str, str], work_dir: str, l
     ``log_dir``'s ``stdout`` and ``stderr``. Returns its exit code (128 + the signal that ended
     it, as bash reports one) and, when that is not 0, the end of its stderr for the
     diagnostics. A failure to start (a folder that cannot be made) raises: the task fails."""
-    import ray  # on the worker, where Ray is by definition
+    import ray  # type: ignore[import-not-found, unused-ignore]  # on the worker: Ray is there
 
     os.makedirs(work_dir, exist_ok=True)
     os.makedirs(log_dir, exist_ok=True)
