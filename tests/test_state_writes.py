@@ -56,6 +56,36 @@ NOT_STATE = {
         "the simulator's own progress record of an app (AppProgress)",
     ("sim/run/loop.py", "app.preempted_containers"):
         "the simulator's own progress record of an app (AppProgress)",
+    ("server/am.py", "app.queue"):
+        "the AM protocol's own records of an app and its attempts (server/am_state.py)",
+    ("server/am.py", "app.attempt"):
+        "the AM protocol's own records of an app and its attempts (server/am_state.py)",
+    ("server/am.py", "attempt.allocated"):
+        "the AM protocol's own records of an app and its attempts (server/am_state.py)",
+    ("server/loop.py", "record.state"):
+        "the RM's own records of apps, attempts and nodes (server/rm.py), not the engine's",
+    ("server/loop.py", "record.queue"):
+        "the RM's own records of apps, attempts and nodes (server/rm.py), not the engine's",
+    ("server/loop.py", "self.records.nodes[node_id].capacity"):
+        "the RM's own records of apps, attempts and nodes (server/rm.py), not the engine's",
+    ("server/rm.py", "app.state"):
+        "the RM's own records of apps, attempts and nodes (server/rm.py), not the engine's",
+    ("server/rm.py", "node.state"):
+        "the RM's own records of apps, attempts and nodes (server/rm.py), not the engine's",
+    ("server/rm.py", "app.queue"):
+        "the RM's own records of apps, attempts and nodes (server/rm.py), not the engine's",
+    ("server/rm.py", "attempt.state"):
+        "the RM's own records of apps, attempts and nodes (server/rm.py), not the engine's",
+    ("server/rm.py", "attempt.node"):
+        "the RM's own records of apps, attempts and nodes (server/rm.py), not the engine's",
+    ("server/rm.py", "old.state"):
+        "the RM's own records of apps, attempts and nodes (server/rm.py), not the engine's",
+    ("server/session.py", "app.preempted_containers"):
+        "the session's progress record of an app the app model does not run",
+    ("sim/record/recorder.py", "other.starved"):
+        "the recorder's integrals copied for a summary mid-session (_Integrals.copy)",
+    ("sim/record/recorder.py", "view.apps"):
+        "the recorder's copy of its own state for a summary mid-session (SimRecorder.ended)",
 }
 RECORD_SELF_WRITES = {"__post_init__", "unallocated"}
 

@@ -179,8 +179,9 @@ class _Integrals:
         to in place, and a queue first seen grows its index)."""
         other = copy.copy(self)
         other.index = dict(self.index)
-        for name in ("sums", "contention_sums", "starved", "contention", "short"):
-            setattr(other, name, getattr(self, name).copy())
+        other.sums, other.contention_sums = self.sums.copy(), self.contention_sums.copy()
+        other.starved, other.contention = self.starved.copy(), self.contention.copy()
+        other.short = self.short.copy()
         return other
 
     def add(self, names: list[str], values: Matrix, thresholds: npt.NDArray[np.float64],
