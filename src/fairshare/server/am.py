@@ -95,9 +95,8 @@ from fairshare.server.am_state import (
 )
 from fairshare.server.control import EngineDriver, Refused
 from fairshare.server.executors.base import SIGKILL_DELAY_MS, Executor, Launch
-from fairshare.server.executors.local import default_http_address
 from fairshare.server.submission import Submission
-from fairshare.server.view import engine_container_id, yarn_container_id
+from fairshare.server.view import engine_container_id, node_http_address, yarn_container_id
 
 __all__ = ["AMHub", "AMReport", "AllocateResult", "AllocatedContainer", "CompletedStatus"]
 
@@ -127,7 +126,7 @@ class AMHub:
                  maximum_allocation: Resource, base_url: str, work_root: Path,
                  log_root: Path, grace_ms: int = SIGKILL_DELAY_MS,
                  finish_wait_ms: int = FINISH_WAIT_MS,
-                 http_address: Callable[[str], str] = default_http_address) -> None:
+                 http_address: Callable[[str], str] = node_http_address) -> None:
         self.driver = driver
         self.executor = executor
         self.types = types

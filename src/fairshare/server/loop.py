@@ -63,7 +63,7 @@ from fairshare.server.rm import ACTIVE_STATES, RMRecords
 from fairshare.server.session import SNAPSHOT_EVERY_MS, SessionOutputs
 from fairshare.server.snapshots import server_snapshot
 from fairshare.server.submission import Submission
-from fairshare.server.view import ServerSnapshot, yarn_container_id
+from fairshare.server.view import ServerSnapshot, engine_container_id, yarn_container_id
 from fairshare.sim.record.snapshot import snapshot as scenario_snapshot
 from fairshare.sim.run.loop import Simulation
 from fairshare.sim.sources.workload import AppSpec, TaskGroup
@@ -324,9 +324,8 @@ class EngineLoop:
             return
 
         def job() -> None:
-            engine_id = next((c for (a, c), launch in self._launched.items()
-                              if a == app and launch.container == container), None)
-            if engine_id is None:
+            engine_id = engine_container_id(container)
+            if (app, engine_id) not in self._launched:
                 return  # stopped by the RM meanwhile: its end was the RM's
             launch = self._launched.pop((app, engine_id))
             if launch.am:  # an AM that ended by itself: the app ends with it

@@ -27,7 +27,7 @@ from fairshare.core import (
 from fairshare.resources.vector import Resource, ResourceTypes
 from fairshare.server.am_state import AMReport
 from fairshare.server.submission import Submission
-from fairshare.server.view import AttemptView, RMAppView, RMNodeView
+from fairshare.server.view import AttemptView, RMAppView, RMNodeView, node_http_address
 
 _STATES = ("NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING", "FINISHED", "FAILED",
            "KILLED")
@@ -72,13 +72,6 @@ class RMNode:
     capacity: Resource
     state: str = "RUNNING"
     last_heartbeat_ms: int = 0
-
-
-def http_address(node_id: str) -> str:
-    """A NodeManager's web address: its port + 1000 on the same host (nothing listens there:
-    the NodeManagers are the server's own)."""
-    host, _, port = node_id.rpartition(":")
-    return f"{host}:{int(port) + 1000}" if host and port.isdigit() else f"{node_id}:8042"
 
 
 class RMRecords:
@@ -239,7 +232,7 @@ class RMRecords:
             attempts = tuple(
                 AttemptView(a.number, ts + a.start_ms, ts + a.finish_ms if a.finish_ms else 0,
                             a.state, a.container, a.node,
-                            None if a.node is None else http_address(a.node))
+                            None if a.node is None else node_http_address(a.node))
                 for a in app.attempts)
             apps.append(RMAppView(
                 app_id, s.name, s.user, app.queue, app.state, app.rm_state, app.final_status,
@@ -252,7 +245,7 @@ class RMRecords:
                 tuple((n, p // 1000) for n, p in zip(names, app.preempted_ms, strict=True)
                       if any(app.preempted_ms)),
                 am_taken, taken - am_taken, taken_resource, s.max_attempts))
-        nodes = tuple(RMNodeView(n.id, n.id.rpartition(":")[0] or n.id, http_address(n.id),
+        nodes = tuple(RMNodeView(n.id, n.id.rpartition(":")[0] or n.id, node_http_address(n.id),
                                  n.rack, n.state, ts + n.last_heartbeat_ms, n.capacity)
                       for n in sorted(self.nodes.values(), key=lambda n: n.state != "RUNNING"
                                       and n.state != "DECOMMISSIONING"))

@@ -10,7 +10,13 @@ its AM registered; nodes RUNNING).
 from __future__ import annotations
 
 from fairshare.core import AppSnapshot, AppState, Engine, EngineSnapshot
-from fairshare.server.view import AttemptView, RMAppView, RMNodeView, ServerSnapshot
+from fairshare.server.view import (
+    AttemptView,
+    RMAppView,
+    RMNodeView,
+    ServerSnapshot,
+    node_http_address,
+)
 
 _YARN_STATES = {
     AppState.ACCEPTED: ("ACCEPTED", "ACCEPTED", "UNDEFINED"),
@@ -40,16 +46,11 @@ def rm_records_of(snap: EngineSnapshot, cluster_timestamp: int
     """RM records for an engine without an RM (the oracle's runs): every app as the RM would
     hold it had it been submitted to the scheduler as is, every node RUNNING."""
     apps = tuple(_app(a, snap, cluster_timestamp) for a in snap.apps)
-    nodes = tuple(RMNodeView(n.name, n.name.rsplit(":", 1)[0], _http(n.name), n.rack,
+    nodes = tuple(RMNodeView(n.name, n.name.rsplit(":", 1)[0], node_http_address(n.name), n.rack,
                              "DECOMMISSIONING" if n.decommissioning else "RUNNING",
                              cluster_timestamp + snap.time, n.capacity)
                   for n in snap.nodes)
     return apps, nodes
-
-
-def _http(node: str) -> str:
-    host, _, port = node.rpartition(":")
-    return f"{host}:{int(port) + 1000}" if host and port.isdigit() else f"{node}:8042"
 
 
 def _app(a: AppSnapshot, snap: EngineSnapshot, ts: int) -> RMAppView:
@@ -60,7 +61,7 @@ def _app(a: AppSnapshot, snap: EngineSnapshot, ts: int) -> RMAppView:
                           state if state in ("RUNNING", "FINISHED", "KILLED", "FAILED")
                           else "SCHEDULED",
                           None if am is None else am.id, None if am is None else am.node,
-                          None if am is None else _http(am.node))
+                          None if am is None else node_http_address(am.node))
     ended = a.state in (AppState.FINISHED, AppState.KILLED, AppState.REJECTED)
     return RMAppView(
         a.id, a.id, a.user, a.queue, state, rm_state, final, 1.0 if ended else 0.0,

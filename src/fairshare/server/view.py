@@ -122,6 +122,14 @@ class ServerSnapshot:
         return self._nodes.get(node_id)
 
 
+def node_http_address(node_id: str) -> str:
+    """A NodeManager's web address: its port + 1000 on the same host (45454 → 46454; a node
+    without a port: 8042, YARN's default). Nothing listens there: the server's NodeManagers
+    are its own."""
+    host, _, port = node_id.rpartition(":")
+    return f"{host}:{int(port) + 1000}" if host and port.isdigit() else f"{node_id}:8042"
+
+
 def yarn_container_id(engine_container_id: str) -> str:
     """The engine names containers ``container_<app id>_<attempt>_<seq>``; the app id being
     ``application_<ts>_<n>``, YARN's form drops the ``application_``:

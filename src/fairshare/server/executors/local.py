@@ -58,7 +58,7 @@ from fairshare.server.executors.base import (
     Launch,
     NodeOffer,
 )
-from fairshare.server.view import yarn_container_id
+from fairshare.server.view import node_http_address, yarn_container_id
 
 log = logging.getLogger(__name__)
 
@@ -66,13 +66,6 @@ log = logging.getLogger(__name__)
 LAUNCH_FAILED = -1
 # variables of the server's own environment a container never inherits: another AM's token
 _NOT_INHERITED_PREFIX = "FAIRSHARE_AM_"
-
-
-def default_http_address(node: str) -> str:
-    """A node's HTTP address when the server gives none: its port + 1000 (the rule of
-    ``snapshots.py``'s RM records: 8041 → 8042 as a NodeManager's IPC and web ports)."""
-    host, _, port = node.rpartition(":")
-    return f"{host}:{int(port) + 1000}" if host and port.isdigit() else f"{node}:8042"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +94,7 @@ class LocalExecutor:
     memory_enforced: bool = False  # set by the constructor's probe
     memory_note: str = ""  # why memory is or is not enforced
 
-    def __init__(self, *, http_address: Callable[[str], str] = default_http_address,
+    def __init__(self, *, http_address: Callable[[str], str] = node_http_address,
                  enforce_memory: bool = True, cgroup_base: Path | None = None) -> None:
         self._http_address = http_address
         self._host: ExecutorHost | None = None
