@@ -35,6 +35,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -239,6 +240,24 @@ class Visit:
         self.page.close()
 
 
+# root.a's and root.b's memory words at load and after each swap of the page's live part
+WATCH_SWAPS = """() => {
+  const words = q => document.querySelector(
+    `#queues tr[data-queue="${q}"] .res[data-resource="memory-mb"] .btext`).textContent;
+  const note = () => window.fairshareSeen.push([words("root.a"), words("root.b")]);
+  window.fairshareSeen = [];
+  note();
+  new MutationObserver(note).observe(document.getElementById("scheduler"), {childList: true});
+}"""
+
+
+def _used_mb(words: str) -> int:
+    """``12,288 MB of 12,288 MB``: the used part, in MB."""
+    found = re.fullmatch(r"([0-9,]+) MB of [0-9,]+ MB", words)
+    assert found is not None, words
+    return int(found.group(1).replace(",", ""))
+
+
 def row(page: Page, queue: str) -> Any:
     return page.locator(f'#queues tr[data-queue="{queue}"]')
 
@@ -296,6 +315,7 @@ def test_the_scheduler_page_shows_the_starved_queue_get_its_share_by_preemption(
         expect(row(page, "root.b")).to_contain_text("fair-share timeout 2.0 s, threshold 1")
         visit.shot("scheduler_full")
 
+        page.evaluate(WATCH_SWAPS)
         starved = cluster.submit("starved", "b", B_TASKS)
         # the page swaps in new samples by itself: starved appears, then gets its share
         expect(page.locator(f'tr[data-app="{starved}"]')).to_be_visible(timeout=WAIT_MS)
@@ -305,6 +325,13 @@ def test_the_scheduler_page_shows_the_starved_queue_get_its_share_by_preemption(
         expect(bar_text(page, "root.b", "vcores")).to_contain_text("4 vcores of")
         expect(bar_text(page, "root.a", "vcores")).to_contain_text("12 vcores of")
         assert page.evaluate("window.fairshareNotReloaded") is True
+        # every state the page showed on the way: root.b only gains and root.a only loses
+        # (the preempted space goes to the starved app, never back), from the full cluster
+        # of fill to the weights' split
+        seen = [tuple(_used_mb(text) for text in pair)
+                for pair in page.evaluate("window.fairshareSeen")]
+        assert seen[0] == (CLUSTER_MB, 0) and seen[-1] == (SHARE_A_MB, SHARE_B_MB)
+        assert all(a2 <= a1 and b2 >= b1 for (a1, b1), (a2, b2) in pairwise(seen))
         for queue, share in (("root.a", 75.0), ("root.b", 25.0)):
             assert width(page, queue, "memory-mb", "used") == share
             assert width(page, queue, "memory-mb", "instantaneous") == share
