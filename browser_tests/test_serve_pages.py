@@ -301,6 +301,7 @@ def test_the_scheduler_page_shows_the_starved_queue_get_its_share_by_preemption(
     try:
         page = visit.page
         page.evaluate("window.fairshareNotReloaded = true")
+        expect(page).to_have_title("Scheduler · fairshare serve")  # the server's own pages
         expect(page.locator("#cluster")).to_contain_text("16,384 MB, 16 vcores; 2 nodes")
         # fill alone: root.a's instantaneous share is the cluster, root.b's nothing
         expect(bar_text(page, "root.a", "memory-mb")).to_have_text("16,384 MB of 16,384 MB")
