@@ -41,6 +41,7 @@ from fairshare.server.view import ServerSnapshot
 from fairshare.watch.allocations import AllocationWatch
 from fairshare.web.answers import sample_of
 from fairshare.web.history.store import History
+from fairshare.web.live import live_app
 
 GB = 1024
 TS = 1_700_000_000_000  # the cluster timestamp: the server started then (epoch ms)
@@ -388,6 +389,25 @@ def test_mounted_beside_the_rest_api(run: Run) -> None:
         assert client.get("/static/pages.css").status_code == 200
         body = client.get("/metrics").text
         assert 'queue_metrics_fair_share_mb{queue="root.a"} 16384.0' in body
+    run.close()
+
+
+def test_the_pages_name_fairshare_serve_as_their_program(run: Run) -> None:
+    """Every page's title and header say which program serves it: serve's say serve, in the
+    pages the worker thread renders and in the error pages alike; watch's still say watch."""
+    run.control.publish()
+    run.pages.step()
+    for path, status in (("/scheduler", 200), ("/tuning", 200), (f"/app/{A}", 200),
+                         ("/app/application_1_0099", 404), ("/tuning?days=never", 400)):
+        page = run.client.get(path)
+        assert page.status_code == status, path
+        assert "· fairshare serve</title>" in page.text, path
+        assert '<li class="brand">fairshare serve</li>' in page.text, path
+        assert "fairshare watch" not in page.text, path
+    with TestClient(live_app(run.pages.source)) as watch:
+        page = watch.get("/scheduler")
+        assert "<title>Scheduler · fairshare watch</title>" in page.text
+        assert "fairshare serve" not in page.text
     run.close()
 
 

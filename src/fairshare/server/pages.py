@@ -186,6 +186,7 @@ class ServePages:
 def serve_pages_app(pages: ServePages) -> Starlette:
     """The pages (``/``, ``/scheduler``, ``/queue/…``, ``/tuning``, ``/apps``, ``/app/…``,
     ``/diagnosis``, their ``/api/…``, ``/static/…``) and ``/metrics`` over ``pages``: the
-    Starlette app the server mounts at ``/``, beside its REST API under ``/ws/``."""
-    return live_app(pages.source)
+    Starlette app the server mounts at ``/``, beside its REST API under ``/ws/``; every page
+    names the program serving it ``fairshare serve``."""
+    return live_app(pages.source, "fairshare serve")
 

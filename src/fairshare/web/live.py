@@ -77,6 +77,8 @@ class StateSource:
         return self._settings
 
 
-def live_app(source: StateSource) -> Starlette:
-    """The pages over ``source``, with ``/metrics`` from its state (the ages on its clock)."""
-    return create_app(source, registry_for(source.state, lambda: source.now_ms() / 1000))
+def live_app(source: StateSource, program: str = "fairshare watch") -> Starlette:
+    """The pages over ``source``, with ``/metrics`` from its state (the ages on its clock),
+    named as ``program``'s."""
+    return create_app(source, registry_for(source.state, lambda: source.now_ms() / 1000),
+                      program=program)

@@ -1,10 +1,10 @@
 """The live pages as one Starlette app: :func:`create_app` over a :class:`LiveSource`.
 
-``fairshare watch`` serves it at ``--listen``; the live service of a later issue mounts the
-same app. Every page is server-rendered HTML with a small script of its own; every page's data
-is also JSON under ``/api/…``; the chart library (uPlot, MIT, vendored with its licence) and
-the style sheet come from the package at ``/static/…``, so no page asks anything of any other
-host.
+``fairshare watch`` serves it at ``--listen``; ``fairshare serve`` mounts the same app beside
+its REST API, named as its own (``program``). Every page is server-rendered HTML with a small
+script of its own; every page's data is also JSON under ``/api/…``; the chart library (uPlot,
+MIT, vendored with its licence) and the style sheet come from the package at ``/static/…``, so
+no page asks anything of any other host.
 
 Bad input is answered, never raised: a query parameter the page cannot use is a 400 naming
 the parameter, an unknown queue or app a 404 saying what was looked for (HTML for a page, JSON
@@ -29,7 +29,7 @@ from starlette.staticfiles import StaticFiles
 from fairshare.web.metrics import exposition
 from fairshare.web.pages import views_apps, views_history, views_live
 from fairshare.web.pages.errors import NotFound
-from fairshare.web.pages.layout import message
+from fairshare.web.pages.layout import PROGRAM, message
 from fairshare.web.pages.params import BadParameter
 from fairshare.web.pages.source import LiveSource
 
@@ -39,6 +39,7 @@ View = Callable[[LiveSource, Request], Any]
 
 def _html(view: View) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
+        named = PROGRAM.set(request.app.state.program)  # (the worker thread gets a copy)
         try:
             # in a worker thread: a long history query never holds up the other requests
             return HTMLResponse(await run_in_threadpool(view, request.app.state.source,
@@ -47,6 +48,8 @@ def _html(view: View) -> Callable[[Request], Awaitable[Response]]:
             return HTMLResponse(message("Bad query", str(e)), status_code=400)
         except NotFound as e:
             return HTMLResponse(message("Not found", str(e)), status_code=404)
+        finally:
+            PROGRAM.reset(named)
     return endpoint
 
 
@@ -69,10 +72,12 @@ def _api(view: View) -> Callable[[Request], Awaitable[Response]]:
     return endpoint
 
 
-def create_app(source: LiveSource, metrics: CollectorRegistry | None = None) -> Starlette:
+def create_app(source: LiveSource, metrics: CollectorRegistry | None = None, *,
+               program: str = "fairshare watch") -> Starlette:
     """The pages and their JSON over ``source`` (see the module docstring for the routes),
     and ``/metrics`` in Prometheus's text format when a registry is given
-    (:func:`fairshare.web.metrics.registry_for`)."""
+    (:func:`fairshare.web.metrics.registry_for`); ``program``: the name every page's title
+    and header give the program serving them."""
     static = StaticFiles(directory=str(files("fairshare.web").joinpath("static")))
     routes = [
         Route("/", _html(views_live.scheduler_page)),
@@ -98,4 +103,5 @@ def create_app(source: LiveSource, metrics: CollectorRegistry | None = None) -> 
         routes.append(Route("/metrics", scrape))
     app = Starlette(routes=routes)
     app.state.source = source
+    app.state.program = program
     return app

@@ -10,6 +10,7 @@ through :func:`fairshare.report.html_kit.esc`.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextvars import ContextVar
 from urllib.parse import quote
 
 from fairshare.report.html_kit import CSS, esc
@@ -18,6 +19,9 @@ from fairshare.web.history.model import Window
 from fairshare.web.pages import params
 from fairshare.web.pages.source import LatestSample
 
+# the program whose pages these are, named in every title and header: fairshare watch's or
+# fairshare serve's (the app sets it around each page it renders: create_app's ``program``)
+PROGRAM: ContextVar[str] = ContextVar("pages_program", default="fairshare watch")
 NAV = (("/scheduler", "Scheduler"), ("/tuning", "Preemption Tuning"),
        ("/apps", "Applications"), ("/diagnosis", "Diagnosis"))
 
@@ -31,11 +35,12 @@ def page(title: str, body: Iterable[str], *, scripts: Iterable[str] = (),
         scripts = ("uPlot.iife.min.js", *scripts)
     tags = "".join(f'\n<script src="/static/{esc(s)}"></script>' for s in scripts)
     links = "".join(f'<li><a href="{href}">{name}</a></li>' for href, name in NAV)
+    program = esc(PROGRAM.get())
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            f"<link rel=\"icon\" href=\"data:,\">\n<title>{esc(title)} · fairshare watch</title>"
+            f"<link rel=\"icon\" href=\"data:,\">\n<title>{esc(title)} · {program}</title>"
             f"\n<style>{CSS}</style>\n{css}\n</head>\n<body>\n"
-            f'<header><nav class="top"><ul><li class="brand">fairshare watch</li>{links}</ul>'
+            f'<header><nav class="top"><ul><li class="brand">{program}</li>{links}</ul>'
             f"</nav><h1>{esc(title)}</h1></header>\n<main>\n"
             + "\n".join(body) + f"\n</main>{tags}\n</body>\n</html>\n")
 
