@@ -40,6 +40,9 @@ class QueueSnapshot:
     am_limit: Resource | None  # leaves whose maxAMShare is not -1 only (docs/semantics.md §3.6.4)
     running_apps: tuple[str, ...]  # runnable
     pending_apps: tuple[str, ...]  # not runnable (over a max-running-apps limit)
+    # the AM limit the leaf's FSQueueMetrics last published (MaxAMShare, every resource type:
+    # /scheduler's amMaxResources); a zero vector for parents
+    am_limit_metric: Resource | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +67,16 @@ class AppSnapshot:
     preempted_am_containers: int = 0
     preempted_resource: Resource | None = None
     rejection_reason: str | None = None
+    unmanaged: bool = False  # no AM container (an unmanaged AM: AppInfo's unmanagedApplication)
+    # every resource request the attempt holds, at every place, by scheduler key: the keys'
+    # and the placement allocators' left when their ANY ask ran out (§3.6.6), which YARN's
+    # getPendingResourceRequestsForAttempt lists too
+    requests: tuple[AskSnapshot, ...] = ()
+    # the attempt's AM container and its node, kept after the container ended (None: not
+    # allocated yet, or an unmanaged AM)
+    master_container: str | None = None
+    master_node: str | None = None
+    created_queue: bool = False  # its submission made its leaf (the queue did not exist)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +88,7 @@ class AskSnapshot:
     resource: Resource
     count: int
     relax_locality: bool
+    resource_name: str = "*"  # ANY, a rack (/rack) or a host
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,18 +187,25 @@ def _queue(s: Scheduler, name: str, leaf: bool) -> QueueSnapshot:
     return QueueSnapshot(
         name, leaf, runtime.steady_fair_share, runtime.fair_share, runtime.demand,
         runtime.usage, settings.min_share, max_share, runtime.am_resource_usage, am_limit,
-        tuple(a.id for a in runnable), tuple(a.id for a in waiting))
+        tuple(a.id for a in runnable), tuple(a.id for a in waiting),
+        runtime.max_am_share_metric)
 
 
 def _app(app: App) -> AppSnapshot:
     asks = tuple(AskSnapshot(key[0], key[1], table["*"].capability, table["*"].count,
                              table["*"].relax_locality)
                  for key, table in sorted(app.asks.items()) if "*" in table)
+    held = {**app.inactive_asks, **app.asks}
+    master: tuple[str | None, str | None] = app.master or (None, None)
+    requests = tuple(AskSnapshot(key[0], key[1], ask.capability, ask.count, ask.relax_locality,
+                                 place)
+                     for key in sorted(held) for place, ask in held[key].items())
     return AppSnapshot(app.id, app.state, app.queue, app.user, app.runnable, app.usage,
                        app.demand, pending_demand(app), app.fair_share, tuple(app.containers),
                        asks, app.attempt, app.start_time, app.finish_time,
                        app.preempted_containers, app.preempted_am_containers,
-                       app.preempted_resource, app.rejection_reason)
+                       app.preempted_resource, app.rejection_reason, app.unmanaged,
+                       requests, master[0], master[1], app.created_queue)
 
 
 def _node(node: Node) -> NodeSnapshot:

@@ -4,7 +4,7 @@ The engine loop calls :func:`server_snapshot` on its own thread after each batch
 with the RM's records of apps and nodes; the differential oracle calls it on an engine that a
 ``fairshare run`` drove, without an RM around it, and :func:`rm_records_of` stands in for the
 RM from what the engine knows (an app RUNNING once it had a container, as ``RMAppImpl`` once
-its AM registered; nodes RUNNING).
+its AM registered, an unmanaged one at once; nodes RUNNING).
 """
 
 from __future__ import annotations
@@ -54,18 +54,23 @@ def rm_records_of(snap: EngineSnapshot, cluster_timestamp: int
 
 
 def _app(a: AppSnapshot, snap: EngineSnapshot, ts: int) -> RMAppView:
-    state, rm_state, final = _YARN_STATES[a.state]
+    # an unmanaged AM runs from the start: its client launches it and registers it at once
+    # (RMAppAttemptImpl goes to LAUNCHED without an AM container)
+    engine_state = AppState.RUNNING if a.unmanaged and a.state is AppState.ACCEPTED \
+        else a.state
+    state, rm_state, final = _YARN_STATES[engine_state]
     am = next((c for c in snap.containers if c.app == a.id and c.am), None)
+    node = a.master_node
     attempt = AttemptView(a.attempt, ts + a.start_time,
                           0 if a.finish_time is None else ts + a.finish_time,
                           state if state in ("RUNNING", "FINISHED", "KILLED", "FAILED")
                           else "SCHEDULED",
-                          None if am is None else am.id, None if am is None else am.node,
-                          None if am is None else node_http_address(am.node))
+                          a.master_container, node,
+                          None if node is None else node_http_address(node))
     ended = a.state in (AppState.FINISHED, AppState.KILLED, AppState.REJECTED)
     return RMAppView(
         a.id, a.id, a.user, a.queue, state, rm_state, final, 1.0 if ended else 0.0,
-        a.rejection_reason or "", "YARN", (), 0, False, ts + a.start_time,
+        a.rejection_reason or "", "YARN", (), 0, a.unmanaged, ts + a.start_time,
         -1 if am is None else ts + am.allocated_at,
         0 if a.finish_time is None else ts + a.finish_time, (attempt,),
         tuple((t, 0) for t in ("memory-mb", "vcores")), (),

@@ -90,7 +90,7 @@ class World:
     def app(self, app_id: str = "app_1", *, am: bool = True, runnable: bool = True) -> App:
         app = App(app_id, "", "alice", 0, r(GB) if am else None, True, self.s.none)
         self.w.add_app(app)
-        self.w.place_app(app, LEAF, True)
+        self.w.place_app(app, LEAF, True, False)
         if runnable:
             self.w.track_runnable(app)
         return app
@@ -183,7 +183,7 @@ runs("start_decommission", lambda w: lambda x: x.start_decommission(w.node, 9))
 runs("note_app_ran", lambda w: lambda x: x.note_app_ran(w.node, "app_1"))
 # apps
 runs("add_app", lambda w: lambda x: x.add_app(App("app_9", "", "bob", 0, None, True, w.s.none)))
-_on_app("place_app", lambda x, app: x.place_app(app, OTHER, False),
+_on_app("place_app", lambda x, app: x.place_app(app, OTHER, False, False),
         lambda w: App("app_9", "", "bob", 0, None, True, w.s.none))
 _on_app("reject_app", lambda x, app: x.reject_app(app, "no such queue"))
 _on_app("move_app", lambda x, app: x.move_app(app, OTHER))

@@ -71,6 +71,7 @@ def submit(
         raise DuplicateApp(f"application {app_id} already exists")
     app = App(app_id, "", user, s.now, am, True, s.none, seq=len(s.state.apps))
     s.write.add_app(app)
+    queues_before = len(s.state.queues)
     queue, reason = _choose_queue(s, requested_queue, user, groups, am, recovering)
     if queue is None:
         s.write.reject_app(app, reason)
@@ -78,7 +79,9 @@ def submit(
                reason=reason or Because(Rejection.REJECTED))
         return app
     # am.preemption is fixed for the attempt (YARN-9537)
-    s.write.place_app(app, queue, s.site.am_preemption_for(queue))
+    # only the placed leaf (and parents it needs) can have been made for this app
+    s.write.place_app(app, queue, s.site.am_preemption_for(queue),
+                      created=len(s.state.queues) > queues_before)
     s.write.count(queue, QueueCounter.APPS_SUBMITTED)
     placed = s.emit(AppSubmitted, app=app_id, queue=queue, user=user,
                     requested_queue=requested_queue, placed_by=reason or "",

@@ -100,6 +100,9 @@ class App:
     locality: dict[SchedulerKey, LocalityState] = field(default_factory=dict)
     am_running: bool = False
     am_resource: Resource | None = None
+    # the attempt's AM container and its node, kept after it ended (RMAppAttempt
+    # .getMasterContainer: /apps shows its logs link and node for a finished app too)
+    master: tuple[str, str] | None = None
     next_container: int = 1
     attempt: int = 1
     # scheduler numbers, refreshed by the update pass (§2.2, §2.7)
@@ -119,6 +122,9 @@ class App:
     preempted_resource: Resource = _UNSET
     rejection_reason: str | None = None
     finish_time: int | None = None
+    # its submission made its leaf: the RM then validated its AM request before the queue
+    # existed, so the request has no node label (the RM's REST API leaves it out)
+    created_queue: bool = False
 
     def __post_init__(self) -> None:
         for name in ("demand", "usage", "fair_share", "fairshare_starvation",

@@ -10,7 +10,12 @@ from fairshare.core import AppSnapshot, AskSnapshot
 from fairshare.resources.vector import MEMORY, VCORES, Resource, float32, sum_resources
 from fairshare.server.rest.jersey import JFloat, JMap, Obj, Value, obj
 from fairshare.server.rest.resource_info import resource_info
-from fairshare.server.rest.yarn_order import application_id_hash, hash_map_order
+from fairshare.server.rest.yarn_order import (
+    application_id_hash,
+    hash_map_order,
+    scheduler_request_key_hash,
+    string_hash,
+)
 from fairshare.server.view import AttemptView, RMAppView, ServerSnapshot, yarn_container_id
 
 DEFAULT_RM_ADDRESS = "localhost:8088"  # yarn.resourcemanager.webapp.address
@@ -109,7 +114,9 @@ def _tracking(a: RMAppView, rm_address: str) -> tuple[str, str | None]:
     without an attempt); the RM's proxy address while it runs and after its AM unregistered
     (captured on FINISHED apps); the app's RM page for an attempt ended without its AM
     (captured after a kill)."""
-    if a.state in _NOT_TRACKED or not a.attempts:
+    if a.state in _NOT_TRACKED or not a.attempts or a.unmanaged:
+        # RMAppAttemptImpl.getTrackingUrl: an unmanaged AM's is the URL it registered, not
+        # proxied, which the server does not keep: none, as AppInfo shows an empty one
         return "UNASSIGNED", None
     proxy = f"{SCHEME}{rm_address}/proxy/{a.id}/"
     if a.finished_ms == 0:
@@ -158,8 +165,12 @@ def _app_info(s: ServerSnapshot, a: RMAppView, caller: str | None, deselects: fr
         ("logAggregationStatus", "DISABLED" if allowed else None),
         ("unmanagedApplication", a.unmanaged),
         ("appNodeLabelExpression", None),  # no node labels
+        # the AM request's label: NO_LABEL, "", as SchedulerUtils
+        # .normalizeNodeLabelExpressionInRequest gives a request to an existing queue; none
+        # for an app whose queue its submission created (RMAppManager validated the request
+        # before FairScheduler made the queue, and FSQueue has no default label)
         ("amNodeLabelExpression", None if a.unmanaged or "amNodeLabelExpression" in deselects
-         else ""),
+         or (sched is not None and sched.created_queue) else ""),
         ("timeouts", None if "timeouts" in deselects else _timeouts()),
     ]
     return obj(*f)
@@ -209,11 +220,18 @@ def _elapsed(started: int, finished: int, now: int) -> int:
 
 
 def _requests(s: ServerSnapshot, sched: AppSnapshot | None) -> list[Obj]:
-    """``ResourceRequestInfo`` for the attempt's ANY-level asks with containers left
-    (``getPendingResourceRequestsForAttempt``)."""
+    """``ResourceRequestInfo`` for every request of the attempt, at every place
+    (``getPendingResourceRequestsForAttempt``: ``AppSchedulingInfo.getAllResourceRequests``),
+    in YARN's order: the placement allocators' map by scheduler key, then each allocator's map
+    by resource name (``LocalityAppPlacementAllocator``), both ``ConcurrentHashMap``s."""
     if sched is None:
         return []
-    return [_request(s, ask) for ask in sched.asks if ask.count > 0]
+    by_key: dict[tuple[int, int], list[AskSnapshot]] = {}
+    for ask in sched.requests:
+        by_key.setdefault((ask.priority, ask.allocation_request_id), []).append(ask)
+    keys = hash_map_order(list(by_key), lambda k: scheduler_request_key_hash(k[0], k[1] - 1))
+    return [_request(s, ask) for key in keys
+            for ask in hash_map_order(by_key[key], lambda a: string_hash(a.resource_name))]
 
 
 def _request(s: ServerSnapshot, ask: AskSnapshot) -> Obj:
@@ -222,7 +240,7 @@ def _request(s: ServerSnapshot, ask: AskSnapshot) -> Obj:
         # the engine numbers an app's sizes at one priority from 0; YARN's clients leave the
         # id at its default −1 (captured), which the engine's first size stands for
         ("allocationRequestId", ask.allocation_request_id - 1),
-        ("resourceName", "*"),
+        ("resourceName", ask.resource_name),
         ("capability", resource_info(s.types, ask.resource)),
         ("numContainers", ask.count),
         ("relaxLocality", ask.relax_locality),

@@ -134,7 +134,9 @@ def _queue(s: ServerSnapshot, q: QueueSnapshot, children: Mapping[str, list[Queu
                if is_none(q.min_share) else info(q.min_share))
     none = types.none()
     am_used = q.am_usage if q.leaf else none
-    am_max = (mb_vcores(types, _metric(m, "MaxAMShareMB"), _metric(m, "MaxAMShareVCores"))
+    # FSQueueMetrics.getMaxAMShare: every resource type (custom ones too)
+    am_max = (q.am_limit_metric if q.leaf and q.am_limit_metric is not None
+              else mb_vcores(types, _metric(m, "MaxAMShareMB"), _metric(m, "MaxAMShareVCores"))
               if q.leaf else none)
     reserved = mb_vcores(types, _metric(m, "ReservedMB"), _metric(m, "ReservedVCores"))
     fields: list[tuple[str, Any]] = [
@@ -158,8 +160,12 @@ def _queue(s: ServerSnapshot, q: QueueSnapshot, children: Mapping[str, list[Queu
         ("preemptable", settings.preemptable),
     ]
     if q.leaf:
-        fields += [("numPendingApps", len(q.pending_apps)),
-                   ("numActiveApps", len(q.running_apps))]
+        # FSLeafQueue.getNumPendingApps counts the apps over a max-running-apps limit and the
+        # runnable ones whose AppSchedulingInfo is still pending (no container allocated to
+        # the attempt yet); getNumActiveApps the other runnable ones: for a leaf, its
+        # QueueMetrics' AppsPending and AppsRunning
+        fields += [("numPendingApps", _metric(m, "AppsPending")),
+                   ("numActiveApps", _metric(m, "AppsRunning"))]
         return obj(*fields, xsi_type="fairSchedulerLeafQueueInfo")
     kids = [_queue(s, c, children) for c in children.get(q.name, [])]
     fields.append(("childQueues", obj(("queue", kids)) if kids else None))

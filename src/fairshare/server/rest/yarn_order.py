@@ -5,6 +5,9 @@
 ``/nodes`` (``RMServerUtils.queryRMNodes``) walk them, so the answers come in the maps' bin
 order, not submission or registration order. The recorded 3.4.2 answers follow it exactly
 (``tests/watch/recorded/fair-churn``: apps 4, 3, 2, 1, 5; nodes 45455, 45454, 45457, 45456).
+So does an app's ``resourceRequests``: ``AppSchedulingInfo.getAllResourceRequests`` walks a
+map of placement allocators by ``SchedulerRequestKey``, each a map of requests by resource
+name.
 
 What is emulated: the key's ``hashCode``, ``ConcurrentHashMap.spread``, a table of 16 bins
 doubled whenever the count reaches three quarters of it (``sizeCtl``), and insertion order
@@ -43,6 +46,17 @@ def application_id_hash(cluster_timestamp: int, number: int) -> int:
 def node_id_hash(host: str, port: int) -> int:
     """``NodeId.hashCode``."""
     return _int32(493217 * _int32(493217 * 8501 + string_hash(host)) + port)
+
+
+def priority_hash(priority: int) -> int:
+    """``Priority.hashCode``."""
+    return _int32(517861 * 9511 + priority)
+
+
+def scheduler_request_key_hash(priority: int, allocation_request_id: int) -> int:
+    """``SchedulerRequestKey.hashCode`` of a key with no container to update."""
+    folded = _int32(allocation_request_id ^ ((allocation_request_id & 0xFFFFFFFFFFFFFFFF) >> 32))
+    return _int32(31 * _int32(31 * priority_hash(priority) + folded))
 
 
 def _table_size(count: int) -> int:

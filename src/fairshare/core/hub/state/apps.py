@@ -23,8 +23,8 @@ class AppWriter(QueueWriter):
     def reject_app(self, app: App, reason: str | None) -> None:
         app.state, app.rejection_reason = AppState.REJECTED, reason
 
-    def place_app(self, app: App, queue: str, am_preemption: bool) -> None:
-        app.queue, app.am_preemption = queue, am_preemption
+    def place_app(self, app: App, queue: str, am_preemption: bool, created: bool) -> None:
+        app.queue, app.am_preemption, app.created_queue = queue, am_preemption, created
         self.log.membership(app)
 
     def move_app(self, app: App, queue: str) -> None:
@@ -47,6 +47,7 @@ class AppWriter(QueueWriter):
         app.am_preemption = am_preemption
         app.start_time = app.last_time_at_fair_share = now
         app.am_running, app.am_resource, app.next_container = False, None, 1
+        app.master = None
         app.fairshare_starvation = app.minshare_starvation = app.fair_share = app.demand = none
         app.next_starvation_check = 0
         app.locality.clear()

@@ -39,6 +39,7 @@ class ContainerWriter(NodeWriter, AppWriter):
         app.usage = add(app.usage, resource)
         if not app.am_running and not app.unmanaged:
             app.am_resource, app.am_running = resource, True
+            app.master = container.id, node.name
             leaf = state.queues[app.queue]
             leaf.am_resource_usage = add(leaf.am_resource_usage, resource)
             if kind is None:  # (an allocation's record of the app covers its leaf's AM limit)

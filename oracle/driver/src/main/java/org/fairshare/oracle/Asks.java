@@ -144,8 +144,8 @@ final class Asks {
    * The allocationRequestId of a request: that of the key at its priority whose outstanding
    * ANY ask has the same size, else that of an inactive allocator of that size (host and rack
    * asks left when its ANY ask ran out), else the smallest id no key at that priority uses
-   * (outstanding, inactive, in this call, or holding delay-scheduling state), as fairshare's
-   * key_for numbers sizes.
+   * (outstanding, inactive, in this call, or holding delay-scheduling state) from -1, as
+   * fairshare's key_for numbers sizes from 0 and its REST layer shows them, one less.
    */
   private long keyFor(FSAppAttempt attempt, Req r, Map<String, Long> callKeys) {
     String local = r.priority + "/" + r.capability;
@@ -191,7 +191,9 @@ final class Asks {
         taken.add(e.getValue());
       }
     }
-    long id = 0;
+    // a client's first size keeps ResourceRequest's default id, -1 (what AMRMClient and
+    // MapReduce's AM send; captured from Hadoop 3.4.2's RM), the next ones count up from it
+    long id = -1;
     while (taken.contains(id)) {
       id++;
     }

@@ -104,10 +104,13 @@ final class RestApps {
         : app.killed ? FinalApplicationStatus.KILLED : FinalApplicationStatus.SUCCEEDED);
     answers.put("getProgress", a -> app.ended ? 1f : 0f);
     answers.put("getDiagnostics", a -> new StringBuilder());
-    answers.put("getStartTime", a -> app.submittedMs);
-    answers.put("getSubmitTime", a -> app.submittedMs);
+    // RMAppImpl's times are epoch ms: the virtual clock's from the cluster timestamp (an app
+    // that ended at the clock's 0 has ended: AppInfo's trackingUI reads finishTime 0 as running)
+    long epoch = AppModel.CLUSTER_TIMESTAMP;
+    answers.put("getStartTime", a -> epoch + app.submittedMs);
+    answers.put("getSubmitTime", a -> epoch + app.submittedMs);
     answers.put("getLaunchTime", a -> 0L);
-    answers.put("getFinishTime", a -> app.ended ? app.finishedMs : 0L);
+    answers.put("getFinishTime", a -> app.ended ? epoch + app.finishedMs : 0L);
     // RMAppAttemptImpl's proxied tracking URL, through the RM's web proxy
     answers.put("getTrackingUrl", a -> app.managed()
         ? "http://localhost:8088/proxy/" + app.id + "/" : null);
