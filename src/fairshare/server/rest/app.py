@@ -30,9 +30,11 @@ from fairshare.server.rest.ids import canonical_app_id, canonical_node_id
 from fairshare.server.rest.negotiate import (
     JerseyResponse,
     SimpleAuth,
+    XmlResponse,
     hadoop_headers,
     refusal,
     render,
+    wants_xml,
 )
 from fairshare.server.rest.openapi_docs import BODIES, responses
 from fairshare.server.rest.query import apps_query, node_states, parse_deselects, select_nodes
@@ -272,8 +274,11 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
             sub = parse_submission(body, request.headers.get("content-type", ""), caller,
                                    s.types)
             r.control.submit(sub)
-            return Response(status_code=202,
-                            headers={"Location": f"{r.url(request)}/{sub.application_id}"})
+            # no entity, but Jersey still names the type it negotiated (a Hadoop 3.4 RM
+            # answers application/json;charset=utf-8 with Content-Length 0)
+            kind = XmlResponse if wants_xml(request) else JerseyResponse
+            return kind(b"", status_code=202,
+                        headers={"Location": f"{r.url(request)}/{sub.application_id}"})
         return await r.answer_body(request, build)
 
     @router.put("/apps/{app_id}/state", summary="Kill: 202 FINAL_SAVING, then 200 KILLED",
