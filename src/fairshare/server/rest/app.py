@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fairshare.server.control import Control, Refused, bad_request, not_found
 from fairshare.server.rest import daos
+from fairshare.server.rest.dao_apps import ENDED
 from fairshare.server.rest.body import Fields, integer, parse_body, text
 from fairshare.server.rest.ids import canonical_app_id, canonical_node_id
 from fairshare.server.rest.negotiate import (
@@ -321,14 +322,16 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
     async def priority(request: Request, app_id: str) -> Response:
         def build(_: str, body: bytes) -> Response:
             f = r.put_body(request, body, "applicationpriority")
-            target = integer(f, "priority")
+            # AppPriority's priority is an int: a body without one is priority 0 (a Hadoop
+            # 3.4 RM answers {} with 200 {"priority":0} for an app of priority 0)
+            target = integer(f, "priority") or 0
             a = r.find_app(r.snapshot(), app_id)
-            if target is None:
-                raise Refused(503, "YarnException",
-                              "org.apache.hadoop.yarn.exceptions.YarnException",
-                              "Target Priority cannot be null")
             if target == a.priority:
                 return render(request, daos.app_priority(target))
+            if a.rm_state in ENDED:
+                # ClientRMService.updateApplicationPriority skips an app in a final state
+                # and answers its priority as it is
+                return render(request, daos.app_priority(a.priority))
             # FairScheduler.updateApplicationPriority throws; doAs wraps it, and
             # GenericExceptionHandler answers the wrapper, which has no message (captured)
             raise Refused(503, "UndeclaredThrowableException",
