@@ -131,8 +131,8 @@ class FakeControl:
         if app is None:
             raise not_found(f"app with id: {app_id} not found")
         if app.state in ("FINISHED", "FAILED", "KILLED"):
-            self.killing.discard(app_id)  # the final state is stored: YARN says KILLED
-            return KillResult("KILLED", True)
+            self.killing.discard(app_id)  # the final state is stored: YARN answers it
+            return KillResult(app.state, True)
         self.engine.kill(app_id)
         self.killing.add(app_id)
         return KillResult("FINAL_SAVING", False)

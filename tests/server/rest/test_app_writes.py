@@ -105,6 +105,10 @@ def test_a_placement_rejection_is_accepted_and_the_app_fails() -> None:
         app = json.loads(client.get(f"{BASE}/apps/{app_id}").content)["app"]
         assert (app["state"], app["finalStatus"]) == ("FAILED", "FAILED")
         assert app["diagnostics"] != ""
+        # killing an app that already ended answers the state it ended in (Hadoop 3.4's RM,
+        # rm_tests/test_serve_shape.py: 200 {"state":"FINISHED"} for a finished app)
+        kill = client.put(f"{BASE}/apps/{app_id}/state", json={"state": "KILLED"})
+        assert (kill.status_code, kill.content) == (200, b'{"state":"FAILED"}')
 
 
 def test_kill_202_final_saving_then_200_killed(client: TestClient) -> None:

@@ -296,7 +296,10 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
                 raise _only_killed()
             result = r.control.kill(a.id, caller, diagnostics)
             if result.done:
-                return render(request, daos.app_state("KILLED"))
+                # RMWebServices.killApp answers the state the app is in: an app that had
+                # ended before the kill keeps its own (a Hadoop 3.4 RM: 200 FINISHED)
+                ended = result.rm_state if result.rm_state in ENDED else "KILLED"
+                return render(request, daos.app_state(ended))
             return render(request, daos.app_state(result.rm_state), 202,
                           {"Location": r.url(request)})
         return await r.answer_body(request, build)
