@@ -25,8 +25,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fairshare.server.control import Control, Refused, bad_request, not_found
 from fairshare.server.rest import daos
-from fairshare.server.rest.dao_apps import ENDED
 from fairshare.server.rest.body import Fields, integer, parse_body, text
+from fairshare.server.rest.dao_apps import ENDED
 from fairshare.server.rest.ids import canonical_app_id, canonical_node_id
 from fairshare.server.rest.negotiate import (
     JerseyResponse,
@@ -304,8 +304,8 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
                           {"Location": r.url(request)})
         return await r.answer_body(request, build)
 
-    @router.put("/apps/{app_id}/queue", summary="Move: 200 with the queue, 403 if refused",
-                response_class=JerseyResponse, responses=responses(200, 400, 403, 404, 415),
+    @router.put("/apps/{app_id}/queue", summary="Move: 200 with the queue, 503 if refused",
+                response_class=JerseyResponse, responses=responses(200, 400, 403, 404, 415, 503),
                 openapi_extra={"requestBody": BODIES["appqueue"]})
     async def move(request: Request, app_id: str) -> Response:
         def build(caller: str, body: bytes) -> Response:
