@@ -150,9 +150,15 @@ def in_state(side: Side, role: str, state: str) -> Callable[[], bool]:
     return lambda: state_of(side, side.apps[role]) == state
 
 
-def wait_until(check: Callable[[], bool], what: str, timeout: float = TIMEOUT_S) -> None:
+def wait_until(check: Callable[[], bool], what: str, timeout: float = TIMEOUT_S,
+               rm: Harness | None = None) -> None:
+    """Polls ``check``; fails at the timeout, or at once when the harness reported an error
+    (a command it does not know, a driver that failed)."""
     deadline = time.monotonic() + timeout
     while not check():
+        errors = rm.of("error") if rm is not None else []
+        if errors:
+            raise HarnessError(f"rmharness: {errors} while waiting for {what}")
         if time.monotonic() > deadline:
             raise AssertionError(f"no {what} within {timeout:.0f} s")
         time.sleep(0.1)
@@ -237,7 +243,7 @@ def set_up(side: Side, rm: Harness | None) -> None:
             rm.send(drive_command(spec, app_id))
     for role, spec in ROLES.items():
         target = "RUNNING" if spec.state == "KILLED" else spec.state  # killed by WRITES
-        wait_until(in_state(side, role, target), f"{role} app {target} on {side.name}")
+        wait_until(in_state(side, role, target), f"{role} app {target} on {side.name}", rm=rm)
     wait_until(lambda: all_allocated(side), f"running app's containers on {side.name}")
     for name, method, path, body, kind, accept in WRITES:
         if name == "kill-again":
