@@ -75,8 +75,9 @@ def test_submit_in_xml(client: TestClient, control: FakeControl) -> None:
     (b'{"application-id":"application_1_1","priority":"x"}', "application/json", 400,
      "BadRequestException"),
     (b"<a/>", "application/xml", 400, "WebApplicationException"),
-    (b"{}", "text/plain", 415, None),
-    (b"{}", "", 415, None),
+    # Jersey's 415, as Hadoop 3.4's RM answers it (rm_tests/test_serve_shape.py): 503
+    (b"{}", "text/plain", 503, "WebApplicationException"),
+    (b"{}", "", 503, "WebApplicationException"),
 ])
 def test_submit_refusals(client: TestClient, content: bytes, content_type: str, status: int,
                          exception: str | None) -> None:
@@ -210,7 +211,7 @@ def test_the_openapi_document_describes_every_endpoint(client: TestClient) -> No
             assert "200" in op["responses"] or "202" in op["responses"]
     submit = spec["paths"][f"{BASE}/apps"]["post"]
     assert set(submit["requestBody"]["content"]) == {"application/json", "application/xml"}
-    assert set(submit["responses"]) >= {"202", "400", "415"}
+    assert set(submit["responses"]) >= {"202", "400", "503"}
     assert set(spec["paths"][f"{BASE}/apps/{{app_id}}/priority"]["put"]["responses"]) >= \
         {"503"}
 
@@ -233,20 +234,23 @@ def test_no_request_answers_500(client: TestClient) -> None:
         for suffix in ("", "/appattempts", "/state", "/queue", "/priority"):
             response = client.get(f"{BASE}/apps/{app_id}{suffix}?deSelects=resourceRequests")
             seen.add(response.status_code)
-            assert response.status_code < 500, (app_id, suffix)
+            # GET …/new-application is Jersey's 405, which the RM answers as a 503
+            jersey = (app_id, suffix) == ("new-application", "")
+            assert response.status_code == 503 if jersey else response.status_code < 500, \
+                (app_id, suffix)
         for leaf in ("state", "queue", "priority"):
             for body in rng.sample(NASTY_BODIES, 6):
                 for kind in ("application/json", "application/xml", "text/plain"):
                     response = client.put(f"{BASE}/apps/{app_id}/{leaf}", content=body,
                                           headers={"Content-Type": kind})
                     seen.add(response.status_code)
-                    assert response.status_code in (200, 202, 400, 403, 404, 415, 503), \
+                    assert response.status_code in (200, 202, 400, 403, 404, 503), \
                         (app_id, leaf, body[:20], kind, response.content[:200])
                     assert b"Traceback" not in response.content
     for body in NASTY_BODIES:
         for kind in ("application/json", "application/xml"):
             response = client.post(f"{BASE}/apps", content=body, headers={"Content-Type": kind})
-            assert response.status_code in (400, 415), (body[:20], response.content[:200])
+            assert response.status_code == 400, (body[:20], response.content[:200])
     for query in ("limit=" + "9" * 400, "startedTimeBegin=1e3", "states=%00",
                   "deSelects=", "finalStatus=", "states=,,,", "limit=-0", "user.name="):
         assert client.get(f"{BASE}/apps?{query}").status_code in (200, 400), query

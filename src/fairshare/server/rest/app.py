@@ -39,7 +39,12 @@ from fairshare.server.rest.negotiate import (
 )
 from fairshare.server.rest.openapi_docs import BODIES, responses
 from fairshare.server.rest.query import apps_query, node_states, parse_deselects, select_nodes
-from fairshare.server.rest.submit import media_type, parse_submission, unsupported_media_type
+from fairshare.server.rest.submit import (
+    jersey_refusal,
+    media_type,
+    parse_submission,
+    unsupported_media_type,
+)
 from fairshare.server.view import RM_VERSION, RMAppView, ServerSnapshot
 
 BASE = "/ws/v1/cluster"
@@ -134,6 +139,7 @@ def create_rest_app(control: Control) -> FastAPI:
     _cluster_routes(router, routes)
     _app_routes(router, routes)
     _write_routes(router, routes)
+    _unmatched_routes(router, routes)
     app.include_router(router)
     _errors(app, router)
     app.add_middleware(_TrailingSlash)
@@ -188,8 +194,12 @@ def _cluster_routes(router: APIRouter, r: _Routes) -> None:
 
 def _app_routes(router: APIRouter, r: _Routes) -> None:
     @router.get("/apps/new-application", include_in_schema=False)
-    def new_application_get() -> Response:  # Jersey prefers the literal path: 405
-        return Response(status_code=405, headers={"Allow": "OPTIONS,POST", **hadoop_headers()})
+    def new_application_get(request: Request) -> Response:
+        # Jersey prefers the literal path over /apps/{appid}: its 405, answered by the RM as
+        # every Jersey refusal (_unmatched_routes)
+        def build(_: str) -> Response:
+            raise jersey_refusal()
+        return r.answer(request, build)
 
     @_get(router, "/apps", "AppsInfo: the apps that pass every filter", 400)
     def list_apps(
@@ -267,7 +277,7 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
         return r.answer(request, build)
 
     @router.post("/apps", summary="Submit: 202, empty, Location: …/apps/{id}",
-                 status_code=202, responses=responses(202, 400, 415),
+                 status_code=202, responses=responses(202, 400, 503),
                  openapi_extra={"requestBody": BODIES["submission"]})
     async def submit(request: Request) -> Response:
         def build(caller: str, body: bytes) -> Response:
@@ -283,7 +293,7 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
         return await r.answer_body(request, build)
 
     @router.put("/apps/{app_id}/state", summary="Kill: 202 FINAL_SAVING, then 200 KILLED",
-                response_class=JerseyResponse, responses=responses(200, 202, 400, 403, 404, 415),
+                response_class=JerseyResponse, responses=responses(200, 202, 400, 403, 404, 503),
                 openapi_extra={"requestBody": BODIES["appstate"]})
     async def kill(request: Request, app_id: str) -> Response:
         def build(caller: str, body: bytes) -> Response:
@@ -305,7 +315,7 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
         return await r.answer_body(request, build)
 
     @router.put("/apps/{app_id}/queue", summary="Move: 200 with the queue, 503 if refused",
-                response_class=JerseyResponse, responses=responses(200, 400, 403, 404, 415, 503),
+                response_class=JerseyResponse, responses=responses(200, 400, 403, 404, 503),
                 openapi_extra={"requestBody": BODIES["appqueue"]})
     async def move(request: Request, app_id: str) -> Response:
         def build(caller: str, body: bytes) -> Response:
@@ -320,7 +330,7 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
         return await r.answer_body(request, build)
 
     @router.put("/apps/{app_id}/priority", summary="Priority: 503 under the Fair Scheduler",
-                response_class=JerseyResponse, responses=responses(200, 400, 404, 415, 503),
+                response_class=JerseyResponse, responses=responses(200, 400, 404, 503),
                 openapi_extra={"requestBody": BODIES["applicationpriority"]})
     async def priority(request: Request, app_id: str) -> Response:
         def build(_: str, body: bytes) -> Response:
@@ -342,6 +352,25 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
         return await r.answer_body(request, build)
 
 
+ANY_METHOD = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
+UNMATCHED = "unmatched"  # the catch-all routes' name, left out of what a path allows
+
+
+def _unmatched_routes(router: APIRouter, r: _Routes) -> None:
+    """Last under the prefix: a path of the API asked with a method it has not is Jersey's
+    405, which the RM's GenericExceptionHandler answers as a 503 WebApplicationException (a
+    Hadoop 3.4 RM); any other path there is Jersey's 404, empty. Without these the server's
+    pages, mounted after the API, would answer them."""
+    for path in ("", "/{rest:path}"):
+        @router.api_route(path, methods=ANY_METHOD, include_in_schema=False, name=UNMATCHED)
+        def unmatched(request: Request) -> Response:
+            def build(_: str) -> Response:
+                if _resource_at(router, request.url.path):
+                    raise jersey_refusal()
+                return Response(status_code=404)
+            return r.answer(request, build)
+
+
 def _only_killed() -> Refused:
     """``updateAppState``: the only change of state a client may ask for."""
     return bad_request("Only 'KILLED' is allowed as a target state.")
@@ -351,11 +380,18 @@ def _missing(name: str) -> Refused:
     return bad_request(f"{name}: missing")
 
 
+def _resource_at(router: APIRouter, path: str) -> bool:
+    """Some route of the API (the catch-alls aside) is at ``path``, for some method."""
+    return any(isinstance(route, APIRoute) and route.name != UNMATCHED
+               and route.path_regex.match(path) for route in router.routes)
+
+
 def _allowed(router: APIRouter, path: str) -> list[str]:
     """What Jersey's 405 lists in ``Allow``: every method of the resource at ``path``."""
     methods: set[str] = set()
     for route in router.routes:
-        if isinstance(route, APIRoute) and route.path_regex.match(path):
+        if isinstance(route, APIRoute) and route.name != UNMATCHED \
+                and route.path_regex.match(path):
             methods |= route.methods or set()
     if "GET" in methods:
         methods.add("HEAD")

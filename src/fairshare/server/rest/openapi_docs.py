@@ -24,9 +24,9 @@ _MEANING = {
          "queue does not exist (a plain-text message)",
     404: "NotFoundException: no such app or node",
     406: "the request accepts neither JSON nor XML (empty)",
-    415: "the body is neither application/json nor application/xml (empty)",
     503: "UndeclaredThrowableException: the Fair Scheduler does not change priorities, or "
-         "refused a move (no such leaf queue, a limit it would break)",
+         "refused a move (no such leaf queue, a limit it would break); "
+         "WebApplicationException: the body is neither application/json nor application/xml",
 }
 
 
