@@ -224,6 +224,10 @@ WRITES: list[tuple[str, str, str, bytes | None, str, str]] = [
      b'{"priority":5}', TYPE_JSON, TYPE_JSON),
     ("delete-app", "DELETE", "/apps/{running}?user.name=alice", None, TYPE_JSON, TYPE_JSON),
     ("post-cluster", "POST", "/info", b"{}", TYPE_JSON, TYPE_JSON),
+    ("put-cluster-xml", "PUT", "/info", b"{}", TYPE_JSON, TYPE_XML),
+    ("get-new-application", "GET", "/apps/new-application", None, TYPE_JSON, TYPE_JSON),
+    ("get-text-plain", "GET", "/info", None, TYPE_JSON, "text/plain"),
+    ("submit-text-xml", "POST", "/apps?user.name=alice", b"hello", "text/plain", TYPE_XML),
 ]
 
 
@@ -385,11 +389,8 @@ ANSWER_EXCEPTIONS: dict[str, str] = {
        ", serve's plain-text 404" for kind in ("json", "xml")},
     "kill-no-state": "a state-less body: the RM fails on it with a NullPointerException (503), "
                      "serve answers 400 with the only state it may be given (KILLED)",
-    **{name: "Jersey's own refusals (405: no such method; 415: a body type no method "
-       "consumes) reach the RM's GenericExceptionHandler, which answers 503 "
-       "WebApplicationException (application/json;charset=null); serve answers the REST "
-       "layer's 415 (empty) and, for a method no REST route has, the pages' 404"
-       for name in ("submit-text", "delete-app", "post-cluster")},
+    "get-text-plain": "an Accept that allows neither JSON nor XML: Hadoop's RM fails (500, "
+                      "Jetty's plain-text error page); serve answers Jersey's 406, empty",
 }
 
 
@@ -422,10 +423,13 @@ def strip_exceptions(shape: Any, server: str) -> Any:
 
 
 def media(content_type: str) -> tuple[str, str | None]:
-    """A Content-Type's media type and charset (None: none given)."""
+    """A Content-Type's media type and charset (None: none given — also Jersey's
+    ``charset=null``, which the RM writes on GenericExceptionHandler's answers to Jersey's
+    own refusals, 405 and 415: no charset was negotiated)."""
     kind, _, params = content_type.partition(";")
     charset = re.search(r"charset=([^;\s]+)", params)
-    return kind.strip().lower(), charset.group(1).lower() if charset else None
+    named = charset.group(1).lower() if charset else None
+    return kind.strip().lower(), None if named == "null" else named
 
 
 def compare(ours: Side, theirs: Side, mine: Answer, hadoop: Answer) -> list[str]:
