@@ -9,13 +9,14 @@ for JSON the same keys in the same order and nesting with the same JSON types
 
 Like is compared with like: each app plays one role on both servers and reaches the same
 state there before anything is compared (RUNNING with containers, KILLED, moved, ACCEPTED and
-never runnable, FINISHED, FAILED by placement). MockRM launches no AM for a REST submission,
-so the harness plays the AM of each running app (its ``drive`` command: launch, register,
-the same asks); serve's virtual executor runs the tasks of the submission's ``fairshare``
-extension, which Hadoop's RM ignores (Jersey skips unknown fields).
+never runnable, FINISHED, FAILED by the scheduler: a parent queue). MockRM launches no AM for
+a REST submission, so the harness plays the AM of each running app (its ``drive`` command:
+launch, register, the same asks); serve's virtual executor runs the tasks of the
+submission's ``fairshare`` extension, which Hadoop's RM accepts and ignores.
 
-What can only differ is listed in ``EXCEPTIONS`` with the reason (docs/fidelity.md "Shape
-over HTTP against Hadoop's RM"); anything else that differs fails the test.
+What differs is listed in ``KEY_EXCEPTIONS`` (fields) and ``ANSWER_EXCEPTIONS`` (whole
+answers) with the reason (docs/fidelity.md "Shape over HTTP against Hadoop's RM"); anything
+else that differs fails the test, and so does a listed difference no longer seen.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from tests.server.rest.shapes import Pairs, differences, parse
 ALLOCATIONS = Path(__file__).resolve().parent / "shape-allocations.xml"
 NODES = "4x8192/8"
 CLUSTER = "/ws/v1/cluster"
-TIMEOUT_S = 60.0  # for any one state to be reached: the machine is shared (BRIEF: allow load)
+TIMEOUT_S = 60.0  # for any one state to be reached, generous: CI machines may be loaded
 
 # rmharness/src/main/java/org/fairshare/rmharness/Conf.java's settings, as a yarn-site file;
 # 150 ms is the harness's --heartbeat-ms default, 1000 ms its --kill-wait-ms default
