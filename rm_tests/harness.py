@@ -30,8 +30,9 @@ class HarnessError(RuntimeError):
 
 
 def build(force: bool = False) -> Path:
-    """Builds rmharness.jar with Maven unless it is there (offline first, as the oracle does)."""
-    if JAR.exists() and (JAR.parent / "lib").is_dir() and not force:
+    """Builds rmharness.jar with Maven unless it is there and newer than its sources (offline
+    first, as the oracle does)."""
+    if JAR.exists() and (JAR.parent / "lib").is_dir() and not force and not _stale():
         return JAR
     mvn = shutil.which("mvn")
     if mvn is None:
@@ -42,7 +43,16 @@ def build(force: bool = False) -> Path:
         online = subprocess.run(base, cwd=HARNESS_DIR, capture_output=True, text=True)
         if online.returncode != 0:
             raise HarnessError(f"rmharness: mvn package failed:\n{online.stdout}{online.stderr}")
+    JAR.touch()  # Maven may leave an up-to-date jar as it was: it is now newer than its sources
     return JAR
+
+
+def _stale() -> bool:
+    """A source (or the pom) changed after the jar was built: a new control command, say."""
+    built = JAR.stat().st_mtime
+    sources = [HARNESS_DIR / "pom.xml", *(HARNESS_DIR / "src").rglob("*"),
+               *(HARNESS_DIR / "scripts").rglob("*")]
+    return any(p.is_file() and p.stat().st_mtime > built for p in sources)
 
 
 class Harness:

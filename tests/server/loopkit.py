@@ -61,13 +61,15 @@ def submission(app_id: str, queue: str, *, user: str = "alice",
 
 @contextmanager
 def running_loop(tmp: Path, *, nodes: int = 2, executor: Executor | None = None,
-                 journal: bool = True, allocations: str = ALLOCATIONS
+                 journal: bool = True, allocations: str = ALLOCATIONS,
+                 settings: dict[str, str] | None = None
                  ) -> Iterator[tuple[EngineLoop, HandClock]]:
-    site = load_site(None, SITE)
+    properties = {**SITE, **(settings or {})}
+    site = load_site(None, properties)
     config = parse_allocations_text(allocations, "fair-scheduler.xml", site.resource_types)
     engine = Engine(site, config)
     clock = HandClock()
-    writer = (Journal(tmp / "session.yaml", engine.types, allocations, None, SITE)
+    writer = (Journal(tmp / "session.yaml", engine.types, allocations, None, properties)
               if journal else None)
     try:
         loop = EngineLoop(engine, executor or VirtualExecutor(),

@@ -58,8 +58,19 @@ def test_kill_answers_final_saving_then_the_app_is_killed_and_a_repeat_is_done(
         assert unknown.value.status == 404
 
 
-def test_a_move_to_a_queue_that_does_not_exist_is_a_plain_403(tmp_path: Path) -> None:
-    with running_loop(tmp_path) as (loop, clock):
+@pytest.mark.parametrize(("settings", "nowhere"), [
+    # Hadoop 3.4's RM with yarn.acl.enable false (its default; rm_tests/test_serve_shape.py):
+    # FairScheduler.moveApplication's YarnException, wrapped by doAs, is a 503 without message
+    ({}, (503, False, "UndeclaredThrowableException", None)),
+    # with ACLs on, ClientRMService's access check on the target fails first: a plain 403
+    ({"yarn.acl.enable": "true"}, (403, True, "ForbiddenException",
+                                    "Unauthorized attempt to move appid {app} by remote user "
+                                    "alice")),
+])
+def test_a_move_to_a_queue_that_does_not_exist_is_refused_as_yarn_refuses_it(
+        tmp_path: Path, settings: dict[str, str],
+        nowhere: tuple[int, bool, str, str | None]) -> None:
+    with running_loop(tmp_path, settings=settings) as (loop, clock):
         app_id, _ = loop.new_application()
         loop.submit(submission(app_id, "a"))
         settle(loop, clock, 1_000)
@@ -67,7 +78,19 @@ def test_a_move_to_a_queue_that_does_not_exist_is_a_plain_403(tmp_path: Path) ->
         assert loop.snapshot().app(app_id).queue == "root.b"
         with pytest.raises(Refused) as refused:
             loop.move(app_id, "root.nope", "alice")
-        assert (refused.value.status, refused.value.plain) == (403, True)
+        status, plain, exception, message = nowhere
+        got = refused.value
+        assert (got.status, got.plain, got.exception) == (status, plain, exception)
+        assert got.message == (message.format(app=app_id) if message else None)
+        with pytest.raises(Refused) as parent:  # root exists under ACLs: the scheduler's 503
+            loop.move(app_id, "root", "alice")
+        assert parent.value.status == 503
+        loop.kill(app_id, "alice", None)
+        settle(loop, clock, 2_000)
+        with pytest.raises(Refused) as ended:  # RMWebServices.updateAppQueue: plain 400
+            loop.move(app_id, "root.a", "alice")
+        assert (ended.value.status, ended.value.plain, ended.value.message) == (
+            400, True, "App in KILLED state cannot be moved.")
 
 
 def test_a_starved_queue_gets_its_share_back_by_preemption(tmp_path: Path) -> None:

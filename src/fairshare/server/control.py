@@ -75,8 +75,9 @@ class Control(Protocol):
         """PUT …/state KILLED. Refused: unknown app (404)."""
 
     def move(self, app_id: str, queue: str, user: str) -> str:
-        """PUT …/queue: the queue it is in afterwards. Refused: unknown app (404), a target
-        queue that does not exist or is not a leaf (403, plain), an app that ended (400)."""
+        """PUT …/queue: the queue it is in afterwards. Refused: unknown app (404), a move the
+        scheduler refuses (no such leaf, a limit: 503; a queue that does not exist is a plain
+        403 when yarn.acl.enable is true), an app that ended (400, plain)."""
 
     def events_since(self, seq: int, timeout_s: float) -> Sequence[StreamedEvent]:
         """Engine events after ``seq`` (0: from the first kept), waiting up to ``timeout_s``

@@ -418,7 +418,9 @@ class EngineLoop:
             self._known(app_id)
             record = self.records.apps[app_id]
             if record.state not in ACTIVE_STATES:
-                raise bad_request(f"App in {record.state} state cannot be moved.")
+                # RMWebServices.updateAppQueue answers this YarnException as a plain 400
+                raise Refused(400, "", "", f"App in {record.state} state cannot be moved.",
+                              plain=True)
             target = queue if queue.startswith("root.") or queue == "root" else f"root.{queue}"
             if target == record.queue:
                 return record.queue
@@ -426,15 +428,29 @@ class EngineLoop:
             start = len(events)
             self.sim.apply(Move(app_id, target))
             refused = next((e for e in events[start:] if isinstance(e, MoveRejected)), None)
-            if refused is not None or target not in self.engine.state.queues:
+            if target not in self.engine.state.queues and self._acl_enabled():
+                # ClientRMService.moveApplicationAcrossQueues: with ACLs on, a target queue
+                # that does not exist fails its access check (AccessControlException), which
+                # RMWebServices.updateAppQueue answers as a plain 403
                 raise Refused(403, "ForbiddenException",
                               "org.apache.hadoop.yarn.webapp.ForbiddenException",
                               f"Unauthorized attempt to move appid {app_id} by remote user "
                               f"{user}", plain=True)
+            if refused is not None or target not in self.engine.state.queues:
+                # FairScheduler.moveApplication's YarnException (no such leaf, a limit the
+                # move would break): doAs wraps it and GenericExceptionHandler answers the
+                # wrapper, 503 without a message (a Hadoop 3.4 RM with yarn.acl.enable false)
+                raise Refused(503, "UndeclaredThrowableException",
+                              "java.lang.reflect.UndeclaredThrowableException", None)
             record.queue = self.engine.app(app_id).queue
             return record.queue
 
         return self._call(job)
+
+    def _acl_enabled(self) -> bool:
+        """``yarn.acl.enable`` (false by default), as ``Configuration.getBoolean`` reads it."""
+        value = self.engine.site.raw.get("yarn.acl.enable", "false")
+        return value.strip().lower() == "true"
 
     # -- fairshare's extensions: the scenario snapshot, node management (virtual executor) ------
 

@@ -131,8 +131,8 @@ class FakeControl:
         if app is None:
             raise not_found(f"app with id: {app_id} not found")
         if app.state in ("FINISHED", "FAILED", "KILLED"):
-            self.killing.discard(app_id)  # the final state is stored: YARN says KILLED
-            return KillResult("KILLED", True)
+            self.killing.discard(app_id)  # the final state is stored: YARN answers it
+            return KillResult(app.state, True)
         self.engine.kill(app_id)
         self.killing.add(app_id)
         return KillResult("FINAL_SAVING", False)
@@ -142,12 +142,13 @@ class FakeControl:
         if app is None:
             raise not_found(f"app with id: {app_id} not found")
         if app.state in ("FINISHED", "FAILED", "KILLED"):
-            raise bad_request(f"App in {app.state} state cannot be moved.")
+            raise Refused(400, "", "", f"App in {app.state} state cannot be moved.",
+                          plain=True)
         known = {q.name: q for q in self.engine.snapshot().queues}
         target = queue if queue.startswith("root.") else f"root.{queue}"
-        if target not in known or not known[target].leaf:
-            raise Refused(403, "", "", f"Unauthorized attempt to move appid {app_id} by "
-                          f"remote user {user}", plain=True)
+        if target not in known or not known[target].leaf:  # as EngineLoop.move, ACLs off
+            raise Refused(503, "UndeclaredThrowableException",
+                          "java.lang.reflect.UndeclaredThrowableException", None)
         self.engine.move(app_id, target)
         self.moves.append((app_id, target, user))
         return target

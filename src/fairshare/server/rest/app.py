@@ -26,17 +26,25 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from fairshare.server.control import Control, Refused, bad_request, not_found
 from fairshare.server.rest import daos
 from fairshare.server.rest.body import Fields, integer, parse_body, text
+from fairshare.server.rest.dao_apps import ENDED
 from fairshare.server.rest.ids import canonical_app_id, canonical_node_id
 from fairshare.server.rest.negotiate import (
     JerseyResponse,
     SimpleAuth,
+    XmlResponse,
     hadoop_headers,
     refusal,
     render,
+    wants_xml,
 )
 from fairshare.server.rest.openapi_docs import BODIES, responses
 from fairshare.server.rest.query import apps_query, node_states, parse_deselects, select_nodes
-from fairshare.server.rest.submit import media_type, parse_submission, unsupported_media_type
+from fairshare.server.rest.submit import (
+    jersey_refusal,
+    media_type,
+    parse_submission,
+    unsupported_media_type,
+)
 from fairshare.server.view import RM_VERSION, RMAppView, ServerSnapshot
 
 BASE = "/ws/v1/cluster"
@@ -131,6 +139,7 @@ def create_rest_app(control: Control) -> FastAPI:
     _cluster_routes(router, routes)
     _app_routes(router, routes)
     _write_routes(router, routes)
+    _unmatched_routes(router, routes)
     app.include_router(router)
     _errors(app, router)
     app.add_middleware(_TrailingSlash)
@@ -185,8 +194,12 @@ def _cluster_routes(router: APIRouter, r: _Routes) -> None:
 
 def _app_routes(router: APIRouter, r: _Routes) -> None:
     @router.get("/apps/new-application", include_in_schema=False)
-    def new_application_get() -> Response:  # Jersey prefers the literal path: 405
-        return Response(status_code=405, headers={"Allow": "OPTIONS,POST", **hadoop_headers()})
+    def new_application_get(request: Request) -> Response:
+        # Jersey prefers the literal path over /apps/{appid}: its 405, answered by the RM as
+        # every Jersey refusal (_unmatched_routes)
+        def build(_: str) -> Response:
+            raise jersey_refusal()
+        return r.answer(request, build)
 
     @_get(router, "/apps", "AppsInfo: the apps that pass every filter", 400)
     def list_apps(
@@ -264,7 +277,7 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
         return r.answer(request, build)
 
     @router.post("/apps", summary="Submit: 202, empty, Location: …/apps/{id}",
-                 status_code=202, responses=responses(202, 400, 415),
+                 status_code=202, responses=responses(202, 400, 503),
                  openapi_extra={"requestBody": BODIES["submission"]})
     async def submit(request: Request) -> Response:
         def build(caller: str, body: bytes) -> Response:
@@ -272,12 +285,15 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
             sub = parse_submission(body, request.headers.get("content-type", ""), caller,
                                    s.types)
             r.control.submit(sub)
-            return Response(status_code=202,
-                            headers={"Location": f"{r.url(request)}/{sub.application_id}"})
+            # no entity, but Jersey still names the type it negotiated (a Hadoop 3.4 RM
+            # answers application/json;charset=utf-8 with Content-Length 0)
+            kind = XmlResponse if wants_xml(request) else JerseyResponse
+            return kind(b"", status_code=202,
+                        headers={"Location": f"{r.url(request)}/{sub.application_id}"})
         return await r.answer_body(request, build)
 
     @router.put("/apps/{app_id}/state", summary="Kill: 202 FINAL_SAVING, then 200 KILLED",
-                response_class=JerseyResponse, responses=responses(200, 202, 400, 403, 404, 415),
+                response_class=JerseyResponse, responses=responses(200, 202, 400, 403, 404, 503),
                 openapi_extra={"requestBody": BODIES["appstate"]})
     async def kill(request: Request, app_id: str) -> Response:
         def build(caller: str, body: bytes) -> Response:
@@ -290,13 +306,16 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
                 raise _only_killed()
             result = r.control.kill(a.id, caller, diagnostics)
             if result.done:
-                return render(request, daos.app_state("KILLED"))
+                # RMWebServices.killApp answers the state the app is in: an app that had
+                # ended before the kill keeps its own (a Hadoop 3.4 RM: 200 FINISHED)
+                ended = result.rm_state if result.rm_state in ENDED else "KILLED"
+                return render(request, daos.app_state(ended))
             return render(request, daos.app_state(result.rm_state), 202,
                           {"Location": r.url(request)})
         return await r.answer_body(request, build)
 
-    @router.put("/apps/{app_id}/queue", summary="Move: 200 with the queue, 403 if refused",
-                response_class=JerseyResponse, responses=responses(200, 400, 403, 404, 415),
+    @router.put("/apps/{app_id}/queue", summary="Move: 200 with the queue, 503 if refused",
+                response_class=JerseyResponse, responses=responses(200, 400, 403, 404, 503),
                 openapi_extra={"requestBody": BODIES["appqueue"]})
     async def move(request: Request, app_id: str) -> Response:
         def build(caller: str, body: bytes) -> Response:
@@ -311,24 +330,45 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
         return await r.answer_body(request, build)
 
     @router.put("/apps/{app_id}/priority", summary="Priority: 503 under the Fair Scheduler",
-                response_class=JerseyResponse, responses=responses(200, 400, 404, 415, 503),
+                response_class=JerseyResponse, responses=responses(200, 400, 404, 503),
                 openapi_extra={"requestBody": BODIES["applicationpriority"]})
     async def priority(request: Request, app_id: str) -> Response:
         def build(_: str, body: bytes) -> Response:
             f = r.put_body(request, body, "applicationpriority")
-            target = integer(f, "priority")
+            # AppPriority's priority is an int: a body without one is priority 0 (a Hadoop
+            # 3.4 RM answers {} with 200 {"priority":0} for an app of priority 0)
+            target = integer(f, "priority") or 0
             a = r.find_app(r.snapshot(), app_id)
-            if target is None:
-                raise Refused(503, "YarnException",
-                              "org.apache.hadoop.yarn.exceptions.YarnException",
-                              "Target Priority cannot be null")
             if target == a.priority:
                 return render(request, daos.app_priority(target))
+            if a.rm_state in ENDED:
+                # ClientRMService.updateApplicationPriority skips an app in a final state
+                # and answers its priority as it is
+                return render(request, daos.app_priority(a.priority))
             # FairScheduler.updateApplicationPriority throws; doAs wraps it, and
             # GenericExceptionHandler answers the wrapper, which has no message (captured)
             raise Refused(503, "UndeclaredThrowableException",
                           "java.lang.reflect.UndeclaredThrowableException", None)
         return await r.answer_body(request, build)
+
+
+ANY_METHOD = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
+UNMATCHED = "unmatched"  # the catch-all routes' name, left out of what a path allows
+
+
+def _unmatched_routes(router: APIRouter, r: _Routes) -> None:
+    """Last under the prefix: a path of the API asked with a method it has not is Jersey's
+    405, which the RM's GenericExceptionHandler answers as a 503 WebApplicationException (a
+    Hadoop 3.4 RM); any other path there is Jersey's 404, empty. Without these the server's
+    pages, mounted after the API, would answer them."""
+    for path in ("", "/{rest:path}"):
+        @router.api_route(path, methods=ANY_METHOD, include_in_schema=False, name=UNMATCHED)
+        def unmatched(request: Request) -> Response:
+            def build(_: str) -> Response:
+                if _resource_at(router, request.url.path):
+                    raise jersey_refusal()
+                return Response(status_code=404)
+            return r.answer(request, build)
 
 
 def _only_killed() -> Refused:
@@ -340,11 +380,18 @@ def _missing(name: str) -> Refused:
     return bad_request(f"{name}: missing")
 
 
+def _resource_at(router: APIRouter, path: str) -> bool:
+    """Some route of the API (the catch-alls aside) is at ``path``, for some method."""
+    return any(isinstance(route, APIRoute) and route.name != UNMATCHED
+               and route.path_regex.match(path) for route in router.routes)
+
+
 def _allowed(router: APIRouter, path: str) -> list[str]:
     """What Jersey's 405 lists in ``Allow``: every method of the resource at ``path``."""
     methods: set[str] = set()
     for route in router.routes:
-        if isinstance(route, APIRoute) and route.path_regex.match(path):
+        if isinstance(route, APIRoute) and route.name != UNMATCHED \
+                and route.path_regex.match(path):
             methods |= route.methods or set()
     if "GET" in methods:
         methods.add("HEAD")

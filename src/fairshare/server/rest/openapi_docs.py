@@ -20,12 +20,13 @@ _MEANING = {
     202: "accepted: empty for a submission (Location: the app), the app's RMAppState for a "
          "kill still in progress (Location: this URL)",
     400: "BadRequestException / IllegalArgumentException: a malformed id, parameter or body",
-    403: "the caller may not kill or move the app, or the target queue does not exist "
-         "(a plain-text message)",
+    403: "the caller may not kill or move the app, or (yarn.acl.enable true) the target "
+         "queue does not exist (a plain-text message)",
     404: "NotFoundException: no such app or node",
     406: "the request accepts neither JSON nor XML (empty)",
-    415: "the body is neither application/json nor application/xml (empty)",
-    503: "UndeclaredThrowableException: the Fair Scheduler does not change priorities",
+    503: "UndeclaredThrowableException: the Fair Scheduler does not change priorities, or "
+         "refused a move (no such leaf queue, a limit it would break); "
+         "WebApplicationException: the body is neither application/json nor application/xml",
 }
 
 

@@ -53,21 +53,28 @@ _SHELL = re.compile(r"^(\d+)x(\d+)([mg]?)(?:/(\d+))?(?::(-?\d+))?$")
 
 def media_type(content_type: str) -> str | None:
     """``application/json`` or ``application/xml`` (what ``@Consumes`` takes, parameters
-    aside), else None: Jersey's 415."""
+    aside), else None: Jersey's 415 (which the RM answers as a 503)."""
     kind = content_type.split(";", 1)[0].strip().lower()
     return kind if kind in ("application/json", "application/xml") else None
 
 
 def unsupported_media_type() -> Refused:
-    """Jersey's own 415: no resource method consumes the type; an empty body."""
-    return Refused(415, "WebApplicationException", "javax.ws.rs.WebApplicationException", None,
-                   plain=True)
+    """No resource method consumes the type: Jersey's 415 is a WebApplicationException, which
+    the RM's GenericExceptionHandler answers as a 503 without a message (a Hadoop 3.4 RM,
+    rm_tests/test_serve_shape.py)."""
+    return jersey_refusal()
+
+
+def jersey_refusal() -> Refused:
+    """What a Hadoop 3.4 RM answers for Jersey's own refusals (415, 405)."""
+    return Refused(503, "WebApplicationException", "javax.ws.rs.WebApplicationException", None)
 
 
 def parse_submission(body: bytes, content_type: str, user: str, types: ResourceTypes
                      ) -> Submission:
     """The submission ``user`` posted; :class:`Refused` (400, the field named) if the body
-    cannot be read, 415 for a media type ``@Consumes`` does not list."""
+    cannot be read, 503 (Jersey's 415 as the RM answers it) for a media type ``@Consumes``
+    does not list."""
     kind = media_type(content_type)
     if kind is None:
         raise unsupported_media_type()

@@ -9,6 +9,7 @@ import java.util.Set;
 
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.protocolrecords.FinishApplicationMasterRequest;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -107,12 +108,22 @@ final class AppDriver implements Runnable {
     if (!sleepUntil(epochMs + spec.atMs())) {
       return;
     }
-    MockRMAppSubmissionData data = MockRMAppSubmissionData.Builder
-        .createWithResource(Resource.newInstance(spec.amMb(), spec.amVcores()), rm)
-        .withAppName(spec.name()).withUser(spec.user()).withQueue(spec.queue())
-        .withAppType(spec.type()).withMaxAppAttempts(1)
-        .withWaitForAppAcceptedState(false).build();
-    RMApp app = MockRMAppSubmitter.submit(rm, data);
+    RMApp app;
+    if (spec.existing().isEmpty()) {
+      MockRMAppSubmissionData data = MockRMAppSubmissionData.Builder
+          .createWithResource(Resource.newInstance(spec.amMb(), spec.amVcores()), rm)
+          .withAppName(spec.name()).withUser(spec.user()).withQueue(spec.queue())
+          .withAppType(spec.type()).withMaxAppAttempts(1)
+          .withWaitForAppAcceptedState(false).build();
+      app = MockRMAppSubmitter.submit(rm, data);
+    } else {
+      // submitted through RMWebServices: MockRM starts no AM launcher, so the attempt waits
+      // in ALLOCATED until this driver plays its AM (sendAMLaunched, register, allocate)
+      app = rm.getRMContext().getRMApps().get(ApplicationId.fromString(spec.existing()));
+      if (app == null) {
+        throw new IllegalArgumentException("drive: no app " + spec.existing());
+      }
+    }
     appId = app.getApplicationId().toString();
     while (!stopping && app.getState() != RMAppState.ACCEPTED
         && app.getState() != RMAppState.RUNNING && !isFinal(app.getState())) {

@@ -33,7 +33,8 @@ import org.apache.hadoop.yarn.webapp.WebApp;
  * stand-ins heartbeating it, and a script of apps creating contention. See README.md.
  *
  * <p>Standard output: {@code PORT <n>} once the REST API answers, then one JSON event per
- * line (Events). Standard input: {@code status}, {@code submit <app JSON>}, {@code quit};
+ * line (Events). Standard input: {@code status}, {@code submit <app JSON>},
+ * {@code drive <app JSON with "app": an id>} (play the AM of a REST-submitted app), {@code quit};
  * end of input also quits. Hadoop's own logging goes to standard error.
  */
 public final class Main {
@@ -134,19 +135,23 @@ public final class Main {
           drivers.forEach(d -> apps.add(d.summary()));
         }
         events.event("status").with("apps", apps).emit();
-      } else if (cmd.startsWith("submit ")) {
+      } else if (cmd.startsWith("submit ") || cmd.startsWith("drive ")) {
+        String verb = cmd.substring(0, cmd.indexOf(' '));
         try {
-          Script.App a = Script.app(json.readTree(cmd.substring(7)), "submit");
+          Script.App a = Script.app(json.readTree(cmd.substring(verb.length() + 1)), verb);
+          if (verb.equals("drive") && a.existing().isEmpty()) {
+            throw new IllegalArgumentException("drive: 'app' must name a submitted app");
+          }
           synchronized (drivers) {
             drivers.add(start(rm, a, nodes, events, System.currentTimeMillis(), pollMs));
           }
         } catch (IOException | IllegalArgumentException e) {
-          events.event("error").with("command", "submit").with("message", e.getMessage())
+          events.event("error").with("command", verb).with("message", e.getMessage())
               .emit();
         }
       } else {
         events.event("error").with("command", cmd)
-            .with("message", "unknown command (status, submit <json>, quit)").emit();
+            .with("message", "unknown command (status, submit <json>, drive <json>, quit)").emit();
       }
     }
   }

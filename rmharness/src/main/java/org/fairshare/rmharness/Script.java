@@ -23,15 +23,20 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * <p>{@code at_ms} counts from the moment the harness printed {@code PORT}; an ask's
  * {@code after_ms} counts from its AM's registration; {@code duration_ms} 0 keeps a container
  * running until the harness stops (or the RM preempts it); {@code finish_after_ms} 0 keeps
- * the app running. A name without {@code /} or {@code .json} is a built-in script.
+ * the app running. {@code app} (the stdin command {@code drive}) names an app already
+ * submitted through the REST API, whose AM the harness then plays. A name without {@code /} or {@code .json} is a built-in script.
  */
 final class Script {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   record Ask(long afterMs, int containers, int mb, int vcores, int priority, long durationMs) {}
 
+  /**
+   * One app. {@code existing} is the id of an app already submitted (through the REST API)
+   * whose AM the harness is to play ({@code drive}); empty: the harness submits it itself.
+   */
   record App(long atMs, String name, String user, String queue, String type, int amMb,
-      int amVcores, long finishAfterMs, List<Ask> asks) {}
+      int amVcores, long finishAfterMs, List<Ask> asks, String existing) {}
 
   private Script() {}
 
@@ -80,7 +85,7 @@ final class Script {
     return new App(num(a, "at_ms", 0, where), a.path("name").asText("harness-app"),
         a.path("user").asText("harness"), queue, a.path("type").asText("MAPREDUCE"),
         (int) num(a, "am_mb", 1024, where), (int) num(a, "am_vcores", 1, where),
-        num(a, "finish_after_ms", 0, where), asks);
+        num(a, "finish_after_ms", 0, where), asks, a.path("app").asText(""));
   }
 
   private static long num(JsonNode n, String field, long dflt, String where) {
