@@ -302,7 +302,6 @@ class EngineLoop:
         app = self.engine.app(event.app)
         container = yarn_container_id(event.container)
         host, _, port = event.node.rpartition(":")
-        directory = self.work_dir / event.app / container
         environment = dict(submission.environment)
         environment.update({
             "CONTAINER_ID": container, "APPLICATION_ID": event.app,
@@ -310,8 +309,13 @@ class EngineLoop:
             "NM_HOST": host or event.node, "NM_PORT": port, "USER": submission.user,
             "LOGNAME": submission.user,
         })
+        # the NodeManager's layout, as the AM protocol's containers have it (AMHub._launch):
+        # <local>/usercache/<user>/appcache/<app>/<container> to work in (so LOCAL_DIRS is the
+        # app's appcache directory) and <log-dir>/<app>/<container> for stdout and stderr
+        # (ContainerLaunch.getRelativeContainerLogDir)
+        work = self.work_dir / "usercache" / submission.user / "appcache" / event.app / container
         launch = Launch(event.app, app.attempt, container, event.node, event.resource, event.am,
-                        command, environment, directory / "work", directory / "logs")
+                        command, environment, work, self.work_dir / event.app / container)
         self._launched[(event.app, event.container)] = launch
         self.executor.launch(launch)
 
