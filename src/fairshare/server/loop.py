@@ -83,6 +83,22 @@ class NodeSpec:
     rack: str = "/default-rack"
 
 
+@dataclass(slots=True)
+class ShellCounts:
+    """The counters of YARN's DistributedShell ApplicationMaster, for the built-in one's
+    diagnostics (``ApplicationMaster.finish``)."""
+
+    total: int
+    allocated: int = 0  # containers given, less those the RM took back (asked for again)
+    completed: int = 0  # containers whose command exited, whatever its exit code
+    failed: int = 0  # ... with an exit code other than 0
+
+    def diagnostics(self) -> str:
+        """What the AM unregisters with when not every container succeeded."""
+        return (f"Diagnostics., total={self.total}, completed={self.completed}, "
+                f"allocated={self.allocated}, failed={self.failed}")
+
+
 class ServerClock:
     """Engine ms from the wall's monotonic clock, ``speed`` times faster, from 0 at start."""
 
@@ -132,7 +148,7 @@ class EngineLoop:
         self._stream_changed = threading.Condition()
         self._launched: dict[tuple[str, str], Launch] = {}  # (app, engine container) → launch
         self._external: dict[str, Submission] = {}  # apps whose containers are processes
-        self._ended_am: set[str] = set()  # apps whose AM process exited on its own
+        self.shells: dict[str, ShellCounts] = {}  # the built-in distributed-shell AM's apps
         self._published_at = 0.0
         self.failure: BaseException | None = None  # what stopped the engine thread
         for node in nodes:
@@ -275,16 +291,27 @@ class EngineLoop:
     def _executor_reacts(self, event: Event) -> None:
         if self.hub is not None and self.hub.owns(getattr(event, "app", "")):
             return  # the AM protocol's hub launches and stops that app's containers
+        shell = self.shells.get(getattr(event, "app", ""))
         if isinstance(event, ContainerAllocated):
             submission = self._external.get(event.app)
             if submission is not None:
                 self._launch(submission, event)
+            if shell is not None and not event.am:
+                shell.allocated += 1
         elif isinstance(event, ContainerPreempted | ContainerCompleted):
             launch = self._launched.pop((event.app, event.container), None)
             if launch is not None:  # the RM took it back: its process is stopped
                 self.executor.stop(launch.app, launch.container, SIGKILL_DELAY_MS)
+                if shell is not None and not launch.am:
+                    # the app model asks for it again, as DistributedShell's AM does for a
+                    # container the RM aborted: no longer counted as allocated
+                    shell.allocated -= 1
         elif isinstance(event, AppFinished):
             self._external.pop(event.app, None)
+            if shell is not None and event.state != "killed" and shell.failed:
+                # the app FINISHED with the final status FAILED (RMRecords) and the message
+                # DistributedShell's AM unregisters with
+                self.records.apps[event.app].diagnostics = shell.diagnostics()
 
     def _launch(self, submission: Submission, event: ContainerAllocated) -> None:
         """A container of an app whose containers are processes: the distributed shell's
@@ -345,6 +372,10 @@ class EngineLoop:
                 return
             if exit_status != 0:
                 self.records.apps[app].exit_failures += 1
+            shell = self.shells.get(app)
+            if shell is not None:
+                shell.completed += 1
+                shell.failed += exit_status != 0
             self.sim.complete(app, engine_id)
 
         self._call(job)
@@ -388,6 +419,7 @@ class EngineLoop:
         elif s.distributed_shell is not None and processes:
             shell = s.distributed_shell
             self._external[app_id] = s
+            self.shells[app_id] = ShellCounts(shell.num_containers)
             self.sim.arrive(AppSpec(app_id, 0, s.queue, s.user, am, (
                 TaskGroup(shell.num_containers, shell.container_resource, 0, shell.priority),)),
                 external=True)
