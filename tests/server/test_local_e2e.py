@@ -57,6 +57,7 @@ import pytest
 import uvicorn
 
 from fairshare.client import YarnClient
+from fairshare.server.executors.local import LocalExecutor
 from fairshare.server.service import Served, ServeOptions, build
 from fairshare.server.view import yarn_container_id
 from tests.ports import free_port
@@ -191,8 +192,9 @@ def server(tmp_path: Path) -> Iterator[Server]:
         served.stop()  # every container still running: SIGTERM, SIGKILL, reaped
         web.should_exit = True
         thread.join(timeout=10)
-        # nothing is left of any container's process group
+        # nothing is left of any container's process group, nor any process in the session
         assert {g: members(g) for g in server.pgids if members(g)} == {}
+        assert working_in(out) == []
 
 
 # -- helpers -------------------------------------------------------------------------------------
@@ -220,6 +222,19 @@ def members(pgid: int) -> list[int]:
             continue  # gone meanwhile
         if int(fields[2]) == pgid and fields[0] != "Z":
             found.append(int(entry.name))
+    return found
+
+
+def working_in(directory: Path) -> list[int]:
+    """The live processes whose working directory is under ``directory``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and alive(int(entry.name)) and \
+                    Path(os.readlink(entry / "cwd")).is_relative_to(directory):
+                found.append(int(entry.name))
+        except OSError:
+            continue  # gone meanwhile, or not ours to look at
     return found
 
 
@@ -417,13 +432,17 @@ def test_a_starved_queue_gets_its_share_back_by_preempting_real_processes(
     assert "started" in (logs / APP2 / am_container / "stdout").read_text()
 
     # -- 4. app 1 killed: every process it has is stopped; app 3 fails as DistributedShell --
+    executor = server.served.loop.executor
+    assert isinstance(executor, LocalExecutor)
+    running = {c: executor.pid(app, c) for app, c in executor.running() if app == APP1}
+    assert set(survivors) <= set(running)  # and what it got back once app 2 had finished
     assert yarn.kill(APP1) == "FINAL_SAVING"
     assert yarn.wait_for(APP1, timeout_s=TIMEOUT_S) == "KILLED"
-    started = {c.name for c in rec.glob(f"container_{TS}_0001_*")}
-    for c in started:  # the survivors, and what app 1 got back once app 2 had finished
-        pid = int((rec / c / "pid").read_text().split()[0])
+    for c, pid in running.items():
+        assert pid is not None
         server.pgids.add(pid)
         wait_for(lambda pid=pid: not members(pid), f"{c} to end")
+    assert working_in(logs / "usercache" / USER / "appcache" / APP1) == []
     assert yarn.submit({"application-id": yarn.new_application()["application-id"],
                         "queue": "a", "resource": {"memory": 1024, "vCores": 1},
                         "fairshare": {"distributed-shell": {

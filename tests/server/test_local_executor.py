@@ -4,6 +4,7 @@ no process left behind by close()."""
 from __future__ import annotations
 
 import os
+import select
 import threading
 import time
 from collections.abc import Iterator
@@ -153,6 +154,57 @@ def test_stop_of_a_process_that_honours_sigterm_ends_it_at_once(
         time.sleep(0.01)
     assert time.monotonic() - began < 1.0
     assert host.exits == []
+
+
+def test_the_grace_is_the_groups_when_the_shell_ends_at_sigterm(
+        executor: tuple[LocalExecutor, Host], tmp_path: Path) -> None:
+    """``ContainerCleanup`` SIGTERMs the group, and the ``DelayedProcessKiller`` SIGKILLs the
+    group after the delay: a child that takes 0.2 s to save its work on SIGTERM has the time,
+    although the shell that started it ends at once."""
+    ex, host = executor
+    saved, child_pid = tmp_path / "saved", tmp_path / "child"
+    ex.launch(launch(tmp_path, f"(trap 'sleep 0.2; echo saved > {saved}; exit 0' TERM; "
+                               f"while :; do sleep 0.02; done) & echo $! > {child_pid}; wait"))
+    shell = wait_pid(ex, CONTAINER)
+    deadline = time.monotonic() + 5
+    while not (child_pid.exists() and child_pid.read_text().strip()):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    child = int(child_pid.read_text())
+    time.sleep(0.2)  # the child's trap is set
+    ex.stop(APP, CONTAINER, 600)
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not alive(shell) and not alive(child)
+    assert saved.read_text() == "saved\n"  # it finished within the grace
+    assert ex.running() == [] and host.exits == []
+
+
+def test_what_a_container_leaves_behind_gets_sigterm_then_sigkill(
+        executor: tuple[LocalExecutor, Host], tmp_path: Path) -> None:
+    """After a container's shell exits, the NodeManager cleans its group up as it stops one
+    (``ContainerImpl``'s exit transitions): SIGTERM, then SIGKILL after the delay. The exit is
+    reported at once."""
+    ex, host = executor
+    got_term, child_pid = tmp_path / "got-term", tmp_path / "child"
+    ex.launch(launch(tmp_path, f"(trap 'echo $EPOCHREALTIME > {got_term}' TERM; "
+                               f"while :; do sleep 0.02; done) & echo $! > {child_pid}; "
+                               "sleep 0.3; exit 5"))
+    deadline = time.monotonic() + 5
+    while not (child_pid.exists() and child_pid.read_text().strip()):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    pidfd = os.pidfd_open(int(child_pid.read_text()))
+    try:
+        (_, _, status, _), = host.wait(1)
+        assert status == 5
+        assert select.select([pidfd], [], [], 5)[0]  # readable once the child has ended
+        ended = time.time()
+    finally:
+        os.close(pidfd)
+    # it got SIGTERM, and outlived it until the SIGKILL 250 ms later (less the time its trap
+    # may take to run on a loaded machine)
+    assert ended - float(got_term.read_text()) >= 0.1
 
 
 def test_close_leaves_no_process_behind(tmp_path: Path) -> None:
