@@ -297,17 +297,21 @@ def test_the_cgroup_files_written_and_read(tmp_path: Path) -> None:
     host = Host()
     ex.start(host)
     try:
-        spec = launch(tmp_path, "sleep 0.5", memory=64)
+        go = tmp_path / "go"  # the container ends once the test has written memory.events
+        spec = launch(tmp_path, f"for _ in $(seq 500); do [ -e {go} ] && break; sleep 0.01; "
+                                "done", memory=64)
         ex.launch(spec)
         pid = wait_pid(ex, CONTAINER)
         cgroup = base / f"fairshare-{CONTAINER}"
         assert (cgroup / "memory.max").read_text() == str(64 * 1024 * 1024)
         deadline = time.monotonic() + 5
-        while not (cgroup / "cgroup.procs").exists():
+        procs = cgroup / "cgroup.procs"
+        while not (procs.exists() and procs.read_text().strip()):
             assert time.monotonic() < deadline
             time.sleep(0.01)
-        assert (cgroup / "cgroup.procs").read_text().strip() == str(pid)
+        assert procs.read_text().strip() == str(pid)
         (cgroup / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
+        go.touch()
         (_, _, status, diagnostics), = host.wait(1)
         assert status == -104  # ContainerExitStatus.KILLED_EXCEEDED_PMEM
         assert "beyond physical memory limits" in diagnostics
