@@ -3,6 +3,7 @@ no process left behind by close()."""
 
 from __future__ import annotations
 
+import logging
 import os
 import select
 import threading
@@ -269,13 +270,20 @@ def test_many_containers_end_in_bounded_time(executor: tuple[LocalExecutor, Host
     assert time.monotonic() - began < 5
 
 
-def test_memory_enforcement_is_said_either_way() -> None:
+def test_memory_enforcement_is_said_either_way(caplog: pytest.LogCaptureFixture) -> None:
     ex = LocalExecutor()
     base, note = probe_cgroup()
     assert ex.memory_enforced is (base is not None)
     assert note == ex.memory_note and note
     off = LocalExecutor(enforce_memory=False)
     assert not off.memory_enforced
+    with caplog.at_level(logging.INFO, logger="fairshare.server.executors.local"):
+        off.start(Host())  # the server's log says so when it starts
+        off.close()
+    said, = (r for r in caplog.records if "memory" in r.getMessage())
+    assert (said.levelno, said.getMessage()) == (
+        logging.WARNING, "local executor: containers' memory is bookkept but not enforced "
+        "(memory enforcement turned off)")
 
 
 def test_a_cgroup_base_that_cannot_take_children_is_refused(tmp_path: Path) -> None:

@@ -124,12 +124,16 @@ class LocalExecutor:
         if enforce_memory:
             self._cgroup_base, self.memory_note = probe_cgroup(cgroup_base)
             self.memory_enforced = self._cgroup_base is not None
-        if not self.memory_enforced:
-            log.info("local executor: memory not enforced (%s)", self.memory_note)
 
     # -- the Executor protocol ------------------------------------------------------------
 
     def start(self, host: ExecutorHost) -> None:
+        # said when the server starts (its logging is set up by then), either way
+        if self.memory_enforced:
+            log.info("local executor: containers' memory enforced (%s)", self.memory_note)
+        else:
+            log.warning("local executor: containers' memory is bookkept but not enforced "
+                        "(%s)", self.memory_note)
         self._host = host
         self._thread = threading.Thread(target=self._watch, name="local-executor", daemon=True)
         self._thread.start()
