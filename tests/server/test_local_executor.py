@@ -144,6 +144,25 @@ def test_stop_sends_sigterm_then_sigkill_after_the_grace_and_reports_nothing(
     assert host.exits == []  # a stopped container is not reported
 
 
+def test_a_stop_without_a_grace_takes_the_executors(tmp_path: Path) -> None:
+    ex = LocalExecutor(grace_ms=0)  # yarn.nodemanager.sleep-delay-before-sigkill.ms 0
+    host = Host()
+    ex.start(host)
+    try:
+        marker = tmp_path / "got-term"
+        ex.launch(launch(tmp_path, f"trap 'touch {marker}' TERM; while true; do sleep 0.05; "
+                                   "done"))
+        pid = wait_pid(ex, CONTAINER)
+        time.sleep(0.2)  # the trap is set
+        ex.stop(APP, CONTAINER)
+        deadline = time.monotonic() + 5
+        while alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not alive(pid) and not marker.exists()  # SIGKILL at once: no SIGTERM first
+    finally:
+        ex.close()
+
+
 def test_stop_of_a_process_that_honours_sigterm_ends_it_at_once(
         executor: tuple[LocalExecutor, Host], tmp_path: Path) -> None:
     ex, host = executor

@@ -124,8 +124,11 @@ class EngineLoop:
     def __init__(self, engine: Engine, executor: Executor, nodes: Sequence[NodeSpec], *,
                  cluster_timestamp: int, clock: ServerClock, work_dir: Path,
                  heartbeat_ms: int = 1000, journal: Callable[[Command], None] | None = None,
-                 outputs: Path | None = None) -> None:
+                 outputs: Path | None = None, grace_ms: int = SIGKILL_DELAY_MS) -> None:
         self.engine = engine
+        # yarn.nodemanager.sleep-delay-before-sigkill.ms: a process the RM takes back gets
+        # SIGTERM, then SIGKILL this long after (ContainerCleanup.signalProcess)
+        self.grace_ms = grace_ms
         self.executor = executor
         self.clock = clock
         self.work_dir = work_dir
@@ -301,7 +304,7 @@ class EngineLoop:
         elif isinstance(event, ContainerPreempted | ContainerCompleted):
             launch = self._launched.pop((event.app, event.container), None)
             if launch is not None:  # the RM took it back: its process is stopped
-                self.executor.stop(launch.app, launch.container, SIGKILL_DELAY_MS)
+                self.executor.stop(launch.app, launch.container, self.grace_ms)
                 if shell is not None and not launch.am:
                     # the app model asks for it again, as DistributedShell's AM does for a
                     # container the RM aborted: no longer counted as allocated

@@ -75,6 +75,7 @@ _NOT_INHERITED_PREFIX = "FAIRSHARE_AM_"
 # process next runs), and left after KILL_WAIT_S (a process in uninterruptible sleep)
 _GONE_POLL_S = 0.01
 KILL_WAIT_S = 5.0
+CLOSE_GRACE_MS = 10_000  # close() gives no container a longer grace than this
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +107,12 @@ class LocalExecutor:
     memory_note: str = ""  # why memory is or is not enforced
 
     def __init__(self, *, http_address: Callable[[str], str] = node_http_address,
-                 enforce_memory: bool = True, cgroup_base: Path | None = None) -> None:
+                 enforce_memory: bool = True, cgroup_base: Path | None = None,
+                 grace_ms: int = SIGKILL_DELAY_MS) -> None:
         self._http_address = http_address
+        # the NodeManager's yarn.nodemanager.sleep-delay-before-sigkill.ms, for what it stops
+        # of its own accord: what a container leaves behind, and every container at close()
+        self.grace_ms = grace_ms
         self._host: ExecutorHost | None = None
         self._lock = threading.Lock()
         self._actions: list[Launch | _Stop] = []
@@ -144,8 +149,8 @@ class LocalExecutor:
     def launch(self, launch: Launch) -> None:
         self._queue(launch)
 
-    def stop(self, app: str, container: str, grace_ms: int = SIGKILL_DELAY_MS) -> None:
-        self._queue(_Stop(app, container, grace_ms))
+    def stop(self, app: str, container: str, grace_ms: int | None = None) -> None:
+        self._queue(_Stop(app, container, self.grace_ms if grace_ms is None else grace_ms))
 
     def close(self) -> None:
         with self._lock:
@@ -294,7 +299,7 @@ class LocalExecutor:
             self._finish(running)
             return
         if ended_by_itself:  # the NodeManager's clean-up after an exit: SIGTERM, SIGKILL
-            self._terminate(running, SIGKILL_DELAY_MS)
+            self._terminate(running, self.grace_ms)
         # until the SIGKILL (if it is not sent already), then until the group is gone
         self._lingering.append(running)
 
@@ -318,12 +323,13 @@ class LocalExecutor:
         self._end_cgroup(running.cgroup)
 
     def _end_all(self, selector: selectors.BaseSelector) -> None:
-        """close(): SIGTERM every group, SIGKILL after the default grace, reap every one."""
+        """close(): SIGTERM every group, SIGKILL after the grace (at most CLOSE_GRACE_MS),
+        wait until every one is gone."""
         with self._lock:
             running = list(self._running.values())
         for r in running:
             if not r.stopped:
-                self._terminate(r, SIGKILL_DELAY_MS)
+                self._terminate(r, min(self.grace_ms, CLOSE_GRACE_MS))
         while True:
             with self._lock:
                 if not self._running and not self._lingering:
