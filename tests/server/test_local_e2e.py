@@ -90,15 +90,15 @@ SITE = {
 }
 
 # app 1's containers: what they are (pid, group, session, environment), then a loop; SIGTERM
-# is written down, and the first container to get it (mkdir is atomic) ignores it
+# is written down (when), and the first container to get it (mkdir is atomic) ignores it
 FILL = """d={rec}/$CONTAINER_ID; mkdir -p "$d"
 trap 'echo "$EPOCHREALTIME" > "$d/term"
       if mkdir {rec}/stubborn 2>/dev/null; then echo "$CONTAINER_ID" > {rec}/stubborn/who
-        stubborn=1; else exit 143; fi' TERM
+      else exit 143; fi' TERM
 read -r -a stat < /proc/$$/stat
 env > "$d/env"; echo "started $CONTAINER_ID"; echo "stderr of $CONTAINER_ID" >&2
 echo "$$ ${{stat[4]}} ${{stat[5]}}" > "$d/pid.tmp" && mv "$d/pid.tmp" "$d/pid"
-while :; do sleep 0.05; [ -n "$stubborn" ] && echo "$EPOCHREALTIME" > "$d/alive"; done
+while :; do sleep 0.05; done
 """
 
 # app 2's own AM: a Python program on fairshare.client, run as its AM container
@@ -363,11 +363,14 @@ def test_a_starved_queue_gets_its_share_back_by_preempting_real_processes(
         granted = wait_for(lambda: read_json(rec / "granted.json"), "app 2's 3 containers")
         wait_for(lambda: all((rec / f"{c}.pid").exists() for c in granted.values()),
                  "app 2's containers to start")
-        assert wait_for(lambda: (lambda u: u if u["root.b"] == 4096 else None)(used_mb(yarn)),
+        assert wait_for(lambda: (used := used_mb(yarn))["root.b"] == 4096 and used,
                         "root.b at its fair share") == {"root.a": 4096, "root.b": 4096}
 
         # (a) as many of app 1's processes got SIGTERM as the shares say: 4
-        victims = sorted(c for c in app1 if (rec / c / "term").exists())
+        def got_term() -> list[str]:
+            return sorted(c for c in app1 if (rec / c / "term").exists())
+
+        victims = wait_for(lambda: len(got_term()) >= 4 and got_term(), "4 SIGTERMs")
         assert len(victims) == 4, victims
         survivors = [c for c in app1 if c not in victims]
         assert all(alive(procs[c]) for c in survivors)
@@ -376,15 +379,14 @@ def test_a_starved_queue_gets_its_share_back_by_preempting_real_processes(
         # (e) the one that ignored SIGTERM lived on for the grace, then was SIGKILLed
         stubborn = (rec / "stubborn" / "who").read_text().strip()
         assert stubborn in victims
-        term_at = float((rec / stubborn / "term").read_text())
-        last_alive = float((rec / stubborn / "alive").read_text())
-        ended = wait_for(lambda: deaths.ended.get(procs[stubborn]), "the stubborn one's end")
-        assert last_alive - term_at >= 0.1  # SIGTERM did not end it
-        # not before the grace (the trap may run a little after the signal), not much after
-        assert GRACE_S - 0.1 <= ended - term_at < GRACE_S + 3.0, ended - term_at
-        for c in victims:
-            if c != stubborn:  # these honoured SIGTERM: gone at once, well within the grace
-                assert deaths.ended[procs[c]] - float((rec / c / "term").read_text()) < 1.0
+        lived = {c: wait_for(lambda c=c: deaths.ended.get(procs[c]), f"{c}'s end")
+                 - float((rec / c / "term").read_text()) for c in victims}
+        # it outlived SIGTERM for the grace (less the time its trap may take to run after the
+        # signal on a loaded machine), and was then SIGKILLed
+        assert GRACE_S - 0.1 <= lived[stubborn] < GRACE_S + 3.0, lived
+        # the others honoured SIGTERM and exited (bounded loosely: the watcher thread that
+        # sees an end may itself wake late on a loaded machine)
+        assert all(lived[c] < 1.0 for c in victims if c != stubborn), lived
     finally:
         deaths.close()
 
