@@ -311,6 +311,7 @@ class EngineLoop:
                     shell.allocated -= 1
         elif isinstance(event, AppFinished):
             self._external.pop(event.app, None)
+            self.shells.pop(event.app, None)
             if shell is not None and event.state != "killed" and shell.failed:
                 # the app FINISHED with the final status FAILED (RMRecords) and the message
                 # DistributedShell's AM unregisters with
