@@ -178,14 +178,14 @@ def server(tmp_path: Path) -> Iterator[Server]:
                                 "2x4g/4", executor="local", out=out, cluster_timestamp=TS))
     port = free_port()
     url = f"http://127.0.0.1:{port}"
+    server = Server(served, url, YarnClient(url, timeout_s=10), rec, out)
     served.start(url)
     web = uvicorn.Server(uvicorn.Config(served.app, host="127.0.0.1", port=port,
                                         log_level="warning", lifespan="off"))
     thread = threading.Thread(target=web.run, daemon=True)
-    thread.start()
-    wait_for(lambda: web.started, "the server to listen")
-    server = Server(served, url, YarnClient(url, timeout_s=10), rec, out)
     try:
+        thread.start()
+        wait_for(lambda: web.started, "the server to listen")
         yield server
     finally:
         server.yarn.close()
