@@ -157,7 +157,7 @@ def test_the_distributed_shell_fails_with_its_ams_diagnostics(tmp_path: Path) ->
         settle(loop, clock, 40_000)
         assert len(ex.stops) == 2
         assert loop.snapshot().app(first).preempted_non_am_containers == 2
-        assert loop.shells[first].allocated == 5
+        assert loop.shells[first].num_allocated == 5
         running = [la for la in ex.launches if la.app == first and la.container not in ex.stops]
         for n, launch in enumerate(running):
             loop.container_exited(first, launch.container, 3 if n == 0 else 0, "")

@@ -89,14 +89,15 @@ class ShellCounts:
     diagnostics (``ApplicationMaster.finish``)."""
 
     total: int
-    allocated: int = 0  # containers given, less those the RM took back (asked for again)
-    completed: int = 0  # containers whose command exited, whatever its exit code
-    failed: int = 0  # ... with an exit code other than 0
+    # numAllocatedContainers, numCompletedContainers, numFailedContainers:
+    num_allocated: int = 0  # containers given, less those the RM took back (asked for again)
+    num_completed: int = 0  # containers whose command exited, whatever its exit code
+    num_failed: int = 0  # ... with an exit code other than 0
 
     def diagnostics(self) -> str:
         """What the AM unregisters with when not every container succeeded."""
-        return (f"Diagnostics., total={self.total}, completed={self.completed}, "
-                f"allocated={self.allocated}, failed={self.failed}")
+        return (f"Diagnostics., total={self.total}, completed={self.num_completed}, "
+                f"allocated={self.num_allocated}, failed={self.num_failed}")
 
 
 class ServerClock:
@@ -300,7 +301,7 @@ class EngineLoop:
             if submission is not None:
                 self._launch(submission, event)
             if shell is not None and not event.am:
-                shell.allocated += 1
+                shell.num_allocated += 1
         elif isinstance(event, ContainerPreempted | ContainerCompleted):
             launch = self._launched.pop((event.app, event.container), None)
             if launch is not None:  # the RM took it back: its process is stopped
@@ -308,11 +309,11 @@ class EngineLoop:
                 if shell is not None and not launch.am:
                     # the app model asks for it again, as DistributedShell's AM does for a
                     # container the RM aborted: no longer counted as allocated
-                    shell.allocated -= 1
+                    shell.num_allocated -= 1
         elif isinstance(event, AppFinished):
             self._external.pop(event.app, None)
             self.shells.pop(event.app, None)
-            if shell is not None and event.state != "killed" and shell.failed:
+            if shell is not None and event.state != "killed" and shell.num_failed:
                 # the app FINISHED with the final status FAILED (RMRecords) and the message
                 # DistributedShell's AM unregisters with
                 self.records.apps[event.app].diagnostics = shell.diagnostics()
@@ -378,8 +379,8 @@ class EngineLoop:
                 self.records.apps[app].exit_failures += 1
             shell = self.shells.get(app)
             if shell is not None:
-                shell.completed += 1
-                shell.failed += exit_status != 0
+                shell.num_completed += 1
+                shell.num_failed += exit_status != 0
             self.sim.complete(app, engine_id)
 
         self._call(job)
