@@ -15,6 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from fairshare.cli.main import app
+from fairshare.config.yarnsite import load_site
+from fairshare.server.service import SIGKILL_DELAY_KEY, sigkill_delay_ms
 from tests.ports import free_port
 
 runner = CliRunner()
@@ -75,6 +77,30 @@ def test_a_missing_allocation_file_and_nodes_file_are_named(tmp_path: Path,
     code, stderr = serve(str(allocations), "--nodes-file", str(nodes), "--out",
                          str(tmp_path / "s"), "--listen", "127.0.0.1:0")
     assert code == 2 and f"{nodes}:3" in stderr
+
+
+@pytest.mark.parametrize(("value", "grace_ms"), [
+    (None, 250), ("1000", 1000), (" 40 ", 40), ("0", 0), ("-5", 0)])
+def test_the_sigkill_delay_is_the_nodemanagers_property(value: str | None,
+                                                         grace_ms: int) -> None:
+    # ContainerCleanup: SIGTERM then SIGKILL after the delay; 0 or less, SIGKILL at once
+    overrides = {} if value is None else {SIGKILL_DELAY_KEY: value}
+    assert sigkill_delay_ms(load_site(None, overrides)) == grace_ms
+
+
+def test_a_sigkill_delay_that_is_not_a_number_is_named_at_its_line(allocations: Path,
+                                                                   tmp_path: Path) -> None:
+    site = tmp_path / "yarn-site.xml"
+    site.write_text("<configuration>\n<property>\n"
+                    f"<name>{SIGKILL_DELAY_KEY}</name><value>soon</value>\n"
+                    "</property>\n</configuration>\n")
+    code, stderr = serve(str(allocations), "--site", str(site), "--executor", "local",
+                         "--out", str(tmp_path / "s"), "--listen", "127.0.0.1:0")
+    assert code == 2
+    said = " ".join(stderr.split())
+    assert f"{site}:2" in said and f"{SIGKILL_DELAY_KEY}: expected a number of " \
+        "milliseconds, got 'soon'" in said
+    assert not (tmp_path / "s").exists()
 
 
 def test_a_port_in_use_starts_nothing(allocations: Path, tmp_path: Path) -> None:

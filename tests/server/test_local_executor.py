@@ -3,7 +3,9 @@ no process left behind by close()."""
 
 from __future__ import annotations
 
+import logging
 import os
+import select
 import threading
 import time
 from collections.abc import Iterator
@@ -142,6 +144,25 @@ def test_stop_sends_sigterm_then_sigkill_after_the_grace_and_reports_nothing(
     assert host.exits == []  # a stopped container is not reported
 
 
+def test_a_stop_without_a_grace_takes_the_executors(tmp_path: Path) -> None:
+    ex = LocalExecutor(grace_ms=0)  # yarn.nodemanager.sleep-delay-before-sigkill.ms 0
+    host = Host()
+    ex.start(host)
+    try:
+        marker = tmp_path / "got-term"
+        ex.launch(launch(tmp_path, f"trap 'touch {marker}' TERM; while true; do sleep 0.05; "
+                                   "done"))
+        pid = wait_pid(ex, CONTAINER)
+        time.sleep(0.2)  # the trap is set
+        ex.stop(APP, CONTAINER)
+        deadline = time.monotonic() + 5
+        while alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not alive(pid) and not marker.exists()  # SIGKILL at once: no SIGTERM first
+    finally:
+        ex.close()
+
+
 def test_stop_of_a_process_that_honours_sigterm_ends_it_at_once(
         executor: tuple[LocalExecutor, Host], tmp_path: Path) -> None:
     ex, host = executor
@@ -153,6 +174,57 @@ def test_stop_of_a_process_that_honours_sigterm_ends_it_at_once(
         time.sleep(0.01)
     assert time.monotonic() - began < 1.0
     assert host.exits == []
+
+
+def test_the_grace_is_the_groups_when_the_shell_ends_at_sigterm(
+        executor: tuple[LocalExecutor, Host], tmp_path: Path) -> None:
+    """``ContainerCleanup`` SIGTERMs the group, and the ``DelayedProcessKiller`` SIGKILLs the
+    group after the delay: a child that takes 0.2 s to save its work on SIGTERM has the time,
+    although the shell that started it ends at once."""
+    ex, host = executor
+    saved, child_pid = tmp_path / "saved", tmp_path / "child"
+    ex.launch(launch(tmp_path, f"(trap 'sleep 0.2; echo saved > {saved}; exit 0' TERM; "
+                               f"while :; do sleep 0.02; done) & echo $! > {child_pid}; wait"))
+    shell = wait_pid(ex, CONTAINER)
+    deadline = time.monotonic() + 5
+    while not (child_pid.exists() and child_pid.read_text().strip()):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    child = int(child_pid.read_text())
+    time.sleep(0.2)  # the child's trap is set
+    ex.stop(APP, CONTAINER, 600)
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not alive(shell) and not alive(child)
+    assert saved.read_text() == "saved\n"  # it finished within the grace
+    assert ex.running() == [] and host.exits == []
+
+
+def test_what_a_container_leaves_behind_gets_sigterm_then_sigkill(
+        executor: tuple[LocalExecutor, Host], tmp_path: Path) -> None:
+    """After a container's shell exits, the NodeManager cleans its group up as it stops one
+    (``ContainerImpl``'s exit transitions): SIGTERM, then SIGKILL after the delay. The exit is
+    reported at once."""
+    ex, host = executor
+    got_term, child_pid = tmp_path / "got-term", tmp_path / "child"
+    ex.launch(launch(tmp_path, f"(trap 'echo $EPOCHREALTIME > {got_term}' TERM; "
+                               f"while :; do sleep 0.02; done) & echo $! > {child_pid}; "
+                               "sleep 0.3; exit 5"))
+    deadline = time.monotonic() + 5
+    while not (child_pid.exists() and child_pid.read_text().strip()):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    pidfd = os.pidfd_open(int(child_pid.read_text()))
+    try:
+        (_, _, status, _), = host.wait(1)
+        assert status == 5
+        assert select.select([pidfd], [], [], 5)[0]  # readable once the child has ended
+        ended = time.time()
+    finally:
+        os.close(pidfd)
+    # it got SIGTERM, and outlived it until the SIGKILL 250 ms later (less the time its trap
+    # may take to run on a loaded machine)
+    assert ended - float(got_term.read_text()) >= 0.1
 
 
 def test_close_leaves_no_process_behind(tmp_path: Path) -> None:
@@ -217,13 +289,20 @@ def test_many_containers_end_in_bounded_time(executor: tuple[LocalExecutor, Host
     assert time.monotonic() - began < 5
 
 
-def test_memory_enforcement_is_said_either_way() -> None:
+def test_memory_enforcement_is_said_either_way(caplog: pytest.LogCaptureFixture) -> None:
     ex = LocalExecutor()
     base, note = probe_cgroup()
     assert ex.memory_enforced is (base is not None)
     assert note == ex.memory_note and note
     off = LocalExecutor(enforce_memory=False)
     assert not off.memory_enforced
+    with caplog.at_level(logging.INFO, logger="fairshare.server.executors.local"):
+        off.start(Host())  # the server's log says so when it starts
+        off.close()
+    said, = (r for r in caplog.records if "memory" in r.getMessage())
+    assert (said.levelno, said.getMessage()) == (
+        logging.WARNING, "local executor: containers' memory is bookkept but not enforced "
+        "(memory enforcement turned off)")
 
 
 def test_a_cgroup_base_that_cannot_take_children_is_refused(tmp_path: Path) -> None:
@@ -245,17 +324,21 @@ def test_the_cgroup_files_written_and_read(tmp_path: Path) -> None:
     host = Host()
     ex.start(host)
     try:
-        spec = launch(tmp_path, "sleep 0.5", memory=64)
+        go = tmp_path / "go"  # the container ends once the test has written memory.events
+        spec = launch(tmp_path, f"for _ in $(seq 500); do [ -e {go} ] && break; sleep 0.01; "
+                                "done", memory=64)
         ex.launch(spec)
         pid = wait_pid(ex, CONTAINER)
         cgroup = base / f"fairshare-{CONTAINER}"
         assert (cgroup / "memory.max").read_text() == str(64 * 1024 * 1024)
         deadline = time.monotonic() + 5
-        while not (cgroup / "cgroup.procs").exists():
+        procs = cgroup / "cgroup.procs"
+        while not (procs.exists() and procs.read_text().strip()):
             assert time.monotonic() < deadline
             time.sleep(0.01)
-        assert (cgroup / "cgroup.procs").read_text().strip() == str(pid)
+        assert procs.read_text().strip() == str(pid)
         (cgroup / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
+        go.touch()
         (_, _, status, diagnostics), = host.wait(1)
         assert status == -104  # ContainerExitStatus.KILLED_EXCEEDED_PMEM
         assert "beyond physical memory limits" in diagnostics

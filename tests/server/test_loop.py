@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from fairshare.server.control import Refused
+from fairshare.server.executors.base import Launch
+from fairshare.server.submission import DistributedShell
 from fairshare.sim.sources.workload import TaskGroup
 from tests.server.loopkit import TS, mb, running_loop, settle, submission
 
@@ -131,3 +133,67 @@ def test_the_journal_replays_through_fairshare_run_to_the_same_events(tmp_path: 
     kinds = {r["type"] for r in served}
     assert {"container-preempted", "app-moved", "app-finished"} <= kinds  # a real session
     assert replayed == served
+
+
+class RecordingExecutor:
+    """An executor whose containers are processes (kind ``local``) that never start: the
+    launches and stops are recorded, and a test says when a process exits."""
+
+    kind = "local"
+
+    def __init__(self) -> None:
+        self.launches: list[Launch] = []
+        self.stops: list[str] = []
+
+    def start(self, host: object) -> None:
+        pass
+
+    def nodes(self) -> None:
+        return None
+
+    def launch(self, launch: Launch) -> None:
+        self.launches.append(launch)
+
+    def stop(self, app: str, container: str, grace_ms: int) -> None:
+        self.stops.append(container)
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_distributed_shell_fails_with_its_ams_diagnostics(tmp_path: Path) -> None:
+    """YARN's DistributedShell ApplicationMaster unregisters FAILED with ``Diagnostics.,
+    total=…, completed=…, allocated=…, failed=…`` when a container exited non-zero; a container
+    the RM took back is asked for again and leaves the allocated count (its ABORTED case)."""
+    ex = RecordingExecutor()
+    with running_loop(tmp_path, nodes=1, executor=ex) as (loop, clock):
+        first, _ = loop.new_application()
+        shell = DistributedShell(7, "work", mb(1024))
+        loop.submit(submission(first, "a", distributed_shell=shell))
+        settle(loop, clock, 9_000)  # the AM at 1 s, then a task a heartbeat: the node is full
+        assert len(ex.launches) == 7 and not any(launch.am for launch in ex.launches)
+        assert ex.launches[0].command == "work"
+        second, _ = loop.new_application()
+        loop.submit(submission(second, "b", user="bob",
+                               distributed_shell=DistributedShell(1, "more", mb(1024))))
+        # b's AM (1024) then its container (1024): two rounds, one container of a's each
+        settle(loop, clock, 40_000)
+        assert len(ex.stops) == 2
+        assert loop.snapshot().app(first).preempted_non_am_containers == 2
+        assert loop.shells[first].num_allocated == 5
+        running = [la for la in ex.launches if la.app == first and la.container not in ex.stops]
+        for n, launch in enumerate(running):
+            loop.container_exited(first, launch.container, 3 if n == 0 else 0, "")
+        settle(loop, clock, 45_000)  # the two asked for again are placed, and run
+        again = [la for la in ex.launches if la.app == first][7:]
+        assert len(again) == 2
+        for launch in again:
+            loop.container_exited(first, launch.container, 0, "")
+        b_task = next(la for la in ex.launches if la.app == second)
+        loop.container_exited(second, b_task.container, 0, "")
+        settle(loop, clock, 46_000)
+        done = loop.snapshot().app(first)
+        assert (done.state, done.final_status, done.diagnostics) == (
+            "FINISHED", "FAILED", "Diagnostics., total=7, completed=7, allocated=7, failed=1")
+        ok = loop.snapshot().app(second)
+        assert (ok.state, ok.final_status, ok.diagnostics) == ("FINISHED", "SUCCEEDED", "")

@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from fairshare.server.am_routes import PREFIX as AM_PREFIX
 from fairshare.server.extensions import extensions_router
 from fairshare.server.loop import EngineLoop
 from fairshare.server.rest.app import create_rest_app
@@ -18,7 +19,7 @@ def create_server_app(loop: EngineLoop, *, am_router: Any = None, pages: Any = N
     app = create_rest_app(loop)
     app.include_router(extensions_router(loop))
     if am_router is not None:
-        app.include_router(am_router)
+        app.include_router(am_router, prefix=AM_PREFIX)  # docs/am-protocol.md's paths
     if pages is not None:
         app.mount("/", pages)
     return app

@@ -83,6 +83,23 @@ class NodeSpec:
     rack: str = "/default-rack"
 
 
+@dataclass(slots=True)
+class ShellCounts:
+    """The counters of YARN's DistributedShell ApplicationMaster, for the built-in one's
+    diagnostics (``ApplicationMaster.finish``)."""
+
+    total: int
+    # numAllocatedContainers, numCompletedContainers, numFailedContainers:
+    num_allocated: int = 0  # containers given, less those the RM took back (asked for again)
+    num_completed: int = 0  # containers whose command exited, whatever its exit code
+    num_failed: int = 0  # ... with an exit code other than 0
+
+    def diagnostics(self) -> str:
+        """What the AM unregisters with when not every container succeeded."""
+        return (f"Diagnostics., total={self.total}, completed={self.num_completed}, "
+                f"allocated={self.num_allocated}, failed={self.num_failed}")
+
+
 class ServerClock:
     """Engine ms from the wall's monotonic clock, ``speed`` times faster, from 0 at start."""
 
@@ -108,8 +125,11 @@ class EngineLoop:
     def __init__(self, engine: Engine, executor: Executor, nodes: Sequence[NodeSpec], *,
                  cluster_timestamp: int, clock: ServerClock, work_dir: Path,
                  heartbeat_ms: int = 1000, journal: Callable[[Command], None] | None = None,
-                 outputs: Path | None = None) -> None:
+                 outputs: Path | None = None, grace_ms: int = SIGKILL_DELAY_MS) -> None:
         self.engine = engine
+        # yarn.nodemanager.sleep-delay-before-sigkill.ms: a process the RM takes back gets
+        # SIGTERM, then SIGKILL this long after (ContainerCleanup.signalProcess)
+        self.grace_ms = grace_ms
         self.executor = executor
         self.clock = clock
         self.work_dir = work_dir
@@ -132,7 +152,7 @@ class EngineLoop:
         self._stream_changed = threading.Condition()
         self._launched: dict[tuple[str, str], Launch] = {}  # (app, engine container) → launch
         self._external: dict[str, Submission] = {}  # apps whose containers are processes
-        self._ended_am: set[str] = set()  # apps whose AM process exited on its own
+        self.shells: dict[str, ShellCounts] = {}  # the built-in distributed-shell AM's apps
         self._published_at = 0.0
         self.failure: BaseException | None = None  # what stopped the engine thread
         for node in nodes:
@@ -275,16 +295,28 @@ class EngineLoop:
     def _executor_reacts(self, event: Event) -> None:
         if self.hub is not None and self.hub.owns(getattr(event, "app", "")):
             return  # the AM protocol's hub launches and stops that app's containers
+        shell = self.shells.get(getattr(event, "app", ""))
         if isinstance(event, ContainerAllocated):
             submission = self._external.get(event.app)
             if submission is not None:
                 self._launch(submission, event)
+            if shell is not None and not event.am:
+                shell.num_allocated += 1
         elif isinstance(event, ContainerPreempted | ContainerCompleted):
             launch = self._launched.pop((event.app, event.container), None)
             if launch is not None:  # the RM took it back: its process is stopped
-                self.executor.stop(launch.app, launch.container, SIGKILL_DELAY_MS)
+                self.executor.stop(launch.app, launch.container, self.grace_ms)
+                if shell is not None and not launch.am:
+                    # the app model asks for it again, as DistributedShell's AM does for a
+                    # container the RM aborted: no longer counted as allocated
+                    shell.num_allocated -= 1
         elif isinstance(event, AppFinished):
             self._external.pop(event.app, None)
+            self.shells.pop(event.app, None)
+            if shell is not None and event.state != "killed" and shell.num_failed:
+                # the app FINISHED with the final status FAILED (RMRecords) and the message
+                # DistributedShell's AM unregisters with
+                self.records.apps[event.app].diagnostics = shell.diagnostics()
 
     def _launch(self, submission: Submission, event: ContainerAllocated) -> None:
         """A container of an app whose containers are processes: the distributed shell's
@@ -302,7 +334,6 @@ class EngineLoop:
         app = self.engine.app(event.app)
         container = yarn_container_id(event.container)
         host, _, port = event.node.rpartition(":")
-        directory = self.work_dir / event.app / container
         environment = dict(submission.environment)
         environment.update({
             "CONTAINER_ID": container, "APPLICATION_ID": event.app,
@@ -310,8 +341,13 @@ class EngineLoop:
             "NM_HOST": host or event.node, "NM_PORT": port, "USER": submission.user,
             "LOGNAME": submission.user,
         })
+        # the NodeManager's layout, as the AM protocol's containers have it (AMHub._launch):
+        # <local>/usercache/<user>/appcache/<app>/<container> to work in (so LOCAL_DIRS is the
+        # app's appcache directory) and <log-dir>/<app>/<container> for stdout and stderr
+        # (ContainerLaunch.getRelativeContainerLogDir)
+        work = self.work_dir / "usercache" / submission.user / "appcache" / event.app / container
         launch = Launch(event.app, app.attempt, container, event.node, event.resource, event.am,
-                        command, environment, directory / "work", directory / "logs")
+                        command, environment, work, self.work_dir / event.app / container)
         self._launched[(event.app, event.container)] = launch
         self.executor.launch(launch)
 
@@ -341,6 +377,10 @@ class EngineLoop:
                 return
             if exit_status != 0:
                 self.records.apps[app].exit_failures += 1
+            shell = self.shells.get(app)
+            if shell is not None:
+                shell.num_completed += 1
+                shell.num_failed += exit_status != 0
             self.sim.complete(app, engine_id)
 
         self._call(job)
@@ -384,6 +424,7 @@ class EngineLoop:
         elif s.distributed_shell is not None and processes:
             shell = s.distributed_shell
             self._external[app_id] = s
+            self.shells[app_id] = ShellCounts(shell.num_containers)
             self.sim.arrive(AppSpec(app_id, 0, s.queue, s.user, am, (
                 TaskGroup(shell.num_containers, shell.container_resource, 0, shell.priority),)),
                 external=True)

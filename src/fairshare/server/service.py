@@ -23,7 +23,7 @@ from fairshare.config.errors import ConfigError
 from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig, load_site
 from fairshare.core import Engine, Reload, ReloadFailed
-from fairshare.server.executors.base import Executor
+from fairshare.server.executors.base import SIGKILL_DELAY_MS, Executor
 from fairshare.server.executors.virtual import VirtualExecutor
 from fairshare.server.journal import Journal
 from fairshare.server.loop import EngineLoop, NodeSpec, ServerClock
@@ -34,6 +34,7 @@ log = logging.getLogger("fairshare.serve")
 RELOAD_INTERVAL_S = 10.0  # AllocationFileLoaderService.ALLOC_RELOAD_INTERVAL_MS
 RELOAD_WAIT_S = 5.0  # ALLOC_RELOAD_WAIT_MS: a file modified this recently is not read yet
 EXECUTORS = ("virtual", "local", "ray")
+SIGKILL_DELAY_KEY = "yarn.nodemanager.sleep-delay-before-sigkill.ms"
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,8 @@ class Served:
         out = self.options.out
         hub = AMHub(self.loop, self.loop.executor, types=self.engine.types,
                     maximum_allocation=self.site.maximum_allocation, base_url=base_url,
-                    work_root=out / "containers", log_root=out / "containers")
+                    work_root=out / "containers", log_root=out / "containers",
+                    grace_ms=self.loop.grace_ms)
         self.loop.hub = hub
         db = self.options.db or str(out / "history.db")
         history = History.open(db, poll_interval_ms=self.options.pages_interval_ms)
@@ -167,7 +169,8 @@ def build(options: ServeOptions, *, clock: ServerClock | None = None) -> Served:
     site = load_site(options.site)
     types = site.resource_types
     allocations_text, config = _allocations(options.allocations, site)
-    executor = _executor(options)
+    grace_ms = sigkill_delay_ms(site)
+    executor = _executor(options, grace_ms)
     nodes = _nodes(options, executor, types)
     cluster_timestamp = options.cluster_timestamp or int(time.time() * 1000)
     out = options.out
@@ -181,7 +184,7 @@ def build(options: ServeOptions, *, clock: ServerClock | None = None) -> Served:
     loop = EngineLoop(engine, executor, nodes, cluster_timestamp=cluster_timestamp,
                       clock=clock or ServerClock(options.speed), work_dir=out / "containers",
                       heartbeat_ms=site.nm_heartbeat_interval_ms, journal=journal,
-                      outputs=out)
+                      outputs=out, grace_ms=grace_ms)
     return Served(options, site, engine, loop, journal, allocations_text)
 
 
@@ -195,13 +198,29 @@ def _allocations(path: Path, site: SiteConfig) -> tuple[str, AllocationConfig]:
     return text, parse_allocations_text(text, str(path), site.resource_types)
 
 
-def _executor(options: ServeOptions) -> Executor:
+def sigkill_delay_ms(site: SiteConfig) -> int:
+    """``yarn.nodemanager.sleep-delay-before-sigkill.ms`` (250 by default): a stopped
+    container's process group gets SIGTERM, then SIGKILL this long after; 0 or less, SIGKILL
+    at once (``ContainerCleanup.signalProcess``). Java's ``getLong``: an integer or nothing."""
+    raw = site.raw.get(SIGKILL_DELAY_KEY)
+    if raw is None or not raw.strip():
+        return SIGKILL_DELAY_MS
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        file, line = site.origins.get(SIGKILL_DELAY_KEY, (None, None))
+        raise ConfigError(f"{SIGKILL_DELAY_KEY}: expected a number of milliseconds, got "
+                          f"{raw.strip()!r}", file, line) from None
+    return max(0, value)
+
+
+def _executor(options: ServeOptions, grace_ms: int) -> Executor:
     if options.executor == "virtual":
         return VirtualExecutor()
     if options.executor == "local":
         from fairshare.server.executors.local import LocalExecutor
 
-        return LocalExecutor()
+        return LocalExecutor(grace_ms=grace_ms)
     try:
         from fairshare.server.executors.ray import RayExecutor
     except ImportError as e:

@@ -14,11 +14,16 @@ scheduler knows:
   ``JVM_PID`` (the shell's ``$$``) — and fairshare's ``APPLICATION_ID`` (YARN leaves the AM to
   derive it from ``CONTAINER_ID``);
 * an exit is reported to the host with the shell's exit code (a signal: 128 + signal);
-* ``stop`` sends SIGTERM to the group, then SIGKILL ``grace_ms`` later
-  (``ContainerLaunch.cleanupContainer`` with ``DelayedProcessKiller`` after
-  ``yarn.nodemanager.sleep-delay-before-sigkill.ms``), and reports nothing;
-* when a container's shell ends, what is left of its group is killed (SIGKILL), so that a
-  background child cannot outlive its container.
+* ``stop`` sends SIGTERM to the group, then SIGKILL to the group ``grace_ms`` later
+  (``ContainerCleanup.signalProcess`` with a ``DelayedProcessKiller`` after
+  ``yarn.nodemanager.sleep-delay-before-sigkill.ms``), and reports nothing. The grace is the
+  group's, not the shell's: a child that saves its work on SIGTERM keeps it when the shell
+  that started it ends at once;
+* when a container's shell ends by itself, what is left of its group gets the same SIGTERM,
+  then SIGKILL (``ContainerImpl``'s exit transitions ask for that clean-up), so that a
+  background child cannot outlive its container. Until its group is gone the shell is left
+  unreaped, so that its pid — the group's id — cannot be taken by another process meanwhile,
+  and ``close`` returns only once every group is gone.
 
 Memory is enforced with cgroups v2 when this process can make a child cgroup under its own
 with the ``memory`` controller (``memory.max`` = the container's memory, ``memory.swap.max`` 0;
@@ -66,6 +71,11 @@ log = logging.getLogger(__name__)
 LAUNCH_FAILED = -1
 # variables of the server's own environment a container never inherits: another AM's token
 _NOT_INHERITED_PREFIX = "FAIRSHARE_AM_"
+# a SIGKILLed group is looked at this often until it is gone (SIGKILL is delivered when each
+# process next runs), and left after KILL_WAIT_S (a process in uninterruptible sleep)
+_GONE_POLL_S = 0.01
+KILL_WAIT_S = 5.0
+CLOSE_GRACE_MS = 10_000  # close() gives no container a longer grace than this
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +91,10 @@ class _Running:
     process: subprocess.Popen[bytes]
     pidfd: int
     cgroup: Path | None
-    stopped: bool = False
+    stopped: bool = False  # the loop stopped it, or its exit is reported: nothing more to say
     kill_at: float | None = None  # monotonic seconds: SIGKILL the group then
+    killed_at: float | None = None  # monotonic seconds: the group was SIGKILLed then
+    shell_ended: bool = False  # the shell exited, unreaped: the rest of its group lingers
 
 
 class LocalExecutor:
@@ -95,12 +107,17 @@ class LocalExecutor:
     memory_note: str = ""  # why memory is or is not enforced
 
     def __init__(self, *, http_address: Callable[[str], str] = node_http_address,
-                 enforce_memory: bool = True, cgroup_base: Path | None = None) -> None:
+                 enforce_memory: bool = True, cgroup_base: Path | None = None,
+                 grace_ms: int = SIGKILL_DELAY_MS) -> None:
         self._http_address = http_address
+        # the NodeManager's yarn.nodemanager.sleep-delay-before-sigkill.ms, for what it stops
+        # of its own accord: what a container leaves behind, and every container at close()
+        self.grace_ms = grace_ms
         self._host: ExecutorHost | None = None
         self._lock = threading.Lock()
         self._actions: list[Launch | _Stop] = []
         self._running: dict[tuple[str, str], _Running] = {}
+        self._lingering: list[_Running] = []  # shells ended, their groups given the grace
         self._closing = False
         self._closed = False
         self._thread: threading.Thread | None = None
@@ -112,12 +129,16 @@ class LocalExecutor:
         if enforce_memory:
             self._cgroup_base, self.memory_note = probe_cgroup(cgroup_base)
             self.memory_enforced = self._cgroup_base is not None
-        if not self.memory_enforced:
-            log.info("local executor: memory not enforced (%s)", self.memory_note)
 
     # -- the Executor protocol ------------------------------------------------------------
 
     def start(self, host: ExecutorHost) -> None:
+        # said when the server starts (its logging is set up by then), either way
+        if self.memory_enforced:
+            log.info("local executor: containers' memory enforced (%s)", self.memory_note)
+        else:
+            log.warning("local executor: containers' memory is bookkept but not enforced "
+                        "(%s)", self.memory_note)
         self._host = host
         self._thread = threading.Thread(target=self._watch, name="local-executor", daemon=True)
         self._thread.start()
@@ -128,8 +149,8 @@ class LocalExecutor:
     def launch(self, launch: Launch) -> None:
         self._queue(launch)
 
-    def stop(self, app: str, container: str, grace_ms: int = SIGKILL_DELAY_MS) -> None:
-        self._queue(_Stop(app, container, grace_ms))
+    def stop(self, app: str, container: str, grace_ms: int | None = None) -> None:
+        self._queue(_Stop(app, container, self.grace_ms if grace_ms is None else grace_ms))
 
     def close(self) -> None:
         with self._lock:
@@ -193,7 +214,7 @@ class LocalExecutor:
                     if key.data is None:
                         _drain(self._wake_r)
                     else:
-                        self._reap(key.data, selector)
+                        self._shell_ended(key.data, selector)
         finally:
             selector.close()
 
@@ -209,25 +230,36 @@ class LocalExecutor:
     def _terminate(self, running: _Running, grace_ms: int) -> None:
         running.stopped = True
         if grace_ms <= 0:
-            _signal_group(running.process.pid, signal.SIGKILL)
+            self._kill(running)
             return
         _signal_group(running.process.pid, signal.SIGTERM)
         running.kill_at = time.monotonic() + grace_ms / 1000
 
+    def _kill(self, running: _Running) -> None:
+        _signal_group(running.process.pid, signal.SIGKILL)
+        running.kill_at = None
+        running.killed_at = time.monotonic()
+
     def _fire_deadlines(self) -> float | None:
-        """SIGKILL the groups whose grace ran out; the seconds to the next deadline."""
+        """SIGKILL the groups whose grace ran out, reap the ended shells whose groups are
+        gone; the seconds to the next deadline."""
         now = time.monotonic()
         nearest: float | None = None
         with self._lock:
             running = list(self._running.values())
-        for r in running:
-            if r.kill_at is None:
-                continue
-            if r.kill_at <= now:
-                _signal_group(r.process.pid, signal.SIGKILL)
-                r.kill_at = None
-            elif nearest is None or r.kill_at < nearest:
+        for r in [*running, *self._lingering]:
+            if r.kill_at is not None and r.kill_at <= now:
+                self._kill(r)
+            elif r.kill_at is not None and (nearest is None or r.kill_at < nearest):
                 nearest = r.kill_at
+        for r in list(self._lingering):
+            if r.killed_at is None:
+                continue
+            if not _others_in_group(r.process.pid) or now - r.killed_at > KILL_WAIT_S:
+                self._lingering.remove(r)
+                self._finish(r)
+            elif nearest is None or now + _GONE_POLL_S < nearest:
+                nearest = now + _GONE_POLL_S
         return None if nearest is None else max(0.0, nearest - now)
 
     def _spawn(self, launch: Launch, selector: selectors.BaseSelector) -> None:
@@ -251,46 +283,63 @@ class LocalExecutor:
             self._running[(launch.app, launch.container)] = running
         selector.register(pidfd, selectors.EVENT_READ, running)
 
-    def _reap(self, running: _Running, selector: selectors.BaseSelector) -> None:
-        # the shell has ended but is not reaped yet, so its pid (the group id) cannot be
-        # reused: what is left of its group is killed before the reap
-        _signal_group(running.process.pid, signal.SIGKILL)
-        returncode = running.process.wait()
+    def _shell_ended(self, running: _Running, selector: selectors.BaseSelector) -> None:
+        """A container's shell exited (it stays unreaped, so its pid — the group's id — is not
+        reused): its exit is reported unless the loop stopped it, and the rest of its group,
+        if any, gets its grace before the SIGKILL."""
         selector.unregister(running.pidfd)
-        os.close(running.pidfd)
+        running.shell_ended = True
         launch = running.launch
         with self._lock:
             self._running.pop((launch.app, launch.container), None)
-        oom = self._end_cgroup(running.cgroup)
-        if running.stopped:
-            return  # the loop ended it: nothing is reported (Executor.stop)
-        if oom:
+        ended_by_itself = not running.stopped
+        if ended_by_itself:
+            self._report_exit(running)
+        if not _others_in_group(running.process.pid):
+            self._finish(running)
+            return
+        if ended_by_itself:  # the NodeManager's clean-up after an exit: SIGTERM, SIGKILL
+            self._terminate(running, self.grace_ms)
+        # until the SIGKILL (if it is not sent already), then until the group is gone
+        self._lingering.append(running)
+
+    def _report_exit(self, running: _Running) -> None:
+        launch = running.launch
+        running.stopped = True  # reported once
+        if _oom_killed(running.cgroup):
             self._report(launch, KILLED_EXCEEDED_PMEM,
                          f"Container {launch.container} is running beyond physical memory "
                          f"limits ({launch.resource.memory} MB). Killed.")
             return
-        status = returncode if returncode >= 0 else 128 - returncode
+        status = _exit_status(running.pidfd)
         diagnostics = "" if status == 0 else f"Exception from container-launch. " \
                                               f"Exit code: {status}"
         self._report(launch, status, diagnostics)
 
+    def _finish(self, running: _Running) -> None:
+        """Reap the shell (its group is gone or SIGKILLed) and remove its cgroup."""
+        running.process.wait()
+        os.close(running.pidfd)
+        self._end_cgroup(running.cgroup)
+
     def _end_all(self, selector: selectors.BaseSelector) -> None:
-        """close(): SIGTERM every group, SIGKILL after the default grace, reap every one."""
+        """close(): SIGTERM every group, SIGKILL after the grace (at most CLOSE_GRACE_MS),
+        wait until every one is gone."""
         with self._lock:
             running = list(self._running.values())
         for r in running:
             if not r.stopped:
-                self._terminate(r, SIGKILL_DELAY_MS)
+                self._terminate(r, min(self.grace_ms, CLOSE_GRACE_MS))
         while True:
             with self._lock:
-                if not self._running:
+                if not self._running and not self._lingering:
                     return
             timeout = self._fire_deadlines()
             for key, _ in selector.select(0.05 if timeout is None else timeout):
                 if key.data is None:
                     _drain(self._wake_r)
                 else:
-                    self._reap(key.data, selector)
+                    self._shell_ended(key.data, selector)
 
     def _report(self, launch: Launch, status: int, diagnostics: str) -> None:
         if self._host is not None:
@@ -333,16 +382,11 @@ class LocalExecutor:
             (path / "memory.swap.max").write_text("0")
         return path
 
-    def _end_cgroup(self, cgroup: Path | None) -> bool:
-        """Remove a container's cgroup; whether the kernel OOM-killed in it."""
+    def _end_cgroup(self, cgroup: Path | None) -> None:
+        """Remove a container's cgroup (what is still in it killed first)."""
         if cgroup is None:
-            return False
-        oom = False
+            return
         try:
-            for line in (cgroup / "memory.events").read_text().splitlines():
-                name, _, value = line.partition(" ")
-                if name == "oom_kill" and int(value) > 0:
-                    oom = True
             kill = cgroup / "cgroup.kill"
             if kill.exists():
                 kill.write_text("1")
@@ -356,7 +400,52 @@ class LocalExecutor:
                     time.sleep(0.01)
         except OSError as e:
             log.warning("cgroup %s: %s", cgroup, e)
-        return oom
+
+
+def _oom_killed(cgroup: Path | None) -> bool:
+    """Whether the kernel OOM-killed a process in a container's cgroup (memory.events)."""
+    if cgroup is None:
+        return False
+    try:
+        for line in (cgroup / "memory.events").read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == "oom_kill" and int(value) > 0:
+                return True
+    except (OSError, ValueError) as e:
+        log.warning("cgroup %s: %s", cgroup, e)
+    return False
+
+
+def _exit_status(pidfd: int) -> int:
+    """An ended, unreaped shell's exit code, as bash reports one (a signal: 128 + signal),
+    read without reaping it (``WNOWAIT``)."""
+    try:
+        info = os.waitid(os.P_PIDFD, pidfd, os.WEXITED | os.WNOWAIT)
+    except ChildProcessError:
+        return LAUNCH_FAILED
+    if info is None:
+        return LAUNCH_FAILED
+    return info.si_status if info.si_code == os.CLD_EXITED else 128 + info.si_status
+
+
+def _others_in_group(pgid: int) -> bool:
+    """Whether a live process other than the group's leader is in process group ``pgid``
+    (read from /proc: ``killpg(pgid, 0)`` would answer yes for the unreaped leader alone)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True  # cannot tell: give the group its grace
+    for name in entries:
+        if not name.isdigit() or int(name) == pgid:
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # it ended meanwhile
+        if int(fields[2]) == pgid and fields[0] != b"Z":
+            return True
+    return False
 
 
 def probe_cgroup(base: Path | None = None) -> tuple[Path | None, str]:
