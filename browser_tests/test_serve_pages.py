@@ -22,6 +22,10 @@ container 1 GB and 1 vcore, every task an hour long (nothing ends while the test
   containers (its AM and 11 tasks; the 4 preempted tasks asked again: 9 pending). Both nodes
   stay full, 8 containers each.
 
+The app pages carry the engine's own account (their Explain section, the server's
+``/ws/v1/fairshare/apps/{id}/explain``): starved's share taken from fill, fill's 4 containers
+preempted for starved. The Nodes page lists both nodes full.
+
 Every page loads with no console error or warning, no page error, no failed request and no
 request outside the server. Screenshots go to ``browser_tests/screenshots/`` (serve_*.png).
 """
@@ -380,6 +384,19 @@ def test_the_app_pages_explain_the_preemption(browser: Browser, cluster: Cluster
         expect(findings).to_have_count(1)
         expect(findings).to_contain_text("it uses 4,096 MB, 4 vcores against a fair share "
                                          "of 4,096 MB")
+        # the engine's own account: its share was taken from fill, PREEMPTED containers of
+        # it warned and killed in one round or more
+        told = explained(page)
+        warned = [re.search(r"^(\d+) container\(s\) warned for it — (\d+) of (\S+) "
+                            r"\(root\.a\)", text) for text in told]
+        rounds = [m for m in warned if m is not None]
+        assert rounds and {m.group(3) for m in rounds} == {fill}
+        assert sum(int(m.group(1)) for m in rounds) == PREEMPTED
+        assert sum(int(m.group(2)) for m in rounds) == PREEMPTED
+        killed = [re.match(r"(\d+) of them killed", text) for text in told]
+        assert sum(int(m.group(1)) for m in killed if m is not None) == PREEMPTED
+        expect(page.locator("#explain-statements a", has_text=fill).first).to_have_attribute(
+            "href", f"/app/{fill}")
         visit.clean()
         visit.shot("app_starved")
 
@@ -400,6 +417,18 @@ def test_the_app_pages_explain_the_preemption(browser: Browser, cluster: Cluster
         ams = [preemptions.nth(i).locator("td").nth(2).inner_text()
                for i in range(preemptions.count())]
         assert set(ams) == {"0"}
+        # the engine's account from the other side: its containers preempted for starved
+        taken = [re.fullmatch(rf"(\d+) of its containers were preempted for {starved} "
+                              r"\(root\.b\)\.", text) for text in explained(page)]
+        assert sum(int(m.group(1)) for m in taken if m is not None) == PREEMPTED
+        # every container it had links to that container's own explanation
+        links = page.locator("#explain-statements a.container")
+        expect(links).to_have_count(CLUSTER_MB // GB)  # its AM and 15 tasks, 16 in all
+        target = links.first.get_attribute("href") or ""
+        assert re.fullmatch(r"/ws/v1/fairshare/containers/container_\w+/explain", target)
+        container = cluster.rest.get(target)
+        assert container.status_code == 200
+        assert container.json()["subject"].startswith("container ")
         visit.clean()
         visit.shot("app_fill")
 
@@ -409,6 +438,50 @@ def test_the_app_pages_explain_the_preemption(browser: Browser, cluster: Cluster
         expect(page.locator(f'#apps tr:has(a[href="/app/{fill}"])')).to_contain_text("root.a")
         expect(page.locator(f'#apps tr:has(a[href="/app/{starved}"])')).to_contain_text(
             "root.b")
+        visit.clean()
+    finally:
+        visit.close()
+
+
+def explained(page: Page) -> list[str]:
+    """The Explain section's statements, as shown (serve's app pages alone have it)."""
+    expect(page.locator("#explain")).to_be_visible()
+    return page.locator("#explain-statements tbody tr td:nth-child(2)").all_inner_texts()
+
+
+def test_the_nodes_page_shows_both_nodes_full(browser: Browser, cluster: Cluster) -> None:
+    cluster.preempted()
+    visit = Visit(browser, cluster.base, "/scheduler")
+    try:
+        page = visit.page
+        page.get_by_role("link", name="Nodes", exact=True).first.click()
+        expect(page).to_have_title("Nodes · fairshare serve")
+        expect(page.locator("#nodes-summary")).to_contain_text(
+            f"2 nodes (2 RUNNING). The scheduler holds 2 nodes: memory {CLUSTER_MB:,} MB used "
+            f"of {CLUSTER_MB:,} MB, 0 MB available; vcores {CLUSTER_VCORES} vcores used of "
+            f"{CLUSTER_VCORES} vcores")
+        rows = page.locator("#nodes-list tbody tr")
+        expect(rows).to_have_count(2)
+        assert rows.locator("td:first-child").all_inner_texts() == ["node1:45454",
+                                                                     "node2:45454"]
+        for i in range(2):
+            cells = rows.nth(i).locator("td")
+            expect(cells.nth(1)).to_have_text("/default-rack")
+            expect(cells.nth(2)).to_have_text("RUNNING")
+            expect(cells.nth(3)).to_have_text("8")  # 8 containers of 1 GB fill 8 GB
+            for resource, words in (("memory-mb", "8,192 MB of 8,192 MB\n0 MB available"),
+                                    ("vcores", "8 vcores of 8 vcores\n0 vcores available")):
+                res = rows.nth(i).locator(f'.res[data-resource="{resource}"]')
+                shows(res.locator(".btext"), words)
+                style = res.locator(".bar span.used").get_attribute("style") or ""
+                assert "width:100.00%" in style, style
+            # a heartbeat every second of the server's clock, at or before the sample
+            expect(cells.nth(5)).to_contain_text(re.compile(r"before the sample|at the sample"))
+        visit.shot("nodes")
+        visit.clean()
+        rows.first.locator("a").click()
+        expect(page).to_have_title("Node node1:45454 · fairshare serve")
+        expect(page.locator('#node-facts dd[data-key="containers"]')).to_have_text("8")
         visit.clean()
     finally:
         visit.close()

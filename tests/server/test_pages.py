@@ -33,7 +33,7 @@ from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig, load_site
 from fairshare.core import ContainerPreempted, ContainerRequest, Engine
 from fairshare.resources.vector import DEFAULT_TYPES, Resource, float32, is_none
-from fairshare.server.control import KillResult, StreamedEvent
+from fairshare.server.control import KillResult, StreamedEvent, not_found
 from fairshare.server.pages import ServePages, answers_of, serve_pages_app, thresholds_of
 from fairshare.server.snapshots import rm_records_of, server_snapshot
 from fairshare.server.submission import Submission
@@ -417,3 +417,81 @@ def test_a_sample_interval_must_be_positive(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="positive"):
         ServePages(EngineControl(e), history, None, None, 0)
     history.close()
+
+
+def test_the_app_page_carries_the_engines_own_account(tmp_path: Path) -> None:
+    """serve's app page has an Explain section: the explain endpoint's document, the times
+    since the server started written as moments on its clock (TS + t); an app the session's
+    events do not mention is said so (the endpoint's 404), never a 500."""
+    victim = f"container_application_{TS}_0001_01_000004"
+    asked: list[str] = []
+
+    def explain(app_id: str) -> dict[str, object]:  # what /ws/v1/fairshare/apps/…/explain says
+        asked.append(app_id)
+        if app_id != A:
+            raise not_found(f"app with id: {app_id} not found")
+        return {"subject": f"app {A}", "statements": [
+            {"t": 12_500, "text": f"1 of its containers were preempted for {B} (root.b).",
+             "seq": [30]},
+            {"t": None, "text": f"Its containers (2): container_application_{TS}_0001_01_000001"
+             f" (AM), {victim}.", "seq": [7, 9]}]}
+
+    run = Run(tmp_path)
+    site, allocations = configuration()
+    pages = ServePages(run.control, run.history, allocations, site, INTERVAL_MS,
+                       rm_url="http://127.0.0.1:8088", explain=explain)
+    run.start()
+    run.to(7_500)  # B in the sample from 7.5 s on
+    assert pages.sample(run.control.snapshot()) is not None
+    client = TestClient(serve_pages_app(pages))
+    html = client.get(f"/app/{A}").text
+    section = html[html.index('<h2 id="explain">'):html.index("<h2>What holds it</h2>")]
+    assert f'href="/ws/v1/fairshare/apps/{A}/explain"' in section
+    # 12.5 s after TS (2023-11-14 22:13:20 UTC): 22:13:32.5, to the second
+    assert "12.5 s<br><span class=\"muted\">2023-11-14 22:13:32</span>" in section
+    assert f'preempted for <a href="/app/{B}">{B}</a> (root.b).' in section
+    assert f'href="/ws/v1/fairshare/containers/{victim}/explain"' in section
+    data = client.get(f"/api/app/{A}").json()
+    assert data["explanation"]["started_ms"] == TS
+    assert [s["seq"] for s in data["explanation"]["statements"]] == [[30], [7, 9]]
+    other = client.get(f"/app/{B}")
+    assert other.status_code == 200
+    assert "the engine&#x27;s events of this session do not mention this app" in other.text
+    assert asked == [A, A, B]
+    # without an explainer (a watcher's pipeline): no section
+    assert 'id="explain"' not in run.client.get(f"/app/{A}").text
+    client.close()
+    run.close()
+
+
+def test_an_explainer_that_fails_is_said_on_the_page(tmp_path: Path) -> None:
+    def broken(app_id: str) -> dict[str, object]:
+        raise OSError("events.jsonl: disk gone")
+
+    run = Run(tmp_path)
+    site, allocations = configuration()
+    pages = ServePages(run.control, run.history, allocations, site, INTERVAL_MS,
+                       explain=broken)
+    run.control.publish()
+    pages.step()
+    with TestClient(serve_pages_app(pages)) as client:
+        page = client.get(f"/app/{A}")
+        assert page.status_code == 200
+        assert "the engine could not explain it: events.jsonl: disk gone" in page.text
+    run.close()
+
+
+def test_the_nodes_page_shows_both_nodes_filled(run: Run) -> None:
+    """A's AM and 15 containers of 1 GB and 1 vcore fill both 8 GB, 8-vcore nodes."""
+    run.control.publish()
+    run.pages.step()
+    data = run.client.get("/api/nodes").json()
+    assert [n["id"] for n in data["nodes"]] == ["n1:8041", "n2:8041"]
+    for n in data["nodes"]:
+        assert n["used"] == {"memory_mb": 8 * GB, "vcores": 8}
+        assert n["available"] == {"memory_mb": 0, "vcores": 0} and n["containers"] == 8
+        assert n["last_health_update_ms"] is not None
+    html = run.client.get("/nodes").text
+    assert html.count('class="used" style="width:100.00%"') == 4  # memory and vcores, twice
+    assert "8,192 MB of 8,192 MB" in html and "8 vcores of 8 vcores" in html
+    run.close()

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from fairshare.sim.importer.dump import read_apps, read_nodes, read_scheduler
+from fairshare.sim.importer.dump import DumpNode, read_apps, read_nodes, read_scheduler
 from fairshare.sim.importer.jsonfile import JsonFile
 from fairshare.web.sample import Sample
 
@@ -32,11 +32,12 @@ def sample_of(folder: str, time_ms: int = NOW_MS, *, cluster_id: int = CLUSTER_I
         return JsonFile(dump_text(folder, name) if text is None else text, f"{folder}/{name}")
 
     root, cluster = read_scheduler(answer("scheduler.json"))
-    nodes, skipped = read_nodes(answer("nodes.json"))
+    others: list[DumpNode] = []
+    nodes, skipped = read_nodes(answer("nodes.json"), others)
     return Sample(time_ms=time_ms, rm="http://127.0.0.1:8088", cluster_id=cluster_id,
                   rm_version="3.4.1", root=root, cluster=cluster, nodes=nodes,
                   apps=read_apps(answer("apps.json")) if apps else (), skipped_nodes=skipped,
-                  metrics=metrics or {})
+                  other_nodes=tuple(others), metrics=metrics or {})
 
 
 def json_queues(scheduler: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -19,6 +19,11 @@ the server runs :meth:`ServePages.run` on a thread of its own (or calls
 The apps are two answers, as a watcher's two GETs: the live ones, and every ended one
 the snapshot keeps (the server is its own RM: no need to ask for those ended since the
 last sample only, as a watcher does).
+
+What a watcher cannot have, serve's pages have too: an app's page carries the engine's own
+account of it (:meth:`ServePages.explain`: the document ``/ws/v1/fairshare/apps/{id}/explain``
+answers, asked when the page is drawn), beside the diagnosis's findings inferred from the
+REST answers.
 """
 
 from __future__ import annotations
@@ -26,13 +31,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import quote
 
 from starlette.applications import Starlette
 
 from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig
-from fairshare.server.control import Control
+from fairshare.server.control import Control, Refused
 from fairshare.server.rest import daos
 from fairshare.server.rest.jersey import to_json
 from fairshare.server.view import ServerSnapshot
@@ -41,12 +48,15 @@ from fairshare.web.answers import AnswerError, sample_of
 from fairshare.web.history.store import History
 from fairshare.web.live import StateSource, live_app
 from fairshare.web.metrics import LatestState
+from fairshare.web.pages import Explained
 from fairshare.web.pipeline import SamplePipeline, first_line
+from fairshare.workbench.explain.model import Statement
 
 __all__ = ["ServePages", "answers_of", "serve_pages_app", "thresholds_of"]
 
 _log = logging.getLogger(__name__)
 ENDED_STATES = frozenset({"FINISHED", "FAILED", "KILLED"})  # YarnApplicationState's final ones
+EXPLAIN = "/ws/v1/fairshare"  # the extensions' prefix (server/extensions.py)
 CHECK_EVERY_S = 0.05  # how often run() looks for a due sample, in wall seconds
 
 
@@ -79,12 +89,15 @@ class ServePages:
     configuration the engine runs with (None: YARN's defaults, as the engine's without a
     file); :meth:`configure` after a reload. ``rm_url``: what the pages
     name as the ResourceManager (the server's own address). ``clock``: the wall, timing each
-    step and pacing the history's pruning."""
+    step and pacing the history's pruning. ``explain``: an app's account as the explain
+    endpoint answers it (the loop's ``explain_json`` for an app; None: the pages have no
+    Explain section)."""
 
     def __init__(self, control: Control, history: History,
                  allocations_config: AllocationConfig | None, site: SiteConfig | None,
                  interval_ms: int, *, rm_url: str = "fairshare serve",
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 explain: Callable[[str], Mapping[str, Any]] | None = None) -> None:
         if interval_ms <= 0:
             raise ValueError(f"the pages' sample interval must be positive, not {interval_ms} ms")
         self.control = control
@@ -96,9 +109,11 @@ class ServePages:
         self.pipeline = SamplePipeline(history, rm_url, clock)
         self._due_ms: int | None = None  # the server's clock: when the next sample is due
         self._sampled_ms: int | None = None  # the snapshot time sampled last
+        self._explain = explain
         # the settings shown are the engine's own, file or not (a watcher without a file
         # hides YARN's defaults: they may not be the watched RM's)
-        self.source = StateSource(self.pipeline.latest, history, self.now_ms, lambda: True)
+        self.source = StateSource(self.pipeline.latest, history, self.now_ms, lambda: True,
+                                  self.explain)
 
     @property
     def history(self) -> History:
@@ -117,6 +132,33 @@ class ServePages:
 
     def latest(self) -> LatestState:
         return self.pipeline.latest()
+
+    def explain(self, app_id: str) -> Explained | None:
+        """The engine's account of ``app_id`` for its page: the explain endpoint's document
+        (its statements' times are engine ms, from the server's start: the snapshot's
+        ``cluster_timestamp``); what the endpoint would refuse is said instead (an app the
+        session's events do not mention — one from an earlier session's history —, a server
+        stopping, a damaged events file), never raised. None without an explainer."""
+        if self._explain is None:
+            return None
+        url = f"{EXPLAIN}/apps/{quote(app_id, safe='')}/explain"
+        containers = f"{EXPLAIN}/containers/{{id}}/explain"
+        try:
+            started = self.control.snapshot().cluster_timestamp
+            account = self._explain(app_id)
+            statements = tuple(Statement(s["t"], str(s["text"]), tuple(s["seq"]))
+                               for s in account["statements"])
+            subject = str(account["subject"])
+        except Refused as e:  # the endpoint's own refusal, in its words
+            said = (e.message or e.exception).removeprefix("java.lang.Exception: ")
+            why = ("the engine's events of this session do not mention this app"
+                   if said.endswith("not found") else f"no account from the engine: {said}")
+            return Explained(f"app {app_id}", (), url, error=why)
+        except Exception as e:  # a damaged events file, a timeout: said, not a 500
+            _log.warning("explaining %s failed: %s", app_id, first_line(e))
+            return Explained(f"app {app_id}", (), url,
+                             error=f"the engine could not explain it: {first_line(e)}")
+        return Explained(subject, statements, url, started, containers)
 
     def configure(self, allocations_config: AllocationConfig | None,
                   site: SiteConfig | None) -> None:

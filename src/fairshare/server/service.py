@@ -87,7 +87,8 @@ class Served:
         history = History.open(db, poll_interval_ms=self.options.pages_interval_ms)
         self.extra_stops.append(history.close)
         pages = ServePages(self.loop, history, self.engine.allocations, self.site,
-                           self.options.pages_interval_ms, rm_url=base_url)
+                           self.options.pages_interval_ms, rm_url=base_url,
+                           explain=lambda app_id: self.loop.explain_json(app_id, "app"))
         self._pages = pages
         self.loop.start()
         hub.start()

@@ -19,7 +19,7 @@ from starlette.applications import Starlette
 from fairshare.web.diagnosis import Finding, diagnose, effective_settings
 from fairshare.web.history.store import History
 from fairshare.web.metrics import LatestState, registry_for
-from fairshare.web.pages import LatestSample, ShownSettings, create_app
+from fairshare.web.pages import Explained, LatestSample, ShownSettings, create_app
 
 __all__ = ["StateSource", "live_app"]
 
@@ -29,15 +29,18 @@ class StateSource:
     ``now_ms``: the clock a sample's age is read on (the feeder's: the wall for a watcher,
     the server's for serve); ``shows_settings``: whether an allocation file was given (the
     pages then show each queue's settings from it; without one they would be YARN's
-    defaults, not the RM's)."""
+    defaults, not the RM's); ``explain``: the engine's account of an app, where an engine
+    runs behind the pages (serve's; a watcher has none: None, and no Explain section)."""
 
     def __init__(self, latest: Callable[[], LatestState], history: History,
                  now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
-                 shows_settings: Callable[[], bool] = lambda: True) -> None:
+                 shows_settings: Callable[[], bool] = lambda: True,
+                 explain: Callable[[str], Explained | None] = lambda app_id: None) -> None:
         self._latest = latest
         self._history = history
         self.now_ms = now_ms
         self._shows_settings = shows_settings
+        self._explain = explain
         self._lock = threading.Lock()
         self._for: tuple[int, int, int] | None = None  # (sample time, id(allocations), id(site))
         self._findings: list[Finding] = []
@@ -75,6 +78,9 @@ class StateSource:
     def settings(self) -> Mapping[str, ShownSettings] | None:
         self._refresh(self._latest())
         return self._settings
+
+    def explain(self, app_id: str) -> Explained | None:
+        return self._explain(app_id)
 
 
 def live_app(source: StateSource, program: str = "fairshare watch") -> Starlette:

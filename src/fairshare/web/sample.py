@@ -50,6 +50,7 @@ class Sample:
     nodes: tuple[DumpNode, ...]
     apps: tuple[DumpApp, ...]
     skipped_nodes: tuple[str, ...] = ()  # nodes the scheduler does not hold (LOST, …)
+    other_nodes: tuple[DumpNode, ...] = ()  # the same nodes, as the answer describes them
     metrics: Mapping[str, int | float] = field(default_factory=dict)  # clusterMetrics
     # whether ``apps`` and ``nodes`` were asked for at this poll, or carried over from an
     # earlier one (``watch --apps-interval``/``--nodes-interval``: they cost most at scale)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fairshare.web.diagnosis import Finding
 from fairshare.web.history.model import AppRecord, Preemption, QueueTally, Series, Window
-from fairshare.web.pages.source import LatestSample, ShownSettings
+from fairshare.web.pages.source import Explained, LatestSample, ShownSettings
 from fairshare.web.sample import Sample
 
 DUMPS = Path(__file__).resolve().parents[2] / "importer" / "dumps"
@@ -71,13 +71,16 @@ class FakeSource:
 
     def __init__(self, sample: Sample | None, history: FakeHistory,
                  findings: Sequence[Found] = (),
-                 settings: Mapping[str, ShownSettings] | None = None) -> None:
+                 settings: Mapping[str, ShownSettings] | None = None,
+                 explained: Mapping[str, Explained] | None = None) -> None:
         self._lock = threading.Lock()
         self._latest = LatestSample(sample, 2.5 if sample else None, None,
                                     "http://127.0.0.1:8088")
         self._history = history
         self._findings = list(findings)
         self._settings = settings
+        self._explained = explained  # None: no engine behind the pages (a watcher's)
+        self.explained_asked: list[str] = []
 
     def set_latest(self, sample: Sample | None, age_s: float | None = 0.5,
                    error: str | None = None) -> None:
@@ -96,3 +99,11 @@ class FakeSource:
 
     def settings(self) -> Mapping[str, ShownSettings] | None:
         return self._settings
+
+    def explain(self, app_id: str) -> Explained | None:
+        self.explained_asked.append(app_id)
+        if self._explained is None:
+            return None
+        return self._explained.get(app_id) or Explained(
+            f"app {app_id}", (), f"/ws/v1/fairshare/apps/{app_id}/explain",
+            error="the engine's events of this session do not mention this app")

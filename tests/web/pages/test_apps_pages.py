@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
 from starlette.testclient import TestClient
 
 from fairshare.web.diagnosis import Finding
-from fairshare.web.pages import create_app
+from fairshare.web.pages import Explained, create_app
+from fairshare.workbench.explain.model import Statement
 from tests.web.pages.fakes import FakeSource
 from tests.web.pages.scenario import APP_IDS, FINDINGS, source
 
@@ -103,3 +105,65 @@ def test_no_finding_says_nothing_is_held() -> None:
     fake = FakeSource(source().latest().sample, source().history(), [])
     assert "Nothing is held." in client(fake).get("/diagnosis").text
     assert isinstance(FINDINGS[0], Finding)
+
+
+# the engine's account of app 0005 as fairshare serve's explain endpoint gives it (a made-up
+# session: the engine's clock starts at ENGINE_START, the statements' times are since then)
+ENGINE_START = 1_700_000_000_000
+VICTIM = "container_application_1700000000000_0005_01_000003"
+ACCOUNT = Explained(
+    f"app {APP_IDS[1]}",
+    (Statement(35_500, "1 of its containers were preempted for "
+               "application_1700000000000_0002 (root.b).", (30,)),
+     Statement(None, f"Its containers (2): container_application_1700000000000_0005_01_000001 "
+               f"(AM), {VICTIM}.", (7, 9))),
+    f"/ws/v1/fairshare/apps/{APP_IDS[1]}/explain", ENGINE_START,
+    "/ws/v1/fairshare/containers/{id}/explain")
+
+
+def test_a_watchers_app_page_has_no_explain_section() -> None:
+    fake = source()
+    html = client(fake).get(f"/app/{APP_IDS[1]}").text
+    assert 'id="explain"' not in html and "Explain" not in html
+    assert "explanation" not in client(fake).get(f"/api/app/{APP_IDS[1]}").json()
+    assert fake.explained_asked == [APP_IDS[1]] * 2  # asked, and told there is no engine
+
+
+def test_an_engines_account_is_the_explain_section() -> None:
+    base = source()
+    fake = FakeSource(base.latest().sample, base.history(), FINDINGS,
+                      explained={APP_IDS[1]: ACCOUNT})
+    html = client(fake).get(f"/app/{APP_IDS[1]}").text
+    section = html[html.index('<h2 id="explain">'):html.index("<h2>What holds it</h2>")]
+    assert f'href="/ws/v1/fairshare/apps/{APP_IDS[1]}/explain"' in section
+    first, second = re.findall(r"<tr>(.*?)</tr>", section)[1:]  # after the head
+    # 35.5 s after the engine started (1,700,000,000,000 ms: 2023-11-14 22:13:20 UTC):
+    # 22:13:55.5, written to the second
+    assert '<td class="nowrap" data-ms="35500">35.5 s<br>' in first
+    assert "2023-11-14 22:13:55" in first
+    assert ('1 of its containers were preempted for <a href="/app/'
+            'application_1700000000000_0002">application_1700000000000_0002</a> (root.b).'
+            in first)
+    assert f'<a class="container" href="/ws/v1/fairshare/containers/{VICTIM}/explain">' \
+           f"{VICTIM}</a>" in second
+    assert second.count('class="container"') == 2
+    data = client(fake).get(f"/api/app/{APP_IDS[1]}").json()
+    assert data["explanation"]["statements"][0] == {
+        "t": 35_500, "text": ACCOUNT.statements[0].text, "seq": [30]}
+    # an app the engine's events do not mention: said, not an error
+    other = client(fake).get(f"/app/{APP_IDS[0]}").text
+    assert 'id="explain-none"' in other and "do not mention this app" in other
+
+
+def test_an_engines_account_is_escaped() -> None:
+    hostile = Explained(f"app {APP_IDS[1]}", (Statement(1000, '<img src=x onerror="alert(1)">'
+                                                        f" took {VICTIM}&", ()),),
+                        f"/ws/v1/fairshare/apps/{APP_IDS[1]}/explain", ENGINE_START,
+                        '/ws/{id}"><script>')
+    base = source()
+    fake = FakeSource(base.latest().sample, base.history(), (),
+                      explained={APP_IDS[1]: hostile})
+    html = client(fake).get(f"/app/{APP_IDS[1]}").text
+    assert "<img" not in html and "<script>" not in html.split("</main>")[0]
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt; took" in html
+    assert f'href="/ws/{VICTIM}&quot;&gt;&lt;script&gt;"' in html

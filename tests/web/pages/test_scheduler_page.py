@@ -33,9 +33,11 @@ def raw_queues(folder: str) -> dict[str, Any]:
 
 
 PAGES = ["/", "/scheduler", "/scheduler/live", "/queue/root.etl", "/tuning", "/apps",
-         "/apps?queue=root.etl", f"/app/{APP_IDS[1]}", "/diagnosis"]
+         "/apps?queue=root.etl", f"/app/{APP_IDS[1]}", "/diagnosis", "/nodes", "/nodes/live",
+         "/node/node1.example.com:45454"]
 APIS = ["/api/scheduler", "/api/queue/root.etl", "/api/tuning", "/api/apps",
-        f"/api/app/{APP_IDS[1]}", "/api/diagnosis"]
+        f"/api/app/{APP_IDS[1]}", "/api/diagnosis", "/api/nodes",
+        "/api/node/node1.example.com:45454"]
 
 
 @pytest.mark.parametrize("path", PAGES)

@@ -72,6 +72,9 @@ class DumpNode:
     containers: int | None = None  # numContainers
     id: str = ""  # the node id, host:port
     state: str = "RUNNING"
+    # read for ``fairshare watch``'s Nodes page (the import does not need them)
+    last_health_update_ms: int = 0  # lastHealthUpdate: the NM's last heartbeat, epoch ms
+    health_report: str = ""  # healthReport: why the NM says it is unhealthy, if it does
 
 
 @dataclass(frozen=True)
@@ -203,10 +206,13 @@ _RESOURCE_FIELDS = ("minResources", "maxResources", "usedResources", "demandReso
 # -- /ws/v1/cluster/nodes -------------------------------------------------------------------------
 
 
-def read_nodes(f: JsonFile) -> tuple[tuple[DumpNode, ...], tuple[str, ...]]:
+def read_nodes(f: JsonFile, others: list[DumpNode] | None = None
+               ) -> tuple[tuple[DumpNode, ...], tuple[str, ...]]:
     """The nodes the scheduler holds, and the others as ``host (STATE)``. A node is its id
     (``host:port``): several NodeManagers on one host (a test cluster, Hadoop's own
-    MiniYARNCluster) are one node each, named by their id; alone on its host, by the host."""
+    MiniYARNCluster) are one node each, named by their id; alone on its host, by the host.
+    ``others``, when given, receives the nodes not held as the answer describes them (its
+    numbers read where present: ``NodeInfo`` of an inactive node reports 0 or nothing)."""
     nodes: list[DumpNode] = []
     skipped: list[str] = []
     seen: dict[str, Loc] = {}
@@ -217,25 +223,36 @@ def read_nodes(f: JsonFile) -> tuple[tuple[DumpNode, ...], tuple[str, ...]]:
         assert name is not None
         if state not in SCHEDULED_NODE_STATES:
             skipped.append(f"{name} ({state})")
+            if others is not None:
+                others.append(_node(f, n, loc, name, state, held=False))
             continue
         node_id = f.text_of(n, loc, "id", required=False) or name
         if node_id in seen:
             f.fail(loc, f"node {node_id} is listed twice (first {_where(f, seen[node_id])})")
         seen[node_id] = loc
-        used = _pair(f, n, loc, "usedMemoryMB", "usedVirtualCores")
-        free = _pair(f, n, loc, "availMemoryMB", "availableVirtualCores")
-        total = f.amounts(n, loc, "totalResource", required=False)
-        capacity = total or (used[0] + free[0], used[1] + free[1])
-        rack = f.text_of(n, loc, "rack", required=False) or "/default-rack"
-        if not rack.startswith("/"):
-            f.fail((*loc, "rack"), f"a rack starts with '/', got {show(rack)}")
-        nodes.append(DumpNode(name, f.text_of(n, loc, "nodeHTTPAddress", required=False) or "",
-                              rack, capacity, used, f.line(loc),
-                              f.count(n, loc, "numContainers", required=False),
-                              id=node_id, state=state))
+        nodes.append(_node(f, n, loc, name, state, held=True))
     hosts = Counter(node.name for node in nodes)
     return tuple(replace(node, name=node.id) if hosts[node.name] > 1 else node
                  for node in nodes), tuple(skipped)
+
+
+def _node(f: JsonFile, n: Any, loc: Loc, name: str, state: str, *, held: bool) -> DumpNode:
+    """One ``NodeInfo``; a node the scheduler holds must carry its used and available
+    resources, another may leave them out (0)."""
+    used = _pair(f, n, loc, "usedMemoryMB", "usedVirtualCores", required=held)
+    free = _pair(f, n, loc, "availMemoryMB", "availableVirtualCores", required=held)
+    total = f.amounts(n, loc, "totalResource", required=False)
+    capacity = total or (used[0] + free[0], used[1] + free[1])
+    rack = f.text_of(n, loc, "rack", required=False) or "/default-rack"
+    if held and not rack.startswith("/"):
+        f.fail((*loc, "rack"), f"a rack starts with '/', got {show(rack)}")
+    return DumpNode(name, f.text_of(n, loc, "nodeHTTPAddress", required=False) or "",
+                    rack, capacity, used, f.line(loc),
+                    f.count(n, loc, "numContainers", required=False),
+                    id=f.text_of(n, loc, "id", required=False) or name, state=state,
+                    last_health_update_ms=f.count(n, loc, "lastHealthUpdate",
+                                                  required=False) or 0,
+                    health_report=f.text_of(n, loc, "healthReport", required=False) or "")
 
 
 def _where(f: JsonFile, loc: Loc) -> str:
@@ -244,10 +261,12 @@ def _where(f: JsonFile, loc: Loc) -> str:
     return f"at line {line}" if line > 1 or "\n" in f.text else f"at {render_path(loc)}"
 
 
-def _pair(f: JsonFile, parent: Any, loc: Loc, memory: str, vcores: str) -> Amounts:
-    m, v = f.count(parent, loc, memory), f.count(parent, loc, vcores)
-    assert m is not None and v is not None
-    return m, v
+def _pair(f: JsonFile, parent: Any, loc: Loc, memory: str, vcores: str, *,
+          required: bool = True) -> Amounts:
+    m = f.count(parent, loc, memory, required=required)
+    v = f.count(parent, loc, vcores, required=required)
+    assert required is False or (m is not None and v is not None)
+    return m or 0, v or 0
 
 
 # -- /ws/v1/cluster/apps --------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from fairshare.web.metrics import exposition
-from fairshare.web.pages import views_apps, views_history, views_live
+from fairshare.web.pages import views_apps, views_history, views_live, views_nodes
 from fairshare.web.pages.errors import NotFound
 from fairshare.web.pages.layout import PROGRAM, message
 from fairshare.web.pages.params import BadParameter
@@ -92,6 +92,11 @@ def create_app(source: LiveSource, metrics: CollectorRegistry | None = None, *,
         Route("/api/apps", _api(views_apps.apps_json)),
         Route("/app/{app_id:path}", _html(views_apps.app_page)),
         Route("/api/app/{app_id:path}", _api(views_apps.app_json)),
+        Route("/nodes", _html(views_nodes.nodes_page)),
+        Route("/nodes/live", _html(views_nodes.nodes_fragment)),
+        Route("/api/nodes", _api(views_nodes.nodes_json)),
+        Route("/node/{node_id:path}", _html(views_nodes.node_page)),
+        Route("/api/node/{node_id:path}", _api(views_nodes.node_json)),
         Route("/diagnosis", _html(views_apps.diagnosis_page)),
         Route("/api/diagnosis", _api(views_apps.diagnosis_json)),
         Mount("/static", app=static, name="static"),

@@ -23,7 +23,7 @@ from fairshare.web.pages.source import LatestSample
 # fairshare serve's (the app sets it around each page it renders: create_app's ``program``)
 PROGRAM: ContextVar[str] = ContextVar("pages_program", default="fairshare watch")
 NAV = (("/scheduler", "Scheduler"), ("/tuning", "Preemption Tuning"),
-       ("/apps", "Applications"), ("/diagnosis", "Diagnosis"))
+       ("/apps", "Applications"), ("/nodes", "Nodes"), ("/diagnosis", "Diagnosis"))
 
 
 def page(title: str, body: Iterable[str], *, scripts: Iterable[str] = (),

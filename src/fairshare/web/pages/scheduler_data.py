@@ -126,11 +126,18 @@ def app_entry(app: DumpApp) -> dict[str, Any]:
                       "vcores": app.preempted_resources[1]}}
 
 
-def node_entry(node: DumpNode) -> dict[str, Any]:
+def node_entry(node: DumpNode, held: bool = True) -> dict[str, Any]:
+    """A node as ``NodeInfo`` says it (available: capacity − used, ``availMemoryMB`` and
+    ``availableVirtualCores`` when the answer had no ``totalResource``); ``held``: whether
+    the scheduler holds it (RUNNING, DECOMMISSIONING, NEW)."""
     return {"id": node.id, "host": node.name, "http": node.http, "rack": node.rack,
-            "state": node.state, "containers": node.containers,
+            "state": node.state, "held": held, "containers": node.containers,
             "capacity": {"memory_mb": node.capacity[0], "vcores": node.capacity[1]},
-            "used": {"memory_mb": node.used[0], "vcores": node.used[1]}}
+            "used": {"memory_mb": node.used[0], "vcores": node.used[1]},
+            "available": {"memory_mb": max(node.capacity[0] - node.used[0], 0),
+                          "vcores": max(node.capacity[1] - node.used[1], 0)},
+            "last_health_update_ms": node.last_health_update_ms or None,
+            "health_report": node.health_report}
 
 
 def status_data(latest: LatestSample) -> dict[str, Any]:

@@ -138,7 +138,8 @@ def apps_table(apps: list[Mapping[str, Any]], css: str = "apps") -> str:
 def nodes_table(nodes: list[Mapping[str, Any]], skipped: list[str]) -> str:
     head = ("<tr><th>node</th><th>rack</th><th>state</th><th class=num>containers</th>"
             "<th class=num>used</th><th class=num>capacity</th></tr>")
-    rows = [f'<tr data-node="{esc(n["id"])}"><td>{esc(n["host"])}</td><td>{esc(n["rack"])}</td>'
+    rows = [f'<tr data-node="{esc(n["id"])}"><td><a href="{href("/node/", n["id"])}">'
+            f'{esc(n["host"])}</a></td><td>{esc(n["rack"])}</td>'
             f'<td>{esc(n["state"])}</td><td class="num">{n["containers"] or 0:,}</td>'
             f'<td class="num">{_pair(n["used"])}</td><td class="num">{_pair(n["capacity"])}</td>'
             "</tr>" for n in nodes]
@@ -180,5 +181,7 @@ def live_part(data: Mapping[str, Any], latest: LatestSample) -> str:
                 f'{len(data["apps"]):,} apps. Memory in {units.memory_unit()}.</p>',
                 LEGEND, queue_table(data), "<h2>Applications by leaf queue</h2>",
                 leaf_apps(data), "<h2>Nodes</h2>",
+                '<p class="muted">Every node, with its memory and vcores bars and its last '
+                'health update: the <a href="/nodes" id="nodes-link">Nodes page</a>.</p>',
                 nodes_table(data["nodes"], data["skipped_nodes"])]
     return (f'<div id="live" data-time-ms="{data["time_ms"]}">' + "\n".join(body) + "</div>")

@@ -1,5 +1,6 @@
 """What the pages read: the latest sample from the poller (in memory), the history database,
-the diagnosis and the allocation file's settings — behind one :class:`LiveSource`.
+the diagnosis, the allocation file's settings and, where an engine runs behind the pages
+(``fairshare serve``), the engine's own account of an app — behind one :class:`LiveSource`.
 
 The pages never poll the RM themselves and never wait for it: ``fairshare watch`` (and the live
 service of a later issue) keeps the last good sample, its age and the last poll's error, and the
@@ -22,6 +23,7 @@ from fairshare.core import QueueSettings
 from fairshare.web.diagnosis import Finding
 from fairshare.web.history.model import AppRecord, Preemption, QueueTally, Series, Window
 from fairshare.web.sample import Sample
+from fairshare.workbench.explain.model import Statement
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +63,26 @@ class ShownSettings:
                    settings.fair_share_preemption_threshold)
 
 
+@dataclass(frozen=True, slots=True)
+class Explained:
+    """The engine's own account of an app: what ``fairshare explain --app`` says of it from
+    the events the engine wrote (``fairshare serve``: its
+    ``/ws/v1/fairshare/apps/{id}/explain``), exact where the diagnosis infers from REST
+    answers. ``statements``' times are on the engine's clock (ms from its start, as the
+    statements' own words give them); ``started_ms``: that clock's 0 in epoch ms (the page
+    writes each moment too). ``url``: where the same account is served as JSON;
+    ``container_url``: a container's account, ``{id}`` standing for its id (each container
+    the account names links to it). ``error``: why there is no account (the events do not
+    mention the app, the server is stopping), the statements then empty."""
+
+    subject: str
+    statements: tuple[Statement, ...]
+    url: str
+    started_ms: int | None = None
+    container_url: str | None = None
+    error: str | None = None
+
+
 class HistoryView(Protocol):
     """The methods of the history store (``fairshare.web.history.store.History``) the pages
     use; their meaning is the store's."""
@@ -83,3 +105,5 @@ class LiveSource(Protocol):
     def history(self) -> HistoryView: ...
     def diagnosis(self) -> Sequence[Finding]: ...
     def settings(self) -> Mapping[str, ShownSettings] | None: ...  # None: no allocation file
+    # None: no engine behind the pages (a watcher), and the page has no Explain section
+    def explain(self, app_id: str) -> Explained | None: ...

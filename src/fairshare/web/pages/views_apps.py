@@ -2,7 +2,8 @@
 Pool"), one app's record and explanation (``/app/{id}``), and the diagnosis (``/diagnosis``),
 with their data under ``/api/…``. The numbers are defined in :mod:`fairshare.web.pages.app_stats`;
 the findings are the diagnosis's own (:class:`fairshare.web.diagnosis.Finding`), drawn as
-they come."""
+they come; where an engine runs behind the pages, an app's page also has the engine's own
+account (:mod:`fairshare.web.pages.explained`)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ from fairshare.web.pages import params
 from fairshare.web.pages.app_stats import MB_S_PER_GB_H, MEASURES, WAITS, QueueApps, by_queue
 from fairshare.web.pages.common import cluster_mb, newest_ms, query, when
 from fairshare.web.pages.errors import NotFound
+from fairshare.web.pages.explained import explain_section, explained_json
 from fairshare.web.pages.layout import href, note, page, status, window_form
-from fairshare.web.pages.source import LiveSource
+from fairshare.web.pages.source import Explained, LiveSource
 
 APPS_SPAN_MS = 24 * params.HOUR_MS
 WAIT_NAMES = {"am-wait-ms": "AM wait", "first-task-wait-ms": "first-container wait",
@@ -132,6 +134,12 @@ def _finding(f: Finding) -> dict[str, Any]:
 
 
 def app_json(source: LiveSource, request: Request) -> dict[str, Any]:
+    return _app_data(source, request)[0]
+
+
+def _app_data(source: LiveSource, request: Request) -> tuple[dict[str, Any], Explained | None]:
+    """The app's answer, and the engine's account of it (asked once: it reads the engine's
+    events)."""
     app_id = request.path_params["app_id"]
     found = _find_app(source, app_id)
     record = _record(found) if isinstance(found, AppRecord) else found
@@ -141,9 +149,13 @@ def app_json(source: LiveSource, request: Request) -> dict[str, Any]:
                  if p.app == app_id]
     else:
         taken = []
-    return {"app": record, "stored": isinstance(found, AppRecord),
+    data = {"app": record, "stored": isinstance(found, AppRecord),
             "findings": [_finding(f) for f in source.diagnosis() if f.app == app_id],
             "preemptions": [asdict(p) for p in taken]}
+    explained = source.explain(app_id)
+    if explained is not None:  # an engine behind the pages (serve): its own account
+        data["explanation"] = explained_json(explained)
+    return data, explained
 
 
 # the app's record as the page lists it: (key, label, how it is written)
@@ -209,9 +221,9 @@ def _code(text: str | None) -> str:
 
 
 def app_page(source: LiveSource, request: Request) -> str:
-    data = app_json(source, request)
     zone = query(request).get("tz") or "UTC"
     params.timezone({"tz": zone})
+    data, explained = _app_data(source, request)
     app = data["app"]
     stored = "" if data["stored"] else note("Seen in the latest sample; not stored yet.")
     with units.memory_unit_of(cluster_mb(source)):
@@ -223,6 +235,7 @@ def app_page(source: LiveSource, request: Request) -> str:
             for p in data["preemptions"])
     return page(f"App {app['id']}", [
         status(source.latest()), stored, facts,
+        "" if explained is None else explain_section(explained, zone),
         "<h2>What holds it</h2>",
         _findings_table(data["findings"]) if data["findings"] else
         note("The diagnosis has no finding for this app."),

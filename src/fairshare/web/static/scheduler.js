@@ -1,11 +1,13 @@
 // The Scheduler page, live: poll /api/scheduler?only=status; update the sample's age and the last poll's
 // error every time; when a new sample has landed, swap in /scheduler/live (server-rendered:
 // one implementation of the page). A failed poll keeps what is shown and says so.
+// The Nodes page is live the same way: its live part is its data-live-url (/nodes/live).
 (function () {
   "use strict";
-  var root = document.getElementById("scheduler");
+  var root = document.getElementById("scheduler") || document.getElementById("nodes-page");
   if (!root) { return; }
   var every = parseInt(root.getAttribute("data-poll-ms"), 10) || 3000;
+  var liveUrl = root.getAttribute("data-live-url") || "/scheduler/live";
   var ageEl = document.getElementById("sample-age");
   var errEl = document.getElementById("poll-error");
 
@@ -20,8 +22,8 @@
   }
 
   function swap() {
-    return fetch("/scheduler/live", {cache: "no-store"}).then(function (r) {
-      if (!r.ok) { throw new Error("/scheduler/live answered " + r.status); }
+    return fetch(liveUrl, {cache: "no-store"}).then(function (r) {
+      if (!r.ok) { throw new Error(liveUrl + " answered " + r.status); }
       return r.text();
     }).then(function (html) {
       var live = document.getElementById("live");
