@@ -360,28 +360,11 @@ def shape_of(side: Side, answer: Answer) -> Any:
 # shape differs —, role or None for every app, why). Each is removed from those answers
 # before they are compared, and
 # test_every_listed_exception_is_still_seen fails once one is no longer seen.
-KEY_EXCEPTIONS: list[tuple[str, str, str | None, str]] = [
-    ("appNodeLabelExpression", "rm", None,
-     "RMWebServices copies the submission's app-node-label-expression, \"\" when the body has "
-     "none, and AppInfo writes it; serve leaves it out (null) - src/fairshare/server/rest/"
-     "dao_apps.py, open with the oracle's value differences"),
-    ("amRPCAddress", "serve", "killed",
-     "the RM no longer reports the AM's host and RPC port of a killed attempt; serve keeps "
-     "them after the kill as after a finish (dao_apps.py, open)"),
-    ("trackingUrl", "serve", "rejected",
-     "an app the scheduler rejects at submission never gets an attempt in the RM (so no "
-     "tracking URL); serve's record gives it attempt 1 at submission (src/fairshare/server/"
-     "rm.py, open)"),
-    ("resourceSecondsMap", "both", "rejected",
-     "the same missing attempt: the RM's usage report of an app without one has an empty "
-     "map ({}), serve's has memory-mb and vcores at 0"),
-]
+KEY_EXCEPTIONS: list[tuple[str, str, str | None, str]] = []
 
 # Whole answers that can only differ: the request's name and why (test_every_listed_...
 # checks that each still differs).
 ANSWER_EXCEPTIONS: dict[str, str] = {
-    "GET /apps/{rejected}/appattempts json": "the rejected app's attempt (KEY_EXCEPTIONS)",
-    "GET /apps/{rejected}/appattempts xml": "the rejected app's attempt (KEY_EXCEPTIONS)",
     **{f"GET {path} xml": "Hadoop's RM cannot write its RemoteException as XML: a 404 asked "
        "for as XML is a 500 with an empty body; serve answers the 404 in XML"
        for path in ("/apps/application_1_0001", "/apps/application_1_0001/appattempts",

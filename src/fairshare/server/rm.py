@@ -167,6 +167,9 @@ class RMRecords:
                 app.queue = event.queue
                 app.state = app.rm_state = "ACCEPTED"
             elif isinstance(event, AppRejected):
+                # the scheduler refused it before RMAppImpl's APP_ACCEPTED made an attempt:
+                # no attempt, no tracking URL, no usage report (an empty resourceSecondsMap)
+                app.attempts.clear()
                 app.diagnostics = _rejected(event, app)
                 self._end(app, "FAILED", "FAILED", now)
             elif isinstance(event, ContainerAllocated):
@@ -210,9 +213,10 @@ class RMRecords:
         app.state = app.rm_state = state
         app.final_status = final
         app.finished_ms = now
-        attempt = app.attempts[-1]
-        attempt.state = {"FINISHED": "FINISHED", "KILLED": "KILLED"}.get(state, "FAILED")
-        attempt.finish_ms = now
+        if app.attempts:
+            attempt = app.attempts[-1]
+            attempt.state = {"FINISHED": "FINISHED", "KILLED": "KILLED"}.get(state, "FAILED")
+            attempt.finish_ms = now
 
     # -- the views ---------------------------------------------------------------------------------
 
@@ -241,10 +245,12 @@ class RMRecords:
                 s.application_type, s.tags, s.priority, s.unmanaged, ts + app.submitted_ms,
                 -1 if app.launched_ms < 0 else ts + app.launched_ms,
                 ts + app.finished_ms if app.finished_ms else 0, attempts,
-                tuple((n, u // 1000) for n, u in zip(names, used, strict=True)),
+                tuple((n, u // 1000) for n, u in zip(names, used, strict=True))
+                if app.attempts else (),
                 tuple((n, p // 1000) for n, p in zip(names, app.preempted_ms, strict=True)
                       if any(app.preempted_ms)),
-                am_taken, taken - am_taken, taken_resource, s.max_attempts))
+                am_taken, taken - am_taken, taken_resource, s.max_attempts,
+                s.node_label_expression))
         nodes = tuple(RMNodeView(n.id, n.id.rpartition(":")[0] or n.id, node_http_address(n.id),
                                  n.rack, n.state, ts + n.last_heartbeat_ms, n.capacity)
                       for n in sorted(self.nodes.values(), key=lambda n: n.state != "RUNNING"

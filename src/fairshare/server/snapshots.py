@@ -72,7 +72,10 @@ def _app(a: AppSnapshot, snap: EngineSnapshot, ts: int) -> RMAppView:
         a.id, a.id, a.user, a.queue, state, rm_state, final, 1.0 if ended else 0.0,
         a.rejection_reason or "", "YARN", (), 0, a.unmanaged, ts + a.start_time,
         -1 if am is None else ts + am.allocated_at,
-        0 if a.finish_time is None else ts + a.finish_time, (attempt,),
-        tuple((t, 0) for t in ("memory-mb", "vcores")), (),
+        0 if a.finish_time is None else ts + a.finish_time,
+        # a rejected app never had an attempt (RMAppImpl makes one once the scheduler took it)
+        () if a.state is AppState.REJECTED else (attempt,),
+        () if a.state is AppState.REJECTED else tuple((t, 0) for t in ("memory-mb", "vcores")),
+        (),
         a.preempted_am_containers, a.preempted_containers - a.preempted_am_containers,
         a.preempted_resource)

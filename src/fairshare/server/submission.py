@@ -41,6 +41,7 @@ class Submission:
     am_command: str | None  # am-container-spec.commands.command (None: none given)
     environment: tuple[tuple[str, str], ...] = ()  # am-container-spec.environment
     keep_containers: bool = False
+    node_label_expression: str = ""  # app-node-label-expression (no node labels: unused)
     # fairshare's extension: exactly one of these, or neither (then: virtual executor's AM
     # runs for ever with no tasks; local/ray run am_command as the AM)
     tasks: tuple[TaskGroup, ...] = field(default=())  # virtual: the simulator's app model

@@ -72,6 +72,10 @@ class RMAppView:
     preempted_non_am_containers: int = 0
     preempted_resource: Resource | None = None  # total of what preemption took; None: nothing
     max_attempts: int = 2
+    # the submission context's app-node-label-expression: "" for a REST submission without
+    # one (RMWebServices copies ApplicationSubmissionContextInfo's default), None without a
+    # submission context that says (AppInfo then leaves it out)
+    node_label_expression: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -164,7 +164,8 @@ def _app_info(s: ServerSnapshot, a: RMAppView, caller: str | None, deselects: fr
          and "resourceRequests" not in deselects else None),
         ("logAggregationStatus", "DISABLED" if allowed else None),
         ("unmanagedApplication", a.unmanaged),
-        ("appNodeLabelExpression", None),  # no node labels
+        # AppInfo sets it before it looks at deSelects, so deselecting it changes nothing
+        ("appNodeLabelExpression", a.node_label_expression),
         # the AM request's label: NO_LABEL, "", as SchedulerUtils
         # .normalizeNodeLabelExpressionInRequest gives a request to an existing queue; none
         # for an app whose queue its submission created (RMAppManager validated the request
@@ -191,8 +192,10 @@ def _access_fields(s: ServerSnapshot, a: RMAppView, attempt: AttemptView | None,
             f"{yarn_container_id(attempt.container)}/{a.user}"
             if attempt is not None and attempt.container is not None else None)
     rpc = None
-    if attempt is not None and attempt.node and a.state not in _NOT_TRACKED:
-        # the AM's host and RPC port once it registered (kept after it ended); fairshare's
+    if (attempt is not None and attempt.node and a.state not in _NOT_TRACKED
+            and attempt.state not in ("KILLED", "FAILED")):
+        # the AM's host and RPC port once it registered, kept after it finished; a killed or
+        # failed attempt forgets them (RMAppAttemptImpl.invalidateAMHostAndPort); fairshare's
         # AMs serve no RPC: port 0
         rpc = f"{attempt.node.rsplit(':', 1)[0]}:0"
     return [

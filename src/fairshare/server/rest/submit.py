@@ -98,6 +98,7 @@ def parse_submission(body: bytes, content_type: str, user: str, types: ResourceT
         max_attempts=integer(f, "max-app-attempts") or 0,
         application_type=text(f, "application-type") or "YARN",
         tags=tags,
+        node_label_expression=text(f, "app-node-label-expression") or "",
         am_command=_command(spec),
         environment=_entries(spec, "environment", "am-container-spec.environment"),
         keep_containers=bool(boolean(f, "keep-containers-across-application-attempts")),
