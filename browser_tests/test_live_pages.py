@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from playwright.sync_api import Browser, ConsoleMessage, Page, Route, sync_playwright
+from playwright.sync_api import Browser, sync_playwright
 
+from browser_tests.visit import SHOTS, Visit
 from fairshare.web.pages import create_app
 from tests.web.dumps import sample_of
 from tests.web.pages.fakes import FakeSource
@@ -26,7 +27,6 @@ from tests.web.pages.scenario import T, source
 from tests.web.serve import serving_app
 
 ROOT = Path(__file__).resolve().parents[1]
-SHOTS = ROOT / "browser_tests" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"  # Debian's; never `playwright install`
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--no-first-run"]
@@ -51,38 +51,6 @@ def browser() -> Iterator[Browser]:
             yield browser
         finally:
             browser.close()
-
-
-class Visit:
-    """A page with every request intercepted (one outside the server is aborted and kept) and
-    every console error, warning and page error kept."""
-
-    def __init__(self, browser: Browser, base: str, path: str) -> None:
-        self.base = base
-        self.outside: list[str] = []
-        self.errors: list[str] = []
-        self.page: Page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        self.page.route("**/*", self._route)
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
-        self.page.on("requestfailed", lambda r: self.errors.append(f"failed: {r.url}"))
-        response = self.page.goto(base + path, wait_until="load")
-        assert response is not None and response.status == 200, path
-
-    def _route(self, route: Route) -> None:
-        url = route.request.url
-        if url == self.base or url.startswith(self.base + "/"):
-            route.continue_()
-        else:
-            self.outside.append(url)
-            route.abort()
-
-    def _console(self, message: ConsoleMessage) -> None:
-        if message.type in ("error", "warning"):
-            self.errors.append(f"console {message.type}: {message.text}")
-
-    def close(self) -> None:
-        self.page.close()
 
 
 def _name(path: str) -> str:

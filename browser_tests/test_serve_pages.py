@@ -47,13 +47,13 @@ import httpx
 import pytest
 import uvicorn
 from PIL import Image
-from playwright.sync_api import Browser, ConsoleMessage, Page, Route, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 from prometheus_client.parser import text_string_to_metric_families
 
+from browser_tests.visit import Visit
 from fairshare.server.service import Served, ServeOptions, build
 
 ROOT = Path(__file__).resolve().parents[1]
-SHOTS = ROOT / "browser_tests" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"  # Debian's; never `playwright install`
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--no-first-run"]
@@ -199,51 +199,6 @@ def browser() -> Iterator[Browser]:
             browser.close()
 
 
-class Visit:
-    """A page with every request intercepted (one outside the server is aborted and kept) and
-    every console error and warning, page error and failed request kept."""
-
-    def __init__(self, browser: Browser, base: str, path: str) -> None:
-        self.base = base
-        self.outside: list[str] = []
-        self.errors: list[str] = []
-        self.page: Page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        self.page.route("**/*", self._route)
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
-        self.page.on("requestfailed", lambda r: self.errors.append(f"failed: {r.url}"))
-        self.go(path)
-
-    def go(self, path: str) -> None:
-        response = self.page.goto(self.base + path, wait_until="load")
-        assert response is not None and response.status == 200, path
-
-    def _route(self, route: Route) -> None:
-        url = route.request.url
-        if url == self.base or url.startswith(self.base + "/"):
-            route.continue_()
-        else:
-            self.outside.append(url)
-            route.abort()
-
-    def _console(self, message: ConsoleMessage) -> None:
-        if message.type in ("error", "warning"):
-            self.errors.append(f"console {message.type}: {message.text}")
-
-    def clean(self) -> None:
-        """Nothing outside the server asked for, nothing wrong said (the page still open)."""
-        self.page.wait_for_load_state("networkidle")
-        assert self.outside == []
-        assert self.errors == []
-
-    def shot(self, name: str) -> None:
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(SHOTS / f"serve_{name}.png"), full_page=True)
-
-    def close(self) -> None:
-        self.page.close()
-
-
 # root.a's and root.b's memory words at load and after each swap of the page's live part
 WATCH_SWAPS = """() => {
   const words = q => document.querySelector(
@@ -318,7 +273,7 @@ def test_the_scheduler_page_shows_the_starved_queue_get_its_share_by_preemption(
         assert width(page, "root.a", "memory-mb", "steady") == 75.0
         assert width(page, "root.b", "memory-mb", "steady") == 25.0
         expect(row(page, "root.b")).to_contain_text("fair-share timeout 2.0 s, threshold 1")
-        visit.shot("scheduler_full")
+        visit.shot("serve_scheduler_full")
 
         page.evaluate(WATCH_SWAPS)
         starved = cluster.submit("starved", "b", B_TASKS)
@@ -362,7 +317,7 @@ def test_the_scheduler_page_shows_the_starved_queue_get_its_share_by_preemption(
             expect(nodes.nth(i).locator("td").nth(3)).to_have_text("8")
             shows(nodes.nth(i).locator("td").nth(4), "8,192 MB\n8 vcores")
         assert sorted(nodes.locator("td:first-child").all_inner_texts()) == ["node1", "node2"]
-        visit.shot("scheduler_preempted")
+        visit.shot("serve_scheduler_preempted")
         visit.clean()
     finally:
         visit.close()
@@ -398,7 +353,7 @@ def test_the_app_pages_explain_the_preemption(browser: Browser, cluster: Cluster
         expect(page.locator("#explain-statements a", has_text=fill).first).to_have_attribute(
             "href", f"/app/{fill}")
         visit.clean()
-        visit.shot("app_starved")
+        visit.shot("serve_app_starved")
 
         visit.go(f"/app/{fill}")
         shown = facts(page)
@@ -430,7 +385,7 @@ def test_the_app_pages_explain_the_preemption(browser: Browser, cluster: Cluster
         assert container.status_code == 200
         assert container.json()["subject"].startswith("container ")
         visit.clean()
-        visit.shot("app_fill")
+        visit.shot("serve_app_fill")
 
         visit.go("/apps")
         listed = page.locator("#apps tbody tr")
@@ -477,7 +432,7 @@ def test_the_nodes_page_shows_both_nodes_full(browser: Browser, cluster: Cluster
                 assert "width:100.00%" in style, style
             # a heartbeat every second of the server's clock, at or before the sample
             expect(cells.nth(5)).to_contain_text(re.compile(r"before the sample|at the sample"))
-        visit.shot("nodes")
+        visit.shot("serve_nodes")
         visit.clean()
         rows.first.locator("a").click()
         expect(page).to_have_title("Node node1:45454 · fairshare serve")
@@ -515,7 +470,7 @@ def test_preemption_tuning_over_the_servers_history(browser: Browser, cluster: C
         steady = tuning.locator('tr[data-queue="root.b"] [data-key="steady-fair-share"]')
         assert float(steady.get_attribute("data-mb") or 0) == SHARE_B_MB
         visit.clean()
-        visit.shot("tuning")
+        visit.shot("serve_tuning")
 
         visit.go("/queue/root.b")
         page.wait_for_selector("#chart-memory canvas")
@@ -540,7 +495,7 @@ def test_the_diagnosis_says_what_holds_each_queue(browser: Browser, cluster: Clu
         assert "against a fair share of 4,096 MB" in by["root.b", starved][3]
         assert "cluster 100% used" in by["root.b", starved][3]
         visit.clean()
-        visit.shot("diagnosis")
+        visit.shot("serve_diagnosis")
     finally:
         visit.close()
 
