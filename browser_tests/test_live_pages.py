@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 
 from browser_tests.visit import SHOTS, Visit
 from fairshare.web.pages import create_app
@@ -27,9 +27,6 @@ from tests.web.pages.scenario import T, source
 from tests.web.serve import serving_app
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"  # Debian's; never `playwright install`
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]
 APP = "application_1700000000000_0005"
 PAGES = ["/", "/scheduler", "/queue/root.etl", "/tuning", "/tuning?days=mon-fri&hours=9-17",
          "/apps", "/apps?queue=root.etl", f"/app/{APP}", "/diagnosis"]
@@ -43,14 +40,6 @@ def live() -> Iterator[tuple[str, FakeSource]]:
         yield base, fake
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def _name(path: str) -> str:

@@ -11,12 +11,11 @@ from __future__ import annotations
 import io
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from PIL import Image
-from playwright.sync_api import Browser, ConsoleMessage, Page, Request, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, Request
 
 from fairshare.report import build_report, build_sweep_report
 from fairshare.sim.parse.scenario import load_scenario
@@ -25,17 +24,8 @@ from fairshare.sim.run.scripted import run_scenario
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "examples/seed-three-tenants/simulation.yaml"
 SHOTS = ROOT / "out" / "browser"
-CHROMIUM = "/usr/bin/chromium"  # Debian's; never `playwright install`
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")

@@ -47,16 +47,13 @@ import httpx
 import pytest
 import uvicorn
 from PIL import Image
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 from prometheus_client.parser import text_string_to_metric_families
 
 from browser_tests.visit import Visit
 from fairshare.server.service import Served, ServeOptions, build
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"  # Debian's; never `playwright install`
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]
 SPEED = 5.0  # the server's clock: 5 s of it per wall second
 WAIT_MS = 30_000  # the longest any wall wait may take (the machine is shared)
 GB = 1024
@@ -189,14 +186,6 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     assert served.loop.failure is None
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 # root.a's and root.b's memory words at load and after each swap of the page's live part
