@@ -51,9 +51,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--shrink", type=int, default=3, metavar="K",
                    help="shrink the first K differing random scenarios (0: none)")
     p.add_argument("--json", type=Path, help="also write the summary as JSON here")
-    p.add_argument("--rest", action="store_true",
-                   help="also compare YARN's REST answers at every snapshot (opt-in while "
-                        "the differences docs/fidelity.md lists are open)")
+    p.add_argument("--no-rest", dest="rest", action="store_false",
+                   help="do not compare YARN's REST answers at every snapshot (compared by "
+                        "default: docs/fidelity.md, \"The REST comparison\")")
     return p.parse_args(argv)
 
 
@@ -124,8 +124,8 @@ def summary_json(summary: RunSummary) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.rest:  # read by the workers that run fairshare's side (oracle.rest)
-        os.environ[rest.REST_ENV] = "1"
+    # read by the workers that run fairshare's side (oracle.rest)
+    os.environ[rest.REST_ENV] = "1" if args.rest else "0"
     console = Console(soft_wrap=True)
     try:
         summary = run(args, console)

@@ -25,7 +25,7 @@ from typing import Any
 
 from oracle.output_files import OracleOutputError
 
-REST_ENV = "FAIRSHARE_ORACLE_REST"  # "1": compare the REST answers (python -m oracle --rest)
+REST_ENV = "FAIRSHARE_ORACLE_REST"  # "1": compare the REST answers; "0": oracle --no-rest
 
 REST = "rest.jsonl"
 # the driver's ResourceManager started at this epoch ms (AppModel.CLUSTER_TIMESTAMP): the
@@ -168,8 +168,8 @@ def lost_nodes(records: Sequence[Mapping[str, Any]], types: Any) -> tuple[Any, .
 
 
 def fairshare_renderer() -> Renderer | None:
-    """What renders an engine's REST answers, or None: not asked for (``--rest``, which sets
-    :data:`REST_ENV` for the workers), or fairshare has no REST layer."""
+    """What renders an engine's REST answers, or None: not asked for (``--no-rest``: the
+    workers see :data:`REST_ENV` other than "1"), or fairshare has no REST layer."""
     if os.environ.get(REST_ENV) != "1":
         return None
     try:
