@@ -94,17 +94,17 @@ def test_a_non_zero_exit_has_yarns_diagnostics() -> None:
 
 def test_the_nodes_are_rays_with_their_resources(ray_cluster: RayCluster,
                                                  executor: RayExecutor) -> None:
-    head, gpu, small = ray_cluster.head, ray_cluster.gpu, ray_cluster.small
+    head, gpu, licensed = ray_cluster.head, ray_cluster.gpu, ray_cluster.licensed
     offers = {n.id: n for n in executor.nodes()}
-    # conftest's nodes: head 2 CPUs, 4 GiB, fpga 2; gpu 1 CPU, 1 GPU, 2 GiB; small 3 CPUs,
-    # 1 GiB and "licence" (no type of the server's)
+    # conftest's nodes: head 2 CPUs, 2 GiB, fpga 2; gpu 1 CPU, 1 GPU, 1 GiB; licensed 3 CPUs,
+    # 3 GiB and "licence" (no type of the server's)
     assert {k: v.capacity for k, v in offers.items()} == {
-        yarn_id(head): TYPES.of({"memory-mb": 4096, "vcores": 2, "fpga": 2}),
-        yarn_id(gpu): TYPES.of({"memory-mb": 2048, "vcores": 1, "yarn.io/gpu": 1}),
-        yarn_id(small): TYPES.of({"memory-mb": 1024, "vcores": 3}),
+        yarn_id(head): TYPES.of({"memory-mb": 2048, "vcores": 2, "fpga": 2}),
+        yarn_id(gpu): TYPES.of({"memory-mb": 1024, "vcores": 1, "yarn.io/gpu": 1}),
+        yarn_id(licensed): TYPES.of({"memory-mb": 3072, "vcores": 3}),
     }
     assert {n.rack for n in offers.values()} == {DEFAULT_RACK}
-    for node in (head, gpu, small):
+    for node in (head, gpu, licensed):
         assert executor.ray_node_id(yarn_id(node)) == node.node_id
     assert len(set(offers)) == 3  # three raylets on one host: three NodeIds, by port
 
@@ -115,7 +115,7 @@ def test_each_container_runs_on_the_node_it_was_placed_on(
         ray_cluster: RayCluster, containers: Containers, host: Recorder) -> None:
     # three on the 1-CPU node at once: Ray's CPU bookkeeping does not hold them back (the RM
     # placed them), and hard affinity keeps them there although other nodes have CPUs free
-    nodes = [ray_cluster.gpu] * 3 + [ray_cluster.head, ray_cluster.small]
+    nodes = [ray_cluster.gpu] * 3 + [ray_cluster.head, ray_cluster.licensed]
     launches = [containers.launch(yarn_id(n), f"echo ${RAY_NODE_ID_VARIABLE} > ran-on; "
                                   "touch started; for i in $(seq 300); do "
                                   "[ $(ls ../*/started | wc -l) -ge 5 ] && exit 0; sleep 0.1; "
@@ -128,7 +128,7 @@ def test_each_container_runs_on_the_node_it_was_placed_on(
 
 def test_the_container_has_yarns_environment_its_folder_and_its_logs(
         ray_cluster: RayCluster, containers: Containers, host: Recorder) -> None:
-    launch = containers.launch(yarn_id(ray_cluster.small),
+    launch = containers.launch(yarn_id(ray_cluster.licensed),
                                "env; pwd; echo to-stderr >&2; echo more >&2",
                                environment={"MY_VAR": "mine", "NM_HOST": "127.0.0.1"})
     assert host.wait(launch.container) == (0, "")
@@ -177,7 +177,7 @@ def test_stop_cancels_the_task_forced_and_its_processes_are_gone(
         ray_cluster: RayCluster, executor: RayExecutor, containers: Containers,
         host: Recorder) -> None:
     # a container that ignores SIGTERM and has a child that does too: only SIGKILL ends them
-    launch = containers.launch(yarn_id(ray_cluster.small),
+    launch = containers.launch(yarn_id(ray_cluster.licensed),
                                "echo $$ > pid; trap '' TERM; (trap '' TERM; sleep 60) & "
                                "echo $! > child; wait")
     group = containers.started(launch)
@@ -230,7 +230,7 @@ def test_close_leaves_nothing_running(ray_cluster: RayCluster, tmp_path: Path) -
     executor.start(host)
     made = Containers(executor, host, tmp_path)
     launches = [made.launch(yarn_id(n), "echo $$ > pid; trap '' TERM; sleep 60 & wait")
-                for n in (ray_cluster.head, ray_cluster.gpu, ray_cluster.small)]
+                for n in (ray_cluster.head, ray_cluster.gpu, ray_cluster.licensed)]
     groups = [made.started(launch) for launch in launches]
     assert all(live_in_group(g) for g in groups)
     began = time.monotonic()
@@ -246,7 +246,7 @@ def test_close_leaves_nothing_running(ray_cluster: RayCluster, tmp_path: Path) -
 
 def test_many_short_containers_end_in_bounded_time(
         ray_cluster: RayCluster, containers: Containers, host: Recorder) -> None:
-    nodes = [ray_cluster.head, ray_cluster.gpu, ray_cluster.small]
+    nodes = [ray_cluster.head, ray_cluster.gpu, ray_cluster.licensed]
     began = time.monotonic()
     launches = [containers.launch(yarn_id(nodes[i % 3]), "sleep 0.2", res(64, 1))
                 for i in range(12)]
