@@ -27,6 +27,7 @@ the engine is random; only the nodes' ports (and so which node a container lands
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections import Counter
@@ -41,10 +42,12 @@ import uvicorn
 
 from fairshare.cli.common import bind_listening
 from fairshare.server.executors.ray_node import RAY_NODE_ID_VARIABLE
+from fairshare.server.rest.submit import AM_CONTAINER_SPEC
 from fairshare.server.service import Served, ServeOptions, build
 from fairshare.server.view import yarn_container_id
 from ray_tests.conftest import BOUND_S, RayCluster, live_in_group, wait_until
 
+SRC = str(Path(__file__).resolve().parents[1] / "src")  # for the AM's fairshare.client
 CLUSTER_TIMESTAMP = 1_700_000_000_000
 A = f"application_{CLUSTER_TIMESTAMP}_0001"
 B = f"application_{CLUSTER_TIMESTAMP}_0002"
@@ -97,14 +100,19 @@ class Server:
         return response.json()
 
     def submit(self, app: str, queue: str, containers: int) -> None:
+        """A distributed-shell app: ``containers`` shell containers of 1024 MB, 1 vcore."""
+        self.submit_body(app, {
+            "application-name": f"shell-{queue}", "queue": queue,
+            "resource": {"memory": MB, "vCores": 1},
+            "fairshare": {"distributed-shell": {
+                "num-containers": containers, "shell-command": COMMAND,
+                "container-memory": MB, "container-vcores": 1}}})
+
+    def submit_body(self, app: str, fields: dict[str, Any]) -> None:
         made = self.client.post(f"{self.url}/ws/v1/cluster/apps/new-application")
         assert made.status_code == 200
         assert made.json()["application-id"] == app  # the ids are the seeded ones
-        body = {"application-id": app, "application-name": f"shell-{queue}", "queue": queue,
-                "resource": {"memory": MB, "vCores": 1},
-                "fairshare": {"distributed-shell": {
-                    "num-containers": containers, "shell-command": COMMAND,
-                    "container-memory": MB, "container-vcores": 1}}}
+        body = {"application-id": app, **fields}
         submitted = self.client.post(f"{self.url}/ws/v1/cluster/apps?user.name=alice",
                                      json=body)
         assert submitted.status_code == 202, submitted.text
@@ -117,9 +125,17 @@ class Server:
         return {q["queueName"]: q for q in root["childQueues"]["queue"]}
 
     def containers(self, app: str) -> dict[str, Path]:
-        """The app's containers that started a process: YARN's container id → work folder."""
-        return {p.parent.parent.name: p.parent for p in
-                (self.out / "containers" / app).glob("*/work/pid") if p.read_text().strip()}
+        """The app's containers that started a process: YARN's container id → work folder
+        (``<app>/<container>/work`` for the server's own AMs' containers, the NodeManager's
+        ``usercache/<user>/appcache/<app>/<container>`` for an AM's of its own)."""
+        prefix = f"container_{app[len('application_'):]}_"
+        found = {}
+        for pid in (self.out / "containers").rglob("pid"):
+            work = pid.parent
+            name = work.name if work.name.startswith("container_") else work.parent.name
+            if name.startswith(prefix) and pid.read_text().strip():
+                found[name] = work
+        return found
 
     def events(self, kind: str) -> list[dict[str, Any]]:
         """The engine's events of a kind, from the session's events.jsonl (flushed as they
@@ -236,3 +252,72 @@ def test_a_starved_queue_gets_its_fair_share_back_by_preempting_ray_tasks(
     server.stop()
     for group in [*first.values(), *later.values()]:
         wait_until(lambda g=group: not live_in_group(g), f"group {group} ended with the server")
+
+
+# An AM of its own (the AM protocol, fairshare.client), itself a Ray task: 5 containers of
+# 1024 MB, each running COMMAND; it reports what it was told of them once 3 have completed,
+# then waits for the test's word (a file) before it unregisters.
+OWN_AM = """
+import json, os, time
+from fairshare.client import AMClient, ContainerAsk
+with AMClient.from_env() as am:
+    am.register()
+    am.allocate([ContainerAsk(5, 1024)])
+    started, warned, completed = [], set(), []
+    deadline = time.monotonic() + 60
+    while len(completed) < 3 and time.monotonic() < deadline:
+        answer = am.allocate()
+        for c in answer.allocated:
+            am.start_container(c.id, os.environ["COMMAND"])
+            started.append(c.id)
+        warned |= set(answer.to_preempt)
+        completed += [[s.container_id, s.exit_status, s.diagnostics] for s in answer.completed]
+        time.sleep(0.1)
+    print(json.dumps({"started": started, "warned": sorted(warned),
+                      "completed": sorted(completed)}), flush=True)
+    while not os.path.exists(os.environ["RELEASE"]) and time.monotonic() < deadline:
+        am.allocate()
+        time.sleep(0.1)
+    am.unregister("SUCCEEDED", "done")
+"""
+
+
+def test_an_am_on_ray_is_told_its_preempted_containers_status(
+        ray_cluster: RayCluster, server: Server, tmp_path: Path) -> None:
+    """The same fair shares as above (A: its AM and 5 containers, the whole cluster, asked for
+    6144 MB; B: 5120 MB): B is starved for 3072 MB, three of A's containers are preempted, and
+    A's AM — a Ray task speaking the AM protocol — is given each one's status as YARN gives it,
+    -102 (ContainerExitStatus.PREEMPTED), having been warned of them first."""
+    program = tmp_path / "am.py"
+    program.write_text(OWN_AM)
+    release = tmp_path / "release"
+    environment = {"PYTHONPATH": SRC, "COMMAND": COMMAND, "RELEASE": str(release)}
+    server.submit_body(A, {
+        "application-name": "own-am", "queue": "root.a", "resource": {"memory": MB, "vCores": 1},
+        AM_CONTAINER_SPEC: {"commands": {"command": f"{sys.executable} {program}"},
+                            "environment": {"entry": [{"key": k, "value": v}
+                                                      for k, v in environment.items()]}}})
+    wait_until(lambda: len(server.containers(A)) == 5, "A's AM started its 5 containers")
+    first = groups(server, A)
+    server.submit(B, "root.b", 4)
+    am_out = server.out / "containers" / A / f"container_{A[len('application_'):]}_01_000001"
+    stdout = am_out / "stdout"
+    wait_until(lambda: stdout.exists() and stdout.read_text().strip(), "A's AM reported")
+    said = json.loads(stdout.read_text().strip().splitlines()[-1])
+    assert sorted(said["started"]) == sorted(first)
+    preempted = server.preempted()
+    assert len(preempted) == 3 and preempted <= set(first)
+    assert said["completed"] == [[c, -102, "Container preempted by scheduler"]
+                                 for c in sorted(preempted)]
+    assert set(said["warned"]) == preempted  # told before they were taken
+    for container, group in first.items():
+        wait_until(lambda g=group, gone=container in preempted: bool(live_in_group(g)) != gone,
+                   f"{container}'s processes")
+    wait_until(lambda: running(server, B) == 3, "B's AM and 2 containers run")
+    assert running(server, A) == 3
+
+    release.write_text("")  # A unregisters: it ends, and its containers with it
+    wait_until(lambda: server.app(A)["state"] == "FINISHED", "A finished")
+    assert server.app(A)["finalStatus"] == "SUCCEEDED"
+    for group in first.values():
+        wait_until(lambda g=group: not live_in_group(g), f"group {group} ended with A")
