@@ -12,11 +12,13 @@ instantaneous fair share of each is 6144 / 2 = 3072 MB.
 
 * App A (root.a): its AM (1024 MB) and 8 shell containers of 1024 MB: it gets the whole
   cluster, the AM and 5 containers (6144 MB); 3 containers wait.
-* App B (root.b): its AM and 4 containers, 5120 MB asked. It is starved for its fair share
-  (``fairSharePreemptionThreshold`` 1.0): ``FSAppAttempt.fairShareStarvation`` is
-  min(3072, 5120) − 0 = 3072 MB, three 1024 MB containers. ``FSPreemptionThread`` takes A's
-  non-AM containers (A's AM is spared while others will do), and only while A stays at or above
-  its own fair share (``FSAppAttempt.canContainerBePreempted``): 6144 → 3072 MB, exactly three.
+* App B (root.b): its AM and then 4 containers. It is starved for its fair share
+  (``fairSharePreemptionThreshold`` 1.0; ``FSAppAttempt.fairShareStarvation``: the smaller of
+  its fair share and its demand, less its usage): first for its AM alone, min(3072, 1024) − 0
+  = 1024 MB, one container; with its AM placed it asks for its 4 containers and is starved for
+  min(3072, 5120) − 1024 = 2048 MB, two more. ``FSPreemptionThread`` takes A's non-AM
+  containers (A's AM is spared while others will do), and only while A stays at or above its
+  own fair share (``FSAppAttempt.canContainerBePreempted``): 6144 → 3072 MB, three in all.
 * Then: A has its AM and 2 containers (3072 MB), B its AM and 2 containers (3072 MB); neither
   is starved, so nothing more is preempted; A's 3 + 3 containers and B's 2 wait.
 
@@ -163,21 +165,25 @@ def server(ray_cluster: RayCluster, tmp_path: Path) -> Iterator[Server]:
                                 out=out, cluster_timestamp=CLUSTER_TIMESTAMP))
     listening = bind_listening("127.0.0.1", 0)
     url = f"http://127.0.0.1:{listening.getsockname()[1]}"
-    served.start(url)
-    web = uvicorn.Server(uvicorn.Config(served.app, host="127.0.0.1", log_level="warning",
-                                        access_log=False, lifespan="off"))
-    thread = threading.Thread(target=web.run, kwargs={"sockets": [listening]}, daemon=True)
-    thread.start()
     made: Server | None = None
+    web: uvicorn.Server | None = None
+    thread: threading.Thread | None = None
     try:
+        served.start(url)
+        web = uvicorn.Server(uvicorn.Config(served.app, host="127.0.0.1", log_level="warning",
+                                            access_log=False, lifespan="off"))
+        thread = threading.Thread(target=web.run, kwargs={"sockets": [listening]},
+                                  daemon=True)
+        thread.start()
         wait_until(lambda: web.started or not thread.is_alive(), "uvicorn started")
-        assert web.started
+        assert web.started, "uvicorn did not start"
         with httpx.Client(timeout=BOUND_S) as client:
             made = Server(served, url, client, out)
             yield made
     finally:
-        web.should_exit = True
-        thread.join(timeout=BOUND_S)
+        if web is not None and thread is not None:
+            web.should_exit = True
+            thread.join(timeout=BOUND_S)
         if made is None or not made.stopped:
             served.stop()
         listening.close()
@@ -237,7 +243,8 @@ def test_a_starved_queue_gets_its_fair_share_back_by_preempting_ray_tasks(
     preempted = server.preempted()
     assert len(preempted) == 3 and preempted <= set(first)
     for container, group in first.items():
-        assert bool(live_in_group(group)) is (container not in preempted), container
+        wait_until(lambda g=group, gone=container in preempted: bool(live_in_group(g)) != gone,
+                   f"{container}'s processes")
     # B's two containers run (a Ray task's worker may take a few seconds to start)
     wait_until(lambda: len(server.containers(B)) == 2, "B's two shell containers started")
     later = groups(server, B)
