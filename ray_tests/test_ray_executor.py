@@ -238,6 +238,24 @@ def test_the_sigterm_comes_first_and_the_sigkill_after_the_delay(
     assert not live_in_group(group)
 
 
+def test_a_delay_of_zero_is_sigkill_at_once(ray_cluster: RayCluster, tmp_path: Path) -> None:
+    host = Recorder()
+    executor = RayExecutor(ray_cluster.address, types=TYPES, sigkill_delay_ms=0)
+    executor.start(host)
+    made = Containers(executor, host, tmp_path)
+    got_term = tmp_path / "got-term"
+    try:
+        launch = made.launch(yarn_id(ray_cluster.gpu),
+                             f"echo $$ > pid; trap 'touch {got_term}' TERM; "
+                             "while true; do sleep 0.05; done")
+        group = made.started(launch)
+        executor.stop(APP, launch.container, 0)
+        wait_until(lambda: not live_in_group(group), "the SIGKILL")
+    finally:
+        executor.close()
+    assert not got_term.exists()  # no SIGTERM came first (ContainerCleanup with 0)
+
+
 def test_close_leaves_nothing_running(ray_cluster: RayCluster, tmp_path: Path) -> None:
     host = Recorder()
     executor = RayExecutor(ray_cluster.address, types=TYPES)

@@ -71,6 +71,7 @@ SITE = {
     "yarn.scheduler.fair.update-interval-ms": "200",
     "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms": "200",
     "yarn.resource-types": "yarn.io/gpu",  # Ray's GPU, mapped
+    "yarn.nodemanager.sleep-delay-before-sigkill.ms": "100",
 }
 # each container: its bash's pid (its process group) and the Ray node it runs on, then a wait
 # longer than the test
@@ -199,6 +200,7 @@ def running(server: Server, app: str) -> int:
 
 def test_a_starved_queue_gets_its_fair_share_back_by_preempting_ray_tasks(
         ray_cluster: RayCluster, server: Server) -> None:
+    assert server.served.loop.executor.sigkill_delay_ms == 100  # type: ignore[attr-defined]
     nodes = server.get("/nodes")["nodes"]["node"]
     assert sorted(n["totalResource"]["memory"] for n in nodes) == [1024, 2048, 3072]
     gpus = {n["id"]: {i["name"]: i["value"] for i in

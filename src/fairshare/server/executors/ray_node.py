@@ -18,8 +18,9 @@ Ray's own job supervisor detaches its watcher the same way): the guard asks the 
 SIGTERM when the launcher dies (``PR_SET_PDEATHSIG`` on Linux; a once-a-second look at its
 parent's pid elsewhere), and then ends the container's process group as the NodeManager does:
 SIGTERM, SIGKILL ``sigkill_delay_ms`` later (``yarn.nodemanager.sleep-delay-before-sigkill.ms``,
-``ContainerLaunch.cleanupContainer``). The same happens when the container's main process
-exits and left others running in its group (YARN cleans a container up after every exit).
+``ContainerCleanup``; 0 or less: SIGKILL at once). The same happens when the container's main
+process exits and left others running in its group (YARN cleans a container up after every
+exit).
 """
 
 from __future__ import annotations
@@ -55,11 +56,12 @@ def watch_parent():
     os.kill(os.getpid(), signal.SIGTERM)
 
 def end_group(pgid):
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    time.sleep(delay)
+    if delay > 0:  # 0 or less: SIGKILL at once, as ContainerCleanup
+        try:
+            os.killpg(pgid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        time.sleep(delay)
     try:
         os.killpg(pgid, signal.SIGKILL)
     except ProcessLookupError:
