@@ -2,6 +2,7 @@
 # make test — set up .venv if needed, then run every test
 # make test-postgres — the history store's tests on a PostgreSQL they start (initdb + pg_ctl)
 # make test-kerberos — fairshare watch --spnego against a Kerberos realm it starts (krb5-kdc)
+# make test-ray — serve's Ray executor on a local multi-node Ray cluster it starts (the [ray] extra)
 # make fuzz — the fuzz suite (docs/reliability.md); FUZZ_ARGS="--smoke" or "--mutants 500 --seed 2"
 # make test-browser — the report in Debian's chromium (apt-get install chromium chromium-driver)
 # make test-rm — Hadoop 3.4's own ResourceManager in-process (rmharness/, JDK 17 + Maven), watched by fairshare watch
@@ -47,8 +48,16 @@ test-kerberos: $(STAMP)
 	$(VENV)/bin/python -m pip install --quiet -e '.[test,kerberos]'
 	$(VENV)/bin/python -m pytest kerberos_tests
 
+# ray_tests/conftest.py starts one ray.cluster_utils.Cluster (a head and two workers, every Ray
+# server on 127.0.0.1) for the session and shuts it down by its processes' ids; not part of
+# `make test`, which must run where Ray is not installed
+.PHONY: test-ray
+test-ray: $(STAMP)
+	$(VENV)/bin/python -m pip install --quiet -e '.[test,ray]'
+	$(VENV)/bin/python -m pytest ray_tests
+
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench fuzz browser_tests oracle rm_tests rmharness/capture.py postgres_tests kerberos_tests
+	$(VENV)/bin/ruff check src tests bench fuzz browser_tests oracle rm_tests rmharness/capture.py postgres_tests kerberos_tests ray_tests
 	$(VENV)/bin/mypy src/
 
 bench: $(STAMP)

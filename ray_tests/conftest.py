@@ -2,7 +2,9 @@
 ``[ray]`` extra, which ``make test`` does not install, so these live outside ``tests/``).
 
 One cluster per session (``ray.cluster_utils.Cluster``): a head and two worker nodes with
-different resources, no dashboard, a small object store each. Every Ray server listens on
+different resources — 1 GiB of memory per CPU on each, so that YARN's memory-only fair shares
+can be met exactly by 1 GB / 1 vcore containers (the end-to-end test) — no dashboard, a small
+object store each. Every Ray server listens on
 127.0.0.1: ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` makes Ray take the loopback address as the
 node's (it would otherwise resolve 127.0.0.1 to the machine's outside address), set before Ray
 is imported, so the nodes' processes inherit it. The cluster's processes are ended by
@@ -41,7 +43,7 @@ class RayCluster:
     cluster: Cluster
     head: object  # ray._private.node.Node
     gpu: object  # the worker node with a GPU
-    small: object  # the worker node with 1 GiB
+    licensed: object  # the worker node with a resource of no YARN type's
 
     @property
     def address(self) -> str:
@@ -52,15 +54,15 @@ class RayCluster:
 def ray_cluster() -> Iterator[RayCluster]:
     cluster = Cluster(shutdown_at_exit=True)
     try:
-        head = cluster.add_node(num_cpus=2, memory=4 * GIB, resources={"fpga": 2},
+        head = cluster.add_node(num_cpus=2, memory=2 * GIB, resources={"fpga": 2},
                                 object_store_memory=OBJECT_STORE, include_dashboard=False)
-        gpu = cluster.add_node(num_cpus=1, num_gpus=1, memory=2 * GIB,
+        gpu = cluster.add_node(num_cpus=1, num_gpus=1, memory=1 * GIB,
                                object_store_memory=OBJECT_STORE)
         # "licence" is no YARN type of the server's: not mapped
-        small = cluster.add_node(num_cpus=3, memory=1 * GIB, resources={"licence": 5},
-                                 object_store_memory=OBJECT_STORE)
+        licensed = cluster.add_node(num_cpus=3, memory=3 * GIB, resources={"licence": 5},
+                                    object_store_memory=OBJECT_STORE)
         cluster.wait_for_nodes()
-        yield RayCluster(cluster, head, gpu, small)
+        yield RayCluster(cluster, head, gpu, licensed)
     finally:
         if ray.is_initialized():
             ray.shutdown()

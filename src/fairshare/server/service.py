@@ -23,6 +23,7 @@ from fairshare.config.errors import ConfigError
 from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig, load_site
 from fairshare.core import Engine, Reload, ReloadFailed
+from fairshare.resources.vector import ResourceTypes
 from fairshare.server.executors.base import SIGKILL_DELAY_MS, Executor
 from fairshare.server.executors.virtual import VirtualExecutor
 from fairshare.server.journal import Journal
@@ -171,7 +172,7 @@ def build(options: ServeOptions, *, clock: ServerClock | None = None) -> Served:
     types = site.resource_types
     allocations_text, config = _allocations(options.allocations, site)
     grace_ms = sigkill_delay_ms(site)
-    executor = _executor(options, grace_ms)
+    executor = _executor(options, types, grace_ms)
     nodes = _nodes(options, executor, types)
     cluster_timestamp = options.cluster_timestamp or int(time.time() * 1000)
     out = options.out
@@ -215,7 +216,7 @@ def sigkill_delay_ms(site: SiteConfig) -> int:
     return max(0, value)
 
 
-def _executor(options: ServeOptions, grace_ms: int) -> Executor:
+def _executor(options: ServeOptions, types: ResourceTypes, grace_ms: int) -> Executor:
     if options.executor == "virtual":
         return VirtualExecutor()
     if options.executor == "local":
@@ -227,11 +228,15 @@ def _executor(options: ServeOptions, grace_ms: int) -> Executor:
     except ImportError as e:
         raise ConfigError(f"the ray executor needs Ray: pip install 'fairshare[ray]' ({e})",
                           "--executor") from None
-    return RayExecutor(options.ray_address)
+    # the site's resource types: Ray's custom resources map onto them (GPU → yarn.io/gpu)
+    return RayExecutor(options.ray_address, types=types, sigkill_delay_ms=grace_ms)
 
 
 def _nodes(options: ServeOptions, executor: Executor, types: Any) -> list[NodeSpec]:
-    brought = executor.nodes()
+    try:
+        brought = executor.nodes()
+    except (ConnectionError, RuntimeError, TimeoutError) as e:  # ray.init could not connect
+        raise ConfigError(f"cannot reach the Ray cluster: {e}", "--ray-address") from None
     if brought is not None:
         return [NodeSpec(n.id, n.capacity, n.rack) for n in brought]
     if options.nodes_file is not None:

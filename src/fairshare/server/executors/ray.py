@@ -1,5 +1,5 @@
 """``--executor ray``: Ray's nodes are the NodeManagers, and a container is a Ray task pinned to
-the node the scheduler chose (docs/ray.md).
+the node the scheduler chose (docs/serve.md, "Running on a Ray cluster").
 
 * The cluster: ``RayExecutor("ray://host:10001")`` (Ray Client), ``"auto"`` (the cluster this
   machine belongs to), a GCS address, or None — a local ``ray.init()`` that this executor also
@@ -16,7 +16,7 @@ the node the scheduler chose (docs/ray.md).
   preemption), so Ray's own CPU bookkeeping must not hold it back — a task asking Ray for its
   vcores would wait behind other Ray work, or forever where the RM counts more vcores than Ray
   has CPUs free, while the RM believes it runs. Nothing is asked of Ray's memory or GPU
-  accounting either; what that leaves unenforced is in docs/ray.md.
+  accounting either; what that leaves unenforced is in docs/serve.md's limits.
 * Exits: one watcher thread waits on every running task (``ray.wait`` with a timeout) and turns
   each result into YARN's exit status (:func:`exit_of_error`). ``stop`` cancels, forced, and
   reports nothing; ``close`` cancels all and ends what ``start`` began.

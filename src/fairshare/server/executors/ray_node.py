@@ -8,15 +8,19 @@ not fairshare installed on every node.
 
 Why two small processes between the Ray worker and ``bash``: ``ray.cancel(force=True)`` ends
 the worker, and the container's own processes would outlive it — bash runs in its own session
-(its process group is the container, as the NodeManager's ``setsid``), and Ray kills only a
-worker's direct children as it exits (``RAY_kill_child_processes_on_worker_exit``; none when
-the worker crashed). So the worker's child is a *launcher*, which Ray may kill at any time,
-and the launcher's child is the *guard*, bash's parent: the guard asks the kernel for SIGTERM
-when the launcher dies (``PR_SET_PDEATHSIG`` on Linux; a once-a-second look at its parent's
-pid elsewhere), and then ends the container's process group as the NodeManager does: SIGTERM,
-SIGKILL ``sigkill_delay_ms`` later (``yarn.nodemanager.sleep-delay-before-sigkill.ms``,
-``ContainerLaunch.cleanupContainer``). The same happens when the container's main process
-exits and left others running in its group (YARN cleans a container up after every exit).
+(its process group is the container, as the NodeManager's ``setsid``), and Ray ends only what
+is left in the worker's own process group as the worker exits (the raylet's per-worker process
+group cleanup, a SIGKILL to the group; or its older child-process cleanup, none when the worker
+crashed). So the worker's child is a *launcher*, in the worker's group, which Ray may kill at
+any time, and the launcher's child is the *guard*, bash's parent, in a session of its own (in
+the worker's group it would die by the same SIGKILL, before it could end the container — why
+Ray's own job supervisor detaches its watcher the same way): the guard asks the kernel for
+SIGTERM when the launcher dies (``PR_SET_PDEATHSIG`` on Linux; a once-a-second look at its
+parent's pid elsewhere), and then ends the container's process group as the NodeManager does:
+SIGTERM, SIGKILL ``sigkill_delay_ms`` later (``yarn.nodemanager.sleep-delay-before-sigkill.ms``,
+``ContainerCleanup``; 0 or less: SIGKILL at once). The same happens when the container's main
+process exits and left others running in its group (YARN cleans a container up after every
+exit).
 """
 
 from __future__ import annotations
@@ -52,11 +56,12 @@ def watch_parent():
     os.kill(os.getpid(), signal.SIGTERM)
 
 def end_group(pgid):
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    time.sleep(delay)
+    if delay > 0:  # 0 or less: SIGKILL at once, as ContainerCleanup
+        try:
+            os.killpg(pgid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        time.sleep(delay)
     try:
         os.killpg(pgid, signal.SIGKILL)
     except ProcessLookupError:
@@ -93,9 +98,11 @@ except ProcessLookupError:
 sys.exit(128 - code if code < 0 else code)
 """
 
-# The launcher: the worker's child, which Ray kills (SIGKILL) when the worker exits, and which
-# dies with the worker (PR_SET_PDEATHSIG, SIGKILL) when the worker crashes; either way its
-# death is the guard's signal. argv: the worker's pid, the delay, the command.
+# The launcher: the worker's child, which Ray kills (SIGKILL, with the worker's process group)
+# when the worker exits, and which dies with the worker (PR_SET_PDEATHSIG, SIGKILL) when the
+# worker crashes; either way its death is the guard's signal. The guard is started in a
+# session of its own, out of the group Ray kills. argv: the worker's pid, the delay, the
+# command.
 LAUNCHER = r"""
 import ctypes, os, signal, subprocess, sys
 
@@ -105,7 +112,8 @@ except AttributeError:
     pass
 if os.getppid() != int(sys.argv[1]):
     sys.exit(143)
-guard = subprocess.Popen([sys.executable, "-I", "-c", GUARD, str(os.getpid()), *sys.argv[2:]])
+guard = subprocess.Popen([sys.executable, "-I", "-c", GUARD, str(os.getpid()), *sys.argv[2:]],
+                         start_new_session=True)
 code = guard.wait()
 sys.exit(128 - code if code < 0 else code)
 """.replace("GUARD", repr(GUARD))
