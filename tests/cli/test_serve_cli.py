@@ -43,6 +43,8 @@ def serve(*args: str) -> tuple[int, str]:
 @pytest.mark.parametrize(("options", "said"), [
     (["--executor", "kubernetes"], "--executor: expected one of virtual, local, ray"),
     (["--executor", "local", "--speed", "10"], "--speed: only the virtual executor"),
+    (["--executor", "ray", "--nodes", "2x4g/4"], "--nodes: the Ray executor's NodeManagers"),
+    (["--ray-address", "auto"], "--ray-address: only the Ray executor"),
     (["--speed", "0"], "--speed: expected a speed above 0"),
     (["--nodes", "4x16q/8"], "--nodes: expected COUNTxMEMORY/VCORES such as 4x16g/8"),
     (["--nodes", "0x16g/8"], "--nodes: count, memory and vcores must be positive"),

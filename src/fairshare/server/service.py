@@ -166,6 +166,13 @@ def build(options: ServeOptions, *, clock: ServerClock | None = None) -> Served:
     if options.speed != 1.0 and options.executor != "virtual":
         raise ConfigError("only the virtual executor's clock can run faster than the wall "
                           "(real processes take real time)", "--speed")
+    if options.executor == "ray" and (options.nodes is not None
+                                      or options.nodes_file is not None):
+        raise ConfigError("the Ray executor's NodeManagers are the Ray cluster's nodes",
+                          "--nodes-file" if options.nodes_file is not None else "--nodes")
+    if options.executor != "ray" and options.ray_address is not None:
+        raise ConfigError("only the Ray executor connects to a Ray cluster (--executor ray)",
+                          "--ray-address")
     if not 0 < options.speed <= 10_000:
         raise ConfigError("expected a speed above 0 and at most 10000", "--speed")
     site = load_site(options.site)
