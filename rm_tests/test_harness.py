@@ -212,12 +212,15 @@ def test_a_submitted_app_runs_in_its_queue_and_finishes(fair_rm: Harness) -> Non
     def finished() -> dict[str, Any]:
         app: dict[str, Any] = get(fair_rm, f"apps/{carol}")["app"]
         assert app["state"] == "FINISHED", app["state"]
+        # AppInfo of a finished app: -1, not 0 (the RM's dummy usage report) — once the
+        # scheduler has removed the attempt, an event the RM's dispatcher handles after the
+        # app turned FINISHED, so /apps may show the AM's 1024 MB for a moment before
+        assert app["allocatedMB"] == -1, app["allocatedMB"]
         return app
 
     app = until(finished, 15, "carol's app FINISHED")
     assert app["finalStatus"] == "SUCCEEDED"
     assert app["finishedTime"] >= app["startedTime"] > 0
-    assert app["allocatedMB"] == -1          # AppInfo of a finished app: -1, not 0
     # carol's AM came from preemption in root.a: root.b (11264 MB) would fall below its new
     # share 32768 / 3 by losing a 2048 MB container (FSAppAttempt.canContainerBePreempted)
     preempted_for_carol = [e for e in kinds(fair_rm.events, "preempted", "root.a")

@@ -200,7 +200,8 @@ def test_the_pages_of_the_real_rm_in_chromium(watched: Watched) -> None:
     request outside the server; the Scheduler page draws the RM's queues; screenshots kept."""
     from playwright.sync_api import sync_playwright
 
-    from browser_tests.test_live_pages import ARGS, CHROMIUM, SHOTS, Visit
+    from browser_tests.conftest import ARGS, CHROMIUM
+    from browser_tests.visit import SHOTS, Visit
     from tests.web.serve import serving_app
 
     with serving_app(watch_app_for(watched.watcher)) as base:
