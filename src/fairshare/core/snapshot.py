@@ -192,14 +192,13 @@ def _queue(s: Scheduler, name: str, leaf: bool) -> QueueSnapshot:
 
 
 def _app(app: App) -> AppSnapshot:
-    asks = tuple(AskSnapshot(key[0], key[1], table["*"].capability, table["*"].count,
-                             table["*"].relax_locality)
-                 for key, table in sorted(app.asks.items()) if "*" in table)
-    held = {**app.inactive_asks, **app.asks}
-    master: tuple[str | None, str | None] = app.master or (None, None)
+    held = {**app.inactive_asks, **app.asks} if app.inactive_asks else app.asks
     requests = tuple(AskSnapshot(key[0], key[1], ask.capability, ask.count, ask.relax_locality,
                                  place)
                      for key in sorted(held) for place, ask in held[key].items())
+    # the ANY asks: only an active key has one (an inactive allocator lost its ANY ask)
+    asks = tuple(a for a in requests if a.resource_name == "*")
+    master: tuple[str | None, str | None] = app.master or (None, None)
     return AppSnapshot(app.id, app.state, app.queue, app.user, app.runnable, app.usage,
                        app.demand, pending_demand(app), app.fair_share, tuple(app.containers),
                        asks, app.attempt, app.start_time, app.finish_time,
