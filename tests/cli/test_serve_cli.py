@@ -50,6 +50,10 @@ def serve(*args: str) -> tuple[int, str]:
     (["--nodes", "0x16g/8"], "--nodes: count, memory and vcores must be positive"),
     (["--listen", "nowhere"], "--listen: expected HOST:PORT"),
     (["--log-level", "loud"], "--log-level: expected debug, info, warning or error"),
+    # simple authentication trusts ?user.name=: off loopback only when meant (the last
+    # --listen is the one typer keeps)
+    (["--listen", "0.0.0.0:0"], "--listen: 0.0.0.0 is not a loopback address"),
+    (["--listen", "[::]:0"], "--listen: :: is not a loopback address"),
 ])
 def test_a_bad_option_is_named_and_nothing_is_written(allocations: Path, tmp_path: Path,
                                                       options: list[str], said: str) -> None:
@@ -178,3 +182,13 @@ def test_the_served_rm_takes_an_app_preempts_for_it_and_stops_on_sigterm(tmp_pat
     assert server.returncode == 0, stderr
     assert "Stopped after" in stdout
     assert (tmp_path / "session" / "session.yaml").is_file()
+
+
+@pytest.mark.parametrize(("host", "loopback"), [
+    ("127.0.0.1", True), ("127.8.0.1", True), ("::1", True), ("localhost", True),
+    ("0.0.0.0", False), ("::", False), ("10.0.0.5", False), ("rm.example.com", False),
+])
+def test_what_counts_as_loopback(host: str, loopback: bool) -> None:
+    from fairshare.cli.serve import is_loopback
+
+    assert is_loopback(host) is loopback

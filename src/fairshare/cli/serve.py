@@ -8,6 +8,7 @@ container is stopped (by process id), the session's journal and outputs are clos
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import signal
@@ -39,6 +40,16 @@ class _JsonLines(logging.Formatter):
         if record.exc_info:
             entry["error"] = self.formatException(record.exc_info)
         return json.dumps(entry)
+
+
+def is_loopback(host: str) -> bool:
+    """A loopback address (127.0.0.0/8, ::1) or ``localhost``."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # another host name: it may resolve to anything
 
 
 def _logging(fmt: LogFormat, level: str) -> None:
@@ -81,6 +92,9 @@ def serve(
     out_dir: Annotated[Path, typer.Option(
         "--out", help="The session's directory: its journal (session.yaml, replayed by "
         "fairshare run), containers' work dirs and logs.")] = Path("fairshare-serve"),
+    insecure: Annotated[bool, typer.Option(
+        "--insecure", help="Serve on an address other than loopback although simple "
+        "authentication (?user.name=) trusts whoever asks.")] = False,
     log_format: Annotated[LogFormat, typer.Option(
         "--log-format", help="Logs on stderr as text or as JSON lines.")] = LogFormat.TEXT,
     log_level: Annotated[str, typer.Option(
@@ -97,11 +111,21 @@ def serve(
     if nodes is not None and nodes_file is not None:
         raise fail(["--nodes-file: give --nodes or --nodes-file, not both"])
     host, port = guarded(lambda: listen_address(listen))
+    if not insecure and not is_loopback(host):
+        # YARN's simple authentication (PseudoAuthenticationHandler) takes ?user.name= on
+        # trust: off loopback anyone could act as anyone
+        raise fail([f"--listen: {host} is not a loopback address, and simple authentication "
+                    "(?user.name=, else dr.who) lets whoever can reach it act as any user; "
+                    "listen on 127.0.0.1, or give --insecure if that is meant"])
     options = ServeOptions(allocations, site, nodes, nodes_file, executor, ray_address, speed,
                            out_dir)
     listening = bind_listening(host, port)
     served = guarded(lambda: build(options))
     _logging(log_format, log_level)
+    if not is_loopback(host):
+        logging.getLogger("fairshare.serve").warning(
+            "--insecure: serving on %s with simple authentication, which authenticates no "
+            "one: any caller can act as any user", host)
     bound = listening.getsockname()[1]
     guarded(lambda: served.start(f"http://{host}:{bound}"))
     server = uvicorn.Server(uvicorn.Config(served.app, host=host, port=bound,
