@@ -108,6 +108,9 @@ class SiteConfig:
     reservation_threshold_increment_multiple: float = 2.0
     include_port_in_node_name: bool = False
     nm_heartbeat_interval_ms: int = 1000
+    # a stopped container's process group gets SIGTERM, then SIGKILL this long after; 0 or
+    # less: SIGKILL at once (ContainerCleanup.signalProcess)
+    nm_sigkill_delay_ms: int = 250
     scheduling_wait_ms: int = 10000
     raw: Mapping[str, str] = field(default_factory=_empty, hash=False)
     # where each property in ``raw`` was set: (file, line), for findings about it
@@ -238,6 +241,9 @@ def _build(r: ConfReader) -> SiteConfig:
         include_port_in_node_name=r.boolean("yarn.scheduler.include-port-in-node-name", False),
         nm_heartbeat_interval_ms=r.integer(
             "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms", 1000, bits=64
+        ),
+        nm_sigkill_delay_ms=r.integer(
+            "yarn.nodemanager.sleep-delay-before-sigkill.ms", 250, bits=64
         ),
         scheduling_wait_ms=r.integer(
             "yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms", 10000, bits=64

@@ -24,7 +24,7 @@ from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig, load_site
 from fairshare.core import Engine, Reload, ReloadFailed
 from fairshare.resources.vector import ResourceTypes
-from fairshare.server.executors.base import SIGKILL_DELAY_MS, Executor
+from fairshare.server.executors.base import Executor
 from fairshare.server.executors.virtual import VirtualExecutor
 from fairshare.server.journal import Journal
 from fairshare.server.loop import EngineLoop, NodeSpec, ServerClock
@@ -35,7 +35,6 @@ log = logging.getLogger("fairshare.serve")
 RELOAD_INTERVAL_S = 10.0  # AllocationFileLoaderService.ALLOC_RELOAD_INTERVAL_MS
 RELOAD_WAIT_S = 5.0  # ALLOC_RELOAD_WAIT_MS: a file modified this recently is not read yet
 EXECUTORS = ("virtual", "local", "ray")
-SIGKILL_DELAY_KEY = "yarn.nodemanager.sleep-delay-before-sigkill.ms"
 
 
 @dataclass(frozen=True)
@@ -178,7 +177,7 @@ def build(options: ServeOptions, *, clock: ServerClock | None = None) -> Served:
     site = load_site(options.site)
     types = site.resource_types
     allocations_text, config = _allocations(options.allocations, site)
-    grace_ms = sigkill_delay_ms(site)
+    grace_ms = max(0, site.nm_sigkill_delay_ms)  # 0 or less: SIGKILL at once
     executor = _executor(options, types, grace_ms)
     nodes = _nodes(options, executor, types)
     cluster_timestamp = options.cluster_timestamp or int(time.time() * 1000)
@@ -205,22 +204,6 @@ def _allocations(path: Path, site: SiteConfig) -> tuple[str, AllocationConfig]:
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"cannot read the allocation file: {e}", str(path)) from None
     return text, parse_allocations_text(text, str(path), site.resource_types)
-
-
-def sigkill_delay_ms(site: SiteConfig) -> int:
-    """``yarn.nodemanager.sleep-delay-before-sigkill.ms`` (250 by default): a stopped
-    container's process group gets SIGTERM, then SIGKILL this long after; 0 or less, SIGKILL
-    at once (``ContainerCleanup.signalProcess``). Java's ``getLong``: an integer or nothing."""
-    raw = site.raw.get(SIGKILL_DELAY_KEY)
-    if raw is None or not raw.strip():
-        return SIGKILL_DELAY_MS
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        file, line = site.origins.get(SIGKILL_DELAY_KEY, (None, None))
-        raise ConfigError(f"{SIGKILL_DELAY_KEY}: expected a number of milliseconds, got "
-                          f"{raw.strip()!r}", file, line) from None
-    return max(0, value)
 
 
 def _executor(options: ServeOptions, types: ResourceTypes, grace_ms: int) -> Executor:
