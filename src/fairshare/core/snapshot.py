@@ -42,7 +42,7 @@ class QueueSnapshot:
     pending_apps: tuple[str, ...]  # not runnable (over a max-running-apps limit)
     # the AM limit the leaf's FSQueueMetrics last published (MaxAMShare, every resource type:
     # /scheduler's amMaxResources); a zero vector for parents
-    am_limit_metric: Resource | None = None
+    am_limit_metric: Resource
 
 
 @dataclass(frozen=True, slots=True)

@@ -232,7 +232,8 @@ def _requests(s: ServerSnapshot, sched: AppSnapshot | None) -> list[Obj]:
     by_key: dict[tuple[int, int], list[AskSnapshot]] = {}
     for ask in sched.requests:
         by_key.setdefault((ask.priority, ask.allocation_request_id), []).append(ask)
-    keys = hash_map_order(list(by_key), lambda k: scheduler_request_key_hash(k[0], k[1] - 1))
+    keys = hash_map_order(list(by_key),
+                          lambda k: scheduler_request_key_hash(k[0], _client_id(k[1])))
     return [_request(s, ask) for key in keys
             for ask in hash_map_order(by_key[key], lambda a: string_hash(a.resource_name))]
 
@@ -240,9 +241,7 @@ def _requests(s: ServerSnapshot, sched: AppSnapshot | None) -> list[Obj]:
 def _request(s: ServerSnapshot, ask: AskSnapshot) -> Obj:
     return obj(
         ("priority", ask.priority),
-        # the engine numbers an app's sizes at one priority from 0; YARN's clients leave the
-        # id at its default −1 (captured), which the engine's first size stands for
-        ("allocationRequestId", ask.allocation_request_id - 1),
+        ("allocationRequestId", _client_id(ask.allocation_request_id)),
         ("resourceName", ask.resource_name),
         ("capability", resource_info(s.types, ask.resource)),
         ("numContainers", ask.count),
@@ -251,6 +250,13 @@ def _request(s: ServerSnapshot, ask: AskSnapshot) -> Obj:
         ("executionTypeRequest", obj(("executionType", "GUARANTEED"),
                                      ("enforceExecutionType", False))),
     )
+
+
+def _client_id(engine_id: int) -> int:
+    """The ``allocationRequestId`` a client sent for the engine's size ``engine_id``: the
+    engine numbers an app's sizes at one priority from 0; YARN's clients leave the id at its
+    default −1 (captured), which the engine's first size stands for."""
+    return engine_id - 1
 
 
 def _timeouts() -> Obj:

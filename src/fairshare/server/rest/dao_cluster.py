@@ -134,10 +134,7 @@ def _queue(s: ServerSnapshot, q: QueueSnapshot, children: Mapping[str, list[Queu
                if is_none(q.min_share) else info(q.min_share))
     none = types.none()
     am_used = q.am_usage if q.leaf else none
-    # FSQueueMetrics.getMaxAMShare: every resource type (custom ones too)
-    am_max = (q.am_limit_metric if q.leaf and q.am_limit_metric is not None
-              else mb_vcores(types, _metric(m, "MaxAMShareMB"), _metric(m, "MaxAMShareVCores"))
-              if q.leaf else none)
+    am_max = q.am_limit_metric  # FSQueueMetrics.getMaxAMShare: custom types too (parents: 0)
     reserved = mb_vcores(types, _metric(m, "ReservedMB"), _metric(m, "ReservedVCores"))
     fields: list[tuple[str, Any]] = [
         ("maxApps", settings.max_running_apps),
