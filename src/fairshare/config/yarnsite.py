@@ -111,6 +111,7 @@ class SiteConfig:
     # a stopped container's process group gets SIGTERM, then SIGKILL this long after; 0 or
     # less: SIGKILL at once (ContainerCleanup.signalProcess)
     nm_sigkill_delay_ms: int = 250
+    acl_enable: bool = False  # yarn.acl.enable: the RM checks queue and app ACLs
     scheduling_wait_ms: int = 10000
     raw: Mapping[str, str] = field(default_factory=_empty, hash=False)
     # where each property in ``raw`` was set: (file, line), for findings about it
@@ -245,6 +246,7 @@ def _build(r: ConfReader) -> SiteConfig:
         nm_sigkill_delay_ms=r.integer(
             "yarn.nodemanager.sleep-delay-before-sigkill.ms", 250, bits=64
         ),
+        acl_enable=r.boolean("yarn.acl.enable", False),
         scheduling_wait_ms=r.integer(
             "yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms", 10000, bits=64
         ),

@@ -469,7 +469,7 @@ class EngineLoop:
             start = len(events)
             self.sim.apply(Move(app_id, target))
             refused = next((e for e in events[start:] if isinstance(e, MoveRejected)), None)
-            if target not in self.engine.state.queues and self._acl_enabled():
+            if target not in self.engine.state.queues and self.engine.site.acl_enable:
                 # ClientRMService.moveApplicationAcrossQueues: with ACLs on, a target queue
                 # that does not exist fails its access check (AccessControlException), which
                 # RMWebServices.updateAppQueue answers as a plain 403
@@ -487,11 +487,6 @@ class EngineLoop:
             return record.queue
 
         return self._call(job)
-
-    def _acl_enabled(self) -> bool:
-        """``yarn.acl.enable`` (false by default), as ``Configuration.getBoolean`` reads it."""
-        value = self.engine.site.raw.get("yarn.acl.enable", "false")
-        return value.strip().lower() == "true"
 
     # -- fairshare's extensions: the scenario snapshot, node management (virtual executor) ------
 
