@@ -33,10 +33,10 @@ def sample_of(folder: str, time_ms: int = NOW_MS, *, cluster_id: int = CLUSTER_I
 
     root, cluster = read_scheduler(answer("scheduler.json"))
     others: list[DumpNode] = []
-    nodes, skipped = read_nodes(answer("nodes.json"), others)
+    nodes, _skipped = read_nodes(answer("nodes.json"), others)
     return Sample(time_ms=time_ms, rm="http://127.0.0.1:8088", cluster_id=cluster_id,
                   rm_version="3.4.1", root=root, cluster=cluster, nodes=nodes,
-                  apps=read_apps(answer("apps.json")) if apps else (), skipped_nodes=skipped,
+                  apps=read_apps(answer("apps.json")) if apps else (),
                   other_nodes=tuple(others), metrics=metrics or {})
 
 

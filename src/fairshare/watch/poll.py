@@ -106,12 +106,12 @@ def poll(client: RMClient, now_ms: Callable[[], int], previous_cluster_id: int |
         app_list, apps_fresh = carried.sample.apps, False
         finished_next = finished_since_ms
     if nodes or carried is None:
-        node_list, skipped, others = read_nodes_answer(
+        node_list, others = read_nodes_answer(
             _read(client, answers, "nodes.json", f"{BASE}/nodes"))
         nodes_fresh = True
     else:
-        node_list, skipped = carried.sample.nodes, carried.sample.skipped_nodes
-        others, nodes_fresh = carried.sample.other_nodes, False
+        node_list, others = carried.sample.nodes, carried.sample.other_nodes
+        nodes_fresh = False
     metrics = read_metrics(_read(client, answers, "metrics.json", f"{BASE}/metrics"))
     last = answers["scheduler.json"]
     rms = list(dict.fromkeys(a.rm for a in answers.values()))
@@ -121,7 +121,7 @@ def poll(client: RMClient, now_ms: Callable[[], int], previous_cluster_id: int |
                         "poll asks the new one")
     sample = Sample(time_ms=now_ms(), rm=last.rm, cluster_id=cluster_id, rm_version=version,
                     root=root, cluster=cluster, nodes=node_list, apps=app_list,
-                    skipped_nodes=skipped, other_nodes=others, metrics=metrics,
+                    other_nodes=others, metrics=metrics,
                     apps_fresh=apps_fresh, nodes_fresh=nodes_fresh)
     message = None
     if restarted:

@@ -102,14 +102,12 @@ def read_apps_answer(f: JsonFile) -> tuple[DumpApp, ...]:
     return apps
 
 
-def read_nodes_answer(f: JsonFile
-                      ) -> tuple[tuple[DumpNode, ...], tuple[str, ...], tuple[DumpNode, ...]]:
-    """The nodes the scheduler holds, the names of those it does not (LOST, …) as
-    ``host (STATE)``, and those as the answer describes them (the Nodes page lists every
-    node)."""
+def read_nodes_answer(f: JsonFile) -> tuple[tuple[DumpNode, ...], tuple[DumpNode, ...]]:
+    """The nodes the scheduler holds, and those it does not (LOST, …) as the answer
+    describes them (the Nodes page lists every node)."""
     others: list[DumpNode] = []
-    nodes, skipped = _fields(f, lambda file: read_nodes(file, others))
-    return nodes, skipped, tuple(others)
+    nodes, _skipped = _fields(f, lambda file: read_nodes(file, others))
+    return nodes, tuple(others)
 
 
 def read_metrics(f: JsonFile) -> dict[str, int | float]:
@@ -139,11 +137,11 @@ def sample_of(texts: Mapping[str, str], *, rm: str, time_ms: int) -> Sample:
     apps = read_apps_answer(answer("apps.json", f"{BASE}/apps"))
     if "finished-apps.json" in texts:
         apps = merge_apps(apps, read_apps_answer(answer("finished-apps.json", f"{BASE}/apps")))
-    nodes, skipped, others = read_nodes_answer(answer("nodes.json", f"{BASE}/nodes"))
+    nodes, others = read_nodes_answer(answer("nodes.json", f"{BASE}/nodes"))
     metrics = read_metrics(answer("metrics.json", f"{BASE}/metrics"))
     return Sample(time_ms=time_ms, rm=rm, cluster_id=cluster_id, rm_version=version,
-                  root=root, cluster=cluster, nodes=nodes, apps=apps, skipped_nodes=skipped,
-                  other_nodes=others, metrics=metrics)
+                  root=root, cluster=cluster, nodes=nodes, apps=apps, other_nodes=others,
+                  metrics=metrics)
 
 
 def first_line(text: str) -> str:

@@ -49,13 +49,17 @@ class Sample:
     cluster: Amounts | None  # the root queue's clusterResources
     nodes: tuple[DumpNode, ...]
     apps: tuple[DumpApp, ...]
-    skipped_nodes: tuple[str, ...] = ()  # nodes the scheduler does not hold (LOST, …)
-    other_nodes: tuple[DumpNode, ...] = ()  # the same nodes, as the answer describes them
+    other_nodes: tuple[DumpNode, ...] = ()  # nodes the scheduler does not hold (LOST, …)
     metrics: Mapping[str, int | float] = field(default_factory=dict)  # clusterMetrics
     # whether ``apps`` and ``nodes`` were asked for at this poll, or carried over from an
     # earlier one (``watch --apps-interval``/``--nodes-interval``: they cost most at scale)
     apps_fresh: bool = True
     nodes_fresh: bool = True
+
+    @property
+    def skipped_nodes(self) -> tuple[str, ...]:
+        """The nodes the scheduler does not hold, as ``host (STATE)``."""
+        return tuple(f"{n.name} ({n.state})" for n in self.other_nodes)
 
     def queues(self) -> Iterator[DumpQueue]:
         """Every queue, depth-first from root, children in the RM's order."""
