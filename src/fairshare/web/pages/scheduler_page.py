@@ -43,7 +43,8 @@ def amount(resource: str, value: float | None) -> str:
     return units.DASH if value is None else f"{value:,.0f} {resource}"
 
 
-def _pct(value: int | None, total: int | None) -> float:
+def percent(value: int | None, total: int | None) -> float:
+    """``value`` of ``total`` in %, for a bar's width (0 without a total, at most 100)."""
     if value is None or not total:
         return 0.0
     return max(0.0, min(100.0, 100.0 * value / total))
@@ -54,16 +55,16 @@ def bar(resource: str, parts: Mapping[str, int | None], total: int | None, over:
     words = "; ".join(f"{LABELS[k]} {amount(resource, parts.get(k))}" for k, _a, _f in PARTS)
     if not counted:
         words += " (its parent's policy gives no share of this type)"
-    spans = [f'<span class="max" style="width:{_pct(parts.get("max"), total):.2f}%"></span>',
-             f'<span class="steady" style="width:{_pct(parts.get("steady"), total):.2f}%">'
+    spans = [f'<span class="max" style="width:{percent(parts.get("max"), total):.2f}%"></span>',
+             f'<span class="steady" style="width:{percent(parts.get("steady"), total):.2f}%">'
              "</span>",
              f'<span class="instantaneous" style="width:'
-             f'{_pct(parts.get("instantaneous"), total):.2f}%"></span>',
+             f'{percent(parts.get("instantaneous"), total):.2f}%"></span>',
              f'<span class="used{" over" if over else ""}" style="width:'
-             f'{_pct(parts.get("used"), total):.2f}%"></span>']
+             f'{percent(parts.get("used"), total):.2f}%"></span>']
     if parts.get("demand") is not None:
-        spans.append(f'<span class="demand" style="left:{_pct(parts.get("demand"), total):.2f}%">'
-                     "</span>")
+        left = percent(parts.get("demand"), total)
+        spans.append(f'<span class="demand" style="left:{left:.2f}%"></span>')
     used, share = parts.get("used"), parts.get("instantaneous")
     text = f"{amount(resource, used)} of {amount(resource, share)}"
     return (f'<div class="res" data-resource="{esc(resource)}"><span class="rname">'

@@ -35,7 +35,7 @@ from fairshare.web.pages.errors import NotFound
 from fairshare.web.pages.layout import href, note, page, status
 from fairshare.web.pages.params import BadParameter
 from fairshare.web.pages.scheduler_data import app_entry, node_entry, status_data
-from fairshare.web.pages.scheduler_page import apps_table
+from fairshare.web.pages.scheduler_page import apps_table, percent
 from fairshare.web.pages.source import LatestSample, LiveSource
 from fairshare.web.pages.views_live import POLL_MS
 
@@ -109,10 +109,6 @@ def nodes_json(source: LiveSource, request: Request) -> dict[str, Any]:
     return nodes_data(source.latest(), _sort(query(request)))
 
 
-def _pct(used: int, total: int) -> float:
-    return 0.0 if not total else max(0.0, min(100.0, 100.0 * used / total))
-
-
 def node_bar(n: Entry, resource: str, key: str, amount: Callable[[float | None], str]) -> str:
     """Used of the node's capacity in one resource, as the Scheduler page draws a queue's
     usage (green), with the available amount beside it."""
@@ -121,7 +117,7 @@ def node_bar(n: Entry, resource: str, key: str, amount: Callable[[float | None],
     title = f"used {amount(used)}; available {amount(free)}; capacity {amount(total)}"
     return (f'<div class="res" data-resource="{resource}"><span class="rname">{resource}</span>'
             f'<div class="bar" title="{esc(title)}"><span class="used" style="width:'
-            f'{_pct(used, total):.2f}%"></span></div><span class="btext">{esc(words)}<br>'
+            f'{percent(used, total):.2f}%"></span></div><span class="btext">{esc(words)}<br>'
             f'<span class="muted">{esc(amount(free))} available</span></span></div>')
 
 
