@@ -21,7 +21,7 @@ PINNED = [
     "AddNode", "AddNodes", "RemoveNode", "ResizeNode", "Decommission", "Heartbeat",
     "HeartbeatAll", "HeartbeatTick",
     "Submit", "RecoverContainer", "Ask", "Release", "CompleteContainer", "Finish", "Kill",
-    "Move", "Update", "Preempt", "Advance", "AdvanceTo", "Reload", "ReloadFailed",
+    "Move", "Update", "Preempt", "Advance", "AdvanceTo", "Reload", "ReloadFailed", "Restart",
     # what it refuses, by kind
     "AppStopped", "ClockError", "DuplicateApp", "DuplicateContainer", "DuplicateNode",
     "RecoveryRefused", "UnknownApp", "UnknownContainer", "UnknownNode",
@@ -104,6 +104,7 @@ COMMANDS = {
     "reload_failed": "(self, source: 'str', message: 'str') -> 'None'",
     "remove_node": "(self, name: 'str', cause: 'int | None' = None) -> 'None'",
     "request": "(self, app_id: 'str', requests: 'Sequence[ContainerRequest]') -> 'None'",
+    "restart": "(self, epoch: 'int', scheduling_wait_ms: 'int | None') -> 'None'",
     "resize_node": "(self, name: 'str', capacity: 'Resource', cause: 'int | None' = None)"
                    " -> 'None'",
     "submit": "(self, app_id: 'str', queue: 'str' = 'default', user: 'str' = 'nobody', am: "

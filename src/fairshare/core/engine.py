@@ -216,8 +216,20 @@ class Engine(EngineQueries):
                 self._decommissioned(node, Decommissioned.DRAINED)
                 return
             self._shrink_to_used(node, None)
-        attempt_scheduling(self.s, node, self._steps.tree_walk)
+        if self._scheduling_ready():
+            attempt_scheduling(self.s, node, self._steps.tree_walk)
         self.s.write.update_root_queue_metrics()
+
+    def _scheduling_ready(self) -> bool:
+        """Whether a heartbeat may allocate: not until the recovery wait after a restart has
+        passed (``FairScheduler.attemptScheduling`` returns at once before that)."""
+        until = self.s.state.scheduling_wait_until
+        if until is None:
+            return True
+        if self.s.now > until:  # (now - recovery start) > wait, as YARN compares
+            self.s.write.end_scheduling_wait()
+            return True
+        return False
 
     def heartbeat_all(self) -> None:
         """Every node once, in registration order."""
@@ -232,7 +244,10 @@ class Engine(EngineQueries):
         that provably change nothing are skipped (core/heartbeat/quiet.py; with delay
         scheduling on nothing is); ``verify``: they run anyway, and ``AssertionError`` is
         raised if one was not quiet. The decisions and events are the same either way."""
-        if not skip_quiet or self.s.site.delay_scheduling_enabled:  # (every walk counts then)
+        if (not skip_quiet or self.s.site.delay_scheduling_enabled  # (every walk counts then)
+                or self.s.state.scheduling_wait_until is not None):
+            # (during the recovery wait a heartbeat allocates nothing whatever it saw: the
+            # tracker of quiet heartbeats starts afresh after it)
             return self._every_heartbeat()
         if self._quiet is None:  # it learns the nodes at its first tick: events before do not count
             self._quiet = QuietHeartbeats(self.s, self._steps.order_index, self._heartbeat)
@@ -244,6 +259,20 @@ class Engine(EngineQueries):
         for name in list(self.s.state.nodes):
             self.heartbeat(name)  # (the tracker, if any, learns the nodes afresh at its next tick)
             yield name
+
+    def restart(self, epoch: int, scheduling_wait_ms: int | None) -> None:
+        """The ResourceManager started again on its state store, its ``epoch``-th time: the
+        containers of every attempt made from now on are numbered from ``epoch << 40``
+        (``container_e<epoch>_…``, ``AppSchedulingInfo``); ``scheduling_wait_ms`` (None: no
+        app to recover) is ``yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms``,
+        during which heartbeats allocate nothing while the apps and their containers are
+        recovered (``ResourceManager.setSchedulerRecoveryStartAndWaitTime``)."""
+        if not 0 <= epoch < 1 << 23:  # the upper 24 bits of a container id's long, signed
+            raise ValueError(f"an epoch is between 0 and {(1 << 23) - 1}, not {epoch}")
+        if scheduling_wait_ms is not None and scheduling_wait_ms < 0:
+            raise ValueError(f"a scheduling wait is 0 ms or more, not {scheduling_wait_ms}")
+        self.s.write.start_epoch(epoch, None if scheduling_wait_ms is None
+                                 else self.s.now + scheduling_wait_ms)
 
     # -- applications ----------------------------------------------------------------------------
 

@@ -96,7 +96,12 @@ from fairshare.server.am_state import (
 from fairshare.server.control import EngineDriver, Refused
 from fairshare.server.executors.base import SIGKILL_DELAY_MS, Executor, Launch
 from fairshare.server.submission import Submission
-from fairshare.server.view import engine_container_id, node_http_address, yarn_container_id
+from fairshare.server.view import (
+    container_of_app,
+    engine_container_id,
+    node_http_address,
+    yarn_container_id,
+)
 
 __all__ = ["AMHub", "AMReport", "AllocateResult", "AllocatedContainer", "CompletedStatus"]
 
@@ -218,7 +223,7 @@ class AMHub:
         self._need_registered(attempt)
         ids = [engine_container_id(c) for c in releases]
         with self._lock:
-            foreign = [c for c in ids if not c.startswith(f"container_{attempt.app}_")]
+            foreign = [c for c in ids if not container_of_app(c, attempt.app)]
         if foreign:  # RMServerUtils.validateContainerReleaseRequest
             raise Refused(400, "InvalidContainerReleaseException",
                           "org.apache.hadoop.yarn.exceptions.InvalidContainerReleaseException",

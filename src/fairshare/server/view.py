@@ -134,15 +134,37 @@ def node_http_address(node_id: str) -> str:
     return f"{host}:{int(port) + 1000}" if host and port.isdigit() else f"{node_id}:8042"
 
 
+def _epoch_prefix(container_id: str) -> str:
+    """``container_`` or ``container_e<epoch>_`` (an id of an attempt made after a restart:
+    ``ContainerId.toString``), or "" when the id has neither."""
+    if not container_id.startswith("container_"):
+        return ""
+    if container_id.startswith("container_e"):
+        epoch, sep, _ = container_id[len("container_e"):].partition("_")
+        if sep and epoch.isdigit():
+            return f"container_e{epoch}_"
+    return "container_"
+
+
 def yarn_container_id(engine_container_id: str) -> str:
-    """The engine names containers ``container_<app id>_<attempt>_<seq>``; the app id being
-    ``application_<ts>_<n>``, YARN's form drops the ``application_``:
-    ``container_<ts>_<n>_<attempt>_<seq>`` (``ContainerId.toString``)."""
-    return engine_container_id.replace("container_application_", "container_", 1)
+    """The engine names containers ``container_[e<epoch>_]<app id>_<attempt>_<seq>``; the app
+    id being ``application_<ts>_<n>``, YARN's form drops the ``application_``:
+    ``container_[e<epoch>_]<ts>_<n>_<attempt>_<seq>`` (``ContainerId.toString``)."""
+    prefix = _epoch_prefix(engine_container_id)
+    if prefix and engine_container_id.startswith("application_", len(prefix)):
+        return prefix + engine_container_id[len(prefix) + len("application_"):]
+    return engine_container_id
+
+
+def container_of_app(engine_container_id: str, app_id: str) -> bool:
+    """Whether an engine container id names a container of ``app_id`` (any epoch)."""
+    prefix = _epoch_prefix(engine_container_id) or "container_"
+    return engine_container_id.startswith(f"{prefix}{app_id}_")
 
 
 def engine_container_id(yarn_id: str) -> str:
     """The inverse of :func:`yarn_container_id`."""
-    if yarn_id.startswith("container_application_") or not yarn_id.startswith("container_"):
+    prefix = _epoch_prefix(yarn_id)
+    if not prefix or yarn_id.startswith("application_", len(prefix)):
         return yarn_id
-    return "container_application_" + yarn_id[len("container_"):]
+    return prefix + "application_" + yarn_id[len(prefix):]

@@ -181,6 +181,8 @@ runs("remove_node", lambda w: lambda x: x.remove_node(w.node))
 runs("resize_node", lambda w: lambda x: x.resize_node(w.node, r(GB)))
 runs("start_decommission", lambda w: lambda x: x.start_decommission(w.node, 9))
 runs("note_app_ran", lambda w: lambda x: x.note_app_ran(w.node, "app_1"))
+runs("start_epoch", lambda w: lambda x: x.start_epoch(1, 10_000))
+runs("end_scheduling_wait", lambda w: lambda x: x.end_scheduling_wait())
 # apps
 runs("add_app", lambda w: lambda x: x.add_app(App("app_9", "", "bob", 0, None, True, w.s.none)))
 _on_app("place_app", lambda x, app: x.place_app(app, OTHER, False, False),

@@ -44,6 +44,7 @@ from fairshare.core.commands.vocabulary import (
     ReloadFailed,
     RemoveNode,
     ResizeNode,
+    Restart,
     Submit,
     Update,
 )
@@ -71,6 +72,7 @@ __all__ = [
     "ReloadFailed",
     "RemoveNode",
     "ResizeNode",
+    "Restart",
     "Submit",
     "Update",
     "apply_command",

@@ -28,6 +28,7 @@ from fairshare.core.commands.vocabulary import (
     ReloadFailed,
     RemoveNode,
     ResizeNode,
+    Restart,
     Submit,
     Update,
 )
@@ -60,6 +61,7 @@ _HANDLERS: dict[type, Callable[[Engine, Any], object]] = {
     AdvanceTo: lambda e, c: e.advance_to(c.time_ms),
     Reload: lambda e, c: e.reload(c.allocations, c.source),
     ReloadFailed: lambda e, c: e.reload_failed(c.source, c.message),
+    Restart: lambda e, c: e.restart(c.epoch, c.scheduling_wait_ms),
 }
 
 

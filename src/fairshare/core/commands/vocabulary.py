@@ -211,10 +211,19 @@ class ReloadFailed:
     text: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Restart:
+    """The ResourceManager started again on its state store (``Engine.restart``): its epoch,
+    and the recovery wait (None: nothing to recover)."""
+    kind: ClassVar[str] = "restart"
+    epoch: int
+    scheduling_wait_ms: int | None = None
+
+
 Command = (
     AddNode | AddNodes | RemoveNode | ResizeNode | Decommission | Heartbeat | HeartbeatAll
     | HeartbeatTick | Submit | RecoverContainer | Ask | Release | CompleteContainer | Finish
-    | Kill | Move | Update | Preempt | Advance | AdvanceTo | Reload | ReloadFailed
+    | Kill | Move | Update | Preempt | Advance | AdvanceTo | Reload | ReloadFailed | Restart
 )
 _CLASSES: tuple[type[Command], ...] = typing.get_args(Command)
 COMMAND_KINDS: Mapping[str, type[Command]] = MappingProxyType(

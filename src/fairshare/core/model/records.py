@@ -313,6 +313,12 @@ class ClusterState:
     root_available: Resource = _UNSET
     # (due, seq of the first warning, timer): a heap of the preemption kills to come (§5.7)
     kill_timers: list[tuple[int, int, KillTimer]] = field(default_factory=list)
+    # the ResourceManager's epoch: how many times it restarted on its state store; the
+    # containers of attempts made since are numbered from epoch << 40 (AppSchedulingInfo)
+    rm_epoch: int = 0
+    # after a restart with apps to recover: no container is allocated on a heartbeat until
+    # this time has passed (RMActiveServiceContext.isSchedulerReadyForAllocatingContainers)
+    scheduling_wait_until: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("capacity", "allocated", "reserved", "root_available"):

@@ -183,9 +183,15 @@ def victims_grouped_by_app(victims: Sequence[V], app_number: Callable[[str], int
 
 
 def _attempt_and_sequence(container_id: str) -> tuple[int, int]:
+    """The attempt and ``ContainerId.getContainerId()``: the sequence, with the epoch of a
+    ``container_e<epoch>_…`` id in its upper bits (``epoch << 40``)."""
     parts = container_id.rsplit("_", 2)
     if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
-        return int(parts[1]), int(parts[2])
+        epoch = 0
+        if container_id.startswith("container_e"):
+            head = container_id[len("container_e"):].split("_", 1)[0]
+            epoch = int(head) if head.isdigit() else 0
+        return int(parts[1]), epoch << 40 | int(parts[2])
     return 1, 0
 
 

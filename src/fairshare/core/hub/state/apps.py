@@ -54,8 +54,12 @@ class AppWriter(QueueWriter):
         app.state = AppState.ACCEPTED
 
     def new_container_id(self, app: App) -> str:
-        """YARN-like ``container_<app>_<attempt>_<seq>``; reservations draw from it too."""
-        container_id = f"container_{app.id}_{app.attempt:02d}_{app.next_container:06d}"
+        """YARN-like ``container_<app>_<attempt>_<seq>``, after a restart
+        ``container_e<epoch>_<app>_<attempt>_<seq>`` (``ContainerId.toString``: the epoch in
+        two digits at least); reservations draw from it too."""
+        epoch = self.state.rm_epoch
+        prefix = f"container_e{epoch:02d}_" if epoch else "container_"
+        container_id = f"{prefix}{app.id}_{app.attempt:02d}_{app.next_container:06d}"
         app.next_container += 1
         return container_id
 

@@ -33,6 +33,15 @@ class NodeWriter(QueueWriter):
     def start_decommission(self, node: Node, deadline: int | None) -> None:
         node.decommissioning, node.decommission_deadline = True, deadline
 
+    def start_epoch(self, epoch: int, scheduling_wait_until: int | None) -> None:
+        """The ResourceManager restarted on its state store (``ResourceManager.
+        serviceStart``): its epoch, and when heartbeats may allocate again."""
+        self.state.rm_epoch = epoch
+        self.state.scheduling_wait_until = scheduling_wait_until
+
+    def end_scheduling_wait(self) -> None:
+        self.state.scheduling_wait_until = None
+
     def note_app_ran(self, node: Node, app_id: str) -> None:
         """``app_id`` ran a container on ``node`` (``RMNodeImpl.runningApplications``); apps
         that ended are dropped whenever the record doubles."""
@@ -50,5 +59,7 @@ RECORDS: Records = {
     NodeWriter.remove_node: (Change.CLUSTER,),
     NodeWriter.resize_node: (Change.CLUSTER,),
     NodeWriter.start_decommission: (),
+    NodeWriter.start_epoch: (),
+    NodeWriter.end_scheduling_wait: (),
     NodeWriter.note_app_ran: (),
 }
