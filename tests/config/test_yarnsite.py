@@ -72,6 +72,9 @@ DEFAULTS = {
     "include_port_in_node_name": False,
     "nm_heartbeat_interval_ms": 1000,
     "scheduling_wait_ms": 10000,
+    "recovery_enabled": False,
+    "work_preserving_recovery": True,
+    "state_store_max_completed_apps": 1000,
     "resource_types": ResourceTypes(),
     "warnings": (),
     # derived

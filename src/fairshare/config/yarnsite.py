@@ -113,6 +113,13 @@ class SiteConfig:
     nm_sigkill_delay_ms: int = 250
     acl_enable: bool = False  # yarn.acl.enable: the RM checks queue and app ACLs
     scheduling_wait_ms: int = 10000
+    # yarn.resourcemanager.recovery.enabled: the RM keeps its state in a store and recovers
+    # it at a restart (fairshare serve's --store turns it on too)
+    recovery_enabled: bool = False
+    work_preserving_recovery: bool = True  # ...work-preserving-recovery.enabled
+    # yarn.resourcemanager.state-store.max-completed-applications (by default the RM's
+    # yarn.resourcemanager.max-completed-applications, 1000)
+    state_store_max_completed_apps: int = 1000
     raw: Mapping[str, str] = field(default_factory=_empty, hash=False)
     # where each property in ``raw`` was set: (file, line), for findings about it
     origins: Mapping[str, tuple[str | None, int | None]] = field(default_factory=_empty,
@@ -250,6 +257,12 @@ def _build(r: ConfReader) -> SiteConfig:
         scheduling_wait_ms=r.integer(
             "yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms", 10000, bits=64
         ),
+        recovery_enabled=r.boolean("yarn.resourcemanager.recovery.enabled", False),
+        work_preserving_recovery=r.boolean(
+            "yarn.resourcemanager.work-preserving-recovery.enabled", True),
+        state_store_max_completed_apps=r.integer(
+            "yarn.resourcemanager.state-store.max-completed-applications",
+            r.integer("yarn.resourcemanager.max-completed-applications", 1000)),
         raw=MappingProxyType({key: _raw_value(r, entry) for key, entry in r.entries.items()}),
         origins=MappingProxyType({key: (e.file, e.line) for key, e in r.entries.items()}),
         warnings=tuple(r.warnings),

@@ -43,8 +43,11 @@ from fairshare.core import (
     Kill,
     Move,
     MoveRejected,
+    NodeDecommissioned,
+    RecoverContainer,
     RemoveNode,
     ResizeNode,
+    Restart,
     Submit,
     event_record,
 )
@@ -62,11 +65,14 @@ from fairshare.server.executors.base import SIGKILL_DELAY_MS, Executor, Launch
 from fairshare.server.rm import ACTIVE_STATES, RMRecords
 from fairshare.server.session import SNAPSHOT_EVERY_MS, SessionOutputs
 from fairshare.server.snapshots import server_snapshot
+from fairshare.server.store.codec import app_of, resource_of
+from fairshare.server.store.keeper import StateKeeper
+from fairshare.server.store.store import Record, StateStore, StateStoreError, StoredState
 from fairshare.server.submission import Submission
 from fairshare.server.view import ServerSnapshot, engine_container_id, yarn_container_id
 from fairshare.sim.record.snapshot import snapshot as scenario_snapshot
 from fairshare.sim.run.loop import Simulation
-from fairshare.sim.sources.workload import AppSpec, TaskGroup
+from fairshare.sim.sources.workload import AppSpec, RunningContainer, TaskGroup
 
 T = TypeVar("T")
 log = logging.getLogger("fairshare.serve")
@@ -125,7 +131,8 @@ class EngineLoop:
     def __init__(self, engine: Engine, executor: Executor, nodes: Sequence[NodeSpec], *,
                  cluster_timestamp: int, clock: ServerClock, work_dir: Path,
                  heartbeat_ms: int = 1000, journal: Callable[[Command], None] | None = None,
-                 outputs: Path | None = None, grace_ms: int = SIGKILL_DELAY_MS) -> None:
+                 outputs: Path | None = None, grace_ms: int = SIGKILL_DELAY_MS,
+                 store: StateStore | None = None) -> None:
         self.engine = engine
         # yarn.nodemanager.sleep-delay-before-sigkill.ms: a process the RM takes back gets
         # SIGTERM, then SIGKILL this long after (ContainerCleanup.signalProcess)
@@ -155,11 +162,17 @@ class EngineLoop:
         self.shells: dict[str, ShellCounts] = {}  # the built-in distributed-shell AM's apps
         self._published_at = 0.0
         self.failure: BaseException | None = None  # what stopped the engine thread
+        # the state store (docs/serve.md "State store and restart"): every change written
+        # before it is acknowledged or acted on
+        self.keeper = (None if store is None
+                       else StateKeeper(store, self.records, engine, self.sim))
         for node in nodes:
             self.records.add_node(node.id, node.rack, node.capacity, 0)
         if nodes:
             self.sim.apply(AddNodes(tuple(AddNode(n.id, n.capacity, n.rack) for n in nodes)))
             self.sim.deliver()
+        self._nodes_changed()
+        self._flush()
         self._snapshot = self._take_snapshot()
 
     # -- the thread --------------------------------------------------------------------------------
@@ -202,6 +215,9 @@ class EngineLoop:
                         break
                     self._do(job, future)
                 self._publish(force=True)
+        except StateStoreError as e:  # YARN's RM stops when its store fails (fail-fast)
+            self.failure = e
+            log.error("the engine thread stopped: %s", e)
         except BaseException as e:  # the engine refused what its own loop did: a bug
             self.failure = e
             log.exception("the engine thread stopped")
@@ -214,8 +230,22 @@ class EngineLoop:
             self._advance()
             result = job()
             self.sim.deliver()
+            self._flush()
+        except StateStoreError as e:
+            # what the request did is not stored: it is not acknowledged, and the RM stops
+            future.set_exception(Refused(503, "ServiceUnavailableException",
+                                         "org.apache.hadoop.yarn.exceptions.YarnRuntimeException",
+                                         str(e)))
+            raise
         except BaseException as e:
-            self.sim.deliver()
+            try:
+                self.sim.deliver()
+                self._flush()
+            except StateStoreError as store_error:
+                future.set_exception(Refused(
+                    503, "ServiceUnavailableException",
+                    "org.apache.hadoop.yarn.exceptions.YarnRuntimeException", str(store_error)))
+                raise
             future.set_exception(e)
         else:
             future.set_result(result)
@@ -253,6 +283,7 @@ class EngineLoop:
                 report = self.hub.report(app_id)
                 if report is not None:
                     self.records.am_report(app_id, report, now)
+                    self._changed(app_id)
         apps, nodes = self.records.freeze(now, preempted)
         return server_snapshot(self.engine, self.records.cluster_timestamp,
                                self.records.cluster_timestamp + now, apps, nodes)
@@ -261,6 +292,7 @@ class EngineLoop:
         wall = time.monotonic()
         if force or wall - self._published_at >= SNAPSHOT_EVERY_S:
             self._snapshot = self._take_snapshot()
+            self._flush()  # what the AMs' reports changed
             self._published_at = wall
 
     def snapshot(self) -> ServerSnapshot:
@@ -275,6 +307,11 @@ class EngineLoop:
 
     def on_events(self, events: Sequence[Event]) -> None:
         self.records.on_events(events)
+        if self.keeper is not None:  # stored before any container of theirs is started
+            self.keeper.on_events(events)
+            if any(isinstance(e, NodeDecommissioned) for e in events):
+                self._nodes_changed()
+            self._flush()
         types = self.engine.types
         for event in events:
             self._executor_reacts(event)
@@ -317,6 +354,7 @@ class EngineLoop:
                 # the app FINISHED with the final status FAILED (RMRecords) and the message
                 # DistributedShell's AM unregisters with
                 self.records.apps[event.app].diagnostics = shell.diagnostics()
+                self._changed(event.app)
 
     def _launch(self, submission: Submission, event: ContainerAllocated) -> None:
         """A container of an app whose containers are processes: the distributed shell's
@@ -372,6 +410,7 @@ class EngineLoop:
                     self.records.failed(app, f"AM container {container} exited with "
                                         f"exitCode: {exit_status}. {diagnostics}".strip(),
                                         self.engine.now)
+                    self._changed(app)
                     self.sim.apply(Kill(app))
                     record.state = record.rm_state = record.final_status = "FAILED"
                 return
@@ -447,6 +486,7 @@ class EngineLoop:
             if record.state not in ACTIVE_STATES:
                 return KillResult(record.rm_state, True)
             self.records.kill_requested(app_id, diagnostics)
+            self._changed(app_id)
             if self.engine.app(app_id).stopped:
                 return KillResult(record.rm_state, True)
             self.sim.apply(Kill(app_id))
@@ -484,6 +524,7 @@ class EngineLoop:
                 raise Refused(503, "UndeclaredThrowableException",
                               "java.lang.reflect.UndeclaredThrowableException", None)
             record.queue = self.engine.app(app_id).queue
+            self._changed(app_id)
             return record.queue
 
         return self._call(job)
@@ -502,6 +543,7 @@ class EngineLoop:
                 raise bad_request(f"node {node.id} is already registered")
             self.records.add_node(node.id, node.rack, node.capacity, self.engine.now)
             self.sim.apply(AddNode(node.id, node.capacity, node.rack))
+            self._nodes_changed()
 
         self._call(job)
 
@@ -512,6 +554,7 @@ class EngineLoop:
             self._active_node(node_id)
             self.sim.apply(RemoveNode(node_id))
             self.records.node_left(node_id, "LOST")
+            self._nodes_changed()
 
         self._call(job)
 
@@ -521,6 +564,7 @@ class EngineLoop:
             self._active_node(node_id)
             self.sim.apply(ResizeNode(node_id, capacity))
             self.records.nodes[node_id].capacity = capacity
+            self._nodes_changed()
 
         self._call(job)
 
@@ -530,6 +574,7 @@ class EngineLoop:
             self._active_node(node_id)
             self.sim.apply(Decommission(node_id, timeout_ms))
             self.records.node_left(node_id, "DECOMMISSIONING")
+            self._nodes_changed()
 
         self._call(job)
 
@@ -558,6 +603,89 @@ class EngineLoop:
                 if newer or left <= 0 or self._stop.is_set():
                     return newer
                 self._stream_changed.wait(left)
+
+    # -- the state store ---------------------------------------------------------------------------
+
+    def recover(self, state: StoredState, scheduling_wait_ms: int) -> int:
+        """Before :meth:`start`: take over what the store holds, as YARN's work-preserving
+        restart does (``RMAppManager.recover``, then each NodeManager's containers:
+        ``AbstractYarnScheduler.recoverContainersOnNode``). Every app is there again with its
+        attempts; those still running are re-added to their queues (``recovering``: no AM
+        asked for) with their containers where they ran — the virtual executor's tasks for
+        what they still had to run, a process re-attached by the executor or, gone meanwhile,
+        reported ended. No container is allocated until ``scheduling_wait_ms`` has passed.
+        Returns how many containers were recovered."""
+        ts, types = self.records.cluster_timestamp, self.engine.types
+        by_app: dict[str, list[Record]] = {}
+        for record in state.containers:
+            by_app.setdefault(record["app"], []).append(record)
+        active = [r for r in state.apps if r["state"] in ACTIVE_STATES]
+        self.sim.apply(Restart(state.epoch, scheduling_wait_ms if active else None))
+        for record in state.apps:
+            self.records.apps[record["id"]] = app_of(record, ts, types)
+            if self.keeper is not None:
+                self.keeper.known(record["id"], record)
+        recovered = 0
+        for record in active:
+            recovered += self._recover_app(record, by_app.get(record["id"], []))
+        self.sim.run_live(self.engine.now)  # the recovered apps' arrivals are due now
+        self.sim.deliver()
+        self._flush()
+        self._snapshot = self._take_snapshot()
+        return recovered
+
+    def _recover_app(self, record: Record, containers: list[Record]) -> int:
+        app_id, rm_app = record["id"], self.records.apps[record["id"]]
+        s, types = rm_app.submission, self.engine.types
+        now_epoch = self.records.cluster_timestamp + self.engine.now
+        alive = [c for c in containers if c["node"] in self.engine.state.nodes]
+        alive.sort(key=lambda c: not c["am"])  # the first recovered is the attempt's AM
+        if self.keeper is not None:
+            for c in alive:
+                self.keeper.container_known(c)
+        am = None if s.unmanaged else s.am_resource
+        running = tuple(RunningContainer(
+            c["node"], resource_of(c["resource"], types), c["am"], c["priority"],
+            None if c["ends_ms"] is None else max(0, c["ends_ms"] - now_epoch),
+            -1 if c["group"] is None else c["group"], c["id"]) for c in alive)
+        processes = self.executor.kind != "virtual"
+        done = record.get("tasks_done", [])
+        if s.tasks and not processes:  # the app model: what is left of its tasks
+            tasks = tuple(TaskGroup(t.count - (done[g] if g < len(done) else 0), t.resource,
+                                    t.duration_ms, t.priority) for g, t in enumerate(s.tasks))
+            self.sim.arrive(AppSpec(app_id, 0, rm_app.queue, s.user, am, tasks,
+                                    running=running))
+        elif s.distributed_shell is not None and processes:
+            shell = s.distributed_shell
+            self._external[app_id] = s
+            left = shell.num_containers - (done[0] if done else 0)
+            self.shells[app_id] = ShellCounts(shell.num_containers,
+                                              num_completed=shell.num_containers - left)
+            self.sim.arrive(AppSpec(app_id, 0, rm_app.queue, s.user, am, (
+                TaskGroup(left, shell.container_resource, 0, shell.priority),),
+                running=running), external=True)
+        else:
+            if processes:
+                self._external[app_id] = s
+            self.sim.apply(Submit(app_id, rm_app.queue, s.user, am, (), True))
+            for r in running:
+                self.sim.apply(RecoverContainer(app_id, r.node, r.resource, r.am, r.priority,
+                                                r.container_id))
+        return len(running)
+
+    def _changed(self, app_id: str) -> None:
+        if self.keeper is not None:
+            self.keeper.app_changed(app_id)
+
+    def _nodes_changed(self) -> None:
+        """The NodeManagers fairshare runs itself (not Ray's) are the store's to keep."""
+        if self.keeper is not None and self.executor.kind != "ray":
+            self.keeper.nodes((n.id, n.rack, n.capacity) for n in self.records.nodes.values()
+                              if n.id in self.engine.state.nodes)
+
+    def _flush(self) -> None:
+        if self.keeper is not None:
+            self.keeper.flush()
 
     # -- the journal -------------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from fairshare.core import (
     ContainerAllocated,
     ContainerCompleted,
     ContainerPreempted,
+    ContainerRecovered,
     Event,
     NodeDecommissioned,
     Rejection,
@@ -35,7 +36,7 @@ ACTIVE_STATES = ("NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING")
 
 
 @dataclass(slots=True)
-class _Attempt:
+class RMAttempt:
     number: int
     start_ms: int
     state: str = "SCHEDULED"
@@ -55,7 +56,7 @@ class RMApp:
     diagnostics: str = ""
     launched_ms: int = -1
     finished_ms: int = 0
-    attempts: list[_Attempt] = field(default_factory=list)
+    attempts: list[RMAttempt] = field(default_factory=list)
     # resource-seconds (RMAppAttemptMetrics): resource·ms of ended containers, by type index
     used_ms: list[int] = field(default_factory=list)
     preempted_ms: list[int] = field(default_factory=list)
@@ -100,7 +101,7 @@ class RMRecords:
         self.issued.discard(submission.application_id)
         app = RMApp(submission, submission.queue, now,
                     used_ms=[0] * len(self.types), preempted_ms=[0] * len(self.types))
-        app.attempts.append(_Attempt(1, now))
+        app.attempts.append(RMAttempt(1, now))
         self.apps[submission.application_id] = app
         return app
 
@@ -181,13 +182,15 @@ class RMRecords:
                     if app.launched_ms < 0:
                         app.launched_ms = now
                     app.state = app.rm_state = "RUNNING"
+            elif isinstance(event, ContainerRecovered):  # running since before a restart
+                app.running[event.container] = (event.resource, now)
             elif isinstance(event, ContainerCompleted | ContainerPreempted):
                 self._container_ended(app, event.container, now,
                                       preempted=isinstance(event, ContainerPreempted))
             elif isinstance(event, AppAttemptRestarted):
                 old = app.attempts[-1]
                 old.state, old.finish_ms = "FAILED", now
-                app.attempts.append(_Attempt(old.number + 1, now))
+                app.attempts.append(RMAttempt(old.number + 1, now))
                 app.state = app.rm_state = "ACCEPTED"
             elif isinstance(event, AppFinished):
                 if event.state == "killed":

@@ -11,6 +11,7 @@ allocation file is reloaded as YARN's ``AllocationFileLoaderService`` does: look
 from __future__ import annotations
 
 import logging
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -29,19 +30,26 @@ from fairshare.server.executors.virtual import VirtualExecutor
 from fairshare.server.journal import Journal
 from fairshare.server.loop import EngineLoop, NodeSpec, ServerClock
 from fairshare.server.options import parse_nodes, read_nodes_file
+from fairshare.server.store.codec import resource_of
+from fairshare.server.store.store import StateStore, StateStoreError, StoredState
+from fairshare.sim.record.outputs import EVENTS, SNAPSHOTS, SUMMARY, TIMELINE_CSV, TIMELINE_PARQUET
 
 log = logging.getLogger("fairshare.serve")
 
 RELOAD_INTERVAL_S = 10.0  # AllocationFileLoaderService.ALLOC_RELOAD_INTERVAL_MS
 RELOAD_WAIT_S = 5.0  # ALLOC_RELOAD_WAIT_MS: a file modified this recently is not read yet
 EXECUTORS = ("virtual", "local", "ray")
+JOURNAL = "session.yaml"
+STORE = "state.db"  # the default store, in the session's directory
+# a session's run outputs: a restart moves those of the epoch before into epoch-NN/
+SESSION_FILES = (JOURNAL, EVENTS, TIMELINE_PARQUET, TIMELINE_CSV, SUMMARY, SNAPSHOTS)
 
 
 @dataclass(frozen=True)
 class ServeOptions:
     allocations: Path
     site: Path | None = None
-    nodes: str | None = "4x16g/8"
+    nodes: str | None = None  # None: 4x16g/8 (or, at a restart, the stored nodes)
     nodes_file: Path | None = None
     executor: str = "virtual"
     ray_address: str | None = None
@@ -50,6 +58,9 @@ class ServeOptions:
     cluster_timestamp: int | None = None  # None: the wall clock at start, as YARN's
     db: str | None = None  # the pages' history; None: history.db in the session's directory
     pages_interval_ms: int = 5_000  # of the server's clock: the pages' and history's resolution
+    # the state store: a path (SQLite) or a database URL; None: <out>/state.db when the site
+    # sets yarn.resourcemanager.recovery.enabled, else no store (YARN's default)
+    store: str | None = None
 
 
 @dataclass
@@ -62,6 +73,8 @@ class Served:
     loop: EngineLoop
     journal: Journal
     allocations_text: str
+    store: StateStore | None = None
+    recovered: StoredState | None = None  # what a restart read back (None: a fresh start)
     _stop: threading.Event = field(default_factory=threading.Event)
     _reloader: threading.Thread | None = None
     app: Any = None  # the ASGI app, built by start()
@@ -116,6 +129,8 @@ class Served:
         for stop in stops[1:]:
             stop()
         self.journal.close()
+        if self.store is not None:
+            self.store.close()
 
     # -- AllocationFileLoaderService ----------------------------------------------------------
 
@@ -187,13 +202,77 @@ def build(options: ServeOptions, *, clock: ServerClock | None = None) -> Served:
     except OSError as e:
         raise ConfigError(f"cannot create the session's directory: {e.strerror}",
                           "--out") from None
+    store = _open_store(options, site)
+    state: StoredState | None = None
+    if store is not None:
+        try:
+            nodes = _stored_nodes(store, options, executor, types, nodes)
+            state = store.start()
+        except BaseException:
+            store.close()
+            raise
+        if state.apps or state.containers:
+            _keep_outputs(out, state.epoch - 1)
     engine = Engine(site, config)
-    journal = Journal(out / "session.yaml", types, allocations_text, options.site)
+    journal = Journal(out / JOURNAL, types, allocations_text, options.site)
     loop = EngineLoop(engine, executor, nodes, cluster_timestamp=cluster_timestamp,
                       clock=clock or ServerClock(options.speed), work_dir=out / "containers",
                       heartbeat_ms=site.nm_heartbeat_interval_ms, journal=journal,
-                      outputs=out, grace_ms=grace_ms)
-    return Served(options, site, engine, loop, journal, allocations_text)
+                      outputs=out, grace_ms=grace_ms, store=store)
+    if state is not None:
+        loop.recover(state, site.scheduling_wait_ms)
+    served = Served(options, site, engine, loop, journal, allocations_text, store=store,
+                    recovered=state if state is not None and not state.empty else None)
+    return served
+
+
+def _open_store(options: ServeOptions, site: SiteConfig) -> StateStore | None:
+    url = options.store
+    if url is None and site.recovery_enabled:
+        url = str(options.out / STORE)
+    if url is None:
+        return None
+    if not site.work_preserving_recovery:
+        raise ConfigError("yarn.resourcemanager.work-preserving-recovery.enabled=false: "
+                          "fairshare serve recovers work-preserving only (running containers "
+                          "are taken over, not killed)", "--site")
+    try:
+        return StateStore(url, max_completed=site.state_store_max_completed_apps)
+    except ValueError as e:
+        raise ConfigError(str(e), "--store") from None
+    except StateStoreError as e:
+        raise ConfigError(str(e), "--store") from None
+
+
+def _stored_nodes(store: StateStore, options: ServeOptions, executor: Executor,
+                  types: ResourceTypes, given: list[NodeSpec]) -> list[NodeSpec]:
+    """The NodeManagers a restart comes back with: the store's (the virtual and local
+    executors' nodes are fairshare's own), unless it has none. ``--nodes`` or ``--nodes-file``
+    that say otherwise are refused: the recovered containers run on the stored nodes."""
+    if executor.kind == "ray":
+        return given
+    records = store.nodes()
+    if not records:
+        return given
+    stored = [NodeSpec(r["id"], resource_of(r["capacity"], types), r["rack"]) for r in records]
+    explicit = options.nodes is not None or options.nodes_file is not None
+    if explicit and [(n.id, n.capacity, n.rack) for n in given] != [
+            (n.id, n.capacity, n.rack) for n in stored]:
+        raise ConfigError(f"the state store holds this cluster's {len(stored)} nodes, which "
+                          "its containers run on; give the same nodes, or leave the option "
+                          "out", "--nodes-file" if options.nodes_file is not None
+                          else "--nodes")
+    return stored
+
+
+def _keep_outputs(out: Path, epoch: int) -> None:
+    """A restart's session starts new outputs; the epoch before's go to ``epoch-NN/``."""
+    kept = out / f"epoch-{epoch:02d}"
+    for name in SESSION_FILES:
+        path = out / name
+        if path.exists():
+            kept.mkdir(exist_ok=True)
+            shutil.move(str(path), str(kept / name))
 
 
 def _allocations(path: Path, site: SiteConfig) -> tuple[str, AllocationConfig]:

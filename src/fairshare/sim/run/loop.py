@@ -237,6 +237,10 @@ class Simulation:
             self._external.add(spec.id)
         self._push(self.engine.now, ARRIVAL, spec.id)
 
+    def is_external(self, app_id: str) -> bool:
+        """Whether a live app's task containers end when :meth:`complete` says so."""
+        return app_id in self._external
+
     def apply(self, command: Command) -> Any:
         """A command from outside the app model (a request: kill, move, …), applied at the
         clock now, journaled, and answered by the app model."""
@@ -322,8 +326,9 @@ class Simulation:
                 app.running[container.id] = RunningTask(c.group, (c.priority,
                                                                    c.resource.values), now)
                 self._running_tasks += 1
-                self._push(now + (c.remaining_ms or 0), COMPLETION, spec.id, container.id)
-            elif app.total_tasks == 0:
+                if spec.id not in self._external:  # (a process ends when it exits)
+                    self._push(now + (c.remaining_ms or 0), COMPLETION, spec.id, container.id)
+            elif app.total_tasks == 0 and spec.id not in self._external:
                 self._push(now + (c.remaining_ms or 0), COMPLETION, spec.id, "")
         self._react()
 

@@ -29,14 +29,15 @@ from fairshare.web.history import schema
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
-def engine_for(url: str) -> Engine:
-    """The engine of a path or URL; a malformed URL is a ValueError naming it."""
+def engine_for(url: str, what: str = "history database") -> Engine:
+    """The engine of a path or URL; a malformed URL is a ValueError naming it (as ``what``'s
+    URL: the history database, the state store)."""
     if "://" not in url:
         url = "sqlite:///" + str(Path(url).expanduser())
     try:
         parsed = make_url(url)
     except (ArgumentError, ValueError) as exc:
-        raise ValueError(f"not a database URL (history database URL: {exc})") from None
+        raise ValueError(f"not a database URL ({what} URL: {exc})") from None
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() == "sqlite":
@@ -66,10 +67,12 @@ def _sqlite_pragmas(connection: Any, _record: object) -> None:
     cursor.close()
 
 
-def migrate(engine: Engine) -> None:
-    """Upgrade the database to the newest schema (creating it when empty)."""
+def migrate(engine: Engine, migrations: Path = MIGRATIONS) -> None:
+    """Upgrade the database to the newest schema of ``migrations`` (an Alembic script
+    directory: the history's by default; the state store has its own), creating it when
+    empty."""
     config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("script_location", str(migrations))
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")

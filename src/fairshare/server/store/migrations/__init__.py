@@ -1,0 +1,1 @@
+"""The state store's Alembic migrations (``env.py``, ``versions/``)."""

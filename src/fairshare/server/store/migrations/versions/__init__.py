@@ -1,0 +1,1 @@
+"""The state store's schema revisions, oldest first."""
