@@ -13,6 +13,7 @@ import json
 import logging
 import signal
 import sys
+import threading
 import time
 from enum import StrEnum
 from pathlib import Path
@@ -92,6 +93,10 @@ def serve(
     out_dir: Annotated[Path, typer.Option(
         "--out", help="The session's directory: its journal (session.yaml, replayed by "
         "fairshare run), containers' work dirs and logs.")] = Path("fairshare-serve"),
+    store: Annotated[str | None, typer.Option(
+        "--store", help="The state store a restart recovers from: a path (SQLite) or a "
+        "database URL (postgresql://…). Default: none, or state.db in --out when the site "
+        "sets yarn.resourcemanager.recovery.enabled.")] = None,
     insecure: Annotated[bool, typer.Option(
         "--insecure", help="Serve on an address other than loopback although simple "
         "authentication (?user.name=) trusts whoever asks.")] = False,
@@ -118,7 +123,7 @@ def serve(
                     "(?user.name=, else dr.who) lets whoever can reach it act as any user; "
                     "listen on 127.0.0.1, or give --insecure if that is meant"])
     options = ServeOptions(allocations, site, nodes, nodes_file, executor, ray_address, speed,
-                           out_dir)
+                           out_dir, store=store)
     listening = bind_listening(host, port)
     served = guarded(lambda: build(options))
     _logging(log_format, log_level)
@@ -136,6 +141,21 @@ def serve(
               f"/, /metrics): {n} node{'s' * (n != 1)}, executor {executor}"
               f"{f', {speed:g}x' if speed != 1 else ''}; session in {out_dir} "
               "(Ctrl-C stops)", soft_wrap=True)
+    if served.recovered is not None:
+        state, epoch = served.recovered, served.engine.state.rm_epoch
+        running = sum(a["state"] in ("NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING")
+                      for a in state.apps)
+        out.print(f"Recovered from the state store (epoch {epoch}): {len(state.apps)} "
+                  f"app{'s' * (len(state.apps) != 1)} ({running} running), "
+                  f"{len(state.containers)} container{'s' * (len(state.containers) != 1)}; "
+                  f"new containers allocated after "
+                  f"{served.site.scheduling_wait_ms / 1000:g} s", soft_wrap=True)
+
+    def engine_ended() -> None:  # the engine stopped by itself (its store failed): exit
+        served.loop.ended.wait()
+        server.should_exit = True
+
+    threading.Thread(target=engine_ended, name="fairshare-engine-watch", daemon=True).start()
     quiet = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)}
     started = time.monotonic()
     try:

@@ -162,6 +162,7 @@ class EngineLoop:
         self.shells: dict[str, ShellCounts] = {}  # the built-in distributed-shell AM's apps
         self._published_at = 0.0
         self.failure: BaseException | None = None  # what stopped the engine thread
+        self.ended = threading.Event()  # set when the engine thread has ended
         # the state store (docs/serve.md "State store and restart"): every change written
         # before it is acknowledged or acted on
         self.keeper = (None if store is None
@@ -222,6 +223,8 @@ class EngineLoop:
             self.failure = e
             log.exception("the engine thread stopped")
             raise
+        finally:
+            self.ended.set()
 
     def _do(self, job: Callable[[], Any], future: Future[Any]) -> None:
         if not future.set_running_or_notify_cancel():

@@ -40,7 +40,7 @@ class RMAttempt:
     number: int
     start_ms: int
     state: str = "SCHEDULED"
-    finish_ms: int = 0
+    finish_ms: int | None = None  # (engine ms, negative before a restart)
     container: str | None = None
     node: str | None = None
 
@@ -54,8 +54,8 @@ class RMApp:
     rm_state: str = "SUBMITTED"
     final_status: str = "UNDEFINED"
     diagnostics: str = ""
-    launched_ms: int = -1
-    finished_ms: int = 0
+    launched_ms: int | None = None  # engine ms (negative: before a restart); None: not yet
+    finished_ms: int | None = None
     attempts: list[RMAttempt] = field(default_factory=list)
     # resource-seconds (RMAppAttemptMetrics): resource·ms of ended containers, by type index
     used_ms: list[int] = field(default_factory=list)
@@ -179,11 +179,16 @@ class RMRecords:
                     attempt = app.attempts[-1]
                     attempt.container, attempt.node, attempt.state = (event.container,
                                                                       event.node, "RUNNING")
-                    if app.launched_ms < 0:
+                    if app.launched_ms is None:
                         app.launched_ms = now
                     app.state = app.rm_state = "RUNNING"
             elif isinstance(event, ContainerRecovered):  # running since before a restart
                 app.running[event.container] = (event.resource, now)
+                if event.am:  # its AM runs on (for the AM protocol: until it re-registers)
+                    attempt = app.attempts[-1]
+                    attempt.container, attempt.node, attempt.state = (event.container,
+                                                                      event.node, "RUNNING")
+                    app.state = app.rm_state = "RUNNING"
             elif isinstance(event, ContainerCompleted | ContainerPreempted):
                 self._container_ended(app, event.container, now,
                                       preempted=isinstance(event, ContainerPreempted))
@@ -237,7 +242,7 @@ class RMRecords:
                     used[i] += amount * (now - since)
             am_taken, taken, taken_resource = preempted.get(app_id, (0, 0, None))
             attempts = tuple(
-                AttemptView(a.number, ts + a.start_ms, ts + a.finish_ms if a.finish_ms else 0,
+                AttemptView(a.number, ts + a.start_ms, ts + a.finish_ms if a.finish_ms is not None else 0,
                             a.state, a.container, a.node,
                             None if a.node is None else node_http_address(a.node))
                 for a in app.attempts)
@@ -246,8 +251,8 @@ class RMRecords:
                 1.0 if app.state in ("FINISHED", "FAILED", "KILLED") else app.progress or 0.0,
                 app.diagnostics,
                 s.application_type, s.tags, s.priority, s.unmanaged, ts + app.submitted_ms,
-                -1 if app.launched_ms < 0 else ts + app.launched_ms,
-                ts + app.finished_ms if app.finished_ms else 0, attempts,
+                -1 if app.launched_ms is None else ts + app.launched_ms,
+                ts + app.finished_ms if app.finished_ms is not None else 0, attempts,
                 tuple((n, u // 1000) for n, u in zip(names, used, strict=True))
                 if app.attempts else (),
                 tuple((n, p // 1000) for n, p in zip(names, app.preempted_ms, strict=True)

@@ -85,11 +85,12 @@ def _decode(hint: Any, value: Any, types: ResourceTypes) -> Any:
 # -- an app's RM record ------------------------------------------------------------------------
 
 def app_json(app_id: str, app: RMApp, cluster_timestamp: int, types: ResourceTypes) -> Record:
-    """``app`` as the store keeps it (times in epoch ms; 0 and -1 kept as "not yet")."""
+    """``app`` as the store keeps it (times in epoch ms; "not yet" as YARN's REST API
+    writes it: -1 for the launch, 0 for the finish)."""
     ts = cluster_timestamp
 
-    def at(ms: int, unset: int) -> int:
-        return unset if ms == unset else ts + ms
+    def at(ms: int | None, unset: int) -> int:
+        return unset if ms is None else ts + ms
 
     return {
         "id": app_id, "submission": submission_json(app.submission, types),
@@ -110,8 +111,8 @@ def app_of(record: Mapping[str, Any], cluster_timestamp: int, types: ResourceTyp
     """The RM record of a stored app, its times relative to ``cluster_timestamp``."""
     ts = cluster_timestamp
 
-    def at(ms: int, unset: int) -> int:
-        return unset if ms == unset else ms - ts
+    def at(ms: int, unset: int) -> int | None:
+        return None if ms == unset else ms - ts
 
     def by_type(data: Mapping[str, int]) -> list[int]:
         return [int(data.get(name, 0)) for name in types.names]
