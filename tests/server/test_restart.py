@@ -154,7 +154,7 @@ def test_the_new_epochs_journal_replays_the_recovery_through_fairshare_run(
 def test_a_write_the_store_refuses_fails_the_request_and_stops_the_engine(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     url = str(tmp_path / "state.db")
-    with served(tmp_path, url, TS) as (loop, clock):
+    with served(tmp_path, url, TS) as (loop, _):
         app_id, _ = loop.new_application()
         assert loop.keeper is not None
 
