@@ -243,7 +243,8 @@ class RMRecords:
             am_taken, taken, taken_resource = preempted.get(app_id, (0, 0, None))
             attempts = tuple(
                 AttemptView(a.number, ts + a.start_ms,
-                            0 if a.finish_ms is None else ts + a.finish_ms, a.state, a.container, a.node,
+                            0 if a.finish_ms is None else ts + a.finish_ms, a.state,
+                            a.container, a.node,
                             None if a.node is None else node_http_address(a.node))
                 for a in app.attempts)
             apps.append(RMAppView(
