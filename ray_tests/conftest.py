@@ -77,6 +77,9 @@ class Recorder:
     order: list[str] = field(default_factory=list)
     changed: threading.Condition = field(default_factory=threading.Condition)
 
+    def container_started(self, app: str, container: str, pid: int, started: int) -> None:
+        pass  # (the Ray executor starts tasks, not processes of its own)
+
     def container_exited(self, app: str, container: str, exit_status: int,
                          diagnostics: str) -> None:
         assert app == APP

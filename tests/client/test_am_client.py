@@ -48,6 +48,9 @@ class HubHost:
                          diagnostics: str) -> None:
         self.hub.container_exited(app, container, exit_status, diagnostics)
 
+    def container_started(self, app: str, container: str, pid: int, started: int) -> None:
+        pass  # (no state store here)
+
 
 @dataclass
 class Server:

@@ -26,7 +26,11 @@ class Host:
 
     def __init__(self) -> None:
         self.exits: list[tuple[str, str, int, str]] = []
+        self.starts: dict[str, tuple[int, int]] = {}  # container → (pid, start ticks)
         self._cond = threading.Condition()
+
+    def container_started(self, app: str, container: str, pid: int, started: int) -> None:
+        self.starts[container] = (pid, started)
 
     def container_exited(self, app: str, container: str, exit_status: int,
                          diagnostics: str) -> None:

@@ -62,7 +62,7 @@ from fairshare.server.control import (
     not_found,
 )
 from fairshare.server.executors.base import SIGKILL_DELAY_MS, Executor, Launch
-from fairshare.server.rm import ACTIVE_STATES, RMRecords
+from fairshare.server.rm import ACTIVE_STATES, RMAttempt, RMRecords
 from fairshare.server.session import SNAPSHOT_EVERY_MS, SessionOutputs
 from fairshare.server.snapshots import server_snapshot
 from fairshare.server.store.codec import app_of, resource_of
@@ -363,34 +363,42 @@ class EngineLoop:
         """A container of an app whose containers are processes: the distributed shell's
         command in its task containers (its AM is the server's own), the app's AM command in
         its AM container."""
+        launch = self._launch_of(submission, event.container, event.node, event.resource,
+                                 event.am, self.engine.app(event.app).attempt)
+        if launch is not None:
+            self._launched[(event.app, event.container)] = launch
+            self.executor.launch(launch)
+
+    def _launch_of(self, submission: Submission, engine_id: str, node: str,
+                   resource: Resource, am: bool, attempt: int) -> Launch | None:
+        """What runs in a container of ``submission``'s app, or None: nothing (the built-in
+        AM, a task of an app without a shell command)."""
         shell = submission.distributed_shell
-        if event.am:
+        if am:
             if shell is not None or submission.am_command is None:
-                return
+                return None
             command = submission.am_command
         else:
             if shell is None:
-                return
+                return None
             command = shell.shell_command
-        app = self.engine.app(event.app)
-        container = yarn_container_id(event.container)
-        host, _, port = event.node.rpartition(":")
+        app_id = submission.application_id
+        container = yarn_container_id(engine_id)
+        host, _, port = node.rpartition(":")
         environment = dict(submission.environment)
         environment.update({
-            "CONTAINER_ID": container, "APPLICATION_ID": event.app,
-            "APP_ATTEMPT_ID": f"appattempt_{event.app[len('application_'):]}_{app.attempt:06d}",
-            "NM_HOST": host or event.node, "NM_PORT": port, "USER": submission.user,
+            "CONTAINER_ID": container, "APPLICATION_ID": app_id,
+            "APP_ATTEMPT_ID": f"appattempt_{app_id[len('application_'):]}_{attempt:06d}",
+            "NM_HOST": host or node, "NM_PORT": port, "USER": submission.user,
             "LOGNAME": submission.user,
         })
         # the NodeManager's layout, as the AM protocol's containers have it (AMHub._launch):
         # <local>/usercache/<user>/appcache/<app>/<container> to work in (so LOCAL_DIRS is the
         # app's appcache directory) and <log-dir>/<app>/<container> for stdout and stderr
         # (ContainerLaunch.getRelativeContainerLogDir)
-        work = self.work_dir / "usercache" / submission.user / "appcache" / event.app / container
-        launch = Launch(event.app, app.attempt, container, event.node, event.resource, event.am,
-                        command, environment, work, self.work_dir / event.app / container)
-        self._launched[(event.app, event.container)] = launch
-        self.executor.launch(launch)
+        work = self.work_dir / "usercache" / submission.user / "appcache" / app_id / container
+        return Launch(app_id, attempt, container, node, resource, am, command, environment,
+                      work, self.work_dir / app_id / container)
 
     # -- ExecutorHost ------------------------------------------------------------------------------
 
@@ -426,6 +434,18 @@ class EngineLoop:
             self.sim.complete(app, engine_id)
 
         self._call(job)
+
+    def container_started(self, app: str, container: str, pid: int, started: int) -> None:
+        """Stored for a restart to re-attach to; not waited for (the executor's thread goes
+        on at once)."""
+        keeper = self.keeper
+        if keeper is None or self._stop.is_set():
+            return
+
+        def job() -> None:
+            keeper.process_started(engine_container_id(container), pid, started)
+
+        self._jobs.put((job, Future()))
 
     # -- EngineDriver ------------------------------------------------------------------------------
 
@@ -643,15 +663,47 @@ class EngineLoop:
         now_epoch = self.records.cluster_timestamp + self.engine.now
         alive = [c for c in containers if c["node"] in self.engine.state.nodes]
         alive.sort(key=lambda c: not c["am"])  # the first recovered is the attempt's AM
+        processes = self.executor.kind != "virtual"
+        adopt = getattr(self.executor, "adopt", None)
+        hub_app = (processes and self.hub is not None and bool(s.am_command)
+                   and not s.unmanaged and s.distributed_shell is None)
+        lost = [] if self.executor.kind == "virtual" or (adopt is not None and not hub_app) \
+            else alive  # Ray's tasks end with the server that ran them; see below for hub apps
+        attempt = rm_app.attempts[-1] if rm_app.attempts else None
+        if attempt is not None and attempt.container is None and not s.unmanaged:
+            # no AM container yet: YARN stores an attempt only once its AM is allocated, so
+            # the app starts its attempt afresh (asking for its AM)
+            return self._resubmit(app_id, s, record.get("tasks_done", []))
+        if lost or not (s.unmanaged or any(c["am"] for c in alive)):
+            # the attempt's AM did not survive: the attempt has failed (where YARN waits for
+            # the AM's liveness to expire, fairshare, its own NodeManager, knows at once), its
+            # containers go with it, and a new attempt asks for its AM again; an AM of the AM
+            # protocol, whose session the restart ended, likewise
+            for c in alive:
+                self._stop_orphan(s, c)
+            if attempt is not None:
+                attempt.state, attempt.finish_ms = "FAILED", self.engine.now
+            rm_app.attempts.append(RMAttempt(len(rm_app.attempts) + 1, self.engine.now))
+            rm_app.state = rm_app.rm_state = "ACCEPTED"
+            self._changed(app_id)
+            return self._resubmit(app_id, s, record.get("tasks_done", []))
         if self.keeper is not None:
             for c in alive:
                 self.keeper.container_known(c)
+        if processes and adopt is not None:
+            for c in alive:
+                launch = self._launch_of(s, c["id"], c["node"],
+                                         resource_of(c["resource"], types), c["am"],
+                                         c["attempt"])
+                if launch is not None:
+                    self._launched[(app_id, c["id"])] = launch
+                    process = c.get("process") or {}
+                    adopt(launch, process.get("pid"), process.get("started"))
         am = None if s.unmanaged else s.am_resource
         running = tuple(RunningContainer(
             c["node"], resource_of(c["resource"], types), c["am"], c["priority"],
             None if c["ends_ms"] is None else max(0, c["ends_ms"] - now_epoch),
             -1 if c["group"] is None else c["group"], c["id"]) for c in alive)
-        processes = self.executor.kind != "virtual"
         done = record.get("tasks_done", [])
         if s.tasks and not processes:  # the app model: what is left of its tasks
             tasks = tuple(TaskGroup(t.count - (done[g] if g < len(done) else 0), t.resource,
@@ -662,6 +714,8 @@ class EngineLoop:
             shell = s.distributed_shell
             self._external[app_id] = s
             left = shell.num_containers - (done[0] if done else 0)
+            if self.keeper is not None:
+                self.keeper.tasks_done[app_id] = list(done)
             self.shells[app_id] = ShellCounts(shell.num_containers,
                                               num_completed=shell.num_containers - left)
             self.sim.arrive(AppSpec(app_id, 0, rm_app.queue, s.user, am, (
@@ -675,6 +729,52 @@ class EngineLoop:
                 self.sim.apply(RecoverContainer(app_id, r.node, r.resource, r.am, r.priority,
                                                 r.container_id))
         return len(running)
+
+    def _resubmit(self, app_id: str, s: Submission, done: Sequence[int]) -> int:
+        """A recovered app whose attempt failed with the restart: submitted again as a new
+        attempt that asks for its AM (what its tasks completed is not run again)."""
+        processes = self.executor.kind != "virtual"
+        am = None if s.unmanaged else s.am_resource
+        if self.keeper is not None:
+            self.keeper.tasks_done[app_id] = list(done)
+        queue = self.records.apps[app_id].queue
+        if s.tasks and not processes:
+            tasks = tuple(TaskGroup(t.count - (done[g] if g < len(done) else 0), t.resource,
+                                    t.duration_ms, t.priority) for g, t in enumerate(s.tasks))
+            self.sim.arrive(AppSpec(app_id, 0, queue, s.user, am, tasks))
+        elif s.distributed_shell is not None and processes:
+            shell = s.distributed_shell
+            left = shell.num_containers - (done[0] if done else 0)
+            self._external[app_id] = s
+            self.shells[app_id] = ShellCounts(shell.num_containers,
+                                              num_completed=shell.num_containers - left)
+            self.sim.arrive(AppSpec(app_id, 0, queue, s.user, am, (
+                TaskGroup(left, shell.container_resource, 0, shell.priority),)), external=True)
+        else:
+            if processes and self.hub is not None and s.am_command and not s.unmanaged:
+                self.hub.expect(s)
+            elif processes:
+                self._external[app_id] = s
+            self.sim.apply(Submit(app_id, queue, s.user, am, ()))
+        return 0
+
+    def _stop_orphan(self, s: Submission, container: Record) -> None:
+        """A container a restart does not take over: its process, if one still runs, is
+        ended (SIGTERM, then SIGKILL), as the NodeManager kills the containers of an attempt
+        that failed."""
+        adopt = getattr(self.executor, "adopt", None)
+        if adopt is None:
+            return
+        launch = self._launch_of(s, container["id"], container["node"],
+                                 resource_of(container["resource"], self.engine.types),
+                                 container["am"], container["attempt"])
+        if launch is None:
+            return
+        process = container.get("process") or {}
+        self._launched[(s.application_id, container["id"])] = launch
+        adopt(launch, process.get("pid"), process.get("started"))
+        self.executor.stop(s.application_id, launch.container, self.grace_ms)
+        self._launched.pop((s.application_id, container["id"]), None)
 
     def _changed(self, app_id: str) -> None:
         if self.keeper is not None:

@@ -63,6 +63,10 @@ class ExecutorHost(Protocol):
         """A container's process ended by itself (its exit code; a signal: 128 + signal, as
         bash reports it) — not one the loop stopped, which the loop has ended already."""
 
+    def container_started(self, app: str, container: str, pid: int, started: int) -> None:
+        """A container's process runs as ``pid`` (its process group's id), ``started`` at
+        that many clock ticks after boot: what a restart re-attaches to."""
+
 
 class Executor(Protocol):
     kind: str  # "virtual", "local", "ray"

@@ -69,6 +69,9 @@ log = logging.getLogger(__name__)
 
 # ContainerLaunch.call: ``ret`` starts at -1 and is what a launch that threw reports
 LAUNCH_FAILED = -1
+# ContainerExecutor.ExitCode.LOST: a container the NodeManager could not reacquire
+EXIT_LOST = 154
+EXIT_CODE_SUFFIX = ".exitcode"  # beside the container's log directory
 # variables of the server's own environment a container never inherits: another AM's token
 _NOT_INHERITED_PREFIX = "FAIRSHARE_AM_"
 # a SIGKILLed group is looked at this often until it is gone (SIGKILL is delivered when each
@@ -85,12 +88,20 @@ class _Stop:
     grace_ms: int
 
 
+@dataclass(frozen=True, slots=True)
+class _Adopt:
+    launch: Launch
+    pid: int | None  # as the store has it (None: not stored yet; looked for)
+    started: int | None  # its start, in clock ticks since boot (/proc/<pid>/stat)
+
+
 @dataclass(slots=True)
 class _Running:
     launch: Launch
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | None  # None: adopted (started by a server before)
     pidfd: int
     cgroup: Path | None
+    pid: int = 0
     stopped: bool = False  # the loop stopped it, or its exit is reported: nothing more to say
     kill_at: float | None = None  # monotonic seconds: SIGKILL the group then
     killed_at: float | None = None  # monotonic seconds: the group was SIGKILLed then
@@ -115,7 +126,7 @@ class LocalExecutor:
         self.grace_ms = grace_ms
         self._host: ExecutorHost | None = None
         self._lock = threading.Lock()
-        self._actions: list[Launch | _Stop] = []
+        self._actions: list[Launch | _Stop | _Adopt] = []
         self._running: dict[tuple[str, str], _Running] = {}
         self._lingering: list[_Running] = []  # shells ended, their groups given the grace
         self._closing = False
@@ -149,6 +160,11 @@ class LocalExecutor:
     def launch(self, launch: Launch) -> None:
         self._queue(launch)
 
+    def adopt(self, launch: Launch, pid: int | None, started: int | None) -> None:
+        """Take over ``launch``'s container, started before a restart (its pid and start as
+        stored; None: look for it): its exit is then reported as a launched one's is."""
+        self._queue(_Adopt(launch, pid, started))
+
     def stop(self, app: str, container: str, grace_ms: int | None = None) -> None:
         self._queue(_Stop(app, container, self.grace_ms if grace_ms is None else grace_ms))
 
@@ -173,7 +189,7 @@ class LocalExecutor:
         """The process id of a running container's shell (its process group's id)."""
         with self._lock:
             running = self._running.get((app, container))
-            return None if running is None else running.process.pid
+            return None if running is None else running.pid
 
     def running(self) -> list[tuple[str, str]]:
         with self._lock:
@@ -181,7 +197,7 @@ class LocalExecutor:
 
     # -- the watcher thread ---------------------------------------------------------------
 
-    def _queue(self, action: Launch | _Stop) -> None:
+    def _queue(self, action: Launch | _Stop | _Adopt) -> None:
         with self._lock:
             refused = self._closing
             if not refused:
@@ -189,6 +205,8 @@ class LocalExecutor:
         if refused:  # a stop has nothing left to do; a launch fails
             if isinstance(action, Launch):
                 self._report(action, LAUNCH_FAILED, "the executor is closed")
+            elif isinstance(action, _Adopt):
+                self._report(action.launch, EXIT_LOST, "the executor is closed")
             return
         self._wake()
 
@@ -218,9 +236,13 @@ class LocalExecutor:
         finally:
             selector.close()
 
-    def _apply(self, action: Launch | _Stop, selector: selectors.BaseSelector) -> None:
+    def _apply(self, action: Launch | _Stop | _Adopt,
+               selector: selectors.BaseSelector) -> None:
         if isinstance(action, Launch):
             self._spawn(action, selector)
+            return
+        if isinstance(action, _Adopt):
+            self._adopt(action, selector)
             return
         with self._lock:
             running = self._running.get((action.app, action.container))
@@ -232,11 +254,11 @@ class LocalExecutor:
         if grace_ms <= 0:
             self._kill(running)
             return
-        _signal_group(running.process.pid, signal.SIGTERM)
+        _signal_group(running.pid, signal.SIGTERM)
         running.kill_at = time.monotonic() + grace_ms / 1000
 
     def _kill(self, running: _Running) -> None:
-        _signal_group(running.process.pid, signal.SIGKILL)
+        _signal_group(running.pid, signal.SIGKILL)
         running.kill_at = None
         running.killed_at = time.monotonic()
 
@@ -255,7 +277,7 @@ class LocalExecutor:
         for r in list(self._lingering):
             if r.killed_at is None:
                 continue
-            if not _others_in_group(r.process.pid) or now - r.killed_at > KILL_WAIT_S:
+            if not _others_in_group(r.pid) or now - r.killed_at > KILL_WAIT_S:
                 self._lingering.remove(r)
                 self._finish(r)
             elif nearest is None or now + _GONE_POLL_S < nearest:
@@ -271,17 +293,60 @@ class LocalExecutor:
             with open(launch.log_dir / "stdout", "ab") as out, \
                     open(launch.log_dir / "stderr", "ab") as err:
                 process = subprocess.Popen(
-                    ["bash", "-c", _script(launch.command, cgroup)], cwd=launch.work_dir,
+                    ["bash", "-c", _script(launch.command, cgroup, exit_code_file(launch))],
+                    cwd=launch.work_dir,
                     env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                     start_new_session=True, close_fds=True)
             pidfd = os.pidfd_open(process.pid)
         except OSError as e:
             self._report(launch, LAUNCH_FAILED, f"the container could not be launched: {e}")
             return
-        running = _Running(launch, process, pidfd, cgroup)
+        running = _Running(launch, process, pidfd, cgroup, process.pid)
         with self._lock:
             self._running[(launch.app, launch.container)] = running
         selector.register(pidfd, selectors.EVENT_READ, running)
+        started = _start_ticks(process.pid)
+        if self._host is not None and started is not None:
+            self._host.container_started(launch.app, launch.container, process.pid, started)
+
+    def _adopt(self, adopt: _Adopt, selector: selectors.BaseSelector) -> None:
+        """Take over a container a server before this one started (a work-preserving
+        restart): its shell is found by the pid and start the store has, or, when the store
+        has none yet, by its ``CONTAINER_ID`` among this user's processes. Its exit code is
+        the one its script writes (the shell is not this process's child); one that ended
+        while no server ran is reported with it, or as lost without one."""
+        launch = adopt.launch
+        pid = adopt.pid
+        if pid is None or _start_ticks(pid) != adopt.started:
+            pid = _find_container(launch.container) if adopt.pid is None else None
+        pidfd = -1
+        if pid is not None:
+            try:
+                pidfd = os.pidfd_open(pid)
+            except OSError:
+                pid = None
+        if pid is None:
+            self._report_ended(launch)
+            return
+        running = _Running(launch, None, pidfd, None, pid)
+        with self._lock:
+            self._running[(launch.app, launch.container)] = running
+        selector.register(pidfd, selectors.EVENT_READ, running)
+        if adopt.pid is None and self._host is not None:
+            started = _start_ticks(pid)
+            if started is not None:
+                self._host.container_started(launch.app, launch.container, pid, started)
+
+    def _report_ended(self, launch: Launch) -> None:
+        """A container whose shell is gone: its script's exit code, or lost without one
+        (the NodeManager's ``ExitCode.LOST`` for a container it cannot reacquire)."""
+        status = _written_exit_code(launch)
+        if status is None:
+            self._report(launch, EXIT_LOST, f"Container {launch.container} was lost: its "
+                         "process ended while no ResourceManager ran, and left no exit code")
+        else:
+            self._report(launch, status, "" if status == 0 else
+                         f"Exception from container-launch. Exit code: {status}")
 
     def _shell_ended(self, running: _Running, selector: selectors.BaseSelector) -> None:
         """A container's shell exited (it stays unreaped, so its pid — the group's id — is not
@@ -295,7 +360,7 @@ class LocalExecutor:
         ended_by_itself = not running.stopped
         if ended_by_itself:
             self._report_exit(running)
-        if not _others_in_group(running.process.pid):
+        if not _others_in_group(running.pid):
             self._finish(running)
             return
         if ended_by_itself:  # the NodeManager's clean-up after an exit: SIGTERM, SIGKILL
@@ -311,14 +376,18 @@ class LocalExecutor:
                          f"Container {launch.container} is running beyond physical memory "
                          f"limits ({launch.resource.memory} MB). Killed.")
             return
-        status = _exit_status(running.pidfd)
+        status = (_exit_status(running.pidfd) if running.process is not None
+                  else _written_exit_code(launch))
+        if status is None:  # an adopted shell killed by a signal writes no exit code
+            status = EXIT_LOST
         diagnostics = "" if status == 0 else f"Exception from container-launch. " \
                                               f"Exit code: {status}"
         self._report(launch, status, diagnostics)
 
     def _finish(self, running: _Running) -> None:
         """Reap the shell (its group is gone or SIGKILLed) and remove its cgroup."""
-        running.process.wait()
+        if running.process is not None:  # (an adopted shell is reaped by its parent, init)
+            running.process.wait()
         os.close(running.pidfd)
         self._end_cgroup(running.cgroup)
 
@@ -502,12 +571,62 @@ def _controllers(path: Path) -> list[str]:
         return []
 
 
-def _script(command: str, cgroup: Path | None) -> str:
+def exit_code_file(launch: Launch) -> Path:
+    """Where a container's script writes its exit code (as the NodeManager's launch script
+    writes ``<container>.pid.exitcode``): read for a container a restart took over."""
+    return launch.log_dir.with_name(launch.log_dir.name + EXIT_CODE_SUFFIX)
+
+
+def _written_exit_code(launch: Launch) -> int | None:
+    try:
+        return int(exit_code_file(launch).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _start_ticks(pid: int) -> int | None:
+    """A process's start time (clock ticks since boot, /proc/<pid>/stat's 22nd field): with
+    the pid, it names one process, not whichever takes the pid later."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[19]) if len(fields) > 19 and fields[0] != b"Z" else None
+
+
+def _find_container(container: str) -> int | None:
+    """The shell of a running container — a process group leader of this user whose
+    environment has its ``CONTAINER_ID`` — or None."""
+    wanted = f"CONTAINER_ID={yarn_container_id(container)}".encode()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            if os.getpgid(int(name)) != int(name):
+                continue
+            with open(f"/proc/{name}/environ", "rb") as f:
+                if wanted in f.read().split(b"\0"):
+                    return int(name)
+        except OSError:
+            continue
+    return None
+
+
+def _script(command: str, cgroup: Path | None, exit_file: Path | None = None) -> str:
     """The shell's script: join the cgroup first (before the command can allocate), set
-    ``JVM_PID`` to the shell's pid as YARN's launch script does (``$$``), run the command."""
+    ``JVM_PID`` to the shell's pid as YARN's launch script does (``$$``), write the exit code
+    when it ends (``exit_file``), run the command."""
     lines = []
     if cgroup is not None:
         lines.append(f"echo $$ > {shlex.quote(str(cgroup / 'cgroup.procs'))} || exit 1")
+    if exit_file is not None:
+        f = shlex.quote(str(exit_file))
+        lines.append(f'trap "code=\\$?; echo \\$code > {f}.tmp && mv -f {f}.tmp {f}" EXIT')
     lines.append("JVM_PID=$$; export JVM_PID")
     lines.append(command)
     return "\n".join(lines)
