@@ -716,8 +716,12 @@ class EngineLoop:
             left = shell.num_containers - (done[0] if done else 0)
             if self.keeper is not None:
                 self.keeper.tasks_done[app_id] = list(done)
-            self.shells[app_id] = ShellCounts(shell.num_containers,
-                                              num_completed=shell.num_containers - left)
+            # DistributedShell's counters as they stood: its failed containers are the
+            # record's task exits other than 0, each running task is still allocated
+            self.shells[app_id] = ShellCounts(
+                shell.num_containers, num_allocated=shell.num_containers - left + sum(
+                    not r.am for r in running), num_completed=shell.num_containers - left,
+                num_failed=rm_app.exit_failures)
             self.sim.arrive(AppSpec(app_id, 0, rm_app.queue, s.user, am, (
                 TaskGroup(left, shell.container_resource, 0, shell.priority),),
                 running=running), external=True)
