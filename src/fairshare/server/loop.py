@@ -653,6 +653,8 @@ class EngineLoop:
             recovered += self._recover_app(record, by_app.get(record["id"], []))
         self.sim.run_live(self.engine.now)  # the recovered apps' arrivals are due now
         self.sim.deliver()
+        if self.keeper is not None:
+            self.keeper.forget_others(c["id"] for c in state.containers)
         self._flush()
         self._snapshot = self._take_snapshot()
         return recovered
@@ -687,18 +689,23 @@ class EngineLoop:
             rm_app.state = rm_app.rm_state = "ACCEPTED"
             self._changed(app_id)
             return self._resubmit(app_id, s, record.get("tasks_done", []))
-        if self.keeper is not None:
-            for c in alive:
-                self.keeper.container_known(c)
         if processes and adopt is not None:
+            taken = []
             for c in alive:
                 launch = self._launch_of(s, c["id"], c["node"],
                                          resource_of(c["resource"], types), c["am"],
                                          c["attempt"])
+                process = c.get("process") or {}
+                if launch is not None and not adopt(launch, process.get("pid"),
+                                                    process.get("started")):
+                    continue  # never started: not recovered, so asked for again
                 if launch is not None:
                     self._launched[(app_id, c["id"])] = launch
-                    process = c.get("process") or {}
-                    adopt(launch, process.get("pid"), process.get("started"))
+                taken.append(c)
+            alive = taken
+        if self.keeper is not None:
+            for c in alive:
+                self.keeper.container_known(c)
         am = None if s.unmanaged else s.am_resource
         running = tuple(RunningContainer(
             c["node"], resource_of(c["resource"], types), c["am"], c["priority"],

@@ -91,8 +91,7 @@ class _Stop:
 @dataclass(frozen=True, slots=True)
 class _Adopt:
     launch: Launch
-    pid: int | None  # as the store has it (None: not stored yet; looked for)
-    started: int | None  # its start, in clock ticks since boot (/proc/<pid>/stat)
+    pid: int | None  # its running shell, as adopt() located it (None: it has ended)
 
 
 @dataclass(slots=True)
@@ -160,10 +159,16 @@ class LocalExecutor:
     def launch(self, launch: Launch) -> None:
         self._queue(launch)
 
-    def adopt(self, launch: Launch, pid: int | None, started: int | None) -> None:
+    def adopt(self, launch: Launch, pid: int | None, started: int | None) -> bool:
         """Take over ``launch``'s container, started before a restart (its pid and start as
-        stored; None: look for it): its exit is then reported as a launched one's is."""
-        self._queue(_Adopt(launch, pid, started))
+        stored; None: look for it by its ``CONTAINER_ID``): its exit is then reported as a
+        launched one's is — at once if it ended meanwhile. False, and nothing done, when its
+        process never started (allocated, not yet launched when the server stopped)."""
+        found = _locate(launch.container, pid, started)
+        if found is None and pid is None and _written_exit_code(launch) is None:
+            return False
+        self._queue(_Adopt(launch, found))
+        return True
 
     def stop(self, app: str, container: str, grace_ms: int | None = None) -> None:
         self._queue(_Stop(app, container, self.grace_ms if grace_ms is None else grace_ms))
@@ -316,9 +321,7 @@ class LocalExecutor:
         the one its script writes (the shell is not this process's child); one that ended
         while no server ran is reported with it, or as lost without one."""
         launch = adopt.launch
-        pid = adopt.pid
-        if pid is None or _start_ticks(pid) != adopt.started:
-            pid = _find_container(launch.container) if adopt.pid is None else None
+        pid = adopt.pid  # (located by adopt(), on the loop's thread)
         pidfd = -1
         if pid is not None:
             try:
@@ -332,10 +335,9 @@ class LocalExecutor:
         with self._lock:
             self._running[(launch.app, launch.container)] = running
         selector.register(pidfd, selectors.EVENT_READ, running)
-        if adopt.pid is None and self._host is not None:
-            started = _start_ticks(pid)
-            if started is not None:
-                self._host.container_started(launch.app, launch.container, pid, started)
+        started = _start_ticks(pid)
+        if self._host is not None and started is not None:
+            self._host.container_started(launch.app, launch.container, pid, started)
 
     def _report_ended(self, launch: Launch) -> None:
         """A container whose shell is gone: its script's exit code, or lost without one
@@ -593,6 +595,14 @@ def _start_ticks(pid: int) -> int | None:
     except (OSError, IndexError):
         return None
     return int(fields[19]) if len(fields) > 19 and fields[0] != b"Z" else None
+
+
+def _locate(container: str, pid: int | None, started: int | None) -> int | None:
+    """A container's running shell: the stored pid if the process with that pid is still
+    the one that started then, or, with no pid stored, the one its ``CONTAINER_ID`` names."""
+    if pid is not None:
+        return pid if _start_ticks(pid) == started else None
+    return _find_container(container)
 
 
 def _find_container(container: str) -> int | None:

@@ -61,6 +61,12 @@ class StateKeeper:
     def container_known(self, record: Record) -> None:
         self._containers[record["id"]] = record
 
+    def forget_others(self, stored: Iterable[str]) -> None:
+        """Of the containers a restart read back, those it did not take over (never started,
+        on a node gone, of an attempt that failed) are removed from the store."""
+        gone = set(stored) - set(self._containers)
+        self._batch.removed_containers.update(gone)
+
     def nodes(self, nodes: Iterable[tuple[str, str, Resource]]) -> None:
         """The virtual executor's NodeManagers as they are now: (id, rack, capacity)."""
         types = self.engine.types
