@@ -2,6 +2,7 @@
 # make test — set up .venv if needed, then run every test
 # make test-postgres — the history store's tests on a PostgreSQL they start (initdb + pg_ctl)
 # make test-kerberos — fairshare watch --spnego against a Kerberos realm it starts (krb5-kdc)
+# make test-restart — serve killed 50 times under load, restarted on its state store
 # make test-ray — serve's Ray executor on a local multi-node Ray cluster it starts (the [ray] extra)
 # make fuzz — the fuzz suite (docs/reliability.md); FUZZ_ARGS="--smoke" or "--mutants 500 --seed 2"
 # make test-browser — the report in Debian's chromium (apt-get install chromium chromium-driver)
@@ -55,6 +56,12 @@ test-kerberos: $(STAMP)
 test-ray: $(STAMP)
 	$(VENV)/bin/python -m pip install --quiet -e '.[test,ray]'
 	$(VENV)/bin/python -m pytest ray_tests
+
+# tests/server/test_fault_injection.py at full size: fairshare serve killed (kill -9) 50 times
+# under load and restarted on its state store (make test runs 3 kills)
+.PHONY: test-restart
+test-restart: $(STAMP)
+	FAIRSHARE_KILLS=50 $(VENV)/bin/python -m pytest tests/server/test_fault_injection.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench fuzz browser_tests oracle rm_tests rmharness/capture.py postgres_tests kerberos_tests ray_tests

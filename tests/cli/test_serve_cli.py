@@ -200,3 +200,79 @@ def test_what_counts_as_loopback(host: str, loopback: bool) -> None:
 
     assert is_loopback(host) is loopback
 
+
+
+def test_a_store_that_cannot_be_opened_is_named_and_nothing_starts(allocations: Path,
+                                                                   tmp_path: Path) -> None:
+    bad = tmp_path / "notes.txt"
+    bad.write_text("not a database\n" * 50)
+    code, said = serve(str(allocations), "--store", str(bad), "--out", str(tmp_path / "s"),
+                       "--listen", f"127.0.0.1:{free_port()}")
+    assert code == 2 and "--store: cannot open the state store" in said
+    code, said = serve(str(allocations), "--store", "postgresql://u@h:port/db",
+                       "--out", str(tmp_path / "s"), "--listen", f"127.0.0.1:{free_port()}")
+    assert code == 2 and "--store: not a database URL (state store URL" in said
+    assert not (tmp_path / "s" / "session.yaml").exists()
+
+
+def test_a_restart_with_other_nodes_than_the_store_holds_is_refused(allocations: Path,
+                                                                    tmp_path: Path) -> None:
+    store = str(tmp_path / "state.db")
+    first = build(ServeOptions(allocations, None, "2x4g/4", out=tmp_path / "s", store=store))
+    first.journal.close()
+    first.store.close()  # type: ignore[union-attr]
+    code, said = serve(str(allocations), "--nodes", "3x4g/4", "--store", store,
+                       "--out", str(tmp_path / "s"), "--listen", f"127.0.0.1:{free_port()}")
+    assert code == 2 and "--nodes: the state store holds this cluster's 2 nodes" in said
+    again = build(ServeOptions(allocations, None, "2x4g/4", out=tmp_path / "s", store=store))
+    assert [n for n in again.engine.state.nodes] == ["node1:45454", "node2:45454"]
+    again.journal.close()
+    again.store.close()  # type: ignore[union-attr]
+
+
+def test_work_preserving_recovery_off_is_refused_with_the_site_named(allocations: Path,
+                                                                     tmp_path: Path) -> None:
+    site = tmp_path / "yarn-site.xml"
+    site.write_text("<configuration><property><name>yarn.resourcemanager.work-preserving-"
+                    "recovery.enabled</name><value>false</value></property></configuration>")
+    code, said = serve(str(allocations), "--site", str(site), "--store",
+                       str(tmp_path / "state.db"), "--out", str(tmp_path / "s"),
+                       "--listen", f"127.0.0.1:{free_port()}")
+    assert code == 2 and "work-preserving-recovery.enabled=false" in said
+
+
+def test_the_server_exits_70_when_its_store_fails(allocations: Path, tmp_path: Path) -> None:
+    # YARN's RM stops when its store fails: here another process holds the store's lock
+    import sqlite3
+
+    store = tmp_path / "state.db"
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fairshare", "serve", str(allocations), "--store", str(store),
+         "--out", str(tmp_path / "s"), "--listen", f"127.0.0.1:{port}"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    holder = None
+    try:
+        url = f"http://127.0.0.1:{port}/ws/v1/cluster"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(f"{url}/info", timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        app_id = httpx.post(f"{url}/apps/new-application").json()["application-id"]
+        holder = sqlite3.connect(store, timeout=0, isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")  # no other writer until it ends
+        answer = httpx.post(f"{url}/apps", json={"application-id": app_id, "queue": "a"},
+                            timeout=30)
+        assert answer.status_code == 503, answer.text
+        assert "the state store refused a write: database is locked" in answer.text
+        assert process.wait(timeout=30) == 70
+        assert "the engine stopped on an error" in process.stderr.read()  # type: ignore[union-attr]
+    finally:
+        if holder is not None:
+            holder.close()
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
