@@ -102,6 +102,15 @@ def _books_balance(server: ServeProcess) -> None:
         assert sum(a["usage"][kind] for a in apps.values()) == cluster["allocated"][kind]
     assert sum(n["containers"] for n in nodes.values()) == sum(
         a["live-containers"] for a in apps.values()) == cluster["containers-allocated"]
+    queues = snapshot["queues"]
+    for kind in cluster["allocated"]:
+        assert queues["root"]["usage"][kind] == cluster["allocated"][kind]
+        assert sum(q["usage"][kind] for q in queues.values() if q["type"] == "leaf") == \
+            cluster["allocated"][kind]
+        for name, queue in queues.items():  # a leaf's usage is its apps'
+            if queue["type"] == "leaf":
+                assert queue["usage"][kind] == sum(
+                    a["usage"][kind] for a in apps.values() if a["queue"] == name), name
 
 
 def _started_once(rec: Path) -> dict[str, int]:

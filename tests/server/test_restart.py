@@ -171,3 +171,52 @@ def test_a_write_the_store_refuses_fails_the_request_and_stops_the_engine(
     # the submission was never acknowledged, and is not in the store
     with served(tmp_path, url, TS + 1_000, journal="session-1.yaml") as (loop, _):
         assert [a.id for a in loop.snapshot().apps] == []
+
+
+def test_queues_apps_and_cluster_are_as_they_were_before_the_restart(tmp_path: Path) -> None:
+    # TestWorkPreservingRMRestart.testSchedulerRecovery: after the restart each queue's and
+    # app's usage, the AM usage and the cluster's allocation are what they were before it
+    url = str(tmp_path / "state.db")
+    with served(tmp_path, url, TS, nodes=2, node_mb=8192) as (loop, clock):
+        for queue, user, tasks in (("a", "alice", 5), ("b", "bob", 3)):
+            app_id, _ = loop.new_application()
+            loop.submit(submission(app_id, queue, user=user,
+                                   tasks=(TaskGroup(tasks, mb(2048), 60_000),)))
+        settle(loop, clock, 5_000)
+        before = loop.scenario_snapshot()
+    # no time lost: the new epoch starts where the old one's clock stood
+    with served(tmp_path, url, TS + 5_000, journal="session-1.yaml") as (loop, clock):
+        settle(loop, clock, 1_000)  # (an update pass: fair shares recomputed)
+        after = loop.scenario_snapshot()
+    for name, queue in before["queues"].items():
+        for key in ("usage", "am-usage", "fair-share", "steady-fair-share", "demand"):
+            assert after["queues"][name][key] == queue[key], (name, key)
+    for app_id, app in before["apps"].items():
+        for key in ("queue", "user", "usage", "live-containers", "am-running", "state"):
+            assert after["apps"][app_id][key] == app[key], (app_id, key)
+    for key in ("allocated", "capacity", "containers-allocated", "apps-running"):
+        assert after["cluster"][key] == before["cluster"][key], key
+    assert {n: v["allocated"] for n, v in after["nodes"].items()} == {
+        n: v["allocated"] for n, v in before["nodes"].items()}
+
+
+def test_containers_of_ended_apps_are_not_recovered(tmp_path: Path) -> None:
+    # TestWorkPreservingRMRestart.testContainersNotRecoveredForCompletedApps
+    from fairshare.server.store.store import Batch
+
+    url = str(tmp_path / "state.db")
+    with served(tmp_path, url, TS) as (loop, clock):
+        app_id, _ = loop.new_application()
+        loop.submit(submission(app_id, "a", tasks=(TaskGroup(1, mb(1024), 1_000),)))
+        settle(loop, clock, 8_000)
+        assert loop.snapshot().apps[0].state == "FINISHED"
+    stale = StateStore(url)  # as if a container's end had not reached the store
+    stale.write(Batch(containers={"c_stale": {
+        "id": "c_stale", "app": app_id, "attempt": 1, "node": "node1:45454",
+        "resource": {"memory-mb": 1024, "vcores": 1}, "am": False, "priority": 0,
+        "started_ms": TS + 2_000, "group": 0, "ends_ms": TS + 99_000, "process": None}}))
+    stale.close()
+    with served(tmp_path, url, TS + 10_000, journal="session-1.yaml") as (loop, clock):
+        assert not [e for e in _events(loop) if e["type"] == "container-recovered"]
+        assert loop.scenario_snapshot()["cluster"]["containers-allocated"] == 0
+    assert StateStore(url).start().containers == ()

@@ -650,7 +650,14 @@ class EngineLoop:
                 self.keeper.known(record["id"], record)
         recovered = 0
         for record in active:
-            recovered += self._recover_app(record, by_app.get(record["id"], []))
+            recovered += self._recover_app(record, by_app.pop(record["id"], []))
+        # containers of apps that ended are not recovered, and their processes are stopped
+        # (TestWorkPreservingRMRestart.testContainersNotRecoveredForCompletedApps)
+        for app_id, left in by_app.items():
+            ended = self.records.apps.get(app_id)
+            if ended is not None:
+                for c in left:
+                    self._stop_orphan(ended.submission, c)
         self.sim.run_live(self.engine.now)  # the recovered apps' arrivals are due now
         self.sim.deliver()
         if self.keeper is not None:
