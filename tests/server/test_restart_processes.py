@@ -90,3 +90,64 @@ def test_processes_outlive_a_kill_and_are_taken_over_by_the_next_server(tmp_path
     journal = (tmp_path / "out" / "session.yaml").read_text()
     assert '"kind": "restart"' in journal and '"recovering": true' in journal
     assert (tmp_path / "out" / "epoch-00" / "session.yaml").exists()
+
+
+AM = """
+import os, sys
+from fairshare.client import AMClient
+rec = sys.argv[1]
+with open(os.path.join(rec, "am"), "a") as f:
+    f.write(f"{os.getpid()}\\n")
+am = AMClient.from_env()
+am.register()
+statuses = am.run_containers(3, TASK.format(rec=rec), memory_mb=512, interval_s=0.1)
+failed = [s for s in statuses if s.exit_status != 0]
+am.unregister("FAILED" if failed else "SUCCEEDED", f"{len(statuses)} done")
+"""
+TASK = ("echo $$ >> {rec}/$CONTAINER_ID; "
+        "until [ -e {rec}/../go ]; do sleep 0.05; done")
+
+
+def test_an_am_of_its_own_carries_on_across_a_kill_and_resyncs(tmp_path: Path) -> None:
+    # the AM process is not restarted: its token is still good (the store's key), the new
+    # server knows its attempt as not registered, and the AM registers again and asks again
+    # for what it was not given (AMRMClientImpl's resync); its containers are re-attached
+    import sys
+
+    import httpx
+
+    from fairshare.client import YarnClient
+
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    script = tmp_path / "am.py"
+    script.write_text(AM.replace("TASK", repr(TASK)))
+    server = _serve(tmp_path)
+    server.start()
+    try:
+        with YarnClient(server.url) as yarn:
+            app = yarn.submit_app(f"{sys.executable} {script} {rec}", queue="b",
+                                  memory_mb=1024)
+        wait_until(lambda: len([f for f in rec.iterdir() if f.name != "am"]) == 3,
+                   "the AM's three containers to start", 60)
+        am_pid = int((rec / "am").read_text().split()[0])
+        server.kill()
+        assert alive(am_pid)
+        server.start()
+        time.sleep(1.0)
+        assert alive(am_pid)  # the same AM, waiting on
+        (tmp_path / "go").touch()
+        wait_until(lambda: server.get(f"/ws/v1/cluster/apps/{app}")["app"]["state"]
+                   in ("FINISHED", "FAILED", "KILLED"), "the app to end", 60)
+        info = server.get(f"/ws/v1/cluster/apps/{app}")["app"]
+        assert (info["state"], info["finalStatus"], info["diagnostics"]) == (
+            "FINISHED", "SUCCEEDED", "3 done")
+        assert (rec / "am").read_text().split() == [str(am_pid)]  # started once
+        tasks = [f for f in rec.iterdir() if f.name != "am"]
+        assert len(tasks) == 3 and all(len(f.read_text().split()) == 1 for f in tasks)
+        attempts = httpx.get(f"{server.url}/ws/v1/cluster/apps/{app}/appattempts",
+                             timeout=10).json()["appAttempts"]["appAttempt"]
+        assert len(attempts) == 1
+    finally:
+        server.kill()
+    wait_until(lambda: not alive(am_pid), "the AM to be gone", 15)

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from fairshare.client.errors import check
+from fairshare.client.errors import ClientError, check
 
 PATH = "/ws/v1/fairshare/am"
 TOKEN_ENV = "FAIRSHARE_AM_TOKEN"
@@ -19,6 +19,11 @@ URL_ENV = "FAIRSHARE_AM_URL"
 # ContainerExitStatus: the RM took the container back (released, lost) / preempted it
 ABORTED = -100
 PREEMPTED = -102
+NOT_REGISTERED = "ApplicationMasterNotRegisteredException"
+# yarn.resourcemanager.connect.max-wait.ms and .retry-interval.ms: how long an AM's calls
+# wait for an RM that does not answer (restarting), and how often they try
+CONNECT_MAX_WAIT_S = 900.0
+CONNECT_RETRY_S = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,10 +84,16 @@ class AMClient:
     """An ApplicationMaster's connection to the RM, for one attempt (its token)."""
 
     def __init__(self, url: str, token: str, *, timeout_s: float = 30.0,
-                 transport: httpx.BaseTransport | None = None) -> None:
+                 transport: httpx.BaseTransport | None = None,
+                 connect_max_wait_s: float = CONNECT_MAX_WAIT_S) -> None:
         self._http = httpx.Client(base_url=url.rstrip("/") + PATH, timeout=timeout_s,
                                   headers={"Authorization": f"Bearer {token}"},
                                   transport=transport)
+        self.connect_max_wait_s = connect_max_wait_s
+        # for a resync after an RM restart (AMRMClientImpl): how it registered, and what it
+        # asked for and was not given yet, by (priority, memory, vcores, node, rack, relax)
+        self._registration: dict[str, Any] | None = None
+        self._outstanding: dict[tuple[int, int, int, str | None, str | None, bool], int] = {}
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **kwargs: Any) -> AMClient:
@@ -108,15 +119,24 @@ class AMClient:
     def register(self, host: str = "", rpc_port: int = -1, tracking_url: str = ""
                  ) -> dict[str, Any]:
         """``registerApplicationMaster``: the queue, the maximum container size, …"""
-        return self._post("/register", {"host": host, "rpcPort": rpc_port,
-                                        "trackingUrl": tracking_url})
+        self._registration = {"host": host, "rpcPort": rpc_port, "trackingUrl": tracking_url}
+        return self._post("/register", self._registration)
 
     def allocate(self, asks: Sequence[ContainerAsk] = (), releases: Sequence[str] = (),
                  progress: float = 0.0) -> AllocateResponse:
         """One ``allocate`` heartbeat: new asks (added to those outstanding), containers given
         back, progress; the answer since the last one."""
+        for ask in asks:
+            key = _key(ask)
+            self._outstanding[key] = self._outstanding.get(key, 0) + ask.count
+        # after a resync the asks are among those sent again: the call is made without them
         body = self._post("/allocate", {"asks": [a.json() for a in asks],
-                                        "releases": list(releases), "progress": progress})
+                                        "releases": list(releases), "progress": progress},
+                          resync={"asks": [], "releases": list(releases),
+                                  "progress": progress})
+        for c in body.get("allocatedContainers", []):
+            self._given(int(c["priority"]), int(c["resource"]["memory"]),
+                        int(c["resource"]["vCores"]))
         return AllocateResponse(
             int(body["responseId"]),
             tuple(GrantedContainer(c["id"], c["nodeId"], c["nodeHttpAddress"],
@@ -132,7 +152,8 @@ class AMClient:
                         environment: Mapping[str, str] | None = None) -> None:
         """``NMClient.startContainer``: run ``command`` (``bash -c``) in the container."""
         self._post(f"/containers/{container_id}/start",
-                   {"command": command, "environment": dict(environment or {})})
+                   {"command": command, "environment": dict(environment or {})},
+                   resync={"command": command, "environment": dict(environment or {})})
 
     def unregister(self, final_status: str = "SUCCEEDED", diagnostics: str = "",
                    tracking_url: str = "") -> None:
@@ -166,7 +187,15 @@ class AMClient:
             pending, extra = [], []
             for container in answer.allocated:
                 if len(running) + len(done) < count:
-                    self.start_container(container.id, command, environment)
+                    try:
+                        self.start_container(container.id, command, environment)
+                    except ClientError as e:
+                        if e.status != 404:
+                            raise
+                        # gone before it started (an RM restart did not recover a container
+                        # not yet started): asked for again
+                        pending.append(ask)
+                        continue
                     running.add(container.id)
                 else:
                     extra.append(container.id)
@@ -182,8 +211,54 @@ class AMClient:
                 time.sleep(interval_s)
         return done
 
-    def _post(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
-        answer = check(self._http.post(path, json=dict(body))).json()
-        if not isinstance(answer, dict):
-            raise ValueError(f"{path}: the server answered {answer!r}")
-        return answer
+    def _given(self, priority: int, memory: int, vcores: int) -> None:
+        """An allocated container answers one outstanding ask of its size and priority."""
+        for key, count in self._outstanding.items():
+            if key[:3] == (priority, memory, vcores) and count > 0:
+                self._outstanding[key] = count - 1
+                return
+
+    def _resync(self) -> None:
+        """The RM restarted and knows this attempt as not registered: register again and ask
+        again for everything outstanding (``AMRMClientImpl`` on
+        ``ApplicationMasterNotRegisteredException``)."""
+        if self._registration is None:
+            raise RuntimeError("the RM asks for a registration this AM never made")
+        self._post("/register", self._registration)
+        asks = [ContainerAsk(n, memory, vcores, priority, node, rack, relax).json()
+                for (priority, memory, vcores, node, rack, relax), n in
+                self._outstanding.items() if n > 0]
+        if asks:
+            self._post("/allocate", {"asks": asks, "releases": [], "progress": 0.0})
+
+    def _post(self, path: str, body: Mapping[str, Any], *,
+              resync: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """One call, tried again while the RM does not answer (up to ``connect_max_wait_s``)
+        and, given ``resync`` (the body to send then), once more after re-registering if the
+        RM restarted."""
+        deadline = time.monotonic() + self.connect_max_wait_s
+        resynced = False
+        while True:
+            try:
+                response = self._http.post(path, json=dict(body))
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(CONNECT_RETRY_S)
+                continue
+            try:
+                answer = check(response).json()
+            except ClientError as e:
+                if resync is not None and not resynced and e.exception == NOT_REGISTERED \
+                        and self._registration is not None:
+                    self._resync()
+                    resynced, body = True, resync
+                    continue
+                raise
+            if not isinstance(answer, dict):
+                raise ValueError(f"{path}: the server answered {answer!r}")
+            return answer
+
+
+def _key(ask: ContainerAsk) -> tuple[int, int, int, str | None, str | None, bool]:
+    return (ask.priority, ask.memory_mb, ask.vcores, ask.node, ask.rack, ask.relax_locality)

@@ -30,6 +30,10 @@ The loop-facing interface (what ``loop.py`` calls)::
                                 # tracking URL, attempts failed, failed for good (FAILED);
                                 # safe on the engine thread (snapshot building)
     hub.close()                 # at shutdown, before executor.close(): tokens revoked
+    hub.recover(submission, attempt_number, am_container, containers)
+                                # at a restart, BEFORE start: the attempt of a running AM,
+                                # unregistered until the AM registers again (its token is
+                                # the same: made from the store's master key)
 
 Every method is safe from any thread; none calls ``driver.command`` on the caller's thread
 except the REST handlers' (request threads), and none holds the hub's lock while a command is
@@ -47,6 +51,13 @@ engine itself records it as killed: it has no failed state). The engine's new at
 asks again for the old one's killed tasks (its app model); a real AM asks for itself, so the
 hub releases at once any task container given to an attempt beyond what its AM asked for.
 
+A token is the attempt id signed with the hub's master key (HMAC-SHA256), as YARN's
+``AMRMTokenSecretManager`` signs an ``AMRMTokenIdentifier``; with a state store the key is the
+store's, so after a restart the AM's token is still good. The restarted hub knows the attempt
+as not registered: the AM's next call answers ``ApplicationMasterNotRegisteredException``, and
+the AM registers again and sends its outstanding asks again, as YARN's ``AMRMClientImpl``
+resyncs (``fairshare.client.AMClient`` does).
+
 After ``unregister`` the app ends (``Finish``) when its AM container exits, or
 ``finish_wait_ms`` later, whichever first (YARN's attempt waits in FINISHING for the AM
 container; its AM-liveness expiry is 10 minutes, shortened here).
@@ -54,7 +65,9 @@ container; its AM-liveness expiry is 10 minutes, shortened here).
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 import logging
 import queue
 import secrets
@@ -131,7 +144,8 @@ class AMHub:
                  maximum_allocation: Resource, base_url: str, work_root: Path,
                  log_root: Path, grace_ms: int = SIGKILL_DELAY_MS,
                  finish_wait_ms: int = FINISH_WAIT_MS,
-                 http_address: Callable[[str], str] = node_http_address) -> None:
+                 http_address: Callable[[str], str] = node_http_address,
+                 master_key: bytes | None = None) -> None:
         self.driver = driver
         self.executor = executor
         self.types = types
@@ -142,6 +156,7 @@ class AMHub:
         self.grace_ms = grace_ms
         self.finish_wait_ms = finish_wait_ms
         self.http_address = http_address
+        self._master_key = master_key or secrets.token_bytes(32)
         self._lock = threading.Lock()
         self._apps: dict[str, _App] = {}
         self._by_token: dict[str, Attempt] = {}  # sha-256 of the token → its attempt
@@ -325,7 +340,9 @@ class AMHub:
         """The AM container is allocated: a new attempt, a new token, the AM launched."""
         app.attempts_started += 1
         sub = app.submission
-        token = secrets.token_urlsafe(32)
+        attempt_id = (f"appattempt_{sub.application_id.removeprefix('application_')}_"
+                      f"{app.attempts_started:06d}")
+        token = self._token(attempt_id)
         attempt = Attempt(sub.application_id, app.attempts_started, event.container,
                           _digest(token))
         attempt.live[event.container] = (event.node, event.resource, 0)
@@ -338,6 +355,31 @@ class AMHub:
         self.executor.launch(self._launch(attempt, event.container, (event.node,
                              event.resource, 0), True, sub.am_command, env))
         log.info("launched the AM of %s in %s", attempt.attempt_id, event.container)
+
+    def _token(self, attempt_id: str) -> str:
+        """The attempt's token: its id signed with the master key (url-safe base64)."""
+        mac = hmac.new(self._master_key, attempt_id.encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+    def recover(self, submission: Submission, queue_name: str, number: int,
+                am_container: str, containers: Sequence[tuple[str, str, Resource, int, bool]]
+                ) -> None:
+        """At a restart: the running attempt ``number`` of an app with its own AM, its AM in
+        ``am_container``; ``containers``: (engine id, node, resource, priority, started) of
+        each container it holds, its AM's included. Not registered: the AM registers again."""
+        self.expect(submission)
+        with self._lock:
+            app = self._apps[submission.application_id]
+            app.queue = queue_name
+            app.attempts_started = number
+            attempt = Attempt(submission.application_id, number, am_container, "")
+            attempt.token_digest = _digest(self._token(attempt.attempt_id))
+            for container, node, resource, priority, started in containers:
+                attempt.live[container] = (node, resource, priority)
+                if started and container != am_container:
+                    attempt.started.add(container)
+            app.attempt = attempt
+            self._by_token[attempt.token_digest] = attempt
 
     def _allocated(self, attempt: Attempt, event: ContainerAllocated) -> None:
         priority = attempt.take_priority(event.resource)

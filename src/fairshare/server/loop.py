@@ -149,7 +149,9 @@ class EngineLoop:
         # the session's run outputs (events.jsonl, the timeline, summary.json): explain reads them
         self.outputs = (None if outputs is None
                         else SessionOutputs.attached(outputs, self.sim))
-        self.hub: AMHub | None = None  # the AM protocol (set by the service before start)
+        self.hub: AMHub | None = None  # the AM protocol (attach_hub, before start)
+        # what a restart left for the hub to take over once it is attached
+        self._for_hub: list[Callable[[AMHub], None]] = []
         self._jobs: SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = SimpleQueue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -177,6 +179,14 @@ class EngineLoop:
         self._snapshot = self._take_snapshot()
 
     # -- the thread --------------------------------------------------------------------------------
+
+    def attach_hub(self, hub: AMHub) -> None:
+        """The AM protocol's hub, before :meth:`start`; the apps with their own AM that a
+        restart recovered are handed to it."""
+        self.hub = hub
+        for hand_over in self._for_hub:
+            hand_over(hub)
+        self._for_hub.clear()
 
     def start(self) -> None:
         self.executor.start(self)
@@ -382,6 +392,11 @@ class EngineLoop:
             if shell is None:
                 return None
             command = shell.shell_command
+        return self._container_launch(submission, engine_id, node, resource, am, attempt,
+                                      command)
+
+    def _container_launch(self, submission: Submission, engine_id: str, node: str,
+                          resource: Resource, am: bool, attempt: int, command: str) -> Launch:
         app_id = submission.application_id
         container = yarn_container_id(engine_id)
         host, _, port = node.rpartition(":")
@@ -674,20 +689,33 @@ class EngineLoop:
         alive.sort(key=lambda c: not c["am"])  # the first recovered is the attempt's AM
         processes = self.executor.kind != "virtual"
         adopt = getattr(self.executor, "adopt", None)
-        hub_app = (processes and self.hub is not None and bool(s.am_command)
-                   and not s.unmanaged and s.distributed_shell is None)
-        lost = [] if self.executor.kind == "virtual" or (adopt is not None and not hub_app) \
-            else alive  # Ray's tasks end with the server that ran them; see below for hub apps
+        own_am = (processes and bool(s.am_command) and not s.unmanaged
+                  and s.distributed_shell is None)  # the AM protocol's (the hub's) app
         attempt = rm_app.attempts[-1] if rm_app.attempts else None
         if attempt is not None and attempt.container is None and not s.unmanaged:
             # no AM container yet: YARN stores an attempt only once its AM is allocated, so
             # the app starts its attempt afresh (asking for its AM)
             return self._resubmit(app_id, s, record.get("tasks_done", []))
-        if lost or not (s.unmanaged or any(c["am"] for c in alive)):
+        if processes and adopt is not None:
+            # each process re-attached; one that never started is not recovered (its task
+            # is asked for again); an AM that did not survive fails its attempt (below)
+            taken = []
+            for c in alive:
+                launch = self._adoptable(s, c)
+                process = c.get("process") or {}
+                if launch is not None and not adopt(launch, process.get("pid"),
+                                                    process.get("started")):
+                    continue
+                if launch is not None and not own_am:
+                    self._launched[(app_id, c["id"])] = launch
+                taken.append(c)
+            alive = taken
+        elif processes:
+            alive = []  # Ray's tasks end with the server that ran them
+        if not (s.unmanaged or any(c["am"] for c in alive)):
             # the attempt's AM did not survive: the attempt has failed (where YARN waits for
             # the AM's liveness to expire, fairshare, its own NodeManager, knows at once), its
-            # containers go with it, and a new attempt asks for its AM again; an AM of the AM
-            # protocol, whose session the restart ended, likewise
+            # containers go with it, and a new attempt asks for its AM again
             for c in alive:
                 self._stop_orphan(s, c)
             if attempt is not None:
@@ -696,20 +724,12 @@ class EngineLoop:
             rm_app.state = rm_app.rm_state = "ACCEPTED"
             self._changed(app_id)
             return self._resubmit(app_id, s, record.get("tasks_done", []))
-        if processes and adopt is not None:
-            taken = []
-            for c in alive:
-                launch = self._launch_of(s, c["id"], c["node"],
-                                         resource_of(c["resource"], types), c["am"],
-                                         c["attempt"])
-                process = c.get("process") or {}
-                if launch is not None and not adopt(launch, process.get("pid"),
-                                                    process.get("started")):
-                    continue  # never started: not recovered, so asked for again
-                if launch is not None:
-                    self._launched[(app_id, c["id"])] = launch
-                taken.append(c)
-            alive = taken
+        if own_am and attempt is not None:
+            am_container = next(c["id"] for c in alive if c["am"])
+            held = [(c["id"], c["node"], resource_of(c["resource"], types), c["priority"],
+                     c.get("process") is not None) for c in alive]
+            number, queue = attempt.number, rm_app.queue
+            self._for_hub.append(lambda hub: hub.recover(s, queue, number, am_container, held))
         if self.keeper is not None:
             for c in alive:
                 self.keeper.container_known(c)
@@ -740,7 +760,7 @@ class EngineLoop:
                 TaskGroup(left, shell.container_resource, 0, shell.priority),),
                 running=running), external=True)
         else:
-            if processes:
+            if processes and not own_am:
                 self._external[app_id] = s
             self.sim.apply(Submit(app_id, rm_app.queue, s.user, am, (), True))
             for r in running:
@@ -769,24 +789,35 @@ class EngineLoop:
             self.sim.arrive(AppSpec(app_id, 0, queue, s.user, am, (
                 TaskGroup(left, shell.container_resource, 0, shell.priority),)), external=True)
         else:
-            if processes and self.hub is not None and s.am_command and not s.unmanaged:
-                self.hub.expect(s)
+            if processes and s.am_command and not s.unmanaged:
+                if self.hub is not None:
+                    self.hub.expect(s)
+                else:  # (a restart: the hub is attached before anything is allocated)
+                    self._for_hub.append(lambda hub: hub.expect(s))
             elif processes:
                 self._external[app_id] = s
             self.sim.apply(Submit(app_id, queue, s.user, am, ()))
         return 0
+
+    def _adoptable(self, s: Submission, container: Record) -> Launch | None:
+        """What an executor re-attaches to a stored container's process: its launch (for a
+        container of the AM protocol, whose command only the AM knew, the layout alone), or
+        None: a container without a process (the built-in AM)."""
+        resource = resource_of(container["resource"], self.engine.types)
+        launch = self._launch_of(s, container["id"], container["node"], resource,
+                                 container["am"], container["attempt"])
+        if launch is None and bool(s.am_command) and not s.unmanaged and not container["am"]:
+            launch = self._container_launch(s, container["id"], container["node"], resource,
+                                            False, container["attempt"], "")
+        return launch
 
     def _stop_orphan(self, s: Submission, container: Record) -> None:
         """A container a restart does not take over: its process, if one still runs, is
         ended (SIGTERM, then SIGKILL), as the NodeManager kills the containers of an attempt
         that failed."""
         adopt = getattr(self.executor, "adopt", None)
-        if adopt is None:
-            return
-        launch = self._launch_of(s, container["id"], container["node"],
-                                 resource_of(container["resource"], self.engine.types),
-                                 container["am"], container["attempt"])
-        if launch is None:
+        launch = self._adoptable(s, container)
+        if adopt is None or launch is None:
             return
         process = container.get("process") or {}
         self._launched[(s.application_id, container["id"])] = launch

@@ -94,8 +94,10 @@ class Served:
         hub = AMHub(self.loop, self.loop.executor, types=self.engine.types,
                     maximum_allocation=self.site.maximum_allocation, base_url=base_url,
                     work_root=out / "containers", log_root=out / "containers",
-                    grace_ms=self.loop.grace_ms)
-        self.loop.hub = hub
+                    grace_ms=self.loop.grace_ms,
+                    # the AM tokens' key is the store's: an AM's token outlives a restart
+                    master_key=None if self.store is None else self.store.master_key())
+        self.loop.attach_hub(hub)
         db = self.options.db or str(out / "history.db")
         history = History.open(db, poll_interval_ms=self.options.pages_interval_ms)
         self.extra_stops.append(history.close)

@@ -20,6 +20,7 @@ start only by what the backend allows — run one.
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ from fairshare.web.history import database
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 EPOCH_KEY = "epoch"
+MASTER_KEY = "am-master-key"
 MAX_COMPLETED_APPS = 1000  # yarn.resourcemanager.max-completed-applications' default
 
 Record = dict[str, Any]
@@ -112,6 +114,21 @@ class StateStore:
         return StoredState(epoch, tuple(json.loads(a) for a in apps),
                            tuple(json.loads(r) for r in containers),
                            tuple(json.loads(n) for n in nodes))
+
+    def master_key(self) -> bytes:
+        """The key the AM tokens are signed with, made at the first call and kept (YARN's
+        ``AMRMTokenSecretManagerState``): an AM's token stays good across a restart."""
+        table = schema.rm_state
+        try:
+            with self.engine.begin() as c:
+                value = c.execute(select(table.c.value).where(
+                    table.c.key == MASTER_KEY)).scalar()
+                if value is None:
+                    value = secrets.token_hex(32)
+                    c.execute(insert(table).values(key=MASTER_KEY, value=value))
+        except SQLAlchemyError as e:
+            raise StateStoreError(f"cannot read the state store: {_reason(e)}") from None
+        return bytes.fromhex(value)
 
     def nodes(self) -> tuple[Record, ...]:
         """The stored nodes, in registration order (read before :meth:`start`)."""
