@@ -19,6 +19,16 @@ import httpx
 from tests.ports import free_port
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
+ALLOCATIONS = """<?xml version="1.0"?>
+<allocations><queue name="a"/><queue name="b"/></allocations>
+"""
+
+
+def site_xml(scheduling_wait_ms: int) -> str:
+    """A yarn-site.xml with YARN's recovery wait shortened for a test."""
+    return ('<?xml version="1.0"?>\n<configuration>\n  <property><name>yarn.resourcemanager.'
+            'work-preserving-recovery.scheduling-wait-ms</name>\n'
+            f'    <value>{scheduling_wait_ms}</value></property>\n</configuration>\n')
 START_TIMEOUT_S = 30.0
 
 

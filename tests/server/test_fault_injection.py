@@ -20,21 +20,13 @@ from pathlib import Path
 
 import httpx
 
-from tests.server.serve_process import ServeProcess, alive, wait_until
+from tests.server.serve_process import ALLOCATIONS, ServeProcess, alive, site_xml, wait_until
 
 KILLS = int(os.environ.get("FAIRSHARE_KILLS", "3"))
 SEED = int(os.environ.get("FAIRSHARE_KILL_SEED", "34"))
 TASKS = 2  # containers per app
 ACTIVE = 6  # the client keeps at most this many apps unfinished
-ALLOCATIONS = """<?xml version="1.0"?>
-<allocations><queue name="a"/><queue name="b"/></allocations>
-"""
-SITE = """<?xml version="1.0"?>
-<configuration>
-  <property><name>yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms</name>
-    <value>300</value></property>
-</configuration>
-"""
+SITE = site_xml(300)
 COMMAND = "echo $$ >> {rec}/$CONTAINER_ID; sleep {seconds}"
 ENDED = ("FINISHED", "FAILED", "KILLED")
 

@@ -9,17 +9,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from tests.server.serve_process import ServeProcess, alive, wait_until
+from tests.server.serve_process import ALLOCATIONS, ServeProcess, alive, site_xml, wait_until
 
-ALLOCATIONS = """<?xml version="1.0"?>
-<allocations><queue name="a"/><queue name="b"/></allocations>
-"""
-SITE = """<?xml version="1.0"?>
-<configuration>
-  <property><name>yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms</name>
-    <value>500</value></property>
-</configuration>
-"""
+SITE = site_xml(500)
 # each container notes its pid once per start (a container started twice would note two),
 # then waits: the first task until told to die (it exits 5, while no server runs), the others
 # until told to go (they exit 0) — the test says when, whatever the machine's speed

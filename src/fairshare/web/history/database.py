@@ -78,6 +78,26 @@ def migrate(engine: Engine, migrations: Path = MIGRATIONS) -> None:
         command.upgrade(config, "head")
 
 
+def run_migrations(version_table: str = "alembic_version") -> None:
+    """An Alembic ``env.py``'s whole work (the history's, the state store's): the revisions
+    run on the connection :func:`migrate` put in ``config.attributes["connection"]``, inside
+    its transaction, recorded in ``version_table``; nothing when Alembic is not running the
+    module (imported by the docstring test). Offline mode (SQL scripts) is not supported."""
+    from alembic import context
+
+    try:
+        if context.is_offline_mode():
+            return
+    except (AttributeError, NameError):  # Alembic's context proxy, unset
+        return
+    connection = context.config.attributes["connection"]
+    context.configure(connection=connection, target_metadata=None,
+                      version_table=version_table,
+                      render_as_batch=connection.dialect.name == "sqlite")
+    with context.begin_transaction():
+        context.run_migrations()
+
+
 def size_bytes(engine: Engine) -> int:
     """The database's size on disk: SQLite's pages in use (the file, with its WAL folded in,
     less the free pages deleted rows left for reuse); PostgreSQL's tables with their indexes
