@@ -349,3 +349,31 @@ def test_app_acls_default_to_nobody_but_the_owner_and_admins() -> None:
     acls = AppAcls.of((("VIEW_APP", "bob"), ("VIEW_APP", "carol")))  # the last one wins
     assert acls.acl("VIEW_APP").users == ("carol",)
     assert acls.acl("MODIFY_APP").users == () and not acls.acl("MODIFY_APP").all_allowed
+
+
+def test_roots_default_lets_everyone_submit_and_administer() -> None:
+    # AllocationFileLoaderService: root's ACLs default to * (both types), inherited by every
+    # queue — with ACLs on and a file that sets none, bob may submit anywhere and, as an
+    # administrator of every queue, kill alice's app; nothing extra is needed for a view
+    site = site_of(True)
+    engine = Engine(site, parse_allocations_text("<allocations><queue name='a'/></allocations>",
+                                                 "a.xml", site.resource_types))
+    for name in NODES:
+        engine.add_node(name, r(8192, 8))
+    control = FakeControl(engine)
+    with TestClient(create_rest_app(control, Authorizer(engine, site, owner="yarn"))) as client:
+        ids = []
+        for user, queue in (("alice", "root.a"), ("bob", "root.a"), ("bob", "root.new")):
+            client.cookies.clear()
+            app_id = json.loads(client.post(f"{BASE}/apps/new-application").content)[
+                "application-id"]
+            ids.append(app_id)
+            answer = client.post(f"{BASE}/apps?user.name={user}",
+                                 json={"application-id": app_id, "queue": queue})
+            assert answer.status_code == 202
+        client.cookies.clear()
+        app = json.loads(client.get(f"{BASE}/apps/{ids[0]}?user.name=bob").content)["app"]
+        assert app["startedTime"] != 0
+        client.cookies.clear()
+        kill = client.put(f"{BASE}/apps/{ids[0]}/state?user.name=bob", json={"state": "KILLED"})
+        assert kill.status_code == 202
