@@ -13,6 +13,7 @@ import json
 import os
 import pwd
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +27,7 @@ from fairshare.core import Engine
 from fairshare.server.authorize import AppAcls, Authorizer, UserGroups, unix_groups
 from fairshare.server.extensions import extensions_router
 from fairshare.server.rest.app import create_rest_app
+from fairshare.server.service import ServeOptions, build
 from tests.server.rest.fake import NODES, FakeControl, r
 
 BASE = "/ws/v1/cluster"
@@ -377,3 +379,23 @@ def test_roots_default_lets_everyone_submit_and_administer() -> None:
         client.cookies.clear()
         kill = client.put(f"{BASE}/apps/{ids[0]}/state?user.name=bob", json={"state": "KILLED"})
         assert kill.status_code == 202
+
+
+def test_serve_gives_the_engine_yarns_groups(tmp_path: Path) -> None:
+    # service.build: the static mapping of the --site file, then the system's, for placement
+    # (a primaryGroup rule here) and the ACLs alike
+    (tmp_path / "fs.xml").write_text(
+        "<allocations><queuePlacementPolicy><rule name='primaryGroup' create='true'/>"
+        "</queuePlacementPolicy></allocations>")
+    (tmp_path / "site.xml").write_text(
+        "<configuration><property><name>hadoop.user.group.static.mapping.overrides</name>"
+        "<value>erin=analysts,ops;dr.who=;</value></property></configuration>")
+    served = build(ServeOptions(tmp_path / "fs.xml", tmp_path / "site.xml", "1x4g/4",
+                                out=tmp_path / "session"))
+    engine = served.engine
+    assert isinstance(engine.groups, UserGroups)
+    assert engine.groups.get("erin", ()) == ("analysts", "ops")
+    assert engine.groups.get("dr.who", ()) == ()
+    assert engine.groups.get("no-such-user-on-this-machine-0", ()) == ()
+    engine.submit("app_1", "default", "erin", r(1024, 1))
+    assert engine.app("app_1").queue == "root.analysts"
