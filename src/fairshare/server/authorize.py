@@ -38,7 +38,7 @@ GROUPS_CACHE_S = 300.0  # hadoop.security.groups.cache.secs: Groups keeps an ans
 VIEW_APP, MODIFY_APP = "VIEW_APP", "MODIFY_APP"  # ApplicationAccessType
 ADMINS_ONLY = "Only admins can carry out this operation."  # initForWritableEndpoints
 
-GroupsOf = Callable[[str], "tuple[str, ...] | None"]
+GroupsOf = Callable[[str], tuple[str, ...] | None]
 
 
 def unix_groups(user: str) -> tuple[str, ...]:
