@@ -264,12 +264,13 @@ def all_allocated(side: Side) -> bool:
     return answer.status == 200 and parse(answer.body).get("app").get("runningContainers") == 5
 
 
-def start_serve(out: Path) -> tuple[subprocess.Popen[str], str]:
+def start_serve(out: Path, allocations: Path = ALLOCATIONS, site_xml: str = SITE
+                ) -> tuple[subprocess.Popen[str], str]:
     site = out / "yarn-site.xml"
-    site.write_text(SITE)
+    site.write_text(site_xml)
     log = (out / "serve.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fairshare", "serve", str(ALLOCATIONS), "--site", str(site),
+        [sys.executable, "-m", "fairshare", "serve", str(allocations), "--site", str(site),
          "--nodes", NODES, "--listen", "127.0.0.1:0", "--out", str(out / "session"),
          "--log-level", "warning"],
         stdout=subprocess.PIPE, stderr=log, text=True)

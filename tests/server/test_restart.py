@@ -211,7 +211,7 @@ def test_containers_of_ended_apps_are_not_recovered(tmp_path: Path) -> None:
         settle(loop, clock, 8_000)
         assert loop.snapshot().apps[0].state == "FINISHED"
     stale = StateStore(url)  # as if a container's end had not reached the store
-    stale.write(Batch(containers={"c_stale": {
+    stale.write(Batch(container_records={"c_stale": {
         "id": "c_stale", "app": app_id, "attempt": 1, "node": "node1:45454",
         "resource": {"memory-mb": 1024, "vcores": 1}, "am": False, "priority": 0,
         "started_ms": TS + 2_000, "group": 0, "ends_ms": TS + 99_000, "process": None}}))

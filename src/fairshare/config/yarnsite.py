@@ -112,6 +112,11 @@ class SiteConfig:
     # less: SIGKILL at once (ContainerCleanup.signalProcess)
     nm_sigkill_delay_ms: int = 250
     acl_enable: bool = False  # yarn.acl.enable: the RM checks queue and app ACLs
+    # yarn.admin.acl: who administers the cluster (an AccessControlList string; "*": everyone)
+    admin_acl: str = "*"
+    # hadoop.user.group.static.mapping.overrides (core-default "dr.who=;"): groups fixed per
+    # user ahead of the OS's, read by Groups.parseStaticMapping (user, groups in order)
+    static_groups: tuple[tuple[str, tuple[str, ...]], ...] = (("dr.who", ()),)
     scheduling_wait_ms: int = 10000
     # yarn.resourcemanager.recovery.enabled: the RM keeps its state in a store and recovers
     # it at a restart (fairshare serve's --store turns it on too)
@@ -254,6 +259,8 @@ def _build(r: ConfReader) -> SiteConfig:
             "yarn.nodemanager.sleep-delay-before-sigkill.ms", 250, bits=64
         ),
         acl_enable=r.boolean("yarn.acl.enable", False),
+        admin_acl=_string(r, "yarn.admin.acl", "*"),
+        static_groups=_static_groups(r),
         scheduling_wait_ms=r.integer(
             "yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms", 10000, bits=64
         ),
@@ -267,6 +274,36 @@ def _build(r: ConfReader) -> SiteConfig:
         origins=MappingProxyType({key: (e.file, e.line) for key, e in r.entries.items()}),
         warnings=tuple(r.warnings),
     )
+
+
+def _string(r: ConfReader, key: str, default: str) -> str:
+    """``Configuration.get(key, default)``: the value as written (substituted, untrimmed)."""
+    value = r.get(key)
+    return default if value is None else value
+
+
+STATIC_GROUPS = "hadoop.user.group.static.mapping.overrides"
+
+
+def _static_groups(r: ConfReader) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``Groups.parseStaticMapping``: ``user=g1,g2;user2=;`` cut with Java's
+    ``StringTokenizer`` (empty pieces skipped, nothing trimmed); a piece that is not one user
+    with at most one list of groups (``a=b=c``, ``=``) stops the RM at start
+    (``HadoopIllegalArgumentException``). A user named twice: the last wins (a ``HashMap``)."""
+    mapping: dict[str, tuple[str, ...]] = {}
+    for piece in _tokens(_string(r, STATIC_GROUPS, "dr.who=;"), ";"):
+        parts = _tokens(piece, "=")
+        if not 1 <= len(parts) <= 2:
+            r.error(STATIC_GROUPS, f"Configuration {STATIC_GROUPS} is invalid")
+            return ()
+        groups = tuple(dict.fromkeys(_tokens(parts[1], ","))) if len(parts) == 2 else ()
+        mapping[parts[0]] = groups
+    return tuple(mapping.items())
+
+
+def _tokens(text: str, delimiters: str) -> list[str]:
+    """``new StringTokenizer(text, delimiters)``'s tokens: the runs between delimiters."""
+    return [t for t in re.split("[" + re.escape(delimiters) + "]", text) if t]
 
 
 def _raw_value(r: ConfReader, entry: ConfEntry) -> str:

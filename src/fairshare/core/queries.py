@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fairshare.config.model import AllocationConfig
+from fairshare.config.acl import QueueAcls
+from fairshare.config.model import AllocationConfig, PlacementPolicy
 from fairshare.config.yarnsite import SiteConfig
 from fairshare.core.heartbeat.quiet import QuietHeartbeats
 from fairshare.core.hub.scheduler import Scheduler
@@ -69,6 +70,18 @@ class EngineQueries:
     def allocations(self) -> AllocationConfig:
         """The allocation file in force (the last one loaded or reloaded successfully)."""
         return self.s.allocations
+
+    @property
+    def placement_policy(self) -> PlacementPolicy:
+        """The placement rules in force: the file's, or the ones yarn-site generates
+        (docs/semantics.md §1.5.4)."""
+        return self.s.placement_policy
+
+    @property
+    def queue_acls(self) -> QueueAcls:
+        """The queue ACLs the submission check reads (docs/semantics.md §1.3.4), from the file
+        in force."""
+        return self.s.acls
 
     def next_timer(self) -> int | None:
         """When the next kill timer fires or decommission times out, if any."""

@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from fairshare.server.am_routes import PREFIX as AM_PREFIX
+from fairshare.server.authorize import Authorizer, UserGroups
 from fairshare.server.extensions import extensions_router
 from fairshare.server.loop import EngineLoop
 from fairshare.server.rest.app import create_rest_app
@@ -16,8 +17,14 @@ from fairshare.server.rest.app import create_rest_app
 
 def create_server_app(loop: EngineLoop, *, am_router: Any = None, pages: Any = None
                       ) -> FastAPI:
-    app = create_rest_app(loop)
-    app.include_router(extensions_router(loop))
+    authorizer = Authorizer(loop.engine, loop.engine.site)
+    app = create_rest_app(loop, authorizer)
+    authenticator = app.state.authenticator  # one user per request for both APIs
+    groups_of = getattr(authenticator, "groups_of", None)  # an authenticator that knows them
+    if groups_of is not None and isinstance(loop.engine.groups, UserGroups):
+        loop.engine.groups.first = groups_of
+    app.include_router(extensions_router(loop, authorizer,
+                                         lambda request: authenticator.caller(request)[0]))
     if am_router is not None:
         app.include_router(am_router, prefix=AM_PREFIX)  # docs/am-protocol.md's paths
     if pages is not None:

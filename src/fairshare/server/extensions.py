@@ -2,22 +2,26 @@
 (server-sent events), the engine's snapshot, and node management for the virtual executor.
 
 They answer errors the way YARN's endpoints do (a ``RemoteException`` body, YARN's status
-codes), so one client error handler serves both.
+codes), so one client error handler serves both. Node management administers the cluster: with
+``yarn.acl.enable`` it needs ``yarn.admin.acl``, as YARN's own node resource update does
+(``RMWebServices.updateNodeResource``: 403 ``Only admins can carry out this operation.``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, Query
+from fastapi import APIRouter, Body, Header, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from fairshare.resources.vector import Resource, ResourceTypes
-from fairshare.server.control import bad_request
+from fairshare.server.authorize import Authorizer
+from fairshare.server.control import Refused, bad_request
 from fairshare.server.loop import EngineLoop, NodeSpec
+from fairshare.server.rest.negotiate import refusal
 from fairshare.server.view import engine_container_id
 
 PREFIX = "/ws/v1/fairshare"
@@ -25,9 +29,22 @@ WAIT_S = 2.0  # how long one wait for new events lasts: shutdown is noticed this
 KEEP_ALIVE_S = 15.0  # a comment line this often on a quiet stream, so proxies keep it open
 
 
-def extensions_router(loop: EngineLoop) -> APIRouter:
+def extensions_router(loop: EngineLoop, authorizer: Authorizer | None = None,
+                      caller: Callable[[Request], str] | None = None) -> APIRouter:
+    """The extensions over ``loop``; node management asks ``authorizer`` whether ``caller``
+    (the REST API's authenticated user of a request) administers the cluster."""
     router = APIRouter(prefix=PREFIX, tags=["fairshare"])
     types = loop.engine.types
+
+    def not_admin(request: Request) -> Response | None:
+        """The refusal for a caller who may not administer the cluster, else None."""
+        if authorizer is None or caller is None:
+            return None
+        try:
+            authorizer.check_admin(caller(request))
+        except Refused as refused:
+            return refusal(request, refused)
+        return None
 
     @router.get("/events", summary="The engine's events as server-sent events",
                 response_class=StreamingResponse,
@@ -60,9 +77,11 @@ def extensions_router(loop: EngineLoop) -> APIRouter:
         return JSONResponse(loop.explain_json(engine_container_id(container_id), "container"))
 
     @router.post("/nodes", summary="A NodeManager joins (virtual executor)", status_code=200)
-    def add_node(body: Annotated[dict[str, Any], Body(examples=[{
+    def add_node(request: Request, body: Annotated[dict[str, Any], Body(examples=[{
             "id": "node9:45454", "rack": "/default-rack",
-            "resource": {"memory-mb": 8192, "vcores": 8}}])]) -> JSONResponse:
+            "resource": {"memory-mb": 8192, "vcores": 8}}])]) -> Response:
+        if (denied := not_admin(request)) is not None:
+            return denied
         node_id = body.get("id")
         rack = body.get("rack", "/default-rack")
         if not isinstance(node_id, str) or not node_id or not isinstance(rack, str):
@@ -74,20 +93,27 @@ def extensions_router(loop: EngineLoop) -> APIRouter:
         return JSONResponse({"node": node_id})
 
     @router.delete("/nodes/{node_id}", summary="A NodeManager is lost (virtual executor)")
-    def remove_node(node_id: str) -> Response:
+    def remove_node(request: Request, node_id: str) -> Response:
+        if (denied := not_admin(request)) is not None:
+            return denied
         loop.remove_node(node_id)
         return Response(status_code=204)
 
     @router.put("/nodes/{node_id}/resource", summary="A NodeManager's total changes")
-    def resize_node(node_id: str, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
+    def resize_node(request: Request, node_id: str,
+                    body: Annotated[dict[str, Any], Body()]) -> Response:
+        if (denied := not_admin(request)) is not None:
+            return denied
         capacity = _resource(body.get("resource"), types)
         loop.resize_node(node_id, capacity)
         return JSONResponse({"node": node_id})
 
     @router.post("/nodes/{node_id}/decommission",
                  summary="Graceful decommission, with an optional timeout (ms)")
-    def decommission(node_id: str,
-                     body: Annotated[dict[str, Any] | None, Body()] = None) -> JSONResponse:
+    def decommission(request: Request, node_id: str,
+                     body: Annotated[dict[str, Any] | None, Body()] = None) -> Response:
+        if (denied := not_admin(request)) is not None:
+            return denied
         timeout = (body or {}).get("timeout-ms")
         if timeout is not None and (not isinstance(timeout, int) or isinstance(timeout, bool)
                                     or timeout < 0):

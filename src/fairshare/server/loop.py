@@ -62,7 +62,7 @@ from fairshare.server.control import (
     not_found,
 )
 from fairshare.server.executors.base import SIGKILL_DELAY_MS, Executor, Launch
-from fairshare.server.rm import ACTIVE_STATES, RMAttempt, RMRecords
+from fairshare.server.rm import ACTIVE_STATES, RMRecords
 from fairshare.server.session import SNAPSHOT_EVERY_MS, SessionOutputs
 from fairshare.server.snapshots import server_snapshot
 from fairshare.server.store.codec import app_of, resource_of
@@ -660,7 +660,7 @@ class EngineLoop:
         active = [r for r in state.apps if r["state"] in ACTIVE_STATES]
         self.sim.apply(Restart(state.epoch, scheduling_wait_ms if active else None))
         for record in state.apps:
-            self.records.apps[record["id"]] = app_of(record, ts, types)
+            self.records.restored(record["id"], app_of(record, ts, types))
             if self.keeper is not None:
                 self.keeper.known(record["id"], record)
         recovered = 0
@@ -718,10 +718,7 @@ class EngineLoop:
             # containers go with it, and a new attempt asks for its AM again
             for c in alive:
                 self._stop_orphan(s, c)
-            if attempt is not None:
-                attempt.state, attempt.finish_ms = "FAILED", self.engine.now
-            rm_app.attempts.append(RMAttempt(len(rm_app.attempts) + 1, self.engine.now))
-            rm_app.state = rm_app.rm_state = "ACCEPTED"
+            self.records.attempt_failed(app_id, self.engine.now)
             self._changed(app_id)
             return self._resubmit(app_id, s, record.get("tasks_done", []))
         if own_am and attempt is not None:

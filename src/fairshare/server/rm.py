@@ -105,6 +105,20 @@ class RMRecords:
         self.apps[submission.application_id] = app
         return app
 
+    def restored(self, app_id: str, app: RMApp) -> None:
+        """An app read back from the state store at a restart."""
+        self.apps[app_id] = app
+
+    def attempt_failed(self, app_id: str, now: int) -> None:
+        """Its attempt did not survive a restart (its AM is gone): FAILED, and a new one,
+        as ``RMAppAttemptImpl`` fails an attempt whose AM container is lost."""
+        app = self.apps[app_id]
+        if app.attempts:
+            attempt = app.attempts[-1]
+            attempt.state, attempt.finish_ms = "FAILED", now
+        app.attempts.append(RMAttempt(len(app.attempts) + 1, now))
+        app.state = app.rm_state = "ACCEPTED"
+
     def kill_requested(self, app_id: str, diagnostics: str | None) -> None:
         app = self.apps[app_id]
         user = app.submission.user

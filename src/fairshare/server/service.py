@@ -25,6 +25,7 @@ from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig, load_site
 from fairshare.core import Engine, Reload, ReloadFailed
 from fairshare.resources.vector import ResourceTypes
+from fairshare.server.authorize import UserGroups
 from fairshare.server.executors.base import Executor
 from fairshare.server.executors.virtual import VirtualExecutor
 from fairshare.server.journal import Journal
@@ -215,7 +216,9 @@ def build(options: ServeOptions, *, clock: ServerClock | None = None) -> Served:
             raise
         if state.apps or state.containers:
             _keep_outputs(out, state.epoch - 1)
-    engine = Engine(site, config)
+    # the groups YARN's RM reads (Groups: static overrides, then the system's), for placement
+    # (primaryGroup rules) and the ACL checks alike
+    engine = Engine(site, config, groups=UserGroups(dict(site.static_groups)))
     journal = Journal(out / JOURNAL, types, allocations_text, options.site)
     loop = EngineLoop(engine, executor, nodes, cluster_timestamp=cluster_timestamp,
                       clock=clock or ServerClock(options.speed), work_dir=out / "containers",

@@ -42,6 +42,8 @@ class Submission:
     environment: tuple[tuple[str, str], ...] = ()  # am-container-spec.environment
     keep_containers: bool = False
     node_label_expression: str = ""  # app-node-label-expression (no node labels: unused)
+    # am-container-spec.application-acls: (VIEW_APP or MODIFY_APP, an ACL string), as given
+    acls: tuple[tuple[str, str], ...] = ()
     # fairshare's extension: exactly one of these, or neither (then: virtual executor's AM
     # runs for ever with no tasks; local/ray run am_command as the AM)
     tasks: tuple[TaskGroup, ...] = field(default=())  # virtual: the simulator's app model

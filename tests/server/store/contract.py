@@ -39,11 +39,11 @@ def apps_containers_and_nodes_come_back_as_written(new_store: NewStore) -> None:
     assert store.start().empty
     later, first = "application_1700000000500_0002", "application_1700000000500_0010"
     older = "application_1600000000000_9999"
-    store.write(Batch(apps={a: _app(a) for a in (first, later, older)},
-                      containers={"c1": {"id": "c1", "app": first, "node": "n1"},
-                                  "c2": {"id": "c2", "app": later, "node": "n2"}},
-                      nodes={"n2": {"id": "n2", "position": 2, "rack": "/r"},
-                             "n1": {"id": "n1", "position": 1, "rack": "/r"}}))
+    store.write(Batch(app_records={a: _app(a) for a in (first, later, older)},
+                      container_records={"c1": {"id": "c1", "app": first, "node": "n1"},
+                                         "c2": {"id": "c2", "app": later, "node": "n2"}},
+                      node_records={"n2": {"id": "n2", "position": 2, "rack": "/r"},
+                                    "n1": {"id": "n1", "position": 1, "rack": "/r"}}))
     store.close()
     state = StateStore(url).start()
     # ApplicationId.compareTo: the cluster timestamp first, then the number (as numbers)
@@ -55,12 +55,12 @@ def apps_containers_and_nodes_come_back_as_written(new_store: NewStore) -> None:
 
 def updates_replace_and_removals_remove(new_store: NewStore) -> None:
     store = StateStore(new_store())
-    store.write(Batch(apps={"a1": _app("a1")}, containers={
+    store.write(Batch(app_records={"a1": _app("a1")}, container_records={
         "c1": {"id": "c1", "app": "a1"}, "c2": {"id": "c2", "app": "a1"}},
-        nodes={"n1": {"id": "n1", "position": 1}, "n2": {"id": "n2", "position": 2}}))
-    store.write(Batch(apps={"a1": _app("a1", "FINISHED", 5, diagnostics="done")},
+        node_records={"n1": {"id": "n1", "position": 1}, "n2": {"id": "n2", "position": 2}}))
+    store.write(Batch(app_records={"a1": _app("a1", "FINISHED", 5, diagnostics="done")},
                       removed_containers={"c1"},
-                      containers={"c2": {"id": "c2", "app": "a1", "process": {"pid": 7}}},
+                      container_records={"c2": {"id": "c2", "app": "a1", "process": {"pid": 7}}},
                       removed_nodes={"n1"}))
     state = store.start()
     assert state.apps == (_app("a1", "FINISHED", 5, diagnostics="done"),)
@@ -70,10 +70,11 @@ def updates_replace_and_removals_remove(new_store: NewStore) -> None:
 
 def a_failed_write_leaves_nothing_of_its_batch(new_store: NewStore) -> None:
     store = StateStore(new_store())
-    store.write(Batch(apps={"a1": _app("a1")}, containers={"c1": {"id": "c1", "app": "a1"}}))
+    store.write(Batch(app_records={"a1": _app("a1")},
+                      container_records={"c1": {"id": "c1", "app": "a1"}}))
     # an app without a state breaks a NOT NULL column: the whole transaction is refused,
     # the container removal and the other app in it included
-    broken = Batch(apps={"a2": _app("a2"), "a3": _app("a3", state=None)},  # type: ignore[arg-type]
+    broken = Batch(app_records={"a2": _app("a2"), "a3": _app("a3", state=None)},  # type: ignore[arg-type]
                    removed_containers={"c1"})
     with pytest.raises(StateStoreError, match="refused a write"):
         store.write(broken)
@@ -86,9 +87,9 @@ def completed_apps_beyond_the_limit_are_forgotten_oldest_first(new_store: NewSto
     # yarn.resourcemanager.state-store.max-completed-applications: RMAppManager removes the
     # oldest completed apps from the store (their containers with them)
     store = StateStore(new_store(), max_completed=2)
-    store.write(Batch(apps={"r": _app("r"), **{f"f{i}": _app(f"f{i}", "FINISHED", 100 - i)
-                                                 for i in range(4)}},
-                      containers={"k": {"id": "k", "app": "f3"}}))
+    finished = {f"f{i}": _app(f"f{i}", "FINISHED", 100 - i) for i in range(4)}
+    store.write(Batch(app_records={"r": _app("r"), **finished},
+                      container_records={"k": {"id": "k", "app": "f3"}}))
     state = store.start()
     # finished at 100, 99, 98, 97: the two that finished last stay, the running one too
     assert sorted(a["id"] for a in state.apps) == ["f0", "f1", "r"]

@@ -3,8 +3,9 @@
 Every route reads the latest :class:`~fairshare.server.view.ServerSnapshot` or asks the
 :class:`~fairshare.server.control.Control` for a change, and answers as ``RMWebServices``
 does: the document of its DAO (``daos``) in the format the request accepts, YARN's status
-codes, ``GenericExceptionHandler``'s ``RemoteException`` for a refusal. Routes run in the
-threadpool (the control's calls block until the engine thread applied them); nothing a
+codes, ``GenericExceptionHandler``'s ``RemoteException`` for a refusal; who may do what is
+the :class:`~fairshare.server.authorize.Authorizer`'s to say, asked where the RM asks. Routes
+run in the threadpool (the control's calls block until the engine thread applied them); nothing a
 request sends can make a route fail with a 500 — an unexpected error is answered as the RM's
 catch-all, a 503.
 """
@@ -23,6 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fairshare.server.authorize import Authorizer
 from fairshare.server.control import Control, Refused, bad_request, not_found
 from fairshare.server.rest import daos
 from fairshare.server.rest.body import Fields, integer, parse_body, text
@@ -71,11 +73,20 @@ class _TrailingSlash:
 
 
 class _Routes:
-    """The handlers, over one control and one authenticator."""
+    """The handlers, over one control, one authenticator and one authorizer (None: no
+    checks, everyone may do everything, as YARN with ``yarn.acl.enable`` false)."""
 
-    def __init__(self, control: Control) -> None:
+    def __init__(self, control: Control, authorizer: Authorizer | None = None) -> None:
         self.control = control
         self.auth = SimpleAuth()
+        self.authz = authorizer
+
+    def can_view(self, caller: str) -> Callable[[RMAppView], bool] | None:
+        """Whether ``caller`` sees an app's full report (``RMWebServices.hasAccess``)."""
+        authz = self.authz
+        if authz is None:
+            return None
+        return lambda app: authz.can_view(caller, app)
 
     # -- the frame every answer goes through ---------------------------------------------
 
@@ -128,13 +139,14 @@ class _Routes:
         return parse_body(body, kind, root)
 
 
-def create_rest_app(control: Control) -> FastAPI:
+def create_rest_app(control: Control, authorizer: Authorizer | None = None) -> FastAPI:
     """The REST API over ``control``: ``/ws/v1/cluster/…`` and the OpenAPI document at
-    ``/openapi.json``."""
+    ``/openapi.json``; ``authorizer`` decides who may do what."""
     app = FastAPI(title="fairshare serve — YARN ResourceManager REST API v1",
                   version=RM_VERSION, redirect_slashes=False,
                   description="Hadoop 3.4's RM REST API as fairshare serves it (docs/rest.md).")
-    routes = _Routes(control)
+    routes = _Routes(control, authorizer)
+    app.state.authenticator = routes.auth  # fairshare's extensions name their caller alike
     router = APIRouter(prefix=BASE, dependencies=[Depends(_user_name)])
     _cluster_routes(router, routes)
     _app_routes(router, routes)
@@ -233,7 +245,8 @@ def _app_routes(router: APIRouter, r: _Routes) -> None:
             chosen = query.select(daos.app_order(s, s.apps))
             return render(request, daos.apps(s, chosen, caller=caller,
                                              deselects=query.deselects,
-                                             rm_address=r.address(request)))
+                                             rm_address=r.address(request),
+                                             access=r.can_view(caller)))
         return r.answer(request, build)
 
     @_get(router, "/apps/{app_id}", "AppInfo: one app", 400, 404)
@@ -243,7 +256,8 @@ def _app_routes(router: APIRouter, r: _Routes) -> None:
             chosen = parse_deselects(deselects or [])
             s = r.snapshot()
             return render(request, daos.app(s, r.find_app(s, app_id), caller=caller,
-                                            deselects=chosen, rm_address=r.address(request)))
+                                            deselects=chosen, rm_address=r.address(request),
+                                            access=r.can_view(caller)))
         return r.answer(request, build)
 
     @_get(router, "/apps/{app_id}/appattempts", "AppAttemptsInfo: the app's attempts",
@@ -251,7 +265,8 @@ def _app_routes(router: APIRouter, r: _Routes) -> None:
     def attempts(request: Request, app_id: str) -> Response:
         def build(caller: str) -> Response:
             s = r.snapshot()
-            return render(request, daos.app_attempts(s, r.find_app(s, app_id), caller=caller))
+            return render(request, daos.app_attempts(s, r.find_app(s, app_id), caller=caller,
+                                                     access=r.can_view(caller)))
         return r.answer(request, build)
 
     def read(path: str, summary: str, doc: Callable[[RMAppView], Any]) -> None:
@@ -284,7 +299,11 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
             s = r.snapshot()
             sub = parse_submission(body, request.headers.get("content-type", ""), caller,
                                    s.types)
+            if r.authz is not None:
+                r.authz.check_submit(sub, known=s.app(sub.application_id) is not None)
             r.control.submit(sub)
+            if r.authz is not None:
+                r.authz.remember(sub)
             # no entity, but Jersey still names the type it negotiated (a Hadoop 3.4 RM
             # answers application/json;charset=utf-8 with Content-Length 0)
             kind = XmlResponse if wants_xml(request) else JerseyResponse
@@ -304,6 +323,8 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
                 return render(request, daos.app_state(a.rm_state))
             if target != "KILLED":
                 raise _only_killed()
+            if r.authz is not None:  # ClientRMService.forceKillApplication
+                r.authz.check_kill(caller, a)
             result = r.control.kill(a.id, caller, diagnostics)
             if result.done:
                 # RMWebServices.killApp answers the state the app is in: an app that had
@@ -326,14 +347,16 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
                 raise _missing("queue")
             if target == a.queue:
                 return render(request, daos.app_queue(a.queue))
+            if r.authz is not None:  # ClientRMService.moveApplicationAcrossQueues
+                r.authz.check_move(caller, a, target)
             return render(request, daos.app_queue(r.control.move(a.id, target, caller)))
         return await r.answer_body(request, build)
 
     @router.put("/apps/{app_id}/priority", summary="Priority: 503 under the Fair Scheduler",
-                response_class=JerseyResponse, responses=responses(200, 400, 404, 503),
+                response_class=JerseyResponse, responses=responses(200, 400, 403, 404, 503),
                 openapi_extra={"requestBody": BODIES["applicationpriority"]})
     async def priority(request: Request, app_id: str) -> Response:
-        def build(_: str, body: bytes) -> Response:
+        def build(caller: str, body: bytes) -> Response:
             f = r.put_body(request, body, "applicationpriority")
             # AppPriority's priority is an int: a body without one is priority 0 (a Hadoop
             # 3.4 RM answers {} with 200 {"priority":0} for an app of priority 0)
@@ -341,6 +364,8 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
             a = r.find_app(r.snapshot(), app_id)
             if target == a.priority:
                 return render(request, daos.app_priority(target))
+            if r.authz is not None:  # ClientRMService.updateApplicationPriority, first
+                r.authz.check_priority(caller, a)
             if a.rm_state in ENDED:
                 # ClientRMService.updateApplicationPriority skips an app in a final state
                 # and answers its priority as it is

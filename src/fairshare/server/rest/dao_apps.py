@@ -3,7 +3,7 @@ RM's record of an app (:class:`RMAppView`) and the scheduler's (:class:`AppSnaps
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from fairshare.core import AppSnapshot, AskSnapshot
@@ -28,11 +28,22 @@ DESELECTS = ("resourceRequests", "timeouts", "appNodeLabelExpression", "amNodeLa
              "resourceInfo")
 
 
+Access = bool | Callable[[RMAppView], bool] | None
+"""Who sees an app's full report: a fixed answer, the route's check per app
+(``Authorizer.can_view``), or None for :func:`has_access`."""
+
+
 def has_access(s: ServerSnapshot, app: RMAppView, caller: str | None) -> bool:
-    """``RMWebServices.hasAccess``: VIEW_APP on the app or ADMINISTER_QUEUE on its queue, and
-    always without a caller. With ``yarn.acl.enable`` false — YARN's default, and all a
-    snapshot can tell (it carries no ACLs) — ``ApplicationACLsManager`` lets everyone view."""
+    """``RMWebServices.hasAccess`` with ``yarn.acl.enable`` false — YARN's default, and all a
+    snapshot can tell (it carries no ACLs): ``ApplicationACLsManager`` lets everyone view.
+    With ACLs on, the routes pass the authorizer's answer (``access``)."""
     return True
+
+
+def _allowed(s: ServerSnapshot, a: RMAppView, caller: str | None, access: Access) -> bool:
+    if access is None:
+        return has_access(s, a, caller)
+    return access if isinstance(access, bool) else access(a)
 
 
 def app_order(s: ServerSnapshot, apps: Iterable[RMAppView]) -> list[RMAppView]:
@@ -46,7 +57,7 @@ def app_order(s: ServerSnapshot, apps: Iterable[RMAppView]) -> list[RMAppView]:
 
 def apps(s: ServerSnapshot, listed: Iterable[RMAppView], *, caller: str | None = None,
          deselects: frozenset[str] = frozenset(), rm_address: str = DEFAULT_RM_ADDRESS,
-         access: bool | None = None) -> Obj:
+         access: Access = None) -> Obj:
     """``AppsInfo``: ``{"apps":{"app":[…]}}`` in the order given (filtering and ordering
     are the route's: :func:`app_order`). ``access`` forces :func:`has_access`'s answer."""
     infos = [_app_info(s, a, caller, deselects, rm_address, access) for a in listed]
@@ -55,7 +66,7 @@ def apps(s: ServerSnapshot, listed: Iterable[RMAppView], *, caller: str | None =
 
 def app(s: ServerSnapshot, a: RMAppView, *, caller: str | None = None,
         deselects: frozenset[str] = frozenset(), rm_address: str = DEFAULT_RM_ADDRESS,
-        access: bool | None = None) -> Obj:
+        access: Access = None) -> Obj:
     return obj(("app", _app_info(s, a, caller, deselects, rm_address, access)))
 
 
@@ -125,9 +136,9 @@ def _tracking(a: RMAppView, rm_address: str) -> tuple[str, str | None]:
 
 
 def _app_info(s: ServerSnapshot, a: RMAppView, caller: str | None, deselects: frozenset[str],
-              rm_address: str, access: bool | None) -> Obj:
+              rm_address: str, access: Access) -> Obj:
     """``AppInfo(rm, app, hasAccess, schemePrefix)``, field by field in its order."""
-    allowed = has_access(s, a, caller) if access is None else access
+    allowed = _allowed(s, a, caller, access)
     sched = _scheduler_app(s, a.id)
     tracking_ui, tracking_url = _tracking(a, rm_address)
     attempt = a.attempts[-1] if a.attempts else None
@@ -271,9 +282,9 @@ def attempt_id(app_id: str, number: int) -> str:
 
 
 def app_attempts(s: ServerSnapshot, a: RMAppView, *, caller: str | None = None,
-                 access: bool | None = None) -> Obj:
+                 access: Access = None) -> Obj:
     """``AppAttemptsInfo``: every attempt, in order, as ``AppAttemptInfo``."""
-    allowed = has_access(s, a, caller) if access is None else access
+    allowed = _allowed(s, a, caller, access)
     return obj(("appAttempts", obj(("appAttempt", [
         _attempt(a, t, allowed) for t in a.attempts]))))
 

@@ -5,7 +5,8 @@ YARN's fields and defaults are ``RMWebServices.createAppSubmissionContext``'s: a
 ``ApplicationId.fromString`` cannot read is YARN's 400 ``Could not parse application id …``;
 an empty name is ``N/A``, an empty queue ``default``, an empty type ``YARN``, an unset priority
 0. Fields YARN ignores without a cluster that uses them (local resources, credentials,
-service data, ACLs, log aggregation, node labels, reservations) are accepted and dropped.
+service data, log aggregation, node labels, reservations) are accepted and dropped; the AM
+container's ``application-acls`` (``VIEW_APP``, ``MODIFY_APP``) are kept for the access checks.
 
 fairshare's extension says what the app runs when no real AM does (docs/rest.md):
 
@@ -101,6 +102,7 @@ def parse_submission(body: bytes, content_type: str, user: str, types: ResourceT
         node_label_expression=text(f, "app-node-label-expression") or "",
         am_command=_command(spec),
         environment=_entries(spec, "environment", "am-container-spec.environment"),
+        acls=_acls(spec),
         keep_containers=bool(boolean(f, "keep-containers-across-application-attempts")),
         tasks=tasks,
         distributed_shell=shell,
@@ -133,6 +135,13 @@ def _command(spec: Fields) -> str | None:
     if commands is None:
         return None
     return text(commands, "command", "am-container-spec.commands") or None
+
+
+def _acls(spec: Fields) -> tuple[tuple[str, str], ...]:
+    """``application-acls``: a ``HashMap<ApplicationAccessType, String>``; JAXB reads a key
+    that names no access type as null, which no check ever looks up: dropped here."""
+    given = _entries(spec, "application-acls", "am-container-spec.application-acls")
+    return tuple((k, v) for k, v in given if k in ("VIEW_APP", "MODIFY_APP"))
 
 
 def _entries(f: Fields, name: str, path: str) -> tuple[tuple[str, str], ...]:

@@ -73,7 +73,7 @@ class StateKeeper:
         seen = []
         for node_id, rack, capacity in nodes:
             seen.append(node_id)
-            self._batch.nodes[node_id] = {"id": node_id, "position": len(seen), "rack": rack,
+            self._batch.node_records[node_id] = {"id": node_id, "position": len(seen), "rack": rack,
                                           "capacity": resource_json(capacity, types)}
         self._batch.removed_nodes.update(set(self._node_order) - set(seen))
         self._node_order = seen
@@ -84,7 +84,7 @@ class StateKeeper:
         record = self._containers.get(container)
         if record is not None:
             record["process"] = {"pid": pid, "started": started}
-            self._batch.containers[container] = record
+            self._batch.container_records[container] = record
 
     def on_events(self, events: Sequence[Event]) -> None:
         ts = self.records.cluster_timestamp
@@ -97,7 +97,7 @@ class StateKeeper:
                 self._started(event, ts + event.time)
             elif isinstance(event, ContainerCompleted | ContainerPreempted):
                 record = self._containers.pop(event.container, None)
-                self._batch.containers.pop(event.container, None)
+                self._batch.container_records.pop(event.container, None)
                 self._batch.removed_containers.add(event.container)
                 if (record is not None and isinstance(event, ContainerCompleted)
                         and event.status is Completion.RELEASED
@@ -128,7 +128,7 @@ class StateKeeper:
             for key in ("started_ms", "ends_ms", "process", "group"):
                 record[key] = previous.get(key, record[key])
         self._containers[event.container] = record
-        self._batch.containers[event.container] = record
+        self._batch.container_records[event.container] = record
         self._batch.removed_containers.discard(event.container)
 
     # -- writing --------------------------------------------------------------------------------
@@ -145,7 +145,7 @@ class StateKeeper:
             record["tasks_done"] = self.tasks_done.get(app_id, [])
             text = _text(record)
             if self._written.get(app_id) != text:
-                self._batch.apps[app_id] = record
+                self._batch.app_records[app_id] = record
         self._apps.clear()
         batch, self._batch = self._batch, Batch()
         if not batch:
@@ -156,7 +156,7 @@ class StateKeeper:
             # nothing of the batch is stored: it is written again with the next one
             self._batch = _merged(batch, self._batch)
             raise
-        for app_id, record in batch.apps.items():
+        for app_id, record in batch.app_records.items():
             self._written[app_id] = _text(record)
 
 
@@ -165,10 +165,12 @@ def _text(record: Record) -> str:
 
 
 def _merged(first: Batch, then: Batch) -> Batch:
-    out = Batch({**first.apps, **then.apps}, {**first.containers, **then.containers},
+    out = Batch({**first.app_records, **then.app_records},
+                {**first.container_records, **then.container_records},
                 first.removed_containers | then.removed_containers,
-                {**first.nodes, **then.nodes}, first.removed_nodes | then.removed_nodes)
+                {**first.node_records, **then.node_records},
+                first.removed_nodes | then.removed_nodes)
     for container in then.removed_containers:
-        out.containers.pop(container, None)
+        out.container_records.pop(container, None)
     return out
 

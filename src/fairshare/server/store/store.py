@@ -66,15 +66,15 @@ class Batch:
     any of the same key) and keys removed. An app's record carries ``id``, ``state`` and
     ``finished_ms``; a container's ``id`` and ``app``; a node's ``id`` and ``position``."""
 
-    apps: dict[str, Record] = field(default_factory=dict)
-    containers: dict[str, Record] = field(default_factory=dict)
+    app_records: dict[str, Record] = field(default_factory=dict)
+    container_records: dict[str, Record] = field(default_factory=dict)
     removed_containers: set[str] = field(default_factory=set)
-    nodes: dict[str, Record] = field(default_factory=dict)
+    node_records: dict[str, Record] = field(default_factory=dict)
     removed_nodes: set[str] = field(default_factory=set)
 
     def __bool__(self) -> bool:
-        return bool(self.apps or self.containers or self.removed_containers or self.nodes
-                    or self.removed_nodes)
+        return bool(self.app_records or self.container_records or self.removed_containers
+                    or self.node_records or self.removed_nodes)
 
 
 class StateStore:
@@ -176,22 +176,22 @@ class StateStore:
 
     def _write(self, c: Connection, batch: Batch) -> None:
         a, k, n = schema.application, schema.container, schema.node
-        if batch.apps:
-            c.execute(delete(a).where(a.c.id.in_(list(batch.apps))))
-            c.execute(insert(a), [_app_row(r) for r in batch.apps.values()])
-        gone = batch.removed_containers | set(batch.containers)
+        if batch.app_records:
+            c.execute(delete(a).where(a.c.id.in_(list(batch.app_records))))
+            c.execute(insert(a), [_app_row(r) for r in batch.app_records.values()])
+        gone = batch.removed_containers | set(batch.container_records)
         for chunk in _chunks(sorted(gone)):
             c.execute(delete(k).where(k.c.id.in_(chunk)))
-        if batch.containers:
+        if batch.container_records:
             c.execute(insert(k), [{"id": r["id"], "app_id": r["app"], "record": _json(r)}
-                                  for r in batch.containers.values()])
-        gone_nodes = batch.removed_nodes | set(batch.nodes)
+                                  for r in batch.container_records.values()])
+        gone_nodes = batch.removed_nodes | set(batch.node_records)
         for chunk in _chunks(sorted(gone_nodes)):
             c.execute(delete(n).where(n.c.id.in_(chunk)))
-        if batch.nodes:
+        if batch.node_records:
             c.execute(insert(n), [{"id": r["id"], "position": r["position"],
-                                   "record": _json(r)} for r in batch.nodes.values()])
-        if any(r["finished_ms"] for r in batch.apps.values()):
+                                   "record": _json(r)} for r in batch.node_records.values()])
+        if any(r["finished_ms"] for r in batch.app_records.values()):
             self._trim_completed(c)
 
     def _trim_completed(self, c: Connection) -> None:

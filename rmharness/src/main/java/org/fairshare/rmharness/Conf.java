@@ -42,6 +42,14 @@ final class Conf {
     conf.setLong("yarn.scheduler.fair.waitTimeBeforeKill", o.killWaitMs);
     conf.setLong("yarn.scheduler.fair.waitTimeBeforeNextStarvationCheck", 1000);
     conf.setBoolean("yarn.scheduler.fair.user-as-default-queue", false);
+    if (o.site != null) {
+      // a site file's properties win over the ones above, as a yarn-site.xml over defaults
+      Configuration site = new Configuration(false);
+      site.addResource(new org.apache.hadoop.fs.Path(Path.of(o.site).toAbsolutePath().toUri()));
+      for (java.util.Map.Entry<String, String> e : site) {
+        conf.set(e.getKey(), e.getValue());
+      }
+    }
     return conf;
   }
 

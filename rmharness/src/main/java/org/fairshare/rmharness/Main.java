@@ -214,6 +214,7 @@ public final class Main {
     long killWaitMs = 1000;
     float utilizationThreshold = 0.8f;
     String logLevel = "WARN";
+    String site;  // a yarn-site.xml laid over the harness's settings (ACLs, group mapping)
 
     static Options parse(String[] argv) {
       Options o = new Options();
@@ -224,7 +225,7 @@ public final class Main {
               + "[--allocations FILE] [--port 0] [--nodes 4x8192/8] "
               + "[--script FILE|contention|churn|idle] [--scheduler fair|capacity] "
               + "[--heartbeat-ms 150] [--am-poll-ms 200] [--kill-wait-ms 1000] "
-              + "[--utilization-threshold 0.8] [--log-level WARN]");
+              + "[--utilization-threshold 0.8] [--log-level WARN] [--site yarn-site.xml]");
         }
         if (i + 1 >= argv.length) {
           throw new IllegalArgumentException(a + ": missing value");
@@ -242,6 +243,7 @@ public final class Main {
             case "--kill-wait-ms" -> o.killWaitMs = Long.parseLong(v);
             case "--utilization-threshold" -> o.utilizationThreshold = Float.parseFloat(v);
             case "--log-level" -> o.logLevel = v;
+            case "--site" -> o.site = v;
             case "--first-node-port" -> o.firstNodePort = Integer.parseInt(v);
             default -> throw new IllegalArgumentException(a + ": unknown option");
           }
