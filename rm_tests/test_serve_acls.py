@@ -19,8 +19,7 @@ One field differs, outside authorization, and is listed (``CREATED_LABEL``): the
 ``amNodeLabelExpression`` of a running app whose submission created its queue. A Hadoop bug
 serve does not reproduce is checked on its own (``test_yarns_node_resource_update_...``).
 With ``yarn.acl.enable`` false a second pair of servers checks that only the scheduler refuses
-(202, then FAILED with its diagnostics) and everyone may do the rest; one answer there differs,
-listed as ``OPEN_DIFFERENCE``.
+(202, then FAILED with its diagnostics, the placed queue shown) and everyone may do the rest.
 """
 
 from __future__ import annotations
@@ -277,21 +276,9 @@ def test_without_acls_only_the_scheduler_checks(open_sides: tuple[Side, Side],
                        for side, answer in ((ours, mine), (theirs, hadoop)))
         ours_said = (here.get("state"), here.get("queue"), here.get("diagnostics"))
         theirs_said = (there.get("state"), there.get("queue"), there.get("diagnostics"))
-        if "{refused-short-name}" in name:  # OPEN_DIFFERENCE: still seen, else take it off
-            assert ours_said != theirs_said
-            assert (ours_said[1], theirs_said[1]) == ("a", "root.a")
-        else:
-            assert ours_said == theirs_said
-
-
-# The one answer that differs without ACLs, a fault of serve's (not of authorization): an app
-# the scheduler refuses after a submission to a short queue name ("a")
-OPEN_DIFFERENCE = (
-    "refused-short-name",
-    "RMAppManager puts the placed queue (root.a) in the submission context before "
-    "FairScheduler.addApplication refuses the app, so Hadoop's FAILED app shows queue root.a "
-    "and 'to queue root.a' in its diagnostics; serve's RM records (server/rm.py) keep the "
-    "queue as asked, 'a'")
+        # a FAILED app of a short queue name ("a") shows the placed queue, root.a, as
+        # RMAppManager put it in the submission context before the scheduler refused it
+        assert ours_said == theirs_said
 
 
 def shown_in_full(side: Side, body: bytes) -> set[str]:

@@ -18,6 +18,8 @@ from fairshare.server.rest.app import create_rest_app
 def create_server_app(loop: EngineLoop, *, am_router: Any = None, pages: Any = None
                       ) -> FastAPI:
     authorizer = Authorizer(loop.engine, loop.engine.site)
+    for submission in loop.submissions():  # a restart's apps keep their app ACLs
+        authorizer.remember(submission)
     app = create_rest_app(loop, authorizer)
     authenticator = app.state.authenticator  # one user per request for both APIs
     groups_of = getattr(authenticator, "groups_of", None)  # an authenticator that knows them

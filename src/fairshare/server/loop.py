@@ -481,6 +481,11 @@ class EngineLoop:
 
     # -- Control -----------------------------------------------------------------------------------
 
+    def submissions(self) -> list[Submission]:
+        """Every app's submission (those a restart recovered included), in submission
+        order, read on the engine thread."""
+        return self._call(lambda: [app.submission for app in self.records.apps.values()])
+
     def new_application(self) -> tuple[str, Resource]:
         return (self._call(self.records.new_application_id),
                 self.engine.site.maximum_allocation)
@@ -547,14 +552,6 @@ class EngineLoop:
             start = len(events)
             self.sim.apply(Move(app_id, target))
             refused = next((e for e in events[start:] if isinstance(e, MoveRejected)), None)
-            if target not in self.engine.state.queues and self.engine.site.acl_enable:
-                # ClientRMService.moveApplicationAcrossQueues: with ACLs on, a target queue
-                # that does not exist fails its access check (AccessControlException), which
-                # RMWebServices.updateAppQueue answers as a plain 403
-                raise Refused(403, "ForbiddenException",
-                              "org.apache.hadoop.yarn.webapp.ForbiddenException",
-                              f"Unauthorized attempt to move appid {app_id} by remote user "
-                              f"{user}", plain=True)
             if refused is not None or target not in self.engine.state.queues:
                 # FairScheduler.moveApplication's YarnException (no such leaf, a limit the
                 # move would break): doAs wraps it and GenericExceptionHandler answers the

@@ -185,6 +185,11 @@ class RMRecords:
                 # the scheduler refused it before RMAppImpl's APP_ACCEPTED made an attempt:
                 # no attempt, no tracking URL, no usage report (an empty resourceSecondsMap)
                 app.attempts.clear()
+                placed = event.reason.details.get("queue")
+                if isinstance(placed, str) and placed:
+                    # RMAppManager put the placed queue in the submission context before the
+                    # scheduler refused the app: the FAILED app shows it (root.a, not a)
+                    app.queue = placed
                 app.diagnostics = _rejected(event, app)
                 self._end(app, "FAILED", "FAILED", now)
             elif isinstance(event, ContainerAllocated):
@@ -289,5 +294,5 @@ def _rejected(event: AppRejected, app: RMApp) -> str:
                 "rejected by placement rules.")
     if event.reason.kind is Rejection.ACL_DENIED:
         return (f"User {user} does not have permission to submit {event.app} to queue "
-                f"{event.requested_queue}")
+                f"{app.queue}")
     return str(event.reason)
