@@ -25,6 +25,7 @@ from fairshare.resources.vector import Resource, ResourceTypes
 from fairshare.server.am import AMHub
 from fairshare.server.am_state import AllocateResult, Attempt
 from fairshare.server.control import Refused, bad_request
+from fairshare.server.rest.body import check_json_text
 
 PREFIX = "/ws/v1/fairshare/am"
 FINAL_STATUSES = ("SUCCEEDED", "FAILED", "KILLED", "UNDEFINED")  # FinalApplicationStatus
@@ -104,6 +105,7 @@ async def _handle(hub: AMHub, request: Request, act: Action) -> JSONResponse:
             raise bad_request(f"the body is not JSON: {e}") from None
         if not isinstance(body, dict):
             raise bad_request("the body must be a JSON object")
+        check_json_text(body)  # no lone surrogate, no NUL into the engine (docs/serve.md)
         return JSONResponse(await act(attempt, body))
     except Refused as e:
         return refusal(e)

@@ -15,9 +15,10 @@ from fastapi import APIRouter, Body, Header, Query
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from fairshare.resources.vector import Resource, ResourceTypes
+from fairshare.resources.vector import LONG_MAX, Resource, ResourceTypes
 from fairshare.server.control import bad_request
 from fairshare.server.loop import EngineLoop, NodeSpec
+from fairshare.server.rest.body import check_json_text, escaped
 from fairshare.server.view import engine_container_id
 
 PREFIX = "/ws/v1/fairshare"
@@ -68,6 +69,9 @@ def extensions_router(loop: EngineLoop) -> APIRouter:
         if not isinstance(node_id, str) or not node_id or not isinstance(rack, str):
             raise bad_request("a node is {\"id\": \"host:port\", \"resource\": {...}, "
                               "\"rack\": \"/rack\"}")
+        # text the events, the session's files and the answers could not write is refused
+        # here: past this point it would stop the engine thread (docs/serve.md, "Bad input")
+        check_json_text(body)
         if not rack.startswith("/"):
             raise bad_request(f"rack {rack!r}: a rack starts with '/'")
         loop.add_node(NodeSpec(node_id, _resource(body.get("resource"), types), rack))
@@ -80,6 +84,7 @@ def extensions_router(loop: EngineLoop) -> APIRouter:
 
     @router.put("/nodes/{node_id}/resource", summary="A NodeManager's total changes")
     def resize_node(node_id: str, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
+        check_json_text(body)
         capacity = _resource(body.get("resource"), types)
         loop.resize_node(node_id, capacity)
         return JSONResponse({"node": node_id})
@@ -90,7 +95,7 @@ def extensions_router(loop: EngineLoop) -> APIRouter:
                      body: Annotated[dict[str, Any] | None, Body()] = None) -> JSONResponse:
         timeout = (body or {}).get("timeout-ms")
         if timeout is not None and (not isinstance(timeout, int) or isinstance(timeout, bool)
-                                    or timeout < 0):
+                                    or not 0 <= timeout <= LONG_MAX):
             raise bad_request("timeout-ms: expected a whole number of milliseconds, or null")
         loop.decommission_node(node_id, timeout)
         return JSONResponse({"node": node_id})
@@ -99,7 +104,8 @@ def extensions_router(loop: EngineLoop) -> APIRouter:
 
 
 def _last_id(header: str | None) -> int:
-    return int(header) if header is not None and header.isdigit() else 0
+    # isdigit alone takes "²", which int() does not
+    return int(header) if header is not None and header.isascii() and header.isdigit() else 0
 
 
 async def _stream(loop: EngineLoop, seq: int, limit: int | None) -> AsyncIterator[str]:
@@ -128,9 +134,11 @@ def _resource(value: object, types: ResourceTypes) -> Resource:
     amounts: dict[str, int] = {}
     for name, amount in value.items():
         if name not in types.names:
-            raise bad_request(f"resource: unknown resource type {name!r}; this cluster has "
-                              f"{', '.join(types.names)}")
-        if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
-            raise bad_request(f"resource.{name}: expected a whole number >= 0")
+            raise bad_request(f"resource: unknown resource type {escaped(repr(name))}; this "
+                              f"cluster has {', '.join(types.names)}")
+        # a ResourceInformation's value is a Java long
+        if not isinstance(amount, int) or isinstance(amount, bool) \
+                or not 0 <= amount <= LONG_MAX:
+            raise bad_request(f"resource.{name}: expected a whole number from 0 to {LONG_MAX}")
         amounts[name] = amount
     return types.of(amounts)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.concurrency import run_in_threadpool
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
@@ -25,9 +26,18 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fairshare.server.control import Control, Refused, bad_request, not_found
 from fairshare.server.rest import daos
-from fairshare.server.rest.body import Fields, integer, parse_body, text
+from fairshare.server.rest.body import (
+    Fields,
+    checked_text,
+    escaped,
+    integer,
+    parse_body,
+    text,
+)
 from fairshare.server.rest.dao_apps import ENDED
+from fairshare.server.rest.dao_cluster import max_container_allocation
 from fairshare.server.rest.ids import canonical_app_id, canonical_node_id
+from fairshare.server.rest.limits import BodyLimit
 from fairshare.server.rest.negotiate import (
     JerseyResponse,
     SimpleAuth,
@@ -40,6 +50,7 @@ from fairshare.server.rest.negotiate import (
 from fairshare.server.rest.openapi_docs import BODIES, responses
 from fairshare.server.rest.query import apps_query, node_states, parse_deselects, select_nodes
 from fairshare.server.rest.submit import (
+    check_am_resource,
     jersey_refusal,
     media_type,
     parse_submission,
@@ -87,11 +98,11 @@ class _Routes:
             response = refusal(request, refused)
         except Exception:  # a fault of ours: never a traceback, the RM's catch-all instead
             log.exception("REST request %s %s failed", request.method, request.url.path)
-            response = refusal(request, Refused(
-                503, "WebApplicationException", "javax.ws.rs.WebApplicationException",
-                "fairshare could not answer this request (see the server log)"))
+            response = refusal(request, _catch_all())
         response.headers.update(hadoop_headers())
-        if cookie is not None:
+        if cookie is not None and _header_safe(cookie):
+            # a user.name a header cannot carry (beyond printable ASCII: a control character
+            # would split the header) names the caller of this request only, without a cookie
             response.headers.append("Set-Cookie", cookie)
         return response
 
@@ -143,6 +154,7 @@ def create_rest_app(control: Control) -> FastAPI:
     app.include_router(router)
     _errors(app, router)
     app.add_middleware(_TrailingSlash)
+    app.add_middleware(BodyLimit)  # outermost: no route reads a body past the limit
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 
@@ -281,9 +293,15 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
                  openapi_extra={"requestBody": BODIES["submission"]})
     async def submit(request: Request) -> Response:
         def build(caller: str, body: bytes) -> Response:
+            checked_text(caller, "user.name")  # stored with the app, written in every answer
             s = r.snapshot()
             sub = parse_submission(body, request.headers.get("content-type", ""), caller,
                                    s.types)
+            # YARN checks the AM's resource against the placed queue's maximum; the engine
+            # places the app after this, so the named queue's (FSQueue names: root.-prefixed)
+            queue = (sub.queue if sub.queue == "root" or sub.queue.startswith("root.")
+                     else f"root.{sub.queue}")
+            check_am_resource(sub, max_container_allocation(s, queue), s.types)
             r.control.submit(sub)
             # no entity, but Jersey still names the type it negotiated (a Hadoop 3.4 RM
             # answers application/json;charset=utf-8 with Content-Length 0)
@@ -371,6 +389,15 @@ def _unmatched_routes(router: APIRouter, r: _Routes) -> None:
             return r.answer(request, build)
 
 
+def _header_safe(value: str) -> bool:
+    return all(" " <= c <= "~" for c in value)
+
+
+def _catch_all() -> Refused:
+    return Refused(503, "WebApplicationException", "javax.ws.rs.WebApplicationException",
+                   "fairshare could not answer this request (see the server log)")
+
+
 def _only_killed() -> Refused:
     """``updateAppState``: the only change of state a client may ask for."""
     return bad_request("Only 'KILLED' is allowed as a target state.")
@@ -400,6 +427,33 @@ def _allowed(router: APIRouter, path: str) -> list[str]:
 
 def _errors(app: FastAPI, router: APIRouter) -> None:
     """Jersey's own answers for what matches no resource: 404 and 405, empty."""
+    @app.exception_handler(Refused)
+    async def refused(request: Request, exc: Refused) -> Response:
+        # a route of fairshare's own (extensions, under the same app) refusing as YARN does
+        response = refusal(request, exc)
+        response.headers.update(hadoop_headers())
+        return response
+
+    @app.exception_handler(Exception)
+    async def failed(request: Request, exc: Exception) -> Response:
+        # any route's fault: the RM's catch-all (as _Routes.answer), never a bare 500
+        log.error("request %s %s failed", request.method, request.url.path, exc_info=exc)
+        response = refusal(request, _catch_all())
+        response.headers.update(hadoop_headers())
+        return response
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        # fairshare's own routes (extensions) type their parameters and bodies: what FastAPI
+        # refuses is YARN's 400 naming the part, never FastAPI's 422
+        first = exc.errors()[0] if exc.errors() else {}
+        where = "" if first.get("type") == "json_invalid" else ".".join(
+            str(part) for part in first.get("loc", ()) if part != "body")
+        message = f"{where or 'the body'}: {first.get('msg', 'invalid')}"
+        response = refusal(request, bad_request(escaped(message)))
+        response.headers.update(hadoop_headers())
+        return response
+
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         headers = hadoop_headers()
