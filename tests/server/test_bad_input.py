@@ -350,7 +350,8 @@ def test_the_event_streams_parameters_are_checked(client: TestClient, query: str
 
 
 def test_a_last_event_id_that_is_no_number_starts_from_the_oldest(client: TestClient) -> None:
-    answer = client.get("/ws/v1/fairshare/events?limit=1", headers={"last-event-id": "\u00b2".encode("latin-1")})
+    answer = client.get("/ws/v1/fairshare/events?limit=1",
+                        headers={"last-event-id": "\u00b2".encode("latin-1")})
     assert answer.status_code == 200
     assert answer.text.startswith("id: 1\n")
 

@@ -26,10 +26,16 @@ from fairshare.server.am import AMHub
 from fairshare.server.am_state import AllocateResult, Attempt
 from fairshare.server.control import Refused, bad_request
 from fairshare.server.rest.body import check_json_text
+from fairshare.server.rest.openapi_docs import own_responses
 
 PREFIX = "/ws/v1/fairshare/am"
 FINAL_STATUSES = ("SUCCEEDED", "FAILED", "KILLED", "UNDEFINED")  # FinalApplicationStatus
 T = TypeVar("T")
+# what the OpenAPI document says of each route (the bodies are docs/am-protocol.md's)
+RESPONSES = own_responses(200, 400, 401, 404)
+BODY = {"requestBody": {"required": False, "content": {"application/json": {"schema": {
+    "type": "object", "description": "the request record in YARN's names "
+    "(docs/am-protocol.md)"}}}}}
 
 
 def am_router(hub: AMHub) -> APIRouter:
@@ -37,7 +43,7 @@ def am_router(hub: AMHub) -> APIRouter:
     prefix=PREFIX)``)."""
     router = APIRouter()
 
-    @router.post("/register")
+    @router.post("/register", responses=RESPONSES, openapi_extra=BODY)
     async def register(request: Request) -> JSONResponse:
         async def act(attempt: Attempt, body: Mapping[str, Any]) -> object:
             host = _text(body, "host", "")
@@ -49,7 +55,7 @@ def am_router(hub: AMHub) -> APIRouter:
                                                                hub.types), **answer}
         return await _handle(hub, request, act)
 
-    @router.post("/allocate")
+    @router.post("/allocate", responses=RESPONSES, openapi_extra=BODY)
     async def allocate(request: Request) -> JSONResponse:
         async def act(attempt: Attempt, body: Mapping[str, Any]) -> object:
             asks = [parse_ask(a, hub.types, i) for i, a in enumerate(_list(body, "asks"))]
@@ -62,7 +68,7 @@ def am_router(hub: AMHub) -> APIRouter:
             return allocate_json(result, hub.types)
         return await _handle(hub, request, act)
 
-    @router.post("/containers/{container_id}/start")
+    @router.post("/containers/{container_id}/start", responses=RESPONSES, openapi_extra=BODY)
     async def start(container_id: str, request: Request) -> JSONResponse:
         async def act(attempt: Attempt, body: Mapping[str, Any]) -> object:
             command = body.get("command")
@@ -76,7 +82,7 @@ def am_router(hub: AMHub) -> APIRouter:
             return {"containerId": container_id, "state": "RUNNING"}
         return await _handle(hub, request, act)
 
-    @router.post("/unregister")
+    @router.post("/unregister", responses=RESPONSES, openapi_extra=BODY)
     async def unregister(request: Request) -> JSONResponse:
         async def act(attempt: Attempt, body: Mapping[str, Any]) -> object:
             final = body.get("finalApplicationStatus", "UNDEFINED")

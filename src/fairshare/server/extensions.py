@@ -19,6 +19,7 @@ from fairshare.resources.vector import LONG_MAX, Resource, ResourceTypes
 from fairshare.server.control import bad_request
 from fairshare.server.loop import EngineLoop, NodeSpec
 from fairshare.server.rest.body import check_json_text, escaped
+from fairshare.server.rest.openapi_docs import own_responses
 from fairshare.server.view import engine_container_id
 
 PREFIX = "/ws/v1/fairshare"
@@ -32,7 +33,7 @@ def extensions_router(loop: EngineLoop) -> APIRouter:
 
     @router.get("/events", summary="The engine's events as server-sent events",
                 response_class=StreamingResponse,
-                responses={200: {"content": {"text/event-stream": {}}}})
+                responses=own_responses(200, 400, stream=True))
     async def events(
         since: Annotated[int | None, Query(
             description="Events after this seq (default: Last-Event-ID, else the oldest kept)",
@@ -46,21 +47,23 @@ def extensions_router(loop: EngineLoop) -> APIRouter:
                                  headers={"Cache-Control": "no-cache"})
 
     @router.get("/snapshot", summary="The engine's state, as a scenario's snapshot step "
-                "records it (docs/scenario-format.md)")
+                "records it (docs/scenario-format.md)", responses=own_responses(200))
     def snapshot() -> JSONResponse:
         return JSONResponse(loop.scenario_snapshot())
 
     @router.get("/apps/{app_id}/explain", summary="Why an app waited, ran, was preempted: "
-                "fairshare explain on the session's outputs")
+                "fairshare explain on the session's outputs", responses=own_responses(200, 404))
     def explain_app(app_id: str) -> JSONResponse:
         return JSONResponse(loop.explain_json(app_id, "app"))
 
     @router.get("/containers/{container_id}/explain",
-                summary="Why a container was placed where it was, or preempted")
+                summary="Why a container was placed where it was, or preempted",
+                responses=own_responses(200, 404))
     def explain_container(container_id: str) -> JSONResponse:
         return JSONResponse(loop.explain_json(engine_container_id(container_id), "container"))
 
-    @router.post("/nodes", summary="A NodeManager joins (virtual executor)", status_code=200)
+    @router.post("/nodes", summary="A NodeManager joins (virtual executor)", status_code=200,
+                 responses=own_responses(200, 400))
     def add_node(body: Annotated[dict[str, Any], Body(examples=[{
             "id": "node9:45454", "rack": "/default-rack",
             "resource": {"memory-mb": 8192, "vcores": 8}}])]) -> JSONResponse:
@@ -77,12 +80,14 @@ def extensions_router(loop: EngineLoop) -> APIRouter:
         loop.add_node(NodeSpec(node_id, _resource(body.get("resource"), types), rack))
         return JSONResponse({"node": node_id})
 
-    @router.delete("/nodes/{node_id}", summary="A NodeManager is lost (virtual executor)")
+    @router.delete("/nodes/{node_id}", summary="A NodeManager is lost (virtual executor)",
+                   status_code=204, responses=own_responses(204, 400, 404))
     def remove_node(node_id: str) -> Response:
         loop.remove_node(node_id)
         return Response(status_code=204)
 
-    @router.put("/nodes/{node_id}/resource", summary="A NodeManager's total changes")
+    @router.put("/nodes/{node_id}/resource", summary="A NodeManager's total changes",
+                responses=own_responses(200, 400, 404))
     def resize_node(node_id: str, body: Annotated[dict[str, Any], Body()]) -> JSONResponse:
         check_json_text(body)
         capacity = _resource(body.get("resource"), types)
@@ -90,7 +95,8 @@ def extensions_router(loop: EngineLoop) -> APIRouter:
         return JSONResponse({"node": node_id})
 
     @router.post("/nodes/{node_id}/decommission",
-                 summary="Graceful decommission, with an optional timeout (ms)")
+                 summary="Graceful decommission, with an optional timeout (ms)",
+                 responses=own_responses(200, 400, 404))
     def decommission(node_id: str,
                      body: Annotated[dict[str, Any] | None, Body()] = None) -> JSONResponse:
         timeout = (body or {}).get("timeout-ms")

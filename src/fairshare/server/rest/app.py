@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
-from fastapi.exceptions import RequestValidationError
 from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -47,7 +47,7 @@ from fairshare.server.rest.negotiate import (
     render,
     wants_xml,
 )
-from fairshare.server.rest.openapi_docs import BODIES, responses
+from fairshare.server.rest.openapi_docs import BODIES, own_responses, responses
 from fairshare.server.rest.query import apps_query, node_states, parse_deselects, select_nodes
 from fairshare.server.rest.submit import (
     check_am_resource,
@@ -457,6 +457,10 @@ def _errors(app: FastAPI, router: APIRouter) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         headers = hadoop_headers()
+        if exc.status_code == 400:  # FastAPI could not read a body (not UTF-8): YARN's 400
+            response = refusal(request, bad_request(f"the body: {exc.detail}"))
+            response.headers.update(headers)
+            return response
         if exc.status_code == 405:
             headers["Allow"] = ",".join(_allowed(router, request.url.path))
         return Response(status_code=exc.status_code, headers=headers)
@@ -464,13 +468,17 @@ def _errors(app: FastAPI, router: APIRouter) -> None:
 
 def _openapi(app: FastAPI) -> dict[str, Any]:
     """FastAPI's document without the 422 it adds to every route with parameters: no
-    route here answers 422 (every parameter is read as text and checked as YARN checks it)."""
+    route answers 422 (YARN's routes read every parameter as text and check it as YARN
+    does; fairshare's own answer what FastAPI refuses as a 400, ``_errors``); every route
+    with a body may answer 413 (the body limit)."""
     if app.openapi_schema is None:
         schema = get_openapi(title=app.title, version=app.version,
                              description=app.description, routes=app.routes)
         for operations in schema.get("paths", {}).values():
             for operation in operations.values():
                 operation.get("responses", {}).pop("422", None)
+                if "requestBody" in operation:  # rest/limits.py: past the limit, 413
+                    operation["responses"].setdefault("413", own_responses(413)[413])
         components: Mapping[str, Any] = schema.get("components", {}).get("schemas", {})
         for name in ("HTTPValidationError", "ValidationError"):
             if isinstance(components, dict):
