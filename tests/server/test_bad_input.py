@@ -372,3 +372,13 @@ def test_nothing_above_broke_the_server(server: tuple[Served, TestClient], tmp_p
     served, client = server
     assert client.get(f"{BASE}/info").status_code == 200
     assert served.loop.failure is None
+
+
+@pytest.mark.parametrize(("path", "status"), [("/queue/", 404), ("/app/", 404),
+                                              ("/node/", 404), ("/apps/", 200)])
+def test_a_page_path_ending_in_a_slash_ends(client: TestClient, path: str, status: int) -> None:
+    """Jersey's slash rule is the web services' only: a page's path is the pages' router's
+    (``/queue/`` once redirected to itself, endlessly)."""
+    answer = client.get(path)
+    assert answer.status_code == status
+    assert len(answer.history) <= 1

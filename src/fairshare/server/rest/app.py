@@ -69,14 +69,16 @@ def _user_name(user_name: str | None = Query(
 
 
 class _TrailingSlash:
-    """Jersey matches ``/apps/`` as ``/apps``: strip the slash before routing."""
+    """Jersey matches ``/apps/`` as ``/apps``: strip the slash before routing — under
+    ``/ws/`` only (the web services): the pages' router adds a slash where a page wants one
+    (``/queue/`` is the queue page of no name), and stripping it there looped, 307 after 307."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] == "http" and len(path) > 1 and path.endswith("/"):
+        if scope["type"] == "http" and path.startswith("/ws/") and path.endswith("/"):
             scope = dict(scope, path=path.rstrip("/") or "/")
         await self.app(scope, receive, send)
 
