@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from fairshare.core import ANY, ContainerRequest
-from fairshare.resources.vector import Resource, ResourceTypes
+from fairshare.resources.vector import LONG_MAX, Resource, ResourceTypes
 from fairshare.server.am import AMHub
 from fairshare.server.am_state import AllocateResult, Attempt
 from fairshare.server.control import Refused, bad_request
@@ -168,8 +168,9 @@ def parse_resource(value: object, types: ResourceTypes, where: str) -> Resource:
         name = {"memory": "memory-mb", "vCores": "vcores"}.get(key, key)
         if name not in types.names:
             raise bad_request(f"{where}: unknown resource type {key!r}")
-        if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
-            raise bad_request(f"{where}.{key} must be a non-negative integer")
+        # a ResourceInformation's value is a Java long
+        if not isinstance(amount, int) or isinstance(amount, bool) or not 0 <= amount <= LONG_MAX:
+            raise bad_request(f"{where}.{key} must be a non-negative integer (a Java long)")
         named[name] = amount
     if "memory-mb" not in named or "vcores" not in named:
         raise bad_request(f"{where} needs memory and vCores")
@@ -226,6 +227,8 @@ def _int(body: Mapping[str, Any], key: str, default: int | None, where: str = ""
     name = f"{where}.{key}" if where else key
     if value is None:
         raise bad_request(f"{name} is required")
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise bad_request(f"{name} must be an integer")
+    # ResourceRequest's numContainers, Priority's priority, the RPC port: Java ints
+    if not isinstance(value, int) or isinstance(value, bool) \
+            or not -(2 ** 31) <= value < 2 ** 31:
+        raise bad_request(f"{name} must be an integer (a Java int)")
     return value
