@@ -428,7 +428,10 @@ def _allowed(router: APIRouter, path: str) -> list[str]:
 
 
 def _errors(app: FastAPI, router: APIRouter) -> None:
-    """Jersey's own answers for what matches no resource: 404 and 405, empty."""
+    """Jersey's own answers for what matches no resource: 404 and 405, empty; and for the
+    routes of the same app that are not YARN's (fairshare's extensions): a refusal as the
+    ``RemoteException`` it carries, what FastAPI refuses as a 400, a fault as the catch-all
+    503."""
     @app.exception_handler(Refused)
     async def refused(request: Request, exc: Refused) -> Response:
         # a route of fairshare's own (extensions, under the same app) refusing as YARN does
