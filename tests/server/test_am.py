@@ -383,6 +383,8 @@ def test_the_routes_speak_yarns_records(client) -> None:  # type: ignore[no-unty
 @pytest.mark.parametrize(("path", "body", "status", "needle"), [
     ("/allocate", b"{not json", 400, "not JSON"),
     ("/allocate", b"[]", 400, "JSON object"),
+    ("/allocate", b"[" * 100_000, 400, "not JSON"),  # nested past Python's recursion limit
+    ("/allocate", b"\xff", 400, "not JSON"),
     ("/allocate", {"asks": [{"resource": {"memory": 1, "vCores": 1}}]}, 400, "count"),
     ("/allocate", {"asks": [{"count": 0, "resource": {"memory": 1, "vCores": 1}}]}, 400,
      "at least 1"),

@@ -107,7 +107,7 @@ async def _handle(hub: AMHub, request: Request, act: Action) -> JSONResponse:
         raw = await request.body()
         try:
             body = json.loads(raw) if raw.strip() else {}
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        except (ValueError, RecursionError) as e:  # (not UTF-8, not JSON, nested too deep)
             raise bad_request(f"the body is not JSON: {e}") from None
         if not isinstance(body, dict):
             raise bad_request("the body must be a JSON object")
