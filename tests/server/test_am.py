@@ -383,6 +383,8 @@ def test_the_routes_speak_yarns_records(client) -> None:  # type: ignore[no-unty
 @pytest.mark.parametrize(("path", "body", "status", "needle"), [
     ("/allocate", b"{not json", 400, "not JSON"),
     ("/allocate", b"[]", 400, "JSON object"),
+    ("/allocate", b"[" * 100_000, 400, "not JSON"),  # nested past Python's recursion limit
+    ("/allocate", b"\xff", 400, "not JSON"),
     ("/allocate", {"asks": [{"resource": {"memory": 1, "vCores": 1}}]}, 400, "count"),
     ("/allocate", {"asks": [{"count": 0, "resource": {"memory": 1, "vCores": 1}}]}, 400,
      "at least 1"),
@@ -398,6 +400,19 @@ def test_the_routes_speak_yarns_records(client) -> None:  # type: ignore[no-unty
      "command"),
     ("/containers/container_1700000000000_0001_01_000002/start",
      {"command": "true", "environment": {"A": 1}}, 400, "environment"),
+    # text no answer or log can carry (docs/serve.md, "Bad input")
+    ("/containers/container_1700000000000_0001_01_000002/start",
+     b'{"command": "echo \\ud800"}', 400, "command: contains U+D800"),
+    ("/containers/container_1700000000000_0001_01_000002/start",
+     {"command": "true", "environment": {"A": "\x00"}}, 400,
+     "environment.A: contains U+0000"),
+    ("/unregister", {"diagnostics": "\x1b[2J"}, 400, "diagnostics: contains U+001B"),
+    ("/allocate", {"asks": [{"count": 2 ** 31, "resource": {"memory": 1, "vCores": 1}}]}, 400,
+     "count"),
+    ("/allocate", {"asks": [{"count": 1, "priority": 2 ** 31,
+                             "resource": {"memory": 1, "vCores": 1}}]}, 400, "priority"),
+    ("/allocate", {"asks": [{"count": 1, "resource": {"memory": 2 ** 63, "vCores": 1}}]}, 400,
+     "memory must be a non-negative integer"),
 ])
 def test_bad_bodies_are_400_naming_the_field(client, path: str, body: object, status: int,
                                              needle: str) -> None:  # type: ignore[no-untyped-def]

@@ -21,14 +21,21 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from fairshare.core import ANY, ContainerRequest
-from fairshare.resources.vector import Resource, ResourceTypes
+from fairshare.resources.vector import LONG_MAX, Resource, ResourceTypes
 from fairshare.server.am import AMHub
 from fairshare.server.am_state import AllocateResult, Attempt
 from fairshare.server.control import Refused, bad_request
+from fairshare.server.rest.body import check_json_text
+from fairshare.server.rest.openapi_docs import own_responses
 
 PREFIX = "/ws/v1/fairshare/am"
 FINAL_STATUSES = ("SUCCEEDED", "FAILED", "KILLED", "UNDEFINED")  # FinalApplicationStatus
 T = TypeVar("T")
+# what the OpenAPI document says of each route (the bodies are docs/am-protocol.md's)
+RESPONSES = own_responses(200, 400, 401, 404)
+BODY = {"requestBody": {"required": False, "content": {"application/json": {"schema": {
+    "type": "object", "description": "the request record in YARN's names "
+    "(docs/am-protocol.md)"}}}}}
 
 
 def am_router(hub: AMHub) -> APIRouter:
@@ -36,7 +43,7 @@ def am_router(hub: AMHub) -> APIRouter:
     prefix=PREFIX)``)."""
     router = APIRouter()
 
-    @router.post("/register")
+    @router.post("/register", responses=RESPONSES, openapi_extra=BODY)
     async def register(request: Request) -> JSONResponse:
         async def act(attempt: Attempt, body: Mapping[str, Any]) -> object:
             host = _text(body, "host", "")
@@ -48,7 +55,7 @@ def am_router(hub: AMHub) -> APIRouter:
                                                                hub.types), **answer}
         return await _handle(hub, request, act)
 
-    @router.post("/allocate")
+    @router.post("/allocate", responses=RESPONSES, openapi_extra=BODY)
     async def allocate(request: Request) -> JSONResponse:
         async def act(attempt: Attempt, body: Mapping[str, Any]) -> object:
             asks = [parse_ask(a, hub.types, i) for i, a in enumerate(_list(body, "asks"))]
@@ -61,7 +68,7 @@ def am_router(hub: AMHub) -> APIRouter:
             return allocate_json(result, hub.types)
         return await _handle(hub, request, act)
 
-    @router.post("/containers/{container_id}/start")
+    @router.post("/containers/{container_id}/start", responses=RESPONSES, openapi_extra=BODY)
     async def start(container_id: str, request: Request) -> JSONResponse:
         async def act(attempt: Attempt, body: Mapping[str, Any]) -> object:
             command = body.get("command")
@@ -75,7 +82,7 @@ def am_router(hub: AMHub) -> APIRouter:
             return {"containerId": container_id, "state": "RUNNING"}
         return await _handle(hub, request, act)
 
-    @router.post("/unregister")
+    @router.post("/unregister", responses=RESPONSES, openapi_extra=BODY)
     async def unregister(request: Request) -> JSONResponse:
         async def act(attempt: Attempt, body: Mapping[str, Any]) -> object:
             final = body.get("finalApplicationStatus", "UNDEFINED")
@@ -100,10 +107,11 @@ async def _handle(hub: AMHub, request: Request, act: Action) -> JSONResponse:
         raw = await request.body()
         try:
             body = json.loads(raw) if raw.strip() else {}
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        except (ValueError, RecursionError) as e:  # (not UTF-8, not JSON, nested too deep)
             raise bad_request(f"the body is not JSON: {e}") from None
         if not isinstance(body, dict):
             raise bad_request("the body must be a JSON object")
+        check_json_text(body)  # no lone surrogate, no NUL into the engine (docs/serve.md)
         return JSONResponse(await act(attempt, body))
     except Refused as e:
         return refusal(e)
@@ -160,8 +168,9 @@ def parse_resource(value: object, types: ResourceTypes, where: str) -> Resource:
         name = {"memory": "memory-mb", "vCores": "vcores"}.get(key, key)
         if name not in types.names:
             raise bad_request(f"{where}: unknown resource type {key!r}")
-        if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
-            raise bad_request(f"{where}.{key} must be a non-negative integer")
+        # a ResourceInformation's value is a Java long
+        if not isinstance(amount, int) or isinstance(amount, bool) or not 0 <= amount <= LONG_MAX:
+            raise bad_request(f"{where}.{key} must be a non-negative integer (a Java long)")
         named[name] = amount
     if "memory-mb" not in named or "vcores" not in named:
         raise bad_request(f"{where} needs memory and vCores")
@@ -218,6 +227,8 @@ def _int(body: Mapping[str, Any], key: str, default: int | None, where: str = ""
     name = f"{where}.{key}" if where else key
     if value is None:
         raise bad_request(f"{name} is required")
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise bad_request(f"{name} must be an integer")
+    # ResourceRequest's numContainers, Priority's priority, the RPC port: Java ints
+    if not isinstance(value, int) or isinstance(value, bool) \
+            or not -(2 ** 31) <= value < 2 ** 31:
+        raise bad_request(f"{name} must be an integer (a Java int)")
     return value

@@ -17,11 +17,13 @@ from fastapi import APIRouter, Body, Header, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from fairshare.resources.vector import Resource, ResourceTypes
+from fairshare.resources.vector import LONG_MAX, Resource, ResourceTypes
 from fairshare.server.authorize import Authorizer
 from fairshare.server.control import Refused, bad_request
 from fairshare.server.loop import EngineLoop, NodeSpec
+from fairshare.server.rest.body import check_json_text, escaped
 from fairshare.server.rest.negotiate import refusal
+from fairshare.server.rest.openapi_docs import own_responses
 from fairshare.server.view import engine_container_id
 
 PREFIX = "/ws/v1/fairshare"
@@ -48,7 +50,7 @@ def extensions_router(loop: EngineLoop, authorizer: Authorizer | None = None,
 
     @router.get("/events", summary="The engine's events as server-sent events",
                 response_class=StreamingResponse,
-                responses={200: {"content": {"text/event-stream": {}}}})
+                responses=own_responses(200, 400, stream=True))
     async def events(
         since: Annotated[int | None, Query(
             description="Events after this seq (default: Last-Event-ID, else the oldest kept)",
@@ -62,21 +64,23 @@ def extensions_router(loop: EngineLoop, authorizer: Authorizer | None = None,
                                  headers={"Cache-Control": "no-cache"})
 
     @router.get("/snapshot", summary="The engine's state, as a scenario's snapshot step "
-                "records it (docs/scenario-format.md)")
+                "records it (docs/scenario-format.md)", responses=own_responses(200))
     def snapshot() -> JSONResponse:
         return JSONResponse(loop.scenario_snapshot())
 
     @router.get("/apps/{app_id}/explain", summary="Why an app waited, ran, was preempted: "
-                "fairshare explain on the session's outputs")
+                "fairshare explain on the session's outputs", responses=own_responses(200, 404))
     def explain_app(app_id: str) -> JSONResponse:
         return JSONResponse(loop.explain_json(app_id, "app"))
 
     @router.get("/containers/{container_id}/explain",
-                summary="Why a container was placed where it was, or preempted")
+                summary="Why a container was placed where it was, or preempted",
+                responses=own_responses(200, 404))
     def explain_container(container_id: str) -> JSONResponse:
         return JSONResponse(loop.explain_json(engine_container_id(container_id), "container"))
 
-    @router.post("/nodes", summary="A NodeManager joins (virtual executor)", status_code=200)
+    @router.post("/nodes", summary="A NodeManager joins (virtual executor)", status_code=200,
+                 responses=own_responses(200, 400, 403))
     def add_node(request: Request, body: Annotated[dict[str, Any], Body(examples=[{
             "id": "node9:45454", "rack": "/default-rack",
             "resource": {"memory-mb": 8192, "vcores": 8}}])]) -> Response:
@@ -87,36 +91,43 @@ def extensions_router(loop: EngineLoop, authorizer: Authorizer | None = None,
         if not isinstance(node_id, str) or not node_id or not isinstance(rack, str):
             raise bad_request("a node is {\"id\": \"host:port\", \"resource\": {...}, "
                               "\"rack\": \"/rack\"}")
+        # text the events, the session's files and the answers could not write is refused
+        # here: past this point it would stop the engine thread (docs/serve.md, "Bad input")
+        check_json_text(body)
         if not rack.startswith("/"):
             raise bad_request(f"rack {rack!r}: a rack starts with '/'")
         loop.add_node(NodeSpec(node_id, _resource(body.get("resource"), types), rack))
         return JSONResponse({"node": node_id})
 
-    @router.delete("/nodes/{node_id}", summary="A NodeManager is lost (virtual executor)")
+    @router.delete("/nodes/{node_id}", summary="A NodeManager is lost (virtual executor)",
+                   status_code=204, responses=own_responses(204, 400, 403, 404))
     def remove_node(request: Request, node_id: str) -> Response:
         if (denied := not_admin(request)) is not None:
             return denied
         loop.remove_node(node_id)
         return Response(status_code=204)
 
-    @router.put("/nodes/{node_id}/resource", summary="A NodeManager's total changes")
+    @router.put("/nodes/{node_id}/resource", summary="A NodeManager's total changes",
+                responses=own_responses(200, 400, 403, 404))
     def resize_node(request: Request, node_id: str,
                     body: Annotated[dict[str, Any], Body()]) -> Response:
         if (denied := not_admin(request)) is not None:
             return denied
+        check_json_text(body)
         capacity = _resource(body.get("resource"), types)
         loop.resize_node(node_id, capacity)
         return JSONResponse({"node": node_id})
 
     @router.post("/nodes/{node_id}/decommission",
-                 summary="Graceful decommission, with an optional timeout (ms)")
+                 summary="Graceful decommission, with an optional timeout (ms)",
+                 responses=own_responses(200, 400, 403, 404))
     def decommission(request: Request, node_id: str,
                      body: Annotated[dict[str, Any] | None, Body()] = None) -> Response:
         if (denied := not_admin(request)) is not None:
             return denied
         timeout = (body or {}).get("timeout-ms")
         if timeout is not None and (not isinstance(timeout, int) or isinstance(timeout, bool)
-                                    or timeout < 0):
+                                    or not 0 <= timeout <= LONG_MAX):
             raise bad_request("timeout-ms: expected a whole number of milliseconds, or null")
         loop.decommission_node(node_id, timeout)
         return JSONResponse({"node": node_id})
@@ -125,7 +136,8 @@ def extensions_router(loop: EngineLoop, authorizer: Authorizer | None = None,
 
 
 def _last_id(header: str | None) -> int:
-    return int(header) if header is not None and header.isdigit() else 0
+    # isdigit alone takes "²", which int() does not
+    return int(header) if header is not None and header.isascii() and header.isdigit() else 0
 
 
 async def _stream(loop: EngineLoop, seq: int, limit: int | None) -> AsyncIterator[str]:
@@ -154,9 +166,11 @@ def _resource(value: object, types: ResourceTypes) -> Resource:
     amounts: dict[str, int] = {}
     for name, amount in value.items():
         if name not in types.names:
-            raise bad_request(f"resource: unknown resource type {name!r}; this cluster has "
-                              f"{', '.join(types.names)}")
-        if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
-            raise bad_request(f"resource.{name}: expected a whole number >= 0")
+            raise bad_request(f"resource: unknown resource type {escaped(repr(name))}; this "
+                              f"cluster has {', '.join(types.names)}")
+        # a ResourceInformation's value is a Java long
+        if not isinstance(amount, int) or isinstance(amount, bool) \
+                or not 0 <= amount <= LONG_MAX:
+            raise bad_request(f"resource.{name}: expected a whole number from 0 to {LONG_MAX}")
         amounts[name] = amount
     return types.of(amounts)

@@ -133,7 +133,6 @@ def test_distributed_shell_in_application_tags() -> None:
      "out of range"),
     ({"application-id": APP, "unmanaged-AM": "yes"}, 'unmanaged-AM: expected true or false, '
      'not "yes"'),
-    ({"application-id": APP, "resource": {"memory": -1}}, "resource.memory: must be at least 0"),
     ({"application-id": APP, "resource": 5}, "resource: expected an object"),
     ({"application-id": APP, "queue": {"name": "a"}}, "queue: expected a string, not an object"),
     ({"application-id": APP, "queue": ["a", "b"]}, "queue: given 2 times, expected once"),

@@ -18,6 +18,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -27,9 +28,18 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from fairshare.server.authorize import Authorizer
 from fairshare.server.control import Control, Refused, bad_request, not_found
 from fairshare.server.rest import daos
-from fairshare.server.rest.body import Fields, integer, parse_body, text
+from fairshare.server.rest.body import (
+    Fields,
+    checked_text,
+    escaped,
+    integer,
+    parse_body,
+    text,
+)
 from fairshare.server.rest.dao_apps import ENDED
+from fairshare.server.rest.dao_cluster import max_container_allocation
 from fairshare.server.rest.ids import canonical_app_id, canonical_node_id
+from fairshare.server.rest.limits import BodyLimit
 from fairshare.server.rest.negotiate import (
     JerseyResponse,
     SimpleAuth,
@@ -39,9 +49,10 @@ from fairshare.server.rest.negotiate import (
     render,
     wants_xml,
 )
-from fairshare.server.rest.openapi_docs import BODIES, responses
+from fairshare.server.rest.openapi_docs import BODIES, own_responses, responses
 from fairshare.server.rest.query import apps_query, node_states, parse_deselects, select_nodes
 from fairshare.server.rest.submit import (
+    check_am_resource,
     jersey_refusal,
     media_type,
     parse_submission,
@@ -60,14 +71,16 @@ def _user_name(user_name: str | None = Query(
 
 
 class _TrailingSlash:
-    """Jersey matches ``/apps/`` as ``/apps``: strip the slash before routing."""
+    """Jersey matches ``/apps/`` as ``/apps``: strip the slash before routing — under
+    ``/ws/`` only (the web services): the pages' router adds a slash where a page wants one
+    (``/queue/`` is the queue page of no name), and stripping it there looped, 307 after 307."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] == "http" and len(path) > 1 and path.endswith("/"):
+        if scope["type"] == "http" and path.startswith("/ws/") and path.endswith("/"):
             scope = dict(scope, path=path.rstrip("/") or "/")
         await self.app(scope, receive, send)
 
@@ -98,11 +111,11 @@ class _Routes:
             response = refusal(request, refused)
         except Exception:  # a fault of ours: never a traceback, the RM's catch-all instead
             log.exception("REST request %s %s failed", request.method, request.url.path)
-            response = refusal(request, Refused(
-                503, "WebApplicationException", "javax.ws.rs.WebApplicationException",
-                "fairshare could not answer this request (see the server log)"))
+            response = refusal(request, _catch_all())
         response.headers.update(hadoop_headers())
-        if cookie is not None:
+        if cookie is not None and _header_safe(cookie):
+            # a user.name a header cannot carry (beyond printable ASCII: a control character
+            # would split the header) names the caller of this request only, without a cookie
             response.headers.append("Set-Cookie", cookie)
         return response
 
@@ -155,6 +168,7 @@ def create_rest_app(control: Control, authorizer: Authorizer | None = None) -> F
     app.include_router(router)
     _errors(app, router)
     app.add_middleware(_TrailingSlash)
+    app.add_middleware(BodyLimit)  # outermost: no route reads a body past the limit
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 
@@ -296,9 +310,15 @@ def _write_routes(router: APIRouter, r: _Routes) -> None:
                  openapi_extra={"requestBody": BODIES["submission"]})
     async def submit(request: Request) -> Response:
         def build(caller: str, body: bytes) -> Response:
+            checked_text(caller, "user.name")  # stored with the app, written in every answer
             s = r.snapshot()
             sub = parse_submission(body, request.headers.get("content-type", ""), caller,
                                    s.types)
+            # YARN checks the AM's resource against the placed queue's maximum; the engine
+            # places the app after this, so the named queue's (FSQueue names: root.-prefixed)
+            queue = (sub.queue if sub.queue == "root" or sub.queue.startswith("root.")
+                     else f"root.{sub.queue}")
+            check_am_resource(sub, max_container_allocation(s, queue), s.types)
             if r.authz is not None:
                 r.authz.check_submit(sub, known=s.app(sub.application_id) is not None)
             r.control.submit(sub)
@@ -396,6 +416,15 @@ def _unmatched_routes(router: APIRouter, r: _Routes) -> None:
             return r.answer(request, build)
 
 
+def _header_safe(value: str) -> bool:
+    return all(" " <= c <= "~" for c in value)
+
+
+def _catch_all() -> Refused:
+    return Refused(503, "WebApplicationException", "javax.ws.rs.WebApplicationException",
+                   "fairshare could not answer this request (see the server log)")
+
+
 def _only_killed() -> Refused:
     """``updateAppState``: the only change of state a client may ask for."""
     return bad_request("Only 'KILLED' is allowed as a target state.")
@@ -424,10 +453,44 @@ def _allowed(router: APIRouter, path: str) -> list[str]:
 
 
 def _errors(app: FastAPI, router: APIRouter) -> None:
-    """Jersey's own answers for what matches no resource: 404 and 405, empty."""
+    """Jersey's own answers for what matches no resource: 404 and 405, empty; and for the
+    routes of the same app that are not YARN's (fairshare's extensions): a refusal as the
+    ``RemoteException`` it carries, what FastAPI refuses as a 400, a fault as the catch-all
+    503."""
+    @app.exception_handler(Refused)
+    async def refused(request: Request, exc: Refused) -> Response:
+        # a route of fairshare's own (extensions, under the same app) refusing as YARN does
+        response = refusal(request, exc)
+        response.headers.update(hadoop_headers())
+        return response
+
+    @app.exception_handler(Exception)
+    async def failed(request: Request, exc: Exception) -> Response:
+        # any route's fault: the RM's catch-all (as _Routes.answer), never a bare 500
+        log.error("request %s %s failed", request.method, request.url.path, exc_info=exc)
+        response = refusal(request, _catch_all())
+        response.headers.update(hadoop_headers())
+        return response
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        # fairshare's own routes (extensions) type their parameters and bodies: what FastAPI
+        # refuses is YARN's 400 naming the part, never FastAPI's 422
+        first = exc.errors()[0] if exc.errors() else {}
+        where = "" if first.get("type") == "json_invalid" else ".".join(
+            str(part) for part in first.get("loc", ()) if part != "body")
+        message = f"{where or 'the body'}: {first.get('msg', 'invalid')}"
+        response = refusal(request, bad_request(escaped(message)))
+        response.headers.update(hadoop_headers())
+        return response
+
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         headers = hadoop_headers()
+        if exc.status_code == 400:  # FastAPI could not read a body (not UTF-8): YARN's 400
+            response = refusal(request, bad_request(f"the body: {exc.detail}"))
+            response.headers.update(headers)
+            return response
         if exc.status_code == 405:
             headers["Allow"] = ",".join(_allowed(router, request.url.path))
         return Response(status_code=exc.status_code, headers=headers)
@@ -435,13 +498,17 @@ def _errors(app: FastAPI, router: APIRouter) -> None:
 
 def _openapi(app: FastAPI) -> dict[str, Any]:
     """FastAPI's document without the 422 it adds to every route with parameters: no
-    route here answers 422 (every parameter is read as text and checked as YARN checks it)."""
+    route answers 422 (YARN's routes read every parameter as text and check it as YARN
+    does; fairshare's own answer what FastAPI refuses as a 400, ``_errors``); every route
+    with a body may answer 413 (the body limit)."""
     if app.openapi_schema is None:
         schema = get_openapi(title=app.title, version=app.version,
                              description=app.description, routes=app.routes)
         for operations in schema.get("paths", {}).values():
             for operation in operations.values():
                 operation.get("responses", {}).pop("422", None)
+                if "requestBody" in operation:  # rest/limits.py: past the limit, 413
+                    operation["responses"].setdefault("413", own_responses(413)[413])
         components: Mapping[str, Any] = schema.get("components", {}).get("schemas", {})
         for name in ("HTTPValidationError", "ValidationError"):
             if isinstance(components, dict):

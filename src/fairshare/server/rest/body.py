@@ -7,11 +7,18 @@ list, and every scalar is text to JAXB (``"priority":"1"`` reads as 1). :class:`
 either as field → list of values; the readers below accept what JAXB accepts for each type
 and refuse the rest with YARN's ``BadRequestException`` naming the field (where JAXB would
 quietly read a bad number as 0: docs/rest.md).
+
+A JSON body's text is refused where it holds a character no XML 1.0 document can carry (C0
+controls but tab, line feed and carriage return; U+FFFE, U+FFFF; half of a surrogate pair,
+as ``"\\ud800"`` gives): an XML body cannot hold them at all (JAXB's parser refuses it), and
+the server's XML answers, and its pages' history, could not write them (docs/serve.md, "Bad
+input").
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,7 +71,61 @@ def _json(body: bytes) -> Fields:
         raise unreadable(f"the body is not JSON: {e}") from None
     if not isinstance(doc, Fields):
         raise unreadable("the body is not a JSON object")
+    _check_text(doc, "")
     return doc
+
+
+# XML 1.0's Char production, negated: what no XML document (so no JAXB answer) can hold
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def unwritable(text: str) -> str | None:
+    """Why ``text`` cannot be written into an answer (see the module docstring), or None."""
+    found = _NOT_XML.search(text)
+    if found is None:
+        return None
+    code = ord(found.group())
+    if 0xD800 <= code <= 0xDFFF:
+        return f"U+{code:04X} (half of a surrogate pair, not a character)"
+    return f"U+{code:04X} (a character no XML document can carry)"
+
+
+def checked_text(value: str, where: str) -> str:
+    """``value``, or YARN's 400 naming ``where`` if it holds what no answer can carry."""
+    why = unwritable(value)
+    if why is not None:
+        raise bad_request(f"{escaped(where)}: contains {why}")
+    return value
+
+
+def escaped(text: str) -> str:
+    """``text`` with what no answer can carry written as ``\\uXXXX`` (to name it safely)."""
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def check_json_text(value: object, path: str = "") -> None:
+    """:func:`checked_text` over every key and string of a parsed JSON document."""
+    if isinstance(value, str):
+        checked_text(value, path or "the body")
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            where = _where(path, str(name))
+            checked_text(str(name), where)
+            check_json_text(item, where)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            check_json_text(item, f"{path}[{i}]")
+
+
+def _check_text(value: Raw, path: str) -> None:
+    if isinstance(value, str):
+        checked_text(value, path or "the body")
+    elif isinstance(value, Fields):
+        for name, items in value.values.items():
+            where = _where(path, name)
+            checked_text(name, where)
+            for item in items:
+                _check_text(item, where)
 
 
 def _xml(body: bytes, root: str) -> Fields:

@@ -138,7 +138,9 @@ def to_json(doc: Obj) -> bytes:
         if isinstance(content, Obj):
             doc = content
     _json_obj(doc, out)
-    return "".join(out).encode("utf-8")
+    # a lone surrogate becomes "?", as Java's UTF-8 encoder writes it (a safety net: bodies
+    # holding one are refused, rest/body.py)
+    return "".join(out).encode("utf-8", "replace")
 
 
 def _present(value: Value) -> bool:
@@ -209,7 +211,9 @@ def to_xml(doc: Obj) -> bytes:
         raise ValueError("an XML document has exactly one root element")
     out = [XML_DECLARATION]
     _xml_element(roots[0][0], roots[0][1], out, xsi_declared=False)
-    return "".join(out).encode("utf-8")
+    # a lone surrogate becomes "?", as Java's UTF-8 encoder writes it (a safety net: bodies
+    # holding one are refused, rest/body.py)
+    return "".join(out).encode("utf-8", "replace")
 
 
 def _xml_element(name: str, value: Value, out: list[str], *, xsi_declared: bool) -> None:

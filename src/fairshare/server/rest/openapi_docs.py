@@ -45,6 +45,33 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return out
 
 
+_OWN_MEANING = {
+    200: "the answer (JSON)",
+    204: "done (empty)",
+    400: "BadRequestException (or the AM protocol's YARN exception): a malformed parameter "
+         "or body, the field named",
+    401: "AuthorizationException: no Authorization: Bearer token of a live attempt",
+    403: "ForbiddenException: with yarn.acl.enable, only yarn.admin.acl may manage nodes",
+    404: "NotFoundException: no such app, container or node",
+    413: "WebApplicationException: the body is larger than the server reads (docs/serve.md)",
+}
+
+
+def own_responses(*codes: int, stream: bool = False) -> dict[int | str, dict[str, Any]]:
+    """The ``responses`` of one of fairshare's own routes (the extensions, the AM protocol):
+    JSON always (they do not negotiate), errors as a ``RemoteException``."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for code in codes:
+        entry: dict[str, Any] = {"description": _OWN_MEANING[code]}
+        if code == 200:
+            entry["content"] = ({"text/event-stream": {"schema": {"type": "string"}}}
+                                if stream else {JSON_TYPE: {"schema": _DOC}})
+        elif code != 204:
+            entry["content"] = {JSON_TYPE: {"schema": _REMOTE}}
+        out[code] = entry
+    return out
+
+
 def _body(root: str, example: dict[str, Any], description: str) -> dict[str, Any]:
     return {"required": True, "description": description, "content": {
         "application/json": {"schema": {"type": "object"}, "example": example},

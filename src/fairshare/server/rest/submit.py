@@ -44,6 +44,9 @@ from fairshare.web.moments import duration_ms
 # check (tests/test_citations.py) does not take the bare word at its end for a cited document
 AM_CONTAINER_SPEC = "am-container-" + "spe" + "c"
 ROOT = "application-submission-context"  # ApplicationSubmissionContextInfo's XML root
+APPLICATION_TYPE_LENGTH = 20  # YarnConfiguration.APPLICATION_TYPE_LENGTH
+MAX_TAGS = 10  # yarn.resourcemanager.application.max-tags' default
+MAX_TAG_LENGTH = 100  # yarn.resourcemanager.application.max-tag.length's default
 TASK_PRIORITY = 20  # the simulator's task groups' default priority (TaskGroup)
 TASK_FIELDS = ("count", "memory-mb", "vcores", "duration-ms", "priority")
 SHELL_FIELDS = ("num-containers", "shell-command", "container-memory", "container-vcores",
@@ -87,6 +90,7 @@ def parse_submission(body: bytes, content_type: str, user: str, types: ResourceT
         raise bad_request(f"Could not parse application id {app_id}") from None
     spec = nested(f, AM_CONTAINER_SPEC) or Fields()
     tags = _tags(f)
+    _check_tags(tags)
     tasks, shell = _extension(f, tags, types)
     return Submission(
         application_id=app_id,
@@ -97,7 +101,8 @@ def parse_submission(body: bytes, content_type: str, user: str, types: ResourceT
         am_resource=_resource(nested(f, "resource") or Fields(), "resource", types),
         unmanaged=bool(boolean(f, "unmanaged-AM")),
         max_attempts=integer(f, "max-app-attempts") or 0,
-        application_type=text(f, "application-type") or "YARN",
+        # ClientRMService.submitApplication cuts a longer type to APPLICATION_TYPE_LENGTH
+        application_type=(text(f, "application-type") or "YARN")[:APPLICATION_TYPE_LENGTH],
         tags=tags,
         node_label_expression=text(f, "app-node-label-expression") or "",
         am_command=_command(spec),
@@ -128,6 +133,57 @@ def _tags(f: Fields) -> tuple[str, ...]:
         if tag and tag not in out:
             out.append(tag)
     return tuple(out)
+
+
+def _check_tags(tags: tuple[str, ...]) -> None:
+    """``ClientRMService.checkTags``: its ``IllegalArgumentException`` reaches the client
+    wrapped by ``RPCUtil.getRemoteException`` (a ``YarnException`` whose message is the
+    cause's ``toString``), then by ``RMWebServices.submitApplication``'s
+    ``BadRequestException``."""
+    def refused(message: str) -> Refused:
+        return bad_request(f"java.lang.IllegalArgumentException: {message}")
+
+    if len(tags) > MAX_TAGS:
+        raise refused(f"Too many applicationTags, a maximum of only {MAX_TAGS} are allowed!")
+    for tag in tags:
+        if len(tag) > MAX_TAG_LENGTH:
+            raise refused(f"Tag {tag} is too long, maximum allowed length of a tag is "
+                          f"{MAX_TAG_LENGTH}")
+        if not all(" " <= c <= "~" for c in tag):  # StringUtils.isAsciiPrintable
+            raise refused(f"A tag can only have ASCII characters! Invalid tag - {tag}")
+
+
+def check_am_resource(sub: Submission, maximum: Resource, types: ResourceTypes) -> None:
+    """``RMAppManager.validateAndCreateResourceRequest``: a managed AM's resource is checked
+    against ``getMaximumResourceCapability(queue)`` by
+    ``SchedulerUtils.checkResourceRequestAgainstAvailableResource``, type by type, before the
+    app exists; the ``InvalidResourceRequestException`` reaches the client as
+    ``RMWebServices.submitApplication``'s ``BadRequestException`` with its message."""
+    if sub.unmanaged:
+        return
+    asked = sub.am_resource
+    for name, want, most in zip(types.names, asked.values, maximum.values, strict=True):
+        if want < 0:
+            raise bad_request(
+                "Invalid resource request! Cannot allocate containers as requested resource "
+                f"is less than 0! Requested resource type=[{name}], Requested resource="
+                f"{yarn_resource(types, asked)}")
+        if want > most:
+            raise bad_request(
+                "Invalid resource request! Cannot allocate containers as requested resource "
+                f"is greater than maximum allowed allocation. Requested resource type=[{name}]"
+                f", Requested resource={yarn_resource(types, asked)}, maximum allowed "
+                f"allocation={yarn_resource(types, maximum)}, please note that maximum allowed "
+                "allocation is calculated by scheduler based on maximum resource of registered "
+                "NodeManagers, which might be less than configured maximum allocation="
+                f"{yarn_resource(types, maximum)}")
+
+
+def yarn_resource(types: ResourceTypes, r: Resource) -> str:
+    """``Resource.toString``: ``<memory:M, vCores:V>``, then each other type that is not 0."""
+    others = "".join(f", {name}: {v}" for name, v in zip(types.names[2:], r.values[2:],
+                                                        strict=True) if v != 0)
+    return f"<memory:{r.values[0]}, vCores:{r.values[1]}{others}>"
 
 
 def _command(spec: Fields) -> str | None:
@@ -162,8 +218,9 @@ def _entries(f: Fields, name: str, path: str) -> tuple[tuple[str, str], ...]:
 def _resource(f: Fields, path: str, types: ResourceTypes) -> Resource:
     """``ResourceInfo``: ``memory``, ``vCores`` (and, for custom types,
     ``resourceInformations.resourceInformation[{name, value}]``)."""
-    values = {MEMORY: integer(f, "memory", path, bits=64, minimum=0) or 0,
-              VCORES: integer(f, "vCores", path, minimum=0) or 0}
+    # negative amounts are read (JAXB does) and refused by check_am_resource, as YARN does
+    values = {MEMORY: integer(f, "memory", path, bits=64) or 0,
+              VCORES: integer(f, "vCores", path) or 0}
     infos = nested(f, "resourceInformations", path)
     if infos is not None:
         def info(e: Fields, where: str) -> None:
@@ -171,7 +228,7 @@ def _resource(f: Fields, path: str, types: ResourceTypes) -> Resource:
             if name is not None and name not in (MEMORY, VCORES):
                 if name not in types.names:
                     raise bad_request(f"{where}.name: unknown resource type {name!r}")
-                values[name] = integer(e, "value", where, bits=64, minimum=0) or 0
+                values[name] = integer(e, "value", where, bits=64) or 0
         each(infos, "resourceInformation", f"{path}.resourceInformations", info)
     return types.of(values)
 
