@@ -1,6 +1,8 @@
 """The server's one ASGI app: YARN's REST API (``rest/``), fairshare's extensions
 (``extensions.py``), the AM protocol (``am_routes.py``), and the pages and ``/metrics`` that
-``watch`` shows too (``pages.py``, mounted last: it answers every other path)."""
+``watch`` shows too (``pages.py``, mounted last: it answers every other path), every request
+authenticated by one authenticator (``auth.py``) but the AM protocol's, which has its own
+tokens."""
 
 from __future__ import annotations
 
@@ -9,14 +11,15 @@ from typing import Any
 from fastapi import FastAPI
 
 from fairshare.server.am_routes import PREFIX as AM_PREFIX
+from fairshare.server.auth import Authenticator
 from fairshare.server.extensions import extensions_router
 from fairshare.server.loop import EngineLoop
 from fairshare.server.rest.app import create_rest_app
 
 
-def create_server_app(loop: EngineLoop, *, am_router: Any = None, pages: Any = None
-                      ) -> FastAPI:
-    app = create_rest_app(loop)
+def create_server_app(loop: EngineLoop, *, am_router: Any = None, pages: Any = None,
+                      auth: Authenticator | None = None) -> FastAPI:
+    app = create_rest_app(loop, auth, own_auth=(AM_PREFIX,))
     app.include_router(extensions_router(loop))
     if am_router is not None:
         app.include_router(am_router, prefix=AM_PREFIX)  # docs/am-protocol.md's paths

@@ -23,6 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fairshare.server.auth import Authenticate, Authenticator, PseudoAuth, caller_of
 from fairshare.server.control import Control, Refused, bad_request, not_found
 from fairshare.server.rest import daos
 from fairshare.server.rest.body import Fields, integer, parse_body, text
@@ -30,7 +31,6 @@ from fairshare.server.rest.dao_apps import ENDED
 from fairshare.server.rest.ids import canonical_app_id, canonical_node_id
 from fairshare.server.rest.negotiate import (
     JerseyResponse,
-    SimpleAuth,
     XmlResponse,
     hadoop_headers,
     refusal,
@@ -71,18 +71,16 @@ class _TrailingSlash:
 
 
 class _Routes:
-    """The handlers, over one control and one authenticator."""
+    """The handlers, over one control."""
 
     def __init__(self, control: Control) -> None:
         self.control = control
-        self.auth = SimpleAuth()
 
     # -- the frame every answer goes through ---------------------------------------------
 
     def answer(self, request: Request, build: Callable[[str], Response]) -> Response:
-        caller, cookie = self.auth.caller(request)
         try:
-            response = build(caller)
+            response = build(caller_of(request).user)
         except Refused as refused:
             response = refusal(request, refused)
         except Exception:  # a fault of ours: never a traceback, the RM's catch-all instead
@@ -91,8 +89,6 @@ class _Routes:
                 503, "WebApplicationException", "javax.ws.rs.WebApplicationException",
                 "fairshare could not answer this request (see the server log)"))
         response.headers.update(hadoop_headers())
-        if cookie is not None:
-            response.headers.append("Set-Cookie", cookie)
         return response
 
     async def answer_body(self, request: Request, build: Callable[[str, bytes], Response]
@@ -128,9 +124,11 @@ class _Routes:
         return parse_body(body, kind, root)
 
 
-def create_rest_app(control: Control) -> FastAPI:
+def create_rest_app(control: Control, auth: Authenticator | None = None,
+                    own_auth: tuple[str, ...] = ()) -> FastAPI:
     """The REST API over ``control``: ``/ws/v1/cluster/…`` and the OpenAPI document at
-    ``/openapi.json``."""
+    ``/openapi.json``; every request of the app (and of what is added to it) authenticated by
+    ``auth`` (simple authentication by default), but those under ``own_auth``'s paths."""
     app = FastAPI(title="fairshare serve — YARN ResourceManager REST API v1",
                   version=RM_VERSION, redirect_slashes=False,
                   description="Hadoop 3.4's RM REST API as fairshare serves it (docs/rest.md).")
@@ -143,6 +141,7 @@ def create_rest_app(control: Control) -> FastAPI:
     app.include_router(router)
     _errors(app, router)
     app.add_middleware(_TrailingSlash)
+    app.add_middleware(Authenticate, authenticator=auth or PseudoAuth(), own_auth=own_auth)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 
