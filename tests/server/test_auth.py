@@ -22,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import argon2
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -118,14 +119,14 @@ def submitted_as(client: TestClient, control: FakeControl, headers: dict[str, st
     return control.submitted[app_id].user
 
 
-def assert_401(response: object, scheme: str) -> None:
-    assert getattr(response, "status_code") == 401
-    headers = getattr(response, "headers")
+def assert_401(response: httpx.Response, scheme: str) -> None:
+    assert response.status_code == 401
+    headers = response.headers
     challenge = headers["www-authenticate"]
     if scheme == "basic":
-        assert challenge == 'Basic realm="fairshare", charset="UTF-8"'  # RFC 7617 §2.1
+        assert challenge == 'Basic realm="fairshare", charset="UTF-8"'  # RFC 7617, section 2.1
     else:
-        assert challenge.startswith('Bearer realm="fairshare"')  # RFC 6750 §3
+        assert challenge.startswith('Bearer realm="fairshare"')  # RFC 6750, section 3
     assert "set-cookie" not in headers
     assert headers["x-content-type-options"] == "nosniff"  # Hadoop's headers on it too
 

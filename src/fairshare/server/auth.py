@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -84,7 +85,7 @@ class Caller:
 
 class Unauthenticated(Exception):
     """A request without acceptable credentials: ``reason`` for the log (no secret in it),
-    ``user`` when the credentials named one, ``error`` for a bearer challenge (RFC 6750 §3:
+    ``user`` when the credentials named one, ``error`` for a bearer challenge (RFC 6750, section 3:
     ``invalid_token`` when a token was given)."""
 
     def __init__(self, reason: str, user: str | None = None, error: str | None = None) -> None:
@@ -188,6 +189,7 @@ class BasicAuth(_UsersGroups):
 
     def __init__(self, users: UsersSource) -> None:
         self.users = users
+        self._source = users
         self._hasher = argon2.PasswordHasher()
         self._key = secrets.token_bytes(32)
         self._verified: OrderedDict[bytes, tuple[float, str]] = OrderedDict()
@@ -196,7 +198,7 @@ class BasicAuth(_UsersGroups):
 
     def authenticate(self, request: Request) -> Caller:
         user, password = _basic_credentials(request.headers.get("authorization"))
-        entry = self.users.current().get(user)
+        entry = self._source.current().get(user)
         if entry is None or entry.password is None:
             self._waste_time(password)
             raise Unauthenticated("unknown user" if entry is None else "the user has no "
@@ -220,10 +222,8 @@ class BasicAuth(_UsersGroups):
     def _waste_time(self, password: bytes) -> None:
         if self._dummy is None:
             self._dummy = self._hasher.hash(secrets.token_bytes(16))
-        try:
+        with contextlib.suppress(VerificationError, InvalidHashError):
             self._hasher.verify(self._dummy, password)
-        except (VerificationError, InvalidHashError):
-            pass
 
     def challenge(self, failure: Unauthenticated) -> str:
         return f'Basic realm="{REALM}", charset="UTF-8"'
@@ -237,11 +237,12 @@ class TokenAuth(_UsersGroups):
 
     def __init__(self, users: UsersSource, now: Callable[[], datetime] | None = None) -> None:
         self.users = users
+        self._source = users
         self._now = now or (lambda: datetime.now(UTC))
         self._index: tuple[Users, dict[str, tuple[str, datetime | None]]] | None = None
 
     def _tokens(self) -> dict[str, tuple[str, datetime | None]]:
-        users = self.users.current()
+        users = self._source.current()
         if self._index is None or self._index[0] is not users:
             index = {t.digest: (u.name, t.expires) for u in users.users.values()
                      for t in u.tokens}
