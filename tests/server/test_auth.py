@@ -412,3 +412,49 @@ def test_a_failed_token_is_a_warning_that_does_not_hold_it(token: tuple[TestClie
     assert "no user: unknown token" in failures[0].getMessage()
     assert "not-a-token-xyz" not in caplog.text and TOKENS["alice"] not in caplog.text
     assert json.dumps(TOKENS["alice"])[1:-1] not in caplog.text
+
+
+# -- what passes without the users' authentication ------------------------------------------
+
+AM = "/ws/v1/fairshare/am"
+
+
+@pytest.mark.parametrize(("path", "exempt"), [
+    (f"{AM}/register", True), (f"{AM}/register/", True), (AM, True),
+    (f"{AM}/containers/container_1_0001_01_000002/start", True),
+    # paths that only start like the AM protocol's and would be routed elsewhere
+    (f"{AM}/../../cluster/apps", False), (f"{AM}/..", False), (f"{AM}/./register", False),
+    (f"{AM}//register", False), (f"{AM}x/register", False), ("/ws/v1/fairshare/amx", False),
+    ("/ws/v1/cluster/apps", False), ("/", False),
+])
+def test_only_the_am_protocols_own_paths_skip_authentication(path: str, exempt: bool) -> None:
+    from starlette.applications import Starlette
+
+    from fairshare.server.auth import Authenticate
+
+    middleware = Authenticate(Starlette(), PseudoAuth(), own_auth=(AM,))
+    assert middleware._exempt(path) is exempt
+
+
+def test_a_websocket_without_credentials_is_closed_as_a_policy_violation(users_file: Path
+                                                                         ) -> None:
+    from starlette.applications import Starlette
+    from starlette.routing import WebSocketRoute
+    from starlette.websockets import WebSocket, WebSocketDisconnect
+
+    from fairshare.server.auth import Authenticate, caller_of
+
+    async def hello(socket: WebSocket) -> None:
+        await socket.accept()
+        await socket.send_text(caller_of(socket).user)
+        await socket.close()
+
+    inner = Starlette(routes=[WebSocketRoute("/ws/echo", hello)])
+    wrapped = Authenticate(inner, authenticator_for("token", users_file))
+    with TestClient(wrapped) as client:
+        with pytest.raises(WebSocketDisconnect) as closed, client.websocket_connect("/ws/echo"):
+            pass
+        assert closed.value.code == 1008
+        with client.websocket_connect("/ws/echo", headers={
+                "Authorization": f"Bearer {TOKENS['bob']}"}) as socket:
+            assert socket.receive_text() == "bob"

@@ -49,7 +49,7 @@ from typing import Any, Protocol
 import argon2
 from argon2.exceptions import InvalidHashError, VerificationError
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -60,13 +60,15 @@ from fairshare.server.rest.negotiate import SimpleAuth, hadoop_headers, render, 
 from fairshare.server.users import Users, read_users, token_digest
 
 __all__ = ["SCHEMES", "Authenticate", "Authenticator", "BasicAuth", "Caller", "PseudoAuth",
-           "TokenAuth", "Unauthenticated", "UsersSource", "authenticator_for", "caller_of"]
+           "TokenAuth", "Unauthenticated", "UsersSource", "authenticator_for", "authenticator_of",
+           "caller_of"]
 
 log = logging.getLogger("fairshare.serve.auth")
 
 SCHEMES = ("pseudo", "basic", "token")
 REALM = "fairshare"
 CALLER = "fairshare.caller"  # the scope's key for the request's Caller
+AUTHENTICATOR = "fairshare.authenticator"  # and for the authenticator that named it
 CHECK_EVERY_S = 1.0  # how often the users file is looked at for a change
 VERIFIED_FOR_S = 60.0  # how long a verified Basic credential is believed without argon2
 VERIFIED_MAX = 1024  # credentials remembered at most (the oldest forgotten first)
@@ -99,8 +101,9 @@ class Authenticator(Protocol):
     scheme: str
     costly: bool  # authenticating may take long (argon2): run it off the event loop
 
-    def authenticate(self, request: Request) -> Caller:
-        """The caller of ``request``; :class:`Unauthenticated` when it must not be served."""
+    def authenticate(self, request: HTTPConnection) -> Caller:
+        """The caller of ``request`` (an HTTP request or a WebSocket's opening);
+        :class:`Unauthenticated` when it must not be served."""
 
     def groups_of(self, user: str) -> tuple[str, ...] | None:
         """``user``'s groups as the users file lists them; None when it does not say."""
@@ -169,7 +172,7 @@ class PseudoAuth(_UsersGroups):
         self.users = users
         self.simple = simple or SimpleAuth()
 
-    def authenticate(self, request: Request) -> Caller:
+    def authenticate(self, request: HTTPConnection) -> Caller:
         user, cookie = self.simple.caller(request)
         return Caller(user, self.groups_of(user), cookie)
 
@@ -196,7 +199,7 @@ class BasicAuth(_UsersGroups):
         self._lock = threading.Lock()
         self._dummy: str | None = None
 
-    def authenticate(self, request: Request) -> Caller:
+    def authenticate(self, request: HTTPConnection) -> Caller:
         user, password = _basic_credentials(request.headers.get("authorization"))
         entry = self._source.current().get(user)
         if entry is None or entry.password is None:
@@ -249,7 +252,7 @@ class TokenAuth(_UsersGroups):
             self._index = (users, index)
         return self._index[1]
 
-    def authenticate(self, request: Request) -> Caller:
+    def authenticate(self, request: HTTPConnection) -> Caller:
         header = request.headers.get("authorization")
         if header is None:
             raise Unauthenticated("no credentials")
@@ -312,12 +315,20 @@ def authenticator_for(scheme: str, users: Path | None) -> Authenticator:
 
 # -- the middleware ----------------------------------------------------------------------------
 
-def caller_of(request: Request) -> Caller:
+def caller_of(request: HTTPConnection) -> Caller:
     """The caller :class:`Authenticate` named for ``request``."""
     caller = request.scope.get(CALLER)
     if not isinstance(caller, Caller):
         raise LookupError("no caller: the request did not pass through Authenticate")
     return caller
+
+
+def authenticator_of(request: HTTPConnection) -> Authenticator:
+    """The authenticator that named ``request``'s caller (its ``groups_of`` for other users)."""
+    auth = request.scope.get(AUTHENTICATOR)
+    if auth is None:
+        raise LookupError("no authenticator: the request did not pass through Authenticate")
+    return auth  # type: ignore[no-any-return]
 
 
 class Authenticate:
@@ -331,13 +342,21 @@ class Authenticate:
         self.own_auth = own_auth
 
     def _exempt(self, path: str) -> bool:
-        return any(path == p or path.startswith(p + "/") for p in self.own_auth)
+        for prefix in self.own_auth:
+            if path == prefix or path.startswith(prefix + "/"):
+                # no dot segments: a path that only starts like the AM protocol's and is
+                # routed elsewhere (the pages answer every other path) gets no pass
+                parts = path[len(prefix) + 1:].split("/")
+                if parts[-1] == "":  # a trailing slash (Jersey's /apps/ is /apps)
+                    parts.pop()
+                return all(part not in ("", ".", "..") for part in parts)
+        return False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self._exempt(scope.get("path", "")):
-            await self.app(scope, receive, send)
+        if scope["type"] not in ("http", "websocket") or self._exempt(scope.get("path", "")):
+            await self.app(scope, receive, send)  # lifespan; the AM protocol's own check
             return
-        request = Request(scope)
+        request = HTTPConnection(scope)
         auth = self.authenticator
         try:
             if auth.costly:
@@ -346,9 +365,13 @@ class Authenticate:
                 caller = auth.authenticate(request)
         except Unauthenticated as failure:
             _log_failure(request, auth.scheme, failure)
-            await unauthorized(request, auth.challenge(failure))(scope, receive, send)
+            if scope["type"] == "websocket":  # 1008: policy violation (RFC 6455, 7.4.1)
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            await unauthorized(Request(scope), auth.challenge(failure))(scope, receive, send)
             return
         scope[CALLER] = caller
+        scope[AUTHENTICATOR] = auth
         if caller.cookie is None:
             await self.app(scope, receive, send)
             return
@@ -388,11 +411,12 @@ def _accepting_json(request: Request) -> Request:
     return Request(scope)
 
 
-def _log_failure(request: Request, scheme: str, failure: Unauthenticated) -> None:
+def _log_failure(request: HTTPConnection, scheme: str, failure: Unauthenticated) -> None:
     who = f"user {failure.user!r}" if failure.user is not None else "no user"
     client = request.client.host if request.client else "?"
     log.warning("%s authentication failed for %s: %s (%s %s from %s)", scheme, who,
-                failure.reason, request.method, _shown(request.scope.get("path", "")), client)
+                failure.reason, request.scope.get("method", "WebSocket"),
+                _shown(request.scope.get("path", "")), client)
 
 
 def _shown(text: str) -> str:
