@@ -73,6 +73,12 @@ CHECK_EVERY_S = 1.0  # how often the users file is looked at for a change
 VERIFIED_FOR_S = 60.0  # how long a verified Basic credential is believed without argon2
 VERIFIED_MAX = 1024  # credentials remembered at most (the oldest forgotten first)
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
+# the 401's message: the same whatever was wrong (the log says what), so that it does not tell
+# which users exist
+BASIC_REQUIRED = ("Authentication required: HTTP Basic with the name and password of a user "
+                  "of this server (missing, malformed or wrong)")
+TOKEN_REQUIRED = ("Authentication required: a bearer token of this server (missing, "
+                  "malformed, unknown or expired)")
 
 
 @dataclass(frozen=True)
@@ -390,9 +396,7 @@ def unauthorized(request: Request, challenge: str) -> Response:
     """The 401: for YARN's and fairshare's web services a ``RemoteException`` (JSON, or XML
     when asked for), as ``GenericExceptionHandler`` writes every refusal; for the pages and
     ``/metrics`` plain text. Either with the scheme's challenge and Hadoop's headers."""
-    message = ("Authentication required: this server takes "
-               f"{challenge.split(' ', 1)[0]} credentials (the user name or password, or the "
-               "token, was missing, malformed, wrong or expired)")
+    message = BASIC_REQUIRED if challenge.startswith("Basic") else TOKEN_REQUIRED
     headers = {**hadoop_headers(), "WWW-Authenticate": challenge}
     if request.scope.get("path", "").startswith("/ws/"):
         refused = Refused(401, "AuthenticationException",
