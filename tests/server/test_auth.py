@@ -462,3 +462,13 @@ def test_a_websocket_without_credentials_is_closed_as_a_policy_violation(users_f
         with client.websocket_connect("/ws/echo", headers={
                 "Authorization": f"Bearer {TOKENS['bob']}"}) as socket:
             assert socket.receive_text() == "bob"
+
+
+def test_a_users_file_that_disappears_keeps_the_last_good_one(
+        users_file: Path, caplog: pytest.LogCaptureFixture) -> None:
+    source = UsersSource(users_file, check_every_s=0)
+    users_file.unlink()
+    with caplog.at_level(logging.WARNING, "fairshare.serve.auth"):
+        assert set(source.current().users) == {"alice", "bob", "carol", "dave"}
+        source.current()
+    assert caplog.text.count("cannot be read any more") == 1  # said once, not per request

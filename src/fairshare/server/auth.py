@@ -143,6 +143,10 @@ class UsersSource:
         with self._lock:
             self._checked = time.monotonic()
             key = self._stat()
+            if key is None and self._key is not None:
+                self._key = None
+                log.warning("users file %s cannot be read any more: the last good one is "
+                            "kept", self.path)
             if key is not None and key != self._key:
                 self._key = key
                 try:
