@@ -71,7 +71,7 @@ class Cluster:
             engine.add_node(name, r(8192, 8))
         self.control = FakeControl(engine)
         self.authorizer = Authorizer(engine, site, owner="rmowner")
-        self.client = TestClient(create_rest_app(self.control, self.authorizer))
+        self.client = TestClient(create_rest_app(self.control, authorizer=self.authorizer))
         self.apps: dict[str, str] = {}
 
     def submit(self, name: str, user: str | None, queue: str,
@@ -363,7 +363,7 @@ def test_roots_default_lets_everyone_submit_and_administer() -> None:
     for name in NODES:
         engine.add_node(name, r(8192, 8))
     control = FakeControl(engine)
-    with TestClient(create_rest_app(control, Authorizer(engine, site, owner="yarn"))) as client:
+    with TestClient(create_rest_app(control, authorizer=Authorizer(engine, site, owner="yarn"))) as client:
         ids = []
         for user, queue in (("alice", "root.a"), ("bob", "root.a"), ("bob", "root.new")):
             client.cookies.clear()

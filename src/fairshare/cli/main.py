@@ -25,6 +25,7 @@ from fairshare.cli.report import report_command
 from fairshare.cli.run import run as run_command
 from fairshare.cli.run import simulate as simulate_command
 from fairshare.cli.serve import serve as serve_command
+from fairshare.cli.serve_users import users_app
 from fairshare.cli.shares import shares as shares_command
 from fairshare.cli.sweep import sweep as sweep_command
 from fairshare.cli.validate import validate as validate_command
@@ -73,6 +74,7 @@ app.command("import")(import_command)
 app.add_typer(workload_app, name="workload")
 app.add_typer(watch_app, name="watch")
 app.command("serve")(serve_command)
+app.add_typer(users_app, name="serve-users")
 
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it

@@ -1,8 +1,11 @@
 """``fairshare serve``: the engine as a live ResourceManager (docs/serve.md).
 
 Everything given is checked before anything starts (exit 2, the option or file:line named, no
-output written); the address is bound before the engine starts, so a port in use starts
-nothing. Ctrl-C or SIGTERM stop it gracefully: requests in flight are answered, every
+output written): the users file, the TLS certificate and key (loaded as uvicorn will load
+them), and whether the address may be served with the authentication asked for — off loopback
+only with ``basic`` or ``token`` over TLS, or with ``--insecure`` (docs/serve.md "Security:
+authentication and TLS"). The address is bound before the engine starts, so a port in use
+starts nothing. Ctrl-C or SIGTERM stop it gracefully: requests in flight are answered, every
 container is stopped (by process id), the session's journal and outputs are closed; exit 0.
 """
 
@@ -12,6 +15,7 @@ import ipaddress
 import json
 import logging
 import signal
+import ssl
 import sys
 import threading
 import time
@@ -22,6 +26,7 @@ from typing import Annotated, Any
 import typer
 
 from fairshare.cli.common import bind_listening, err, fail, guarded, out
+from fairshare.config.files import file_problem
 from fairshare.watch.options import listen_address
 
 DEFAULT_LISTEN = "127.0.0.1:8088"  # the RM's own default web address port
@@ -30,6 +35,12 @@ DEFAULT_LISTEN = "127.0.0.1:8088"  # the RM's own default web address port
 class LogFormat(StrEnum):
     TEXT = "text"
     JSON = "json"
+
+
+class AuthScheme(StrEnum):
+    PSEUDO = "pseudo"
+    BASIC = "basic"
+    TOKEN = "token"
 
 
 class _JsonLines(logging.Formatter):
@@ -51,6 +62,75 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False  # another host name: it may resolve to anything
+
+
+class _Encrypted(Exception):
+    """The key asks for a password (OpenSSL would prompt for it on the terminal)."""
+
+
+def _no_password() -> str:
+    raise _Encrypted
+
+
+def check_tls(cert: Path | None, key: Path | None) -> bool:
+    """Whether TLS is asked for; the certificate and key loaded as uvicorn will load them
+    (``SSLContext.load_cert_chain``), any problem exit 2 naming the option."""
+    if cert is None:
+        if key is not None:
+            raise fail(["--tls-key: give the certificate it is the key of, --tls-cert"])
+        return False
+    for option, path in (("--tls-cert", cert), ("--tls-key", key)):
+        problem = None if path is None else file_problem(path)
+        if problem is not None:
+            raise fail([f"{option}: {path}: {problem.reason}"])
+    try:
+        ssl.create_default_context().load_verify_locations(cafile=str(cert))
+    except (ssl.SSLError, OSError, ValueError):
+        raise fail([f"--tls-cert: {cert}: not a PEM certificate (-----BEGIN CERTIFICATE-----)"
+                    ]) from None
+    keyed = "--tls-key" if key is not None else "--tls-cert"
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(cert, key, _no_password)
+    except _Encrypted:
+        raise fail([f"{keyed}: the private key is encrypted; give an unencrypted key (the "
+                    "server cannot ask for its password)"]) from None
+    except ssl.SSLError as e:
+        if e.reason == "KEY_VALUES_MISMATCH":
+            raise fail([f"{keyed}: {key or cert}: the private key does not match the "
+                        f"certificate of --tls-cert {cert}"]) from None
+        if key is None:
+            raise fail([f"--tls-cert: {cert} holds no private key: give it as --tls-key"]
+                       ) from None
+        raise fail([f"--tls-key: {key}: not a PEM private key"]) from None
+    except OSError as e:
+        raise fail([f"{keyed}: {key or cert}: {e.strerror or e}"]) from None
+    return True
+
+
+def check_exposure(host: str, scheme: AuthScheme, tls: bool, insecure: bool) -> str | None:
+    """Whether ``host`` may be served with ``scheme`` (exit 2 if not); the warning to log when
+    it is served only because of ``--insecure``."""
+    if is_loopback(host):
+        return None
+    if scheme is AuthScheme.PSEUDO:
+        if not insecure:
+            # YARN's simple authentication (PseudoAuthenticationHandler) takes ?user.name= on
+            # trust: off loopback anyone could act as anyone
+            raise fail([f"--listen: {host} is not a loopback address, and simple "
+                        "authentication (?user.name=, else dr.who) lets whoever can reach it "
+                        "act as any user; listen on 127.0.0.1, use --auth basic or token with "
+                        "--tls-cert, or give --insecure if that is meant"])
+        return (f"--insecure: serving on {host} with simple authentication, which "
+                "authenticates no one: any caller can act as any user")
+    if tls:
+        return None
+    what = "passwords" if scheme is AuthScheme.BASIC else "tokens"
+    if not insecure:
+        raise fail([f"--listen: {host} is not a loopback address, and without TLS the "
+                    f"{what} of {scheme} authentication would cross the network in clear; "
+                    "give --tls-cert and --tls-key, or --insecure if that is meant"])
+    return (f"--insecure: serving on {host} without TLS: the {what} of {scheme} "
+            "authentication cross the network in clear")
 
 
 def _logging(fmt: LogFormat, level: str) -> None:
@@ -97,9 +177,23 @@ def serve(
         "--store", help="The state store a restart recovers from: a path (SQLite) or a "
         "database URL (postgresql://…). Default: none, or state.db in --out when the site "
         "sets yarn.resourcemanager.recovery.enabled.")] = None,
+    auth: Annotated[AuthScheme, typer.Option(
+        "--auth", help="How callers are authenticated: pseudo (YARN's simple "
+        "authentication: ?user.name=, trusted), basic (HTTP Basic against --users' password "
+        "hashes) or token (Authorization: Bearer, against --users' token digests).")
+    ] = AuthScheme.PSEUDO,
+    users: Annotated[Path | None, typer.Option(
+        "--users", help="The users file (YAML; made with fairshare serve-users): password "
+        "hashes, token digests, groups. Needed by basic and token.")] = None,
+    tls_cert: Annotated[Path | None, typer.Option(
+        "--tls-cert", help="Serve HTTPS with this PEM certificate (chain).")] = None,
+    tls_key: Annotated[Path | None, typer.Option(
+        "--tls-key", help="The certificate's PEM private key (unencrypted), unless "
+        "--tls-cert holds it.")] = None,
     insecure: Annotated[bool, typer.Option(
-        "--insecure", help="Serve on an address other than loopback although simple "
-        "authentication (?user.name=) trusts whoever asks.")] = False,
+        "--insecure", help="Serve on an address other than loopback although pseudo "
+        "authentication trusts whoever asks, or basic/token credentials would cross the "
+        "network without TLS.")] = False,
     log_format: Annotated[LogFormat, typer.Option(
         "--log-format", help="Logs on stderr as text or as JSON lines.")] = LogFormat.TEXT,
     log_level: Annotated[str, typer.Option(
@@ -109,6 +203,7 @@ def serve(
     simulated nodes, local processes or Ray, preemption, the pages and /metrics."""
     import uvicorn
 
+    from fairshare.server.auth import authenticator_for
     from fairshare.server.service import ServeOptions, build
 
     if log_level.lower() not in ("debug", "info", "warning", "error"):
@@ -116,28 +211,26 @@ def serve(
     if nodes is not None and nodes_file is not None:
         raise fail(["--nodes-file: give --nodes or --nodes-file, not both"])
     host, port = guarded(lambda: listen_address(listen))
-    if not insecure and not is_loopback(host):
-        # YARN's simple authentication (PseudoAuthenticationHandler) takes ?user.name= on
-        # trust: off loopback anyone could act as anyone
-        raise fail([f"--listen: {host} is not a loopback address, and simple authentication "
-                    "(?user.name=, else dr.who) lets whoever can reach it act as any user; "
-                    "listen on 127.0.0.1, or give --insecure if that is meant"])
+    tls = check_tls(tls_cert, tls_key)
+    exposure = check_exposure(host, auth, tls, insecure)
+    authenticator = guarded(lambda: authenticator_for(auth.value, users))
     options = ServeOptions(allocations, site, nodes, nodes_file, executor, ray_address, speed,
                            out_dir, store=store)
     listening = bind_listening(host, port)
     served = guarded(lambda: build(options))
     _logging(log_format, log_level)
-    if not is_loopback(host):
-        logging.getLogger("fairshare.serve").warning(
-            "--insecure: serving on %s with simple authentication, which authenticates no "
-            "one: any caller can act as any user", host)
+    if exposure is not None:
+        logging.getLogger("fairshare.serve").warning("%s", exposure)
     bound = listening.getsockname()[1]
-    guarded(lambda: served.start(f"http://{host}:{bound}"))
-    server = uvicorn.Server(uvicorn.Config(served.app, host=host, port=bound,
-                                           log_level="warning",
-                                           access_log=False))
+    url = f"{'https' if tls else 'http'}://{host}:{bound}"
+    guarded(lambda: served.start(url, authenticator))
+    logging.getLogger("fairshare.serve").info("callers authenticated by %s%s", auth.value,
+                                              f" (users in {users})" if users else "")
+    server = uvicorn.Server(uvicorn.Config(
+        served.app, host=host, port=bound, log_level="warning", access_log=False,
+        ssl_certfile=tls_cert, ssl_keyfile=tls_key))
     n = len(served.engine.state.nodes)
-    out.print(f"Serving {allocations} on http://{host}:{bound}/ (REST /ws/v1/cluster, pages "
+    out.print(f"Serving {allocations} on {url}/ (REST /ws/v1/cluster, pages "
               f"/, /metrics): {n} node{'s' * (n != 1)}, executor {executor}"
               f"{f', {speed:g}x' if speed != 1 else ''}; session in {out_dir} "
               "(Ctrl-C stops)", soft_wrap=True)

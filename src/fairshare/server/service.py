@@ -82,9 +82,10 @@ class Served:
     extra_stops: list[Callable[[], None]] = field(default_factory=list)
     _pages: Any = None
 
-    def start(self, base_url: str) -> None:
+    def start(self, base_url: str, auth: Any = None) -> None:
         """Start the engine, the AM protocol, the pages' sampler and the reloader; ``app`` is
-        then the ASGI app to serve at ``base_url``."""
+        then the ASGI app to serve at ``base_url``, its callers authenticated by ``auth`` (an
+        ``auth.Authenticator``; None: simple authentication)."""
         from fairshare.server.am import AMHub
         from fairshare.server.am_routes import am_router
         from fairshare.server.app import create_server_app
@@ -116,7 +117,7 @@ class Served:
 
         self.extra_stops.insert(0, stop_pages)
         self.app = create_server_app(self.loop, am_router=am_router(hub),
-                                     pages=serve_pages_app(pages))
+                                     pages=serve_pages_app(pages), auth=auth)
         self._reloader = threading.Thread(target=self._reload_loop, name="fairshare-reload",
                                           daemon=True)
         self._reloader.start()

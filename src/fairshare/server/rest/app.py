@@ -25,6 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fairshare.server.auth import Authenticate, Authenticator, PseudoAuth, caller_of
 from fairshare.server.authorize import Authorizer
 from fairshare.server.control import Control, Refused, bad_request, not_found
 from fairshare.server.rest import daos
@@ -42,7 +43,6 @@ from fairshare.server.rest.ids import canonical_app_id, canonical_node_id
 from fairshare.server.rest.limits import BodyLimit
 from fairshare.server.rest.negotiate import (
     JerseyResponse,
-    SimpleAuth,
     XmlResponse,
     hadoop_headers,
     refusal,
@@ -86,12 +86,12 @@ class _TrailingSlash:
 
 
 class _Routes:
-    """The handlers, over one control, one authenticator and one authorizer (None: no
-    checks, everyone may do everything, as YARN with ``yarn.acl.enable`` false)."""
+    """The handlers, over one control and one authorizer (None: no checks, everyone may do
+    everything, as YARN with ``yarn.acl.enable`` false); the caller is the one the
+    authentication middleware named (``caller_of``)."""
 
     def __init__(self, control: Control, authorizer: Authorizer | None = None) -> None:
         self.control = control
-        self.auth = SimpleAuth()
         self.authz = authorizer
 
     def can_view(self, caller: str) -> Callable[[RMAppView], bool] | None:
@@ -104,19 +104,14 @@ class _Routes:
     # -- the frame every answer goes through ---------------------------------------------
 
     def answer(self, request: Request, build: Callable[[str], Response]) -> Response:
-        caller, cookie = self.auth.caller(request)
         try:
-            response = build(caller)
+            response = build(caller_of(request).user)
         except Refused as refused:
             response = refusal(request, refused)
         except Exception:  # a fault of ours: never a traceback, the RM's catch-all instead
             log.exception("REST request %s %s failed", request.method, request.url.path)
             response = refusal(request, _catch_all())
         response.headers.update(hadoop_headers())
-        if cookie is not None and _header_safe(cookie):
-            # a user.name a header cannot carry (beyond printable ASCII: a control character
-            # would split the header) names the caller of this request only, without a cookie
-            response.headers.append("Set-Cookie", cookie)
         return response
 
     async def answer_body(self, request: Request, build: Callable[[str, bytes], Response]
@@ -152,14 +147,17 @@ class _Routes:
         return parse_body(body, kind, root)
 
 
-def create_rest_app(control: Control, authorizer: Authorizer | None = None) -> FastAPI:
+def create_rest_app(control: Control, *, authorizer: Authorizer | None = None,
+                    auth: Authenticator | None = None, own_auth: tuple[str, ...] = ()
+                    ) -> FastAPI:
     """The REST API over ``control``: ``/ws/v1/cluster/…`` and the OpenAPI document at
-    ``/openapi.json``; ``authorizer`` decides who may do what."""
+    ``/openapi.json``; every request of the app (and of what is added to it) authenticated by
+    ``auth`` (simple authentication by default), but those under ``own_auth``'s paths;
+    ``authorizer`` decides who may do what."""
     app = FastAPI(title="fairshare serve — YARN ResourceManager REST API v1",
                   version=RM_VERSION, redirect_slashes=False,
                   description="Hadoop 3.4's RM REST API as fairshare serves it (docs/rest.md).")
     routes = _Routes(control, authorizer)
-    app.state.authenticator = routes.auth  # fairshare's extensions name their caller alike
     router = APIRouter(prefix=BASE, dependencies=[Depends(_user_name)])
     _cluster_routes(router, routes)
     _app_routes(router, routes)
@@ -168,6 +166,7 @@ def create_rest_app(control: Control, authorizer: Authorizer | None = None) -> F
     app.include_router(router)
     _errors(app, router)
     app.add_middleware(_TrailingSlash)
+    app.add_middleware(Authenticate, authenticator=auth or PseudoAuth(), own_auth=own_auth)
     app.add_middleware(BodyLimit)  # outermost: no route reads a body past the limit
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
@@ -414,10 +413,6 @@ def _unmatched_routes(router: APIRouter, r: _Routes) -> None:
                     raise jersey_refusal()
                 return Response(status_code=404)
             return r.answer(request, build)
-
-
-def _header_safe(value: str) -> bool:
-    return all(" " <= c <= "~" for c in value)
 
 
 def _catch_all() -> Refused:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping
 from email.utils import formatdate
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
 from fairshare.server.control import Refused
@@ -117,7 +117,7 @@ class SimpleAuth:
         payload = f"u={user}&p={user}&t=simple-dt&e={expires}"
         return f'{COOKIE}="{payload}&s={self._sign(payload)}"; Path=/; HttpOnly'
 
-    def caller(self, request: Request) -> tuple[str, str | None]:
+    def caller(self, request: HTTPConnection) -> tuple[str, str | None]:
         """The caller, and the ``Set-Cookie`` to answer with (a new ``user.name``)."""
         named = request.query_params.get("user.name")
         if named:
