@@ -363,7 +363,8 @@ def test_roots_default_lets_everyone_submit_and_administer() -> None:
     for name in NODES:
         engine.add_node(name, r(8192, 8))
     control = FakeControl(engine)
-    with TestClient(create_rest_app(control, authorizer=Authorizer(engine, site, owner="yarn"))) as client:
+    authorizer = Authorizer(engine, site, owner="yarn")
+    with TestClient(create_rest_app(control, authorizer=authorizer)) as client:
         ids = []
         for user, queue in (("alice", "root.a"), ("bob", "root.a"), ("bob", "root.new")):
             client.cookies.clear()
