@@ -499,24 +499,52 @@ class EngineLoop:
             raise bad_request(f"org.apache.hadoop.yarn.exceptions.YarnException: Application "
                               f"with id {app_id} is already present! Cannot add a duplicate!")
         self.records.submitted(s, self.engine.now)
+        self._admit(s, s.queue)
+        self.sim.run_live(self.engine.now)  # the arrival is due now
+
+    def _admit(self, s: Submission, queue: str, *, recovering: bool = False,
+               running: tuple[RunningContainer, ...] = (), done: Sequence[int] = (),
+               failed: int = 0) -> None:
+        """The app's arrival in the engine, by what runs it: the simulator's app model (a
+        virtual app with tasks), the built-in distributed shell (processes), or an AM that
+        runs until it ends (a process) or is killed (virtual). After a restart: ``recovering``
+        (no AM asked for: it runs), ``running`` the containers taken over, ``done`` the tasks
+        completed per task group (not run again), ``failed`` the shell's failed ones."""
+        app_id = s.application_id
         am = None if s.unmanaged else s.am_resource
         processes = self.executor.kind != "virtual"
-        if s.tasks and not processes:  # the simulator's app model runs it
-            self.sim.arrive(AppSpec(app_id, 0, s.queue, s.user, am, s.tasks))
+        if self.keeper is not None and done:
+            self.keeper.tasks_done[app_id] = list(done)
+        if s.tasks and not processes:
+            tasks = tuple(TaskGroup(t.count - _done(done, g), t.resource, t.duration_ms,
+                                    t.priority) for g, t in enumerate(s.tasks))
+            self.sim.arrive(AppSpec(app_id, 0, queue, s.user, am, tasks, running=running))
         elif s.distributed_shell is not None and processes:
             shell = s.distributed_shell
+            completed = _done(done, 0)
             self._external[app_id] = s
-            self.shells[app_id] = ShellCounts(shell.num_containers)
-            self.sim.arrive(AppSpec(app_id, 0, s.queue, s.user, am, (
-                TaskGroup(shell.num_containers, shell.container_resource, 0, shell.priority),)),
-                external=True)
-        else:  # an AM that runs until it ends (a process) or is killed (virtual)
-            if processes and self.hub is not None and s.am_command and not s.unmanaged:
-                self.hub.expect(s)  # its own AM: the AM protocol
+            # DistributedShell's counters as they stand: each running task allocated, the
+            # failed ones those the RM's record counted
+            self.shells[app_id] = ShellCounts(
+                shell.num_containers, completed + sum(not r.am for r in running), completed,
+                failed)
+            self.sim.arrive(AppSpec(app_id, 0, queue, s.user, am, (
+                TaskGroup(shell.num_containers - completed, shell.container_resource, 0,
+                          shell.priority),), running=running), external=True)
+        else:
+            if processes and s.am_command and not s.unmanaged:  # its own AM: the AM protocol
+                if recovering:
+                    pass  # the hub takes the attempt over (recover: attach_hub)
+                elif self.hub is not None:
+                    self.hub.expect(s)
+                else:  # (a restart: the hub is attached before anything is allocated)
+                    self._for_hub.append(lambda hub: hub.expect(s))
             elif processes:
                 self._external[app_id] = s
-            self.sim.apply(Submit(app_id, s.queue, s.user, am, ()))
-        self.sim.run_live(self.engine.now)  # the arrival is due now
+            self.sim.apply(Submit(app_id, queue, s.user, am, (), recovering))
+            for r in running:
+                self.sim.apply(RecoverContainer(app_id, r.node, r.resource, r.am, r.priority,
+                                                r.container_id))
 
     def _known(self, app_id: str) -> None:
         if app_id not in self.records.apps:
@@ -727,70 +755,19 @@ class EngineLoop:
         if self.keeper is not None:
             for c in alive:
                 self.keeper.container_known(c)
-        am = None if s.unmanaged else s.am_resource
         running = tuple(RunningContainer(
             c["node"], resource_of(c["resource"], types), c["am"], c["priority"],
             None if c["ends_ms"] is None else max(0, c["ends_ms"] - now_epoch),
             -1 if c["group"] is None else c["group"], c["id"]) for c in alive)
-        done = record.get("tasks_done", [])
-        if s.tasks and not processes:  # the app model: what is left of its tasks
-            tasks = tuple(TaskGroup(t.count - (done[g] if g < len(done) else 0), t.resource,
-                                    t.duration_ms, t.priority) for g, t in enumerate(s.tasks))
-            self.sim.arrive(AppSpec(app_id, 0, rm_app.queue, s.user, am, tasks,
-                                    running=running))
-        elif s.distributed_shell is not None and processes:
-            shell = s.distributed_shell
-            self._external[app_id] = s
-            left = shell.num_containers - (done[0] if done else 0)
-            if self.keeper is not None:
-                self.keeper.tasks_done[app_id] = list(done)
-            # DistributedShell's counters as they stood: its failed containers are the
-            # record's task exits other than 0, each running task is still allocated
-            self.shells[app_id] = ShellCounts(
-                shell.num_containers, num_allocated=shell.num_containers - left + sum(
-                    not r.am for r in running), num_completed=shell.num_containers - left,
-                num_failed=rm_app.exit_failures)
-            self.sim.arrive(AppSpec(app_id, 0, rm_app.queue, s.user, am, (
-                TaskGroup(left, shell.container_resource, 0, shell.priority),),
-                running=running), external=True)
-        else:
-            if processes and not own_am:
-                self._external[app_id] = s
-            self.sim.apply(Submit(app_id, rm_app.queue, s.user, am, (), True))
-            for r in running:
-                self.sim.apply(RecoverContainer(app_id, r.node, r.resource, r.am, r.priority,
-                                                r.container_id))
+        self._admit(s, rm_app.queue, recovering=True, running=running,
+                    done=record.get("tasks_done", []), failed=rm_app.exit_failures)
         return len(running)
 
     def _resubmit(self, app_id: str, s: Submission, done: Sequence[int]) -> int:
-        """A recovered app whose attempt failed with the restart: submitted again as a new
-        attempt that asks for its AM (what its tasks completed is not run again)."""
-        processes = self.executor.kind != "virtual"
-        am = None if s.unmanaged else s.am_resource
-        if self.keeper is not None:
-            self.keeper.tasks_done[app_id] = list(done)
-        queue = self.records.apps[app_id].queue
-        if s.tasks and not processes:
-            tasks = tuple(TaskGroup(t.count - (done[g] if g < len(done) else 0), t.resource,
-                                    t.duration_ms, t.priority) for g, t in enumerate(s.tasks))
-            self.sim.arrive(AppSpec(app_id, 0, queue, s.user, am, tasks))
-        elif s.distributed_shell is not None and processes:
-            shell = s.distributed_shell
-            left = shell.num_containers - (done[0] if done else 0)
-            self._external[app_id] = s
-            self.shells[app_id] = ShellCounts(shell.num_containers,
-                                              num_completed=shell.num_containers - left)
-            self.sim.arrive(AppSpec(app_id, 0, queue, s.user, am, (
-                TaskGroup(left, shell.container_resource, 0, shell.priority),)), external=True)
-        else:
-            if processes and s.am_command and not s.unmanaged:
-                if self.hub is not None:
-                    self.hub.expect(s)
-                else:  # (a restart: the hub is attached before anything is allocated)
-                    self._for_hub.append(lambda hub: hub.expect(s))
-            elif processes:
-                self._external[app_id] = s
-            self.sim.apply(Submit(app_id, queue, s.user, am, ()))
+        """A recovered app whose attempt failed with the restart (or had no AM yet): it
+        arrives again as a new attempt that asks for its AM (what its tasks completed is not
+        run again)."""
+        self._admit(s, self.records.apps[app_id].queue, done=done)
         return 0
 
     def _adoptable(self, s: Submission, container: Record) -> Launch | None:
@@ -839,3 +816,8 @@ class EngineLoop:
         if self._journal is not None:
             self._journal(command)
 
+
+
+def _done(done: Sequence[int], group: int) -> int:
+    """The tasks of ``group`` completed before a restart."""
+    return done[group] if group < len(done) else 0
