@@ -129,6 +129,8 @@ QUERIES = {
     "next_timer": "(self) -> 'int | None'",
     "node": "(self, name: 'str') -> 'Node'",
     "now": "property",
+    "placement_policy": "property",
+    "queue_acls": "property",
     "queue_metrics": "(self, queue: 'str') -> 'dict[str, Any]'",
     "settings": "(self, queue: 'str') -> 'QueueSettings'",
     "site": "property",
