@@ -40,6 +40,7 @@ from fairshare.core import (
     Engine,
     Event,
     Finish,
+    Heartbeat,
     Kill,
     Move,
     MoveRejected,
@@ -155,6 +156,10 @@ class EngineLoop:
         self.shells: dict[str, ShellCounts] = {}  # the built-in distributed-shell AM's apps
         self._published_at = 0.0
         self.failure: BaseException | None = None  # what stopped the engine thread
+        # read by GET /ws/v1/fairshare/loop: the heartbeats applied, and how late the loop
+        # last took what was due (the clock's time then less the time it was due at)
+        self.heartbeats = 0
+        self.lag_ms = self.max_lag_ms = 0
         for node in nodes:
             self.records.add_node(node.id, node.rack, node.capacity, 0)
         if nodes:
@@ -222,6 +227,9 @@ class EngineLoop:
 
     def _advance(self) -> None:
         now = self.clock.engine_ms()
+        due = self.sim.next_due()
+        self.lag_ms = 0 if due is None or due >= now else now - due
+        self.max_lag_ms = max(self.max_lag_ms, self.lag_ms)
         if now > self.engine.now:
             self.sim.run_live(now)
 
@@ -562,6 +570,8 @@ class EngineLoop:
     # -- the journal -------------------------------------------------------------------------------
 
     def _journaled(self, command: Command) -> None:
+        if type(command) is Heartbeat:
+            self.heartbeats += 1
         if self._journal is not None:
             self._journal(command)
 
