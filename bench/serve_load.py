@@ -24,6 +24,8 @@ concurrent REST clients (httpx, one connection each) each send a request, wait a
 
 Progress goes to stderr; the figures are JSON on stdout's last line, with the ratios to the
 targets and to the idle reference. The server is stopped by its pid (SIGTERM, then SIGKILL).
+A lost request (an unexpected answer, an accepted app missing) exits 1, at any size; the
+timings are the figures' business, not the exit code's (machines differ).
 
     python bench/serve_load.py                 # 5,000 NodeManagers, 100 clients, 10 minutes
     python bench/serve_load.py --smoke         # 200 NodeManagers, 10 clients, ~20 s (CI)
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -63,11 +66,14 @@ ALLOCATIONS = """<?xml version="1.0"?>
 </allocations>
 """
 TARGET_READ_P99_MS, TARGET_SUBMIT_P99_MS = 50.0, 200.0
+KEEPALIVE_S = 3.0
 HEARTBEAT_S = 1.0  # YARN's default heartbeat interval, which the server runs with here
-# what a client does next, by weight: the reads a dashboard and the clients polling their own
-# apps make, a submission, a kill of one of its own apps
-MIX = (("scheduler", 15), ("apps", 5), ("app", 35), ("metrics", 15), ("nodes", 5),
-       ("submit", 15), ("kill", 5), ("info", 5))
+# what a client does next, by weight (per cent): mostly the reads of clients polling their own
+# apps and of dashboards (the big lists, /apps and the 5,000 /nodes, less often), a
+# submission (3 %: with 100 clients about 3 apps a second, 260,000 a day — a busy cluster), a
+# kill of one of its own apps
+MIX = (("scheduler", 15), ("apps", 3), ("app", 40), ("metrics", 20), ("nodes", 2),
+       ("info", 16), ("submit", 3), ("kill", 1))
 READS = ("scheduler", "apps", "app", "metrics", "nodes", "info")
 READ_PATHS = {"scheduler": f"{CLUSTER}/scheduler", "apps": f"{CLUSTER}/apps",
               "metrics": f"{CLUSTER}/metrics", "nodes": f"{CLUSTER}/nodes",
@@ -98,12 +104,14 @@ class Server:
         return self.process.returncode
 
 
-def start_server(nodes: int, tmp: Path) -> Server:
+def start_server(nodes: int, tmp: Path, stacks: Path | None) -> Server:
     allocations = tmp / "fair-scheduler.xml"
     allocations.write_text(ALLOCATIONS, encoding="utf-8")
     out = tmp / "session"
+    command = ([sys.executable, "-m", "fairshare"] if stacks is None else
+               [sys.executable, str(Path(__file__).parent / "stack_sampler.py"), str(stacks)])
     process = subprocess.Popen(
-        [sys.executable, "-m", "fairshare", "serve", str(allocations),
+        [*command, "serve", str(allocations),
          "--nodes", f"{nodes}x64g/32", "--executor", "virtual", "--listen", "127.0.0.1:0",
          "--out", str(out), "--log-level", "warning"],
         stdout=subprocess.PIPE, stderr=sys.stderr, text=True,
@@ -128,7 +136,7 @@ def pct(values: list[float], p: float) -> float:
     if not values:
         return 0.0
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, int(round(p / 100 * len(ordered))) - 1))]
+    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered)) - 1))]
 
 
 def summary(values: list[float]) -> dict[str, float]:
@@ -175,10 +183,8 @@ async def sampler(server: Server, samples: Samples, stop: asyncio.Event, t0: flo
                 samples.loop.append((now, answer.json()))
             except httpx.HTTPError:
                 pass
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), 1.0)
-            except TimeoutError:
-                pass
 
 
 async def timed(client: httpx.AsyncClient, tally: Tally, kind: str, method: str, path: str,
@@ -213,8 +219,11 @@ async def client_loop(index: int, server: Server, tally: Tally, until: float,
     weights = [w for _, w in MIX]
     mine: list[str] = []  # this client's apps, newest last
     params = {"user.name": USER}
+    # a kept-alive connection is let go of before the server's 5 s (uvicorn's
+    # timeout_keep_alive) would close it under a request on its way
+    limits = httpx.Limits(max_connections=1, keepalive_expiry=KEEPALIVE_S)
     async with httpx.AsyncClient(base_url=server.base, timeout=60, params=params,
-                                 limits=httpx.Limits(max_connections=1)) as client:
+                                 limits=limits) as client:
         await asyncio.sleep(rng.uniform(0, think_s))  # not all at once
         while time.monotonic() < until:
             kind = rng.choices(kinds, weights)[0]
@@ -283,10 +292,8 @@ async def wait_ready(server: Server) -> None:
 async def progress(samples: Samples, tally: Tally, stop: asyncio.Event, t0: float,
                    every_s: float) -> None:
     while not stop.is_set():
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), every_s)
-        except TimeoutError:
-            pass
         reads = [x for k in READS for x in tally.latencies.get(k, [])[-2000:]]
         loop = samples.loop[-1][1] if samples.loop else {}
         rss = samples.rss_mb[-1][1] if samples.rss_mb else 0
@@ -317,7 +324,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="serve_load_") as tmp:
         log(f"starting fairshare serve with {args.nodes} NodeManagers")
         started = time.monotonic()
-        server = start_server(args.nodes, Path(tmp))
+        server = start_server(args.nodes, Path(tmp), args.sample_stacks)
         try:
             await wait_ready(server)
             log(f"serving at {server.base} after {time.monotonic() - started:.1f} s; "
@@ -403,11 +410,17 @@ def main() -> None:
     parser.add_argument("--idle-s", type=float, default=20.0,
                         help="how long the idle reference reads last")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sample-stacks", type=Path, metavar="FILE",
+                        help="run the server under bench/stack_sampler.py, its counts to FILE")
     args = parser.parse_args()
     if args.smoke:
         args.nodes, args.clients, args.minutes, args.idle_s = 200, 10, 1 / 3, 3.0
     result = asyncio.run(run(args))
     print(json.dumps(result))
+    lost = result["lost"]
+    if lost["unexpected_responses"] or lost["missing_from_apps"]:  # a fault, at any size
+        log(f"requests lost: {lost}")
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":
