@@ -76,6 +76,7 @@ bench: $(STAMP)
 	$(VENV)/bin/python bench/sweep.py
 	$(VENV)/bin/python bench/report.py
 	$(VENV)/bin/python bench/watch.py
+	$(VENV)/bin/python bench/serve_load.py
 
 fuzz: $(STAMP)
 	$(VENV)/bin/python -m fuzz $(FUZZ_ARGS)

@@ -170,7 +170,11 @@ def bind_listening(host: str, port: int, option: str = "--listen") -> socket.soc
     """A listening socket, bound before anything is written or started: a port in use is an
     error of the option, and port 0 is a free one, whose number the caller can print."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY on the connections it accepts only
+    # on a socket whose proto says TCP (base_events._set_nodelay); without it Nagle holds a
+    # response's body behind its headers until the client's delayed ACK, 40 ms per request
+    # on a kept-alive connection
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))

@@ -68,6 +68,13 @@ def extensions_router(loop: EngineLoop, authorizer: Authorizer | None = None,
     def snapshot() -> JSONResponse:
         return JSONResponse(loop.scenario_snapshot())
 
+    @router.get("/loop", summary="The engine loop's counters: its clock, the heartbeats "
+                "applied, how late it took what was due")
+    def loop_counters() -> JSONResponse:
+        return JSONResponse({"clock-ms": loop.clock.engine_ms(), "engine-ms": loop.engine.now,
+                             "heartbeats": loop.heartbeats, "lag-ms": loop.lag_ms,
+                             "max-lag-ms": loop.max_lag_ms})
+
     @router.get("/apps/{app_id}/explain", summary="Why an app waited, ran, was preempted: "
                 "fairshare explain on the session's outputs", responses=own_responses(200, 404))
     def explain_app(app_id: str) -> JSONResponse:

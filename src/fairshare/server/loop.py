@@ -40,6 +40,7 @@ from fairshare.core import (
     Engine,
     Event,
     Finish,
+    Heartbeat,
     Kill,
     Move,
     MoveRejected,
@@ -106,6 +107,16 @@ class ShellCounts:
                 f"allocated={self.num_allocated}, failed={self.num_failed}")
 
 
+class _Unseen:
+    """A job whose change no snapshot shows (an id given out): no snapshot is taken for it."""
+
+    def __init__(self, job: Callable[[], T]) -> None:
+        self.job = job
+
+    def __call__(self) -> Any:
+        return self.job()
+
+
 class ServerClock:
     """Engine ms from the wall's monotonic clock, ``speed`` times faster, from 0 at start."""
 
@@ -169,6 +180,11 @@ class EngineLoop:
         # before it is acknowledged or acted on
         self.keeper = (None if store is None
                        else StateKeeper(store, self.records, engine, self.sim))
+        # read by GET /ws/v1/fairshare/loop: the heartbeats applied, and how late the loop
+        # last took what was due (the clock's time then less the time it was due at)
+        self.heartbeats = 0
+        self.lag_ms = self.max_lag_ms = 0
+        self._cost_s = 0.0  # what the last snapshot took to take (wall seconds)
         for node in nodes:
             self.records.add_node(node.id, node.rack, node.capacity, 0)
         if nodes:
@@ -218,14 +234,7 @@ class EngineLoop:
                     job, future = self._jobs.get(timeout=wait)
                 except Empty:
                     continue
-                self._do(job, future)
-                while True:  # every job waiting, then a snapshot for them all
-                    try:
-                        job, future = self._jobs.get_nowait()
-                    except Empty:
-                        break
-                    self._do(job, future)
-                self._publish(force=True)
+                self._batch(job, future)
         except StateStoreError as e:  # YARN's RM stops when its store fails (fail-fast)
             self.failure = e
             log.error("the engine thread stopped: %s", e)
@@ -235,6 +244,35 @@ class EngineLoop:
             raise
         finally:
             self.ended.set()
+
+    def _batch(self, job: Callable[[], Any] | None, future: Future[Any]) -> None:
+        """Every job waiting, then one snapshot for them all; each caller is answered once it
+        is published, so that what the caller reads next shows what its job did."""
+        answers: list[tuple[Future[Any], Future[Any]]] = []
+        publish = False
+        try:
+            while job is not None:
+                done: Future[Any] = Future()
+                answers.append((done, future))
+                self._do(job, done)
+                publish = publish or not isinstance(job, _Unseen)
+                try:
+                    job, future = self._jobs.get_nowait()
+                except Empty:
+                    job = None
+            self._publish(force=publish)
+        finally:
+            for done, asked in answers:
+                if not done.done():  # the thread stopped before it
+                    done.set_exception(Refused(
+                        503, "ServiceUnavailableException",
+                        "org.apache.hadoop.yarn.exceptions.YarnRuntimeException",
+                        "the ResourceManager is stopping"))
+                if asked.set_running_or_notify_cancel():
+                    if done.exception() is not None:
+                        asked.set_exception(done.exception())
+                    else:
+                        asked.set_result(done.result())
 
     def _do(self, job: Callable[[], Any], future: Future[Any]) -> None:
         if not future.set_running_or_notify_cancel():
@@ -265,6 +303,9 @@ class EngineLoop:
 
     def _advance(self) -> None:
         now = self.clock.engine_ms()
+        due = self.sim.next_due()
+        self.lag_ms = 0 if due is None or due >= now else now - due
+        self.max_lag_ms = max(self.max_lag_ms, self.lag_ms)
         if now > self.engine.now:
             self.sim.run_live(now)
 
@@ -288,9 +329,10 @@ class EngineLoop:
         for node in self.records.nodes.values():
             if node.state in ("RUNNING", "DECOMMISSIONING"):
                 node.last_heartbeat_ms = last_heartbeat
+        snap = self.engine.snapshot()
         preempted = {a.id: (a.preempted_am_containers, a.preempted_containers,
                             a.preempted_resource if a.preempted_containers else None)
-                     for a in self.engine.snapshot().apps}
+                     for a in snap.apps}
         if self.hub is not None:
             for app_id in list(self.records.apps):
                 report = self.hub.report(app_id)
@@ -299,14 +341,17 @@ class EngineLoop:
                     self._changed(app_id)
         apps, nodes = self.records.freeze(now, preempted)
         return server_snapshot(self.engine, self.records.cluster_timestamp,
-                               self.records.cluster_timestamp + now, apps, nodes)
+                               self.records.cluster_timestamp + now, apps, nodes, snap)
 
     def _publish(self, force: bool) -> None:
         wall = time.monotonic()
-        if force or wall - self._published_at >= SNAPSHOT_EVERY_S:
+        # while only the clock moves, at most a tenth of the thread goes to snapshots (one
+        # of thousands of nodes and apps is not cheap)
+        if force or wall - self._published_at >= max(SNAPSHOT_EVERY_S, 10 * self._cost_s):
             self._snapshot = self._take_snapshot()
             self._flush()  # what the AMs' reports changed
             self._published_at = wall
+            self._cost_s = time.monotonic() - wall
 
     def snapshot(self) -> ServerSnapshot:
         return self._snapshot
@@ -487,7 +532,7 @@ class EngineLoop:
         return self._call(lambda: [app.submission for app in self.records.apps.values()])
 
     def new_application(self) -> tuple[str, Resource]:
-        return (self._call(self.records.new_application_id),
+        return (self._call(_Unseen(self.records.new_application_id)),
                 self.engine.site.maximum_allocation)
 
     def submit(self, submission: Submission) -> None:
@@ -813,6 +858,8 @@ class EngineLoop:
     # -- the journal -------------------------------------------------------------------------------
 
     def _journaled(self, command: Command) -> None:
+        if type(command) is Heartbeat:
+            self.heartbeats += 1
         if self._journal is not None:
             self._journal(command)
 

@@ -70,10 +70,13 @@ def answers_of(snap: ServerSnapshot) -> dict[str, str]:
     live = [a for a in ordered if a.state not in ENDED_STATES]
     ended = [a for a in ordered if a.state in ENDED_STATES]
     documents = {"scheduler.json": daos.scheduler(snap), "info.json": daos.cluster_info(snap),
-                 "apps.json": daos.apps(snap, live), "finished-apps.json": daos.apps(snap, ended),
-                 "nodes.json": daos.nodes(snap, daos.node_order(snap.nodes)),
                  "metrics.json": daos.cluster_metrics(snap)}
-    return {name: to_json(doc).decode("utf-8") for name, doc in documents.items()}
+    answers = {name: to_json(doc).decode("utf-8") for name, doc in documents.items()}
+    # the big ones as the REST API writes them, from the nodes' and ended apps' kept texts
+    answers["apps.json"] = daos.apps_json(snap, live).decode("utf-8")
+    answers["finished-apps.json"] = daos.apps_json(snap, ended).decode("utf-8")
+    answers["nodes.json"] = daos.nodes_json(snap, daos.node_order(snap.nodes)).decode("utf-8")
+    return answers
 
 
 def thresholds_of(snap: ServerSnapshot) -> dict[str, float]:

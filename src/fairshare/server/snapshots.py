@@ -28,10 +28,12 @@ _YARN_STATES = {
 
 
 def server_snapshot(engine: Engine, cluster_timestamp: int, now_ms: int,
-                    apps: tuple[RMAppView, ...], nodes: tuple[RMNodeView, ...]
-                    ) -> ServerSnapshot:
-    """The engine's frozen snapshot with every queue's settings and metrics beside it."""
-    snap = engine.snapshot()
+                    apps: tuple[RMAppView, ...], nodes: tuple[RMNodeView, ...],
+                    snap: EngineSnapshot | None = None) -> ServerSnapshot:
+    """The engine's frozen snapshot (``snap``, if the caller has just taken it: a snapshot
+    of thousands of nodes is not cheap) with every queue's settings and metrics beside it."""
+    if snap is None:
+        snap = engine.snapshot()
     names = [q.name for q in snap.queues]
     settings = {name: engine.settings(name) for name in names}
     metrics = {name: engine.queue_metrics(name) for name in names}

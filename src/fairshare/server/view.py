@@ -16,6 +16,7 @@ the REST layer writes in YARN's form with :func:`yarn_container_id`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,6 +127,7 @@ class ServerSnapshot:
         return self._nodes.get(node_id)
 
 
+@functools.lru_cache(maxsize=100_000)  # every node's, in every snapshot
 def node_http_address(node_id: str) -> str:
     """A NodeManager's web address: its port + 1000 on the same host (45454 → 46454; a node
     without a port: 8042, YARN's default). Nothing listens there: the server's NodeManagers

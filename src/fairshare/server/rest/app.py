@@ -203,6 +203,8 @@ def _cluster_routes(router: APIRouter, r: _Routes) -> None:
         def build(_: str) -> Response:
             s = r.snapshot()
             listed = select_nodes(daos.node_order(s.nodes), node_states(states))
+            if wants_xml(request) is False:  # JSON, the common case, from the nodes' texts
+                return JerseyResponse(daos.nodes_json(s, listed))
             return render(request, daos.nodes(s, listed))
         return r.answer(request, build)
 
@@ -256,6 +258,11 @@ def _app_routes(router: APIRouter, r: _Routes) -> None:
                 deselects=deselects or [])
             s = r.snapshot()
             chosen = query.select(daos.app_order(s, s.apps))
+            if wants_xml(request) is False:  # JSON, the common case: ended apps' kept texts
+                return JerseyResponse(daos.apps_json(s, chosen, caller=caller,
+                                                     deselects=query.deselects,
+                                                     rm_address=r.address(request),
+                                                     access=r.can_view(caller)))
             return render(request, daos.apps(s, chosen, caller=caller,
                                              deselects=query.deselects,
                                              rm_address=r.address(request),

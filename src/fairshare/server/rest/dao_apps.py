@@ -1,14 +1,20 @@
 """``AppInfo`` (``/apps``, ``/apps/{id}``) and ``AppAttemptInfo`` (``…/appattempts``) from the
-RM's record of an app (:class:`RMAppView`) and the scheduler's (:class:`AppSnapshot`)."""
+RM's record of an app (:class:`RMAppView`) and the scheduler's (:class:`AppSnapshot`).
+
+An RM lists every app it keeps, and most of them have ended: an ended app's ``AppInfo`` no
+longer changes (its usage is the RM's dummy report, its times are fixed), so
+:func:`apps_json` keeps its JSON text from one request to the next and writes only the
+running apps afresh — the same text :func:`~fairshare.server.rest.jersey.to_json` writes.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 from fairshare.core import AppSnapshot, AskSnapshot
 from fairshare.resources.vector import MEMORY, VCORES, Resource, float32, sum_resources
-from fairshare.server.rest.jersey import JFloat, JMap, Obj, Value, obj
+from fairshare.server.rest.jersey import JFloat, JMap, Obj, Value, obj, to_json
 from fairshare.server.rest.resource_info import resource_info
 from fairshare.server.rest.yarn_order import (
     application_id_hash,
@@ -62,6 +68,42 @@ def apps(s: ServerSnapshot, listed: Iterable[RMAppView], *, caller: str | None =
     are the route's: :func:`app_order`). ``access`` forces :func:`has_access`'s answer."""
     infos = [_app_info(s, a, caller, deselects, rm_address, access) for a in listed]
     return obj(("apps", obj(("app", infos))))
+
+
+# ended apps' texts kept between requests; past this many they are all dropped and written
+# again as asked for
+TEXTS_KEPT = 20_000
+_texts: dict[Hashable, str] = {}
+
+
+def apps_json(s: ServerSnapshot, listed: Sequence[RMAppView], *, caller: str | None = None,
+              deselects: frozenset[str] = frozenset(),
+              rm_address: str = DEFAULT_RM_ADDRESS, access: Access = None) -> bytes:
+    """``to_json(apps(s, listed, …))``, ended apps from their kept texts (the module
+    docstring)."""
+    if not listed:
+        return to_json(apps(s, listed, caller=caller, deselects=deselects,
+                            rm_address=rm_address))
+    parts = []
+    for a in listed:
+        allowed = _allowed(s, a, caller, access)
+        if a.state not in ENDED:
+            parts.append(to_json(_app_info(s, a, caller, deselects, rm_address, allowed))
+                         .decode("utf-8"))
+            continue
+        sched = _scheduler_app(s, a.id)
+        # everything _app_info reads of an ended app
+        key = (a, allowed, deselects, rm_address, s.cluster_timestamp, s.types,
+               sched is not None and sched.created_queue)
+        text = _texts.get(key)
+        if text is None:
+            text = to_json(_app_info(s, a, caller, deselects, rm_address, allowed)
+                           ).decode("utf-8")
+            if len(_texts) >= TEXTS_KEPT:
+                _texts.clear()
+            _texts[key] = text
+        parts.append(text)
+    return f'{{"apps":{{"app":[{",".join(parts)}]}}}}'.encode()
 
 
 def app(s: ServerSnapshot, a: RMAppView, *, caller: str | None = None,

@@ -15,6 +15,7 @@ from fairshare.server.rest.dao_apps import (
     app_attempts,
     app_order,
     apps,
+    apps_json,
     attempt_id,
     has_access,
 )
@@ -24,7 +25,7 @@ from fairshare.server.rest.dao_cluster import (
     max_container_allocation,
     scheduler,
 )
-from fairshare.server.rest.dao_nodes import node, node_order, nodes
+from fairshare.server.rest.dao_nodes import node, node_order, nodes, nodes_json
 from fairshare.server.rest.jersey import Obj, obj, unwrapped
 from fairshare.server.rest.resource_info import resource_info
 
@@ -38,6 +39,7 @@ __all__ = [
     "app_queue",
     "app_state",
     "apps",
+    "apps_json",
     "attempt_id",
     "cluster_info",
     "cluster_metrics",
@@ -47,6 +49,7 @@ __all__ = [
     "node",
     "node_order",
     "nodes",
+    "nodes_json",
     "remote_exception",
     "scheduler",
 ]
