@@ -104,7 +104,7 @@ class Server:
         return self.process.returncode
 
 
-def start_server(nodes: int, tmp: Path, stacks: Path | None) -> Server:
+def start_server(nodes: int, tmp: Path, stacks: Path | None, store: bool = False) -> Server:
     allocations = tmp / "fair-scheduler.xml"
     allocations.write_text(ALLOCATIONS, encoding="utf-8")
     out = tmp / "session"
@@ -113,7 +113,8 @@ def start_server(nodes: int, tmp: Path, stacks: Path | None) -> Server:
     process = subprocess.Popen(
         [*command, "serve", str(allocations),
          "--nodes", f"{nodes}x64g/32", "--executor", "virtual", "--listen", "127.0.0.1:0",
-         "--out", str(out), "--log-level", "warning"],
+         "--out", str(out), "--log-level", "warning",
+         *(["--store", str(tmp / "state.db")] if store else [])],
         stdout=subprocess.PIPE, stderr=sys.stderr, text=True,
         env={**os.environ, "COLUMNS": "1000"})
     assert process.stdout is not None
@@ -324,7 +325,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="serve_load_") as tmp:
         log(f"starting fairshare serve with {args.nodes} NodeManagers")
         started = time.monotonic()
-        server = start_server(args.nodes, Path(tmp), args.sample_stacks)
+        server = start_server(args.nodes, Path(tmp), args.sample_stacks, args.store)
         try:
             await wait_ready(server)
             log(f"serving at {server.base} after {time.monotonic() - started:.1f} s; "
@@ -394,6 +395,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "read_p99_to_idle": round(pct(reads, 99) / max(idle["reads"]["p99_ms"], 1e-9), 2),
         },
         "smoke": args.smoke,
+        "store": args.store,
     }
     return result
 
@@ -410,6 +412,8 @@ def main() -> None:
     parser.add_argument("--idle-s", type=float, default=20.0,
                         help="how long the idle reference reads last")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--store", action="store_true",
+                        help="serve with a state store (SQLite in the temporary directory)")
     parser.add_argument("--sample-stacks", type=Path, metavar="FILE",
                         help="run the server under bench/stack_sampler.py, its counts to FILE")
     args = parser.parse_args()
