@@ -14,21 +14,18 @@ The server is built and started in-process as ``fairshare serve`` builds it (uvi
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 import httpx
 import pytest
-import uvicorn
 from playwright.sync_api import Browser, Dialog
 
 from browser_tests.visit import Visit
 from fairshare.server.service import ServeOptions, build
 from tests.server.served import ALLOCATIONS, BASE, HOSTILE, submit_hostile
+from tests.web.serve import serving_served
 
 WAIT_MS = 30_000  # the longest any wall wait may take (the machine is shared)
 # the page's DOM: what the hostile strings would have made, had they been markup
@@ -76,31 +73,9 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     (tmp / "fair-scheduler.xml").write_text(ALLOCATIONS, encoding="utf-8")
     served = build(ServeOptions(tmp / "fair-scheduler.xml", None, "2x8g/8",
                                 out=tmp / "session", pages_interval_ms=200))
-    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listening.bind(("127.0.0.1", 0))
-    listening.listen(128)
-    url = f"http://127.0.0.1:{listening.getsockname()[1]}"
-    served.start(url)
-    server = uvicorn.Server(uvicorn.Config(served.app, log_level="warning", access_log=False,
-                                           lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listening]},
-                              name="uvicorn", daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 20
-        while not server.started:
-            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.05)
-        with httpx.Client(base_url=url, timeout=10) as rest:
-            submit_hostile(rest)
+    with serving_served(served) as url, httpx.Client(base_url=url, timeout=10) as rest:
+        submit_hostile(rest)
         yield url
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        listening.close()
-        served.stop()
-    assert not thread.is_alive()
-    assert served.loop.failure is None
 
 
 def pages(base: str) -> list[str]:

@@ -34,8 +34,6 @@ from __future__ import annotations
 
 import io
 import re
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -45,13 +43,13 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from PIL import Image
 from playwright.sync_api import Browser, Page, expect
 from prometheus_client.parser import text_string_to_metric_families
 
 from browser_tests.visit import Visit
 from fairshare.server.service import Served, ServeOptions, build
+from tests.web.serve import serving_served
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEED = 5.0  # the server's clock: 5 s of it per wall second
@@ -159,31 +157,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     (tmp / "yarn-site.xml").write_text(SITE, encoding="utf-8")
     served = build(ServeOptions(tmp / "fair-scheduler.xml", tmp / "yarn-site.xml", "2x8g/8",
                                 speed=SPEED, out=tmp / "session"))
-    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listening.bind(("127.0.0.1", 0))
-    listening.listen(128)
-    base = f"http://127.0.0.1:{listening.getsockname()[1]}"
-    served.start(base)
-    server = uvicorn.Server(uvicorn.Config(served.app, log_level="warning", access_log=False,
-                                           lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listening]},
-                              name="uvicorn", daemon=True)
-    thread.start()
-    rest = httpx.Client(base_url=base, timeout=10)
-    try:
-        deadline = time.monotonic() + 20
-        while not server.started:
-            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.05)
+    with serving_served(served) as base, httpx.Client(base_url=base, timeout=10) as rest:
         yield Cluster(served, base, rest)
-    finally:
-        rest.close()
-        server.should_exit = True
-        thread.join(timeout=10)
-        listening.close()
-        served.stop()
-    assert not thread.is_alive()
-    assert served.loop.failure is None
 
 
 

@@ -27,3 +27,35 @@ def serving_app(app: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+@contextmanager
+def serving_served(served: Any) -> Iterator[str]:
+    """A built ``fairshare serve`` (``service.Served``) started and served on 127.0.0.1 at a
+    free port (bound first: the AM protocol needs the URL before the engine starts); its base
+    URL while the ``with`` lasts; uvicorn and then the server stopped after, and checked."""
+    import socket
+
+    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listening.bind(("127.0.0.1", 0))
+    listening.listen(128)
+    url = f"http://127.0.0.1:{listening.getsockname()[1]}"
+    served.start(url)
+    server = uvicorn.Server(uvicorn.Config(served.app, log_level="warning", access_log=False,
+                                           lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listening]},
+                              name="uvicorn", daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.05)
+        yield url
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        listening.close()
+        served.stop()
+    assert not thread.is_alive()
+    assert served.loop.failure is None
