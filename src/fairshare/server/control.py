@@ -45,6 +45,12 @@ def bad_request(message: str) -> Refused:
                    f"java.lang.Exception: {message}")
 
 
+def unavailable(message: str) -> Refused:
+    """The RM cannot take the request (it is stopping; its state store failed)."""
+    return Refused(503, "ServiceUnavailableException",
+                   "org.apache.hadoop.yarn.exceptions.YarnRuntimeException", message)
+
+
 @dataclass(frozen=True, slots=True)
 class KillResult:
     rm_state: str  # the RMAppState right after the kill was queued (FINAL_SAVING) or KILLED

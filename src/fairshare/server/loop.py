@@ -61,6 +61,7 @@ from fairshare.server.control import (
     StreamedEvent,
     bad_request,
     not_found,
+    unavailable,
 )
 from fairshare.server.executors.base import SIGKILL_DELAY_MS, Executor, Launch
 from fairshare.server.rm import ACTIVE_STATES, RMRecords
@@ -264,10 +265,7 @@ class EngineLoop:
         finally:
             for done, asked in answers:
                 if not done.done():  # the thread stopped before it
-                    done.set_exception(Refused(
-                        503, "ServiceUnavailableException",
-                        "org.apache.hadoop.yarn.exceptions.YarnRuntimeException",
-                        "the ResourceManager is stopping"))
+                    done.set_exception(unavailable("the ResourceManager is stopping"))
                 if asked.set_running_or_notify_cancel():
                     if done.exception() is not None:
                         asked.set_exception(done.exception())
@@ -277,27 +275,25 @@ class EngineLoop:
     def _do(self, job: Callable[[], Any], future: Future[Any]) -> None:
         if not future.set_running_or_notify_cancel():
             return
+        result: Any = None
+        error: BaseException | None = None
         try:
             self._advance()
             result = job()
-            self.sim.deliver()
-            self._flush()
-        except StateStoreError as e:
-            # what the request did is not stored: it is not acknowledged, and the RM stops
-            future.set_exception(Refused(503, "ServiceUnavailableException",
-                                         "org.apache.hadoop.yarn.exceptions.YarnRuntimeException",
-                                         str(e)))
-            raise
         except BaseException as e:
-            try:
+            error = e
+        if not isinstance(error, StateStoreError):
+            try:  # what the job did goes to the observers and the store, refused or not
                 self.sim.deliver()
                 self._flush()
-            except StateStoreError as store_error:
-                future.set_exception(Refused(
-                    503, "ServiceUnavailableException",
-                    "org.apache.hadoop.yarn.exceptions.YarnRuntimeException", str(store_error)))
-                raise
-            future.set_exception(e)
+            except StateStoreError as e:
+                error = e
+        if isinstance(error, StateStoreError):
+            # what the request did is not stored: it is not acknowledged, and the RM stops
+            future.set_exception(unavailable(str(error)))
+            raise error
+        if error is not None:
+            future.set_exception(error)
         else:
             future.set_result(result)
 
@@ -314,9 +310,7 @@ class EngineLoop:
         if threading.get_ident() == self._thread_id:
             return job()
         if self.failure is not None or self._stop.is_set():
-            raise Refused(503, "ServiceUnavailableException",
-                          "org.apache.hadoop.yarn.exceptions.YarnRuntimeException",
-                          "the ResourceManager is stopping")
+            raise unavailable("the ResourceManager is stopping")
         future: Future[T] = Future()
         self._jobs.put((job, future))
         return future.result(timeout=JOB_TIMEOUT_S)
@@ -578,12 +572,11 @@ class EngineLoop:
                           shell.priority),), running=running), external=True)
         else:
             if processes and s.am_command and not s.unmanaged:  # its own AM: the AM protocol
-                if recovering:
-                    pass  # the hub takes the attempt over (recover: attach_hub)
-                elif self.hub is not None:
-                    self.hub.expect(s)
-                else:  # (a restart: the hub is attached before anything is allocated)
-                    self._for_hub.append(lambda hub: hub.expect(s))
+                if not recovering:  # (a recovered attempt is the hub's: attach_hub)
+                    if self.hub is not None:
+                        self.hub.expect(s)
+                    else:  # (a restart: the hub is attached before anything is allocated)
+                        self._for_hub.append(lambda hub: hub.expect(s))
             elif processes:
                 self._external[app_id] = s
             self.sim.apply(Submit(app_id, queue, s.user, am, (), recovering))
@@ -836,10 +829,9 @@ class EngineLoop:
         if adopt is None or launch is None:
             return
         process = container.get("process") or {}
-        self._launched[(s.application_id, container["id"])] = launch
+        # (not in _launched: its exit, if the executor reports one, is no container's)
         adopt(launch, process.get("pid"), process.get("started"))
         self.executor.stop(s.application_id, launch.container, self.grace_ms)
-        self._launched.pop((s.application_id, container["id"]), None)
 
     def _changed(self, app_id: str) -> None:
         if self.keeper is not None:

@@ -227,9 +227,8 @@ def build(options: ServeOptions, *, clock: ServerClock | None = None) -> Served:
                       outputs=out, grace_ms=grace_ms, store=store)
     if state is not None:
         loop.recover(state, site.scheduling_wait_ms)
-    served = Served(options, site, engine, loop, journal, allocations_text, store=store,
-                    recovered=state if state is not None and not state.empty else None)
-    return served
+    return Served(options, site, engine, loop, journal, allocations_text, store=store,
+                  recovered=state if state is not None and not state.empty else None)
 
 
 def _open_store(options: ServeOptions, site: SiteConfig) -> StateStore | None:
@@ -244,9 +243,7 @@ def _open_store(options: ServeOptions, site: SiteConfig) -> StateStore | None:
                           "are taken over, not killed)", "--site")
     try:
         return StateStore(url, max_completed=site.state_store_max_completed_apps)
-    except ValueError as e:
-        raise ConfigError(str(e), "--store") from None
-    except StateStoreError as e:
+    except (ValueError, StateStoreError) as e:  # a malformed URL; a store that cannot open
         raise ConfigError(str(e), "--store") from None
 
 

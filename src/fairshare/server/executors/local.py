@@ -306,22 +306,26 @@ class LocalExecutor:
         except OSError as e:
             self._report(launch, LAUNCH_FAILED, f"the container could not be launched: {e}")
             return
-        running = _Running(launch, process, pidfd, cgroup, process.pid)
+        self._watch_shell(_Running(launch, process, pidfd, cgroup, process.pid), selector)
+
+    def _watch_shell(self, running: _Running, selector: selectors.BaseSelector) -> None:
+        """A container's shell runs: waited on (its pidfd), and the host told its pid and
+        start, what a restart re-attaches to."""
+        launch = running.launch
         with self._lock:
             self._running[(launch.app, launch.container)] = running
-        selector.register(pidfd, selectors.EVENT_READ, running)
-        started = _start_ticks(process.pid)
+        selector.register(running.pidfd, selectors.EVENT_READ, running)
+        started = _start_ticks(running.pid)
         if self._host is not None and started is not None:
-            self._host.container_started(launch.app, launch.container, process.pid, started)
+            self._host.container_started(launch.app, launch.container, running.pid, started)
 
     def _adopt(self, adopt: _Adopt, selector: selectors.BaseSelector) -> None:
         """Take over a container a server before this one started (a work-preserving
-        restart): its shell is found by the pid and start the store has, or, when the store
-        has none yet, by its ``CONTAINER_ID`` among this user's processes. Its exit code is
-        the one its script writes (the shell is not this process's child); one that ended
-        while no server ran is reported with it, or as lost without one."""
+        restart), its shell located by :meth:`adopt`. Its exit code is the one its script
+        writes (the shell is not this process's child); one that ended while no server ran is
+        reported with it, or as lost without one."""
         launch = adopt.launch
-        pid = adopt.pid  # (located by adopt(), on the loop's thread)
+        pid = adopt.pid
         pidfd = -1
         if pid is not None:
             try:
@@ -331,13 +335,7 @@ class LocalExecutor:
         if pid is None:
             self._report_ended(launch)
             return
-        running = _Running(launch, None, pidfd, None, pid)
-        with self._lock:
-            self._running[(launch.app, launch.container)] = running
-        selector.register(pidfd, selectors.EVENT_READ, running)
-        started = _start_ticks(pid)
-        if self._host is not None and started is not None:
-            self._host.container_started(launch.app, launch.container, pid, started)
+        self._watch_shell(_Running(launch, None, pidfd, None, pid), selector)
 
     def _report_ended(self, launch: Launch) -> None:
         """A container whose shell is gone: its script's exit code, or lost without one
@@ -347,8 +345,7 @@ class LocalExecutor:
             self._report(launch, EXIT_LOST, f"Container {launch.container} was lost: its "
                          "process ended while no ResourceManager ran, and left no exit code")
         else:
-            self._report(launch, status, "" if status == 0 else
-                         f"Exception from container-launch. Exit code: {status}")
+            self._report(launch, status, _exit_diagnostics(status))
 
     def _shell_ended(self, running: _Running, selector: selectors.BaseSelector) -> None:
         """A container's shell exited (it stays unreaped, so its pid — the group's id — is not
@@ -382,9 +379,7 @@ class LocalExecutor:
                   else _written_exit_code(launch))
         if status is None:  # an adopted shell killed by a signal writes no exit code
             status = EXIT_LOST
-        diagnostics = "" if status == 0 else f"Exception from container-launch. " \
-                                              f"Exit code: {status}"
-        self._report(launch, status, diagnostics)
+        self._report(launch, status, _exit_diagnostics(status))
 
     def _finish(self, running: _Running) -> None:
         """Reap the shell (its group is gone or SIGKILLed) and remove its cgroup."""
@@ -573,6 +568,11 @@ def _controllers(path: Path) -> list[str]:
         return []
 
 
+def _exit_diagnostics(status: int) -> str:
+    """What the NodeManager says of a container's exit (``ContainerLaunch``): nothing for 0."""
+    return "" if status == 0 else f"Exception from container-launch. Exit code: {status}"
+
+
 def exit_code_file(launch: Launch) -> Path:
     """Where a container's script writes its exit code (as the NodeManager's launch script
     writes ``<container>.pid.exitcode``): read for a container a restart took over."""
@@ -627,16 +627,15 @@ def _find_container(container: str) -> int | None:
     return None
 
 
-def _script(command: str, cgroup: Path | None, exit_file: Path | None = None) -> str:
+def _script(command: str, cgroup: Path | None, exit_file: Path) -> str:
     """The shell's script: join the cgroup first (before the command can allocate), set
     ``JVM_PID`` to the shell's pid as YARN's launch script does (``$$``), write the exit code
     when it ends (``exit_file``), run the command."""
     lines = []
     if cgroup is not None:
         lines.append(f"echo $$ > {shlex.quote(str(cgroup / 'cgroup.procs'))} || exit 1")
-    if exit_file is not None:
-        f = shlex.quote(str(exit_file))
-        lines.append(f'trap "code=\\$?; echo \\$code > {f}.tmp && mv -f {f}.tmp {f}" EXIT')
+    f = shlex.quote(str(exit_file))
+    lines.append(f'trap "code=\\$?; echo \\$code > {f}.tmp && mv -f {f}.tmp {f}" EXIT')
     lines.append("JVM_PID=$$; export JVM_PID")
     lines.append(command)
     return "\n".join(lines)

@@ -29,10 +29,6 @@ from fairshare.server.submission import Submission
 Record = dict[str, Any]
 
 
-def resource_json(resource: Resource, types: ResourceTypes) -> dict[str, int]:
-    return types.as_dict(resource)
-
-
 def resource_of(data: Mapping[str, int], types: ResourceTypes) -> Resource:
     return types.of({k: int(v) for k, v in data.items() if k in types.names})
 
@@ -53,7 +49,7 @@ def submission_of(data: Mapping[str, Any], types: ResourceTypes) -> Submission:
 
 def _encode(value: object, types: ResourceTypes) -> Any:
     if isinstance(value, Resource):
-        return resource_json(value, types)
+        return types.as_dict(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _encode(getattr(value, f.name), types)
                 for f in dataclasses.fields(value)}

@@ -29,7 +29,7 @@ from fairshare.core import (
 )
 from fairshare.resources.vector import Resource
 from fairshare.server.rm import RMRecords
-from fairshare.server.store.codec import app_json, resource_json
+from fairshare.server.store.codec import app_json
 from fairshare.server.store.store import Batch, Record, StateStore
 from fairshare.sim.run.loop import Simulation
 
@@ -73,8 +73,9 @@ class StateKeeper:
         seen = []
         for node_id, rack, capacity in nodes:
             seen.append(node_id)
-            self._batch.node_records[node_id] = {"id": node_id, "position": len(seen), "rack": rack,
-                                          "capacity": resource_json(capacity, types)}
+            self._batch.node_records[node_id] = {"id": node_id, "position": len(seen),
+                                                 "rack": rack,
+                                                 "capacity": types.as_dict(capacity)}
         self._batch.removed_nodes.update(set(self._node_order) - set(seen))
         self._node_order = seen
 
@@ -114,7 +115,7 @@ class StateKeeper:
                     else container.key[0] if container is not None else 0)
         record: Record = {
             "id": event.container, "app": event.app, "attempt": app.attempt,
-            "node": event.node, "resource": resource_json(event.resource, self.engine.types),
+            "node": event.node, "resource": self.engine.types.as_dict(event.resource),
             "am": event.am, "priority": priority, "started_ms": at_ms, "group": None,
             "ends_ms": None, "process": None}
         progress = self.sim.apps.get(event.app)
@@ -137,6 +138,7 @@ class StateKeeper:
         """Write what changed since the last flush, in one transaction (StateStoreError if
         the store refuses it: nothing of it is then written)."""
         ts, types = self.records.cluster_timestamp, self.engine.types
+        texts: dict[str, str] = {}
         for app_id in sorted(self._apps):
             app = self.records.apps.get(app_id)
             if app is None:
@@ -146,31 +148,16 @@ class StateKeeper:
             text = _text(record)
             if self._written.get(app_id) != text:
                 self._batch.app_records[app_id] = record
+                texts[app_id] = text
         self._apps.clear()
-        batch, self._batch = self._batch, Batch()
-        if not batch:
+        if not self._batch:
             return
-        try:
-            self.store.write(batch)
-        except BaseException:
-            # nothing of the batch is stored: it is written again with the next one
-            self._batch = _merged(batch, self._batch)
-            raise
-        for app_id, record in batch.app_records.items():
-            self._written[app_id] = _text(record)
+        # (refused, nothing of it is stored: the batch stays, to be written with the next)
+        self.store.write(self._batch)
+        self._batch = Batch()
+        self._written.update(texts)
 
 
 def _text(record: Record) -> str:
     return json.dumps(record, sort_keys=True, separators=(",", ":"))
-
-
-def _merged(first: Batch, then: Batch) -> Batch:
-    out = Batch({**first.app_records, **then.app_records},
-                {**first.container_records, **then.container_records},
-                first.removed_containers | then.removed_containers,
-                {**first.node_records, **then.node_records},
-                first.removed_nodes | then.removed_nodes)
-    for container in then.removed_containers:
-        out.container_records.pop(container, None)
-    return out
 

@@ -140,14 +140,6 @@ class StateStore:
             raise StateStoreError(f"cannot read the state store: {_reason(e)}") from None
         return tuple(json.loads(r) for r in rows)
 
-    def epoch(self) -> int:
-        """The epoch the next start will run in."""
-        try:
-            with self.engine.connect() as c:
-                return self._epoch(c)
-        except SQLAlchemyError as e:
-            raise StateStoreError(f"cannot read the state store: {_reason(e)}") from None
-
     @staticmethod
     def _epoch(c: Connection) -> int:
         value = c.execute(select(schema.rm_state.c.value).where(
