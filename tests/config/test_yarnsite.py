@@ -74,6 +74,7 @@ DEFAULTS = {
     "scheduling_wait_ms": 10000,
     "recovery_enabled": False,
     "work_preserving_recovery": True,
+    "max_completed_apps": 1000,
     "state_store_max_completed_apps": 1000,
     "resource_types": ResourceTypes(),
     "warnings": (),
@@ -523,3 +524,21 @@ def test_any_overrides_raise_only_config_errors(overrides: dict[str, Any]) -> No
     except ConfigError:
         return
     assert isinstance(config, SiteConfig)
+
+
+@pytest.mark.parametrize(("memory", "store", "expected"), [
+    (None, None, (1000, 1000)),
+    ("7", None, (7, 7)),  # the state store's limit is the memory's by default
+    ("5", "3", (5, 3)),
+    ("5", "10", (5, 5)),  # RMAppManager: never more in the store than in memory
+    (None, "10", (1000, 10)),
+])
+def test_max_completed_applications_in_memory_and_in_the_state_store(
+        memory: str | None, store: str | None, expected: tuple[int, int]) -> None:
+    properties = {}
+    if memory is not None:
+        properties["yarn.resourcemanager.max-completed-applications"] = memory
+    if store is not None:
+        properties["yarn.resourcemanager.state-store.max-completed-applications"] = store
+    site = load_site(None, properties)
+    assert (site.max_completed_apps, site.state_store_max_completed_apps) == expected

@@ -19,6 +19,8 @@ Checked after every step:
   reservations, preemption marks), and a :class:`~tests.oracles.ledger.NodeLedger` rebuilt
   from the events alone: *no allocation ever* put a node over its capacity, and the ledger
   agrees with the state;
+* ``Engine.snapshot()``, which keeps the copies of unchanged nodes and ended apps from one
+  snapshot to the next, equals a snapshot copied afresh from the state (every field);
 * our own ledger of warned-but-running victims equals the owners' ``containersToBePreempted``;
   every ``container-preempted`` was warned, for the same beneficiary, and dies at its
   ``kill-at-ms``.
@@ -95,6 +97,7 @@ from fairshare.core.model.events import (
 )
 from fairshare.core.preemption.blocked import BLOCKED_CAUSES, ROOM_FREE
 from fairshare.core.rules.policies import calculator_for
+from fairshare.core.snapshot import take_snapshot as copy_of_state
 from fairshare.resources.vector import Resource, fits_in, none_like
 from tests.core.engine_builders import (
     GB,
@@ -804,6 +807,13 @@ class EngineMachine(RuleBasedStateMachine):
     def state_is_consistent(self) -> None:
         problems = self.watch.after_step()
         assert not problems, "\n".join(problems)
+
+    @invariant()
+    def snapshot_is_a_fresh_copy(self) -> None:
+        kept, fresh = self.engine.snapshot(), copy_of_state(self.engine.s)
+        for name in ("nodes", "apps", "containers", "queues"):
+            assert getattr(kept, name) == getattr(fresh, name), name
+        assert kept == fresh
 
     def teardown(self) -> None:
         if self.config is None:

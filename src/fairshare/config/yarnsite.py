@@ -122,8 +122,11 @@ class SiteConfig:
     # it at a restart (fairshare serve's --store turns it on too)
     recovery_enabled: bool = False
     work_preserving_recovery: bool = True  # ...work-preserving-recovery.enabled
+    # yarn.resourcemanager.max-completed-applications: the ended apps the RM keeps
+    # (RMAppManager.checkAppNumCompletedLimit forgets the oldest beyond it)
+    max_completed_apps: int = 1000
     # yarn.resourcemanager.state-store.max-completed-applications (by default the RM's
-    # yarn.resourcemanager.max-completed-applications, 1000)
+    # yarn.resourcemanager.max-completed-applications, 1000; never more than it)
     state_store_max_completed_apps: int = 1000
     raw: Mapping[str, str] = field(default_factory=_empty, hash=False)
     # where each property in ``raw`` was set: (file, line), for findings about it
@@ -215,6 +218,7 @@ def _build(r: ConfReader) -> SiteConfig:
     # outside migration mode; a value Java cannot parse is then harmless, so it only warns.
     soft = "" if preemption and not migration else "YARN reads it only when preemption runs"
     minimum, maximum = _min_max_allocation(r, types)
+    max_completed = r.integer("yarn.resourcemanager.max-completed-applications", 1000)
     return SiteConfig(
         resource_types=types,
         allocation_file=_allocation_file(r),
@@ -267,9 +271,10 @@ def _build(r: ConfReader) -> SiteConfig:
         recovery_enabled=r.boolean("yarn.resourcemanager.recovery.enabled", False),
         work_preserving_recovery=r.boolean(
             "yarn.resourcemanager.work-preserving-recovery.enabled", True),
-        state_store_max_completed_apps=r.integer(
-            "yarn.resourcemanager.state-store.max-completed-applications",
-            r.integer("yarn.resourcemanager.max-completed-applications", 1000)),
+        max_completed_apps=max_completed,
+        # RMAppManager: a state store limit above the memory's is the memory's
+        state_store_max_completed_apps=min(max_completed, r.integer(
+            "yarn.resourcemanager.state-store.max-completed-applications", max_completed)),
         raw=MappingProxyType({key: _raw_value(r, entry) for key, entry in r.entries.items()}),
         origins=MappingProxyType({key: (e.file, e.line) for key, e in r.entries.items()}),
         warnings=tuple(r.warnings),

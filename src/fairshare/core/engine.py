@@ -43,6 +43,7 @@ from fairshare.core.preemption.commit import fire_due_timers
 from fairshare.core.preemption.round import preempt_for_starved_apps
 from fairshare.core.queries import EngineQueries, in_force
 from fairshare.core.rules.yarn_order import containers_in_hash_order
+from fairshare.core.snapshot import Snapshots
 from fairshare.core.steps import EngineSteps, SteadyShares
 from fairshare.resources.vector import Resource
 
@@ -80,6 +81,7 @@ class Engine(EngineQueries):
         self._quiet: QuietHeartbeats | None = None  # made by the first heartbeat_tick that skips
         self.groups: Mapping[str, Sequence[str]] = groups or {}
         self._deadlines: list[tuple[int, str]] = []  # decommission timeouts: (due, node)
+        self._snapshots: Snapshots | None = None  # made by the first snapshot
 
     def subscribe(self, listener: Callable[[Event], None]) -> Callable[[], None]:
         """Hand every event from now on to ``listener`` as well, after the engine's sink (and

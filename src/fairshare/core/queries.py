@@ -24,7 +24,7 @@ from fairshare.core.model.events import Event
 from fairshare.core.model.queue_settings import QueueSettings
 from fairshare.core.model.records import App, ClusterState, Node
 from fairshare.core.model.tree import QueueTree
-from fairshare.core.snapshot import EngineSnapshot, take_snapshot
+from fairshare.core.snapshot import EngineSnapshot, Snapshots, take_snapshot
 from fairshare.resources.vector import Resource, ResourceTypes
 
 
@@ -34,6 +34,7 @@ class EngineQueries:
     s: Scheduler
     _quiet: QuietHeartbeats | None
     _deadlines: list[tuple[int, str]]  # decommission timeouts, a heap: (due, node)
+    _snapshots: Snapshots | None  # the copies kept between snapshots (made by the first)
 
     # -- records -------------------------------------------------------------------------------
 
@@ -105,7 +106,9 @@ class EngineQueries:
     def snapshot(self) -> EngineSnapshot:
         """The engine as it is now, frozen: queues, apps, nodes and containers
         (:mod:`fairshare.core.snapshot`), to keep while the engine moves on."""
-        return take_snapshot(self.s)
+        if self._snapshots is None:
+            self._snapshots = Snapshots(self.s)
+        return take_snapshot(self.s, self._snapshots)
 
     # -- queues and apps -----------------------------------------------------------------------
 

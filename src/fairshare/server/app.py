@@ -23,6 +23,7 @@ def create_server_app(loop: EngineLoop, *, am_router: Any = None, pages: Any = N
     authorizer = Authorizer(loop.engine, loop.engine.site)
     for submission in loop.submissions():  # a restart's apps keep their app ACLs
         authorizer.remember(submission)
+    loop.forgetting.append(authorizer.forget)
     auth = auth or PseudoAuth()
     if isinstance(loop.engine.groups, UserGroups):  # the users file's groups, when it has
         loop.engine.groups.first = auth.groups_of

@@ -174,6 +174,11 @@ class Authorizer:
         with self._lock:
             self._app_acls[submission.application_id] = AppAcls.of(submission.acls)
 
+    def forget(self, app_id: str) -> None:
+        """An ended app the RM forgot (``ApplicationACLsManager.removeApplication``)."""
+        with self._lock:
+            self._app_acls.pop(app_id, None)
+
     def app_access(self, user: str, access: str, app: RMAppView) -> bool:
         """``ApplicationACLsManager.checkAccess``: everyone with ACLs off; else an admin, the
         owner, or the app's ACL of that type."""

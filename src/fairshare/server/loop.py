@@ -153,7 +153,8 @@ class EngineLoop:
         self.clock = clock
         self.work_dir = work_dir
         self.heartbeat_ms = heartbeat_ms
-        self.records = RMRecords(cluster_timestamp, engine.types)
+        self.records = RMRecords(cluster_timestamp, engine.types,
+                                 engine.site.max_completed_apps)
         self._journal = journal
         self.sim = Simulation(engine, (), heartbeat_interval_ms=heartbeat_ms,
                               event_driven=False, observers=[self], journal=self._journaled,
@@ -169,6 +170,8 @@ class EngineLoop:
         self._thread: threading.Thread | None = None
         self._thread_id: int | None = None
         self._listeners: list[EventListener] = []
+        # told of each ended app the RM forgets (RMRecords.max_completed), on this thread
+        self.forgetting: list[Callable[[str], None]] = []
         self._stream: deque[StreamedEvent] = deque(maxlen=EVENTS_KEPT)
         self._stream_changed = threading.Condition()
         self._launched: dict[tuple[str, str], Launch] = {}  # (app, engine container) → launch
@@ -319,10 +322,7 @@ class EngineLoop:
 
     def _take_snapshot(self) -> ServerSnapshot:
         now = self.engine.now
-        last_heartbeat = now - now % self.heartbeat_ms
-        for node in self.records.nodes.values():
-            if node.state in ("RUNNING", "DECOMMISSIONING"):
-                node.last_heartbeat_ms = last_heartbeat
+        self.records.heartbeats_at(now - now % self.heartbeat_ms)
         snap = self.engine.snapshot()
         preempted = {a.id: (a.preempted_am_containers, a.preempted_containers,
                             a.preempted_resource if a.preempted_containers else None)
@@ -359,6 +359,11 @@ class EngineLoop:
 
     def on_events(self, events: Sequence[Event]) -> None:
         self.records.on_events(events)
+        for app_id in self.records.take_forgotten():  # yarn.resourcemanager.max-completed-…
+            if self.keeper is not None:
+                self.keeper.forget(app_id)
+            for forget in self.forgetting:
+                forget(app_id)
         if self.keeper is not None:  # stored before any container of theirs is started
             self.keeper.on_events(events)
             if any(isinstance(e, NodeDecommissioned) for e in events):
@@ -405,8 +410,10 @@ class EngineLoop:
             if shell is not None and event.state != "killed" and shell.num_failed:
                 # the app FINISHED with the final status FAILED (RMRecords) and the message
                 # DistributedShell's AM unregisters with
-                self.records.apps[event.app].diagnostics = shell.diagnostics()
-                self._changed(event.app)
+                record = self.records.apps.get(event.app)
+                if record is not None:  # (not forgotten at once: max-completed-applications)
+                    record.diagnostics = shell.diagnostics()
+                    self._changed(event.app)
 
     def _launch(self, submission: Submission, event: ContainerAllocated) -> None:
         """A container of an app whose containers are processes: the distributed shell's
@@ -479,7 +486,7 @@ class EngineLoop:
                     self.sim.apply(Kill(app))
                     record.state = record.rm_state = record.final_status = "FAILED"
                 return
-            if exit_status != 0:
+            if exit_status != 0 and app in self.records.apps:
                 self.records.apps[app].exit_failures += 1
             shell = self.shells.get(app)
             if shell is not None:
@@ -664,7 +671,7 @@ class EngineLoop:
             self._virtual_only()
             self._active_node(node_id)
             self.sim.apply(ResizeNode(node_id, capacity))
-            self.records.nodes[node_id].capacity = capacity
+            self.records.resize_node(node_id, capacity)
             self._nodes_changed()
 
         self._call(job)

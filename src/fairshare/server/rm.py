@@ -5,10 +5,16 @@ and NodeManagers with their states (``RMNodeImpl``).
 :class:`RMRecords` is written on the engine thread only, from the engine's events (and from the
 requests the loop applies); :meth:`RMRecords.freeze` copies it into the views a snapshot holds.
 Times are engine ms (the server's clock from 0); the views carry epoch ms.
+
+A server freezes its records several times a second, and most of them have not changed since
+the last time: the nodes' views are kept until a node is written (its state, capacity, or the
+heartbeat time every active node shares, which moves once per heartbeat interval), and an
+ended app's view for as long as what it shows is the same.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -33,6 +39,7 @@ from fairshare.server.view import AttemptView, RMAppView, RMNodeView, node_http_
 _STATES = ("NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING", "FINISHED", "FAILED",
            "KILLED")
 ACTIVE_STATES = ("NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING")
+MAX_COMPLETED_APPS = 1000  # yarn.resourcemanager.max-completed-applications' default
 
 
 @dataclass(slots=True)
@@ -78,13 +85,23 @@ class RMNode:
 class RMRecords:
     """The RM's records (see the module docstring)."""
 
-    def __init__(self, cluster_timestamp: int, types: ResourceTypes) -> None:
+    def __init__(self, cluster_timestamp: int, types: ResourceTypes,
+                 max_completed: int = MAX_COMPLETED_APPS) -> None:
         self.cluster_timestamp = cluster_timestamp
         self.types = types
         self.apps: dict[str, RMApp] = {}
+        # RMAppManager.completedApps: the ended apps kept, in the order they ended; past
+        # max_completed the oldest is forgotten (checkAppNumCompletedLimit)
+        self.max_completed = max_completed
+        self._completed: deque[str] = deque()
+        self.forgotten: list[str] = []  # apps forgotten since the loop last took them
         self.nodes: dict[str, RMNode] = {}
         self.issued: set[str] = set()  # ids given out by new-application, not yet submitted
         self._counter = 0
+        self._heartbeat_ms: int | None = None  # when the active nodes last heartbeat
+        self._node_views: tuple[RMNodeView, ...] | None = None  # None: a node was written
+        # ended apps' views, with what they were made from (_ended_key)
+        self._ended_views: dict[str, tuple[tuple[object, ...], RMAppView]] = {}
 
     # -- ids ---------------------------------------------------------------------------------------
 
@@ -106,8 +123,25 @@ class RMRecords:
         return app
 
     def restored(self, app_id: str, app: RMApp) -> None:
-        """An app read back from the state store at a restart."""
+        """An app read back from the state store at a restart (an ended one counts among
+        the completed, as its recovered final state makes RMAppManager count it)."""
         self.apps[app_id] = app
+        if app.state in _ENDED:
+            self._completed_now(app_id)
+
+    def take_forgotten(self) -> list[str]:
+        """The apps forgotten since the last call, oldest first."""
+        forgotten, self.forgotten = self.forgotten, []
+        return forgotten
+
+    def _completed_now(self, app_id: str) -> None:
+        """``RMAppManager.finishApplication`` then ``checkAppNumCompletedLimit``."""
+        self._completed.append(app_id)
+        while len(self._completed) > max(self.max_completed, 0):
+            oldest = self._completed.popleft()
+            self.apps.pop(oldest, None)
+            self._ended_views.pop(oldest, None)
+            self.forgotten.append(oldest)
 
     def attempt_failed(self, app_id: str, now: int) -> None:
         """Its attempt did not survive a restart (its AM is gone): FAILED, and a new one,
@@ -156,16 +190,28 @@ class RMRecords:
 
     def add_node(self, node_id: str, rack: str, capacity: Resource, now: int) -> None:
         self.nodes[node_id] = RMNode(node_id, rack, capacity, last_heartbeat_ms=now)
+        self._node_views = None
 
     def node_left(self, node_id: str, state: str) -> None:
         node = self.nodes.get(node_id)
         if node is not None:
             node.state = state
+            self._node_views = None
 
-    def heartbeat(self, node_id: str, now: int) -> None:
-        node = self.nodes.get(node_id)
-        if node is not None:
-            node.last_heartbeat_ms = now
+    def resize_node(self, node_id: str, capacity: Resource) -> None:
+        self.nodes[node_id].capacity = capacity
+        self._node_views = None
+
+    def heartbeats_at(self, heartbeat_ms: int) -> None:
+        """Every active node (RUNNING, DECOMMISSIONING) heartbeat at ``heartbeat_ms`` (the
+        server's NodeManagers heartbeat together, once per interval)."""
+        if heartbeat_ms == self._heartbeat_ms:
+            return
+        self._heartbeat_ms = heartbeat_ms
+        for node in self.nodes.values():
+            if node.state in ("RUNNING", "DECOMMISSIONING"):
+                node.last_heartbeat_ms = heartbeat_ms
+        self._node_views = None
 
     # -- the engine's events -----------------------------------------------------------------------
 
@@ -235,6 +281,8 @@ class RMRecords:
                 app.preempted_ms[i] += amount * (now - since)
 
     def _end(self, app: RMApp, state: str, final: str, now: int) -> None:
+        if app.state not in _ENDED:
+            self._completed_now(app.submission.application_id)
         for container in list(app.running):
             self._container_ended(app, container, now, preempted=False)
         app.state = app.rm_state = state
@@ -251,39 +299,74 @@ class RMRecords:
                ) -> tuple[tuple[RMAppView, ...], tuple[RMNodeView, ...]]:
         """The views at engine time ``now``; ``preempted``: per app the engine's (AM
         containers, all containers, resource) taken by preemption."""
-        ts, names = self.cluster_timestamp, self.types.names
+        kept, ended = self._ended_views, {}
         apps = []
         for app_id, app in self.apps.items():
-            s = app.submission
-            used = list(app.used_ms)
-            for resource, since in app.running.values():  # running containers count so far
-                for i, amount in enumerate(resource.values):
-                    used[i] += amount * (now - since)
-            am_taken, taken, taken_resource = preempted.get(app_id, (0, 0, None))
-            attempts = tuple(
-                AttemptView(a.number, ts + a.start_ms,
-                            0 if a.finish_ms is None else ts + a.finish_ms, a.state,
-                            a.container, a.node,
-                            None if a.node is None else node_http_address(a.node))
-                for a in app.attempts)
-            apps.append(RMAppView(
-                app_id, s.name, s.user, app.queue, app.state, app.rm_state, app.final_status,
-                1.0 if app.state in ("FINISHED", "FAILED", "KILLED") else app.progress or 0.0,
-                app.diagnostics,
-                s.application_type, s.tags, s.priority, s.unmanaged, ts + app.submitted_ms,
-                -1 if app.launched_ms is None else ts + app.launched_ms,
-                ts + app.finished_ms if app.finished_ms is not None else 0, attempts,
-                tuple((n, u // 1000) for n, u in zip(names, used, strict=True))
-                if app.attempts else (),
-                tuple((n, p // 1000) for n, p in zip(names, app.preempted_ms, strict=True)
-                      if any(app.preempted_ms)),
-                am_taken, taken - am_taken, taken_resource, s.max_attempts,
-                s.node_label_expression))
-        nodes = tuple(RMNodeView(n.id, n.id.rpartition(":")[0] or n.id, node_http_address(n.id),
-                                 n.rack, n.state, ts + n.last_heartbeat_ms, n.capacity)
-                      for n in sorted(self.nodes.values(), key=lambda n: n.state != "RUNNING"
-                                      and n.state != "DECOMMISSIONING"))
-        return tuple(apps), nodes
+            taken = preempted.get(app_id, (0, 0, None))
+            if app.state in _ENDED and not app.running:
+                key = _ended_key(app, taken)
+                held = kept.get(app_id)
+                view = held[1] if held is not None and held[0] == key else \
+                    self._app_view(app_id, app, now, taken)
+                ended[app_id] = (key, view)
+            else:
+                view = self._app_view(app_id, app, now, taken)
+            apps.append(view)
+        self._ended_views = ended
+        return tuple(apps), self._nodes_view()
+
+    def _app_view(self, app_id: str, app: RMApp, now: int,
+                  preempted: tuple[int, int, Resource | None]) -> RMAppView:
+        ts, names, s = self.cluster_timestamp, self.types.names, app.submission
+        used = list(app.used_ms)
+        for resource, since in app.running.values():  # running containers count so far
+            for i, amount in enumerate(resource.values):
+                used[i] += amount * (now - since)
+        am_taken, taken, taken_resource = preempted
+        attempts = tuple(
+            AttemptView(a.number, ts + a.start_ms,
+                        0 if a.finish_ms is None else ts + a.finish_ms, a.state,
+                        a.container, a.node,
+                        None if a.node is None else node_http_address(a.node))
+            for a in app.attempts)
+        return RMAppView(
+            app_id, s.name, s.user, app.queue, app.state, app.rm_state, app.final_status,
+            1.0 if app.state in _ENDED else app.progress or 0.0,
+            app.diagnostics,
+            s.application_type, s.tags, s.priority, s.unmanaged, ts + app.submitted_ms,
+            -1 if app.launched_ms is None else ts + app.launched_ms,
+            ts + app.finished_ms if app.finished_ms is not None else 0, attempts,
+            tuple((n, u // 1000) for n, u in zip(names, used, strict=True))
+            if app.attempts else (),
+            tuple((n, p // 1000) for n, p in zip(names, app.preempted_ms, strict=True)
+                  if any(app.preempted_ms)),
+            am_taken, taken - am_taken, taken_resource, s.max_attempts,
+            s.node_label_expression)
+
+    def _nodes_view(self) -> tuple[RMNodeView, ...]:
+        views = self._node_views
+        if views is None:
+            ts = self.cluster_timestamp
+            views = self._node_views = tuple(
+                RMNodeView(n.id, n.id.rpartition(":")[0] or n.id, node_http_address(n.id),
+                           n.rack, n.state, ts + n.last_heartbeat_ms, n.capacity)
+                for n in sorted(self.nodes.values(), key=lambda n: n.state != "RUNNING"
+                                and n.state != "DECOMMISSIONING"))
+        return views
+
+
+_ENDED = ("FINISHED", "FAILED", "KILLED")
+
+
+def _ended_key(app: RMApp, preempted: tuple[int, int, Resource | None]) -> tuple[object, ...]:
+    """Everything an ended app's view is made from that may still be written after it ended
+    (an AM's late report, the diagnostics of the server's own AM, a restart's failed
+    attempt); its submission, its resource-seconds and its ended attempts are fixed."""
+    last = app.attempts[-1] if app.attempts else None
+    return (app.state, app.rm_state, app.final_status, app.diagnostics, app.queue,
+            app.finished_ms, app.launched_ms, len(app.attempts),
+            None if last is None else (last.state, last.finish_ms, last.container, last.node),
+            preempted)
 
 
 def _rejected(event: AppRejected, app: RMApp) -> str:

@@ -65,6 +65,10 @@ class NotingLog(ChangeLog):
         self.kinds.add(Change.AM_LIMIT)
         super().am_limit(leaf)
 
+    def node(self, name: str) -> None:
+        self.kinds.add(Change.NODE)
+        super().node(name)
+
     def tree(self) -> None:
         self.kinds.add(Change.TREE)
         super().tree()

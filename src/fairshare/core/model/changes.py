@@ -19,6 +19,9 @@ What is recorded, and who reads it:
   (``membership``) — for readers that ask for it (the update pass);
 * ``queues`` — a queue's usage or demand changed: its place among its siblings may move;
 * ``am_limits`` — a leaf's AM limit (its fair share) or AM usage changed;
+* ``nodes`` — what a node holds changed (a container placed or released, a reservation made,
+  refreshed or dropped, a graceful decommission begun): the snapshot's kept copy of the node
+  is stale (``Engine.snapshot``, :class:`~fairshare.core.snapshot.Snapshots`);
 * ``tree`` — a new queue tree (a reload, a dynamic queue); ``cluster`` — nodes came, went or
   were resized.
 
@@ -40,6 +43,7 @@ class Change(Enum):
     MEMBERSHIP = "membership"
     QUEUE = "queue"
     AM_LIMIT = "am_limit"
+    NODE = "node"
     TREE = "tree"
     CLUSTER = "cluster"
 
@@ -47,13 +51,14 @@ class Change(Enum):
 class ChangeReader:
     """What one cache has not seen yet; the cache clears it once it has caught up."""
 
-    __slots__ = ("am_limits", "apps", "by_leaf", "cluster", "queues", "tree")
+    __slots__ = ("am_limits", "apps", "by_leaf", "cluster", "nodes", "queues", "tree")
 
     def __init__(self) -> None:
         self.apps: dict[str, App] = {}
         self.by_leaf: dict[str, dict[str, App]] = {}
         self.queues: dict[str, None] = {}
         self.am_limits: dict[str, None] = {}
+        self.nodes: dict[str, None] = {}
         # a new reader has seen nothing: it starts as after a new tree and cluster
         self.tree = True
         self.cluster = True
@@ -63,6 +68,7 @@ class ChangeReader:
         self.by_leaf = {}
         self.queues = {}
         self.am_limits = {}
+        self.nodes = {}
         self.tree = self.cluster = False
 
 
@@ -76,14 +82,16 @@ class ChangeLog:
         self._app_readers: list[ChangeReader] = []  # apps
         self._leaf_readers: list[ChangeReader] = []  # by_leaf, and membership as apps
         self._queue_readers: list[ChangeReader] = []  # queues and AM limits
+        self._node_readers: list[ChangeReader] = []  # nodes
         self._flag_readers: list[ChangeReader] = []  # tree and cluster: every reader
 
-    def reader(self, *, apps: bool = True, queues: bool = True,
-               by_leaf: bool = False) -> ChangeReader:
+    def reader(self, *, apps: bool = True, queues: bool = True, by_leaf: bool = False,
+               nodes: bool = False) -> ChangeReader:
         """A new reader of the given kinds (every reader sees tree and cluster changes)."""
         reader = ChangeReader()
         for wanted, readers in ((apps, self._app_readers), (by_leaf, self._leaf_readers),
-                                (queues, self._queue_readers), (True, self._flag_readers)):
+                                (queues, self._queue_readers), (nodes, self._node_readers),
+                                (True, self._flag_readers)):
             if wanted:
                 readers.append(reader)
         return reader
@@ -110,6 +118,12 @@ class ChangeLog:
         self.version += 1
         for reader in self._queue_readers:
             reader.am_limits[leaf] = None
+
+    def node(self, name: str) -> None:
+        """What node ``name`` holds changed; no sort key, offer or limit depends on that
+        alone (the app's and queues' own records say what does): the version stays."""
+        for reader in self._node_readers:
+            reader.nodes[name] = None
 
     def tree(self) -> None:
         self.version += 1

@@ -53,6 +53,13 @@ class StateKeeper:
     def app_changed(self, app_id: str) -> None:
         self._apps.add(app_id)
 
+    def forget(self, app_id: str) -> None:
+        """The RM forgot an ended app (max-completed-applications): the store's own limit
+        removes its record (``StateStore``), nothing here writes it again."""
+        self._apps.discard(app_id)
+        self._written.pop(app_id, None)
+        self.tasks_done.pop(app_id, None)
+
     def known(self, app_id: str, record: Record) -> None:
         """A record read back at a restart: written already, as it is."""
         self._written[app_id] = _text(record)

@@ -31,6 +31,7 @@ class ContainerWriter(NodeWriter, AppWriter):
         node.allocated = add(node.allocated, resource)
         node.containers[container.id] = container
         node.peak_containers = max(node.peak_containers, len(node.containers))
+        self.log.node(node.name)
         if kind is not None:
             if app.id not in node.apps_ran:
                 self.note_app_ran(node, app.id)
@@ -81,6 +82,7 @@ class ContainerWriter(NodeWriter, AppWriter):
             node.allocated = subtract(node.allocated, container.resource)
             node.containers.pop(container.id, None)
             node.marked_for_preemption.pop(container.id, None)
+            self.log.node(node.name)
         app = state.apps[container.app_id]
         app.containers.pop(container.id, None)
         app.usage = subtract(app.usage, container.resource)
@@ -98,6 +100,7 @@ class ContainerWriter(NodeWriter, AppWriter):
     def reserve(self, app: App, node: Node, key: SchedulerKey, resource: Resource) -> bool:
         """Create or refresh ``app``'s reservation on ``node``; True if it is new."""
         existing = node.reservation
+        self.log.node(node.name)
         if existing is not None:
             self.change_reserved(app.queue, subtract(resource, existing.resource), 0)
             existing.key, existing.resource = key, resource
@@ -115,6 +118,7 @@ class ContainerWriter(NodeWriter, AppWriter):
         if reservation is None:
             return None
         node.reservation = None
+        self.log.node(node.name)
         app.reservations.pop(node.name, None)
         self.log.app(app)
         self.change_reserved(app.queue, subtract(self.state.none, reservation.resource), -1)
@@ -128,9 +132,10 @@ class ContainerWriter(NodeWriter, AppWriter):
 
 RECORDS: Records = {
     # a recovered AM's leaf's AM limit (an allocation's record of the app covers the others)
-    ContainerWriter.allocate: (Change.APP, Change.QUEUE, Change.AM_LIMIT),
-    ContainerWriter.free_container: (Change.APP, Change.QUEUE),
-    ContainerWriter.reserve: (Change.APP,),  # a new reservation
-    ContainerWriter.unreserve: (Change.APP,),
+    ContainerWriter.allocate: (Change.APP, Change.QUEUE, Change.AM_LIMIT, Change.NODE),
+    # (a container of a node that left records no node)
+    ContainerWriter.free_container: (Change.APP, Change.QUEUE, Change.NODE),
+    ContainerWriter.reserve: (Change.APP, Change.NODE),  # the app: a new reservation only
+    ContainerWriter.unreserve: (Change.APP, Change.NODE),
     ContainerWriter.move_reservations: (),
 }

@@ -32,6 +32,7 @@ class NodeWriter(QueueWriter):
 
     def start_decommission(self, node: Node, deadline: int | None) -> None:
         node.decommissioning, node.decommission_deadline = True, deadline
+        self.log.node(node.name)
 
     def start_epoch(self, epoch: int, scheduling_wait_until: int | None) -> None:
         """The ResourceManager restarted on its state store (``ResourceManager.
@@ -58,7 +59,7 @@ RECORDS: Records = {
     NodeWriter.add_node: (Change.CLUSTER,),
     NodeWriter.remove_node: (Change.CLUSTER,),
     NodeWriter.resize_node: (Change.CLUSTER,),
-    NodeWriter.start_decommission: (),
+    NodeWriter.start_decommission: (Change.NODE,),
     NodeWriter.start_epoch: (),
     NodeWriter.end_scheduling_wait: (),
     NodeWriter.note_app_ran: (),
