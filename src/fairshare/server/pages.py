@@ -41,10 +41,12 @@ from fairshare.config.model import AllocationConfig
 from fairshare.config.yarnsite import SiteConfig
 from fairshare.server.control import Control, Refused
 from fairshare.server.rest import daos
-from fairshare.server.rest.jersey import to_json
+from fairshare.server.rest.dao_apps import app_texts, joined_apps
+from fairshare.server.rest.dao_cluster import info_answer, metrics_answer, scheduler_answer
+from fairshare.server.rest.dao_nodes import joined_nodes, node_texts
 from fairshare.server.view import ServerSnapshot
 from fairshare.sim.record.contention import threshold_of
-from fairshare.web.answers import AnswerError, sample_of
+from fairshare.web.answers import AnswerError, SampleReader
 from fairshare.web.history.store import History
 from fairshare.web.live import StateSource, live_app
 from fairshare.web.metrics import LatestState
@@ -52,7 +54,8 @@ from fairshare.web.pages import Explained
 from fairshare.web.pipeline import SamplePipeline, first_line
 from fairshare.workbench.explain.model import Statement
 
-__all__ = ["ServePages", "answers_of", "serve_pages_app", "thresholds_of"]
+__all__ = ["ServePages", "answers_and_records", "answers_of", "serve_pages_app",
+           "thresholds_of"]
 
 _log = logging.getLogger(__name__)
 ENDED_STATES = frozenset({"FINISHED", "FAILED", "KILLED"})  # YarnApplicationState's final ones
@@ -66,17 +69,28 @@ def answers_of(snap: ServerSnapshot) -> dict[str, str]:
     ``apps.json`` and the ended ones as ``finished-apps.json``, the watcher's two GETs (a
     checkpoint's ``apps.json`` is what ``watch fork`` imports: the live apps), each in the
     order ``/apps`` lists them."""
+    return answers_and_records(snap)[0]
+
+
+def answers_and_records(snap: ServerSnapshot) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """:func:`answers_of`, and the texts of the records its lists are made of (each app's,
+    each node's, in order: what :class:`~fairshare.web.answers.SampleReader` reads once per
+    text). ``/scheduler``, ``/info``, ``/metrics`` are the REST API's own answers of the
+    snapshot (written once for its clients and the pages)."""
     ordered = daos.app_order(snap, snap.apps)
     live = [a for a in ordered if a.state not in ENDED_STATES]
     ended = [a for a in ordered if a.state in ENDED_STATES]
-    documents = {"scheduler.json": daos.scheduler(snap), "info.json": daos.cluster_info(snap),
-                 "metrics.json": daos.cluster_metrics(snap)}
-    answers = {name: to_json(doc).decode("utf-8") for name, doc in documents.items()}
+    answers = {"scheduler.json": scheduler_answer(snap).decode("utf-8"),
+               "info.json": info_answer(snap).decode("utf-8"),
+               "metrics.json": metrics_answer(snap).decode("utf-8")}
     # the big ones as the REST API writes them, from the nodes' and ended apps' kept texts
-    answers["apps.json"] = daos.apps_json(snap, live).decode("utf-8")
-    answers["finished-apps.json"] = daos.apps_json(snap, ended).decode("utf-8")
-    answers["nodes.json"] = daos.nodes_json(snap, daos.node_order(snap.nodes)).decode("utf-8")
-    return answers
+    records = {"apps.json": app_texts(snap, live), "finished-apps.json": app_texts(snap, ended),
+               "nodes.json": node_texts(snap, daos.node_order(snap.nodes))}
+    answers["apps.json"] = joined_apps(snap, records["apps.json"]).decode("utf-8")
+    answers["finished-apps.json"] = joined_apps(snap, records["finished-apps.json"]
+                                                ).decode("utf-8")
+    answers["nodes.json"] = joined_nodes(snap, records["nodes.json"]).decode("utf-8")
+    return answers, records
 
 
 def thresholds_of(snap: ServerSnapshot) -> dict[str, float]:
@@ -113,6 +127,7 @@ class ServePages:
         self._due_ms: int | None = None  # the server's clock: when the next sample is due
         self._sampled_ms: int | None = None  # the snapshot time sampled last
         self._explain = explain
+        self._reader = SampleReader()  # the records of the last sample, read
         # the settings shown are the engine's own, file or not (a watcher without a file
         # hides YARN's defaults: they may not be the watched RM's)
         self.source = StateSource(self.pipeline.latest, history, self.now_ms, lambda: True,
@@ -184,9 +199,10 @@ class ServePages:
         if snap.now_ms == self._sampled_ms:
             return None
         started = self._clock()
-        answers = answers_of(snap)
+        answers, records = answers_and_records(snap)
         try:
-            sample = sample_of(answers, rm=self.rm_url, time_ms=snap.now_ms)
+            sample = self._reader.sample(answers, records, rm=self.rm_url,
+                                         time_ms=snap.now_ms)
         except AnswerError as e:  # the REST layer wrote what a watcher could not read
             return self.pipeline.fail(f"the server's own REST answer: {e}", started,
                                       now_ms=snap.now_ms, allocations=self.allocations_config,

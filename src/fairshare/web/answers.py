@@ -17,7 +17,11 @@ and took half the reading time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from fairshare.config.errors import ConfigError
@@ -32,11 +36,23 @@ from fairshare.sim.importer.dump import (
     read_scheduler,
 )
 from fairshare.sim.importer.jsonfile import JsonFile
+from fairshare.sim.parse.jsontext import check_json_size
 from fairshare.web.sample import Sample
 
-__all__ = ["BASE", "KINDS", "AnswerError", "merge_apps", "parse_answer", "read_apps_answer",
-           "read_info", "read_metrics", "read_nodes_answer", "read_scheduler_answer",
-           "sample_of"]
+__all__ = [
+    "BASE",
+    "KINDS",
+    "AnswerError",
+    "SampleReader",
+    "merge_apps",
+    "parse_answer",
+    "read_apps_answer",
+    "read_info",
+    "read_metrics",
+    "read_nodes_answer",
+    "read_scheduler_answer",
+    "sample_of",
+]
 
 BASE = "/ws/v1/cluster"
 # what went wrong: the first two and the last are the poller's (no answer, an error status),
@@ -142,6 +158,151 @@ def sample_of(texts: Mapping[str, str], *, rm: str, time_ms: int) -> Sample:
     return Sample(time_ms=time_ms, rm=rm, cluster_id=cluster_id, rm_version=version,
                   root=root, cluster=cluster, nodes=nodes, apps=apps, other_nodes=others,
                   metrics=metrics)
+
+
+class _Unsure(Exception):
+    """The records do not make the answer as :class:`SampleReader` expects: read it whole."""
+
+
+_HEARTBEAT = '"lastHealthUpdate":'
+_NUMBER = re.compile(r"(0|[1-9][0-9]*)[,}]")  # a JSON non-negative integer, then what ends it
+_WRAPPERS = {"apps.json": ('{"apps":{"app":[', "]}}"),
+             "finished-apps.json": ('{"apps":{"app":[', "]}}"),
+             "nodes.json": ('{"nodes":{"node":[', "]}}")}
+
+
+class SampleReader:
+    """:func:`sample_of`, for a reader of many samples of one RM whose answers' lists come
+    with the texts of their records (``records``: by answer name, the texts whose join by
+    commas is the list of ``apps.json``, ``finished-apps.json``, ``nodes.json``): a record
+    read in the sample before is not read again (a node's, whose lastHealthUpdate moves
+    every heartbeat, is kept by its text without that number, which is put back). The
+    sample is :func:`sample_of`'s: each record is read by the same reader, alone, and what
+    reading the records together adds (no record listed twice, several nodes of one host
+    named by their ids) is done over them; anything else (an answer that is not its
+    records' join, a record that is not one JSON value, any error) is read by
+    :func:`sample_of` itself, with its errors."""
+
+    def __init__(self) -> None:
+        self._apps: dict[str, tuple[DumpApp, ...]] = {}
+        self._nodes: dict[str, tuple[tuple[DumpNode, ...], tuple[DumpNode, ...], int]] = {}
+
+    def sample(self, texts: Mapping[str, str], records: Mapping[str, Sequence[str]], *,
+               rm: str, time_ms: int) -> Sample:
+        try:
+            with gc_paused():
+                return self._sample(texts, records, rm, time_ms)
+        except (_Unsure, AnswerError, ConfigError):
+            return sample_of(texts, rm=rm, time_ms=time_ms)
+
+    def _sample(self, texts: Mapping[str, str], records: Mapping[str, Sequence[str]],
+                rm: str, time_ms: int) -> Sample:
+        def answer(name: str, endpoint: str) -> JsonFile:
+            return parse_answer(texts[name], rm + endpoint, endpoint)
+
+        root, cluster = read_scheduler_answer(answer("scheduler.json", f"{BASE}/scheduler"))
+        cluster_id, version = read_info(answer("info.json", f"{BASE}/info"))
+        apps_seen: dict[str, tuple[DumpApp, ...]] = {}
+        apps = self._read_apps(texts, records, "apps.json", rm, apps_seen)
+        if "finished-apps.json" in texts:
+            apps = merge_apps(apps, self._read_apps(texts, records, "finished-apps.json", rm,
+                                                    apps_seen))
+        nodes_seen: dict[str, tuple[tuple[DumpNode, ...], tuple[DumpNode, ...], int]] = {}
+        nodes, others = self._read_nodes(texts, records, rm, nodes_seen)
+        metrics = read_metrics(answer("metrics.json", f"{BASE}/metrics"))
+        self._apps, self._nodes = apps_seen, nodes_seen  # what the next sample may find
+        return Sample(time_ms=time_ms, rm=rm, cluster_id=cluster_id, rm_version=version,
+                      root=root, cluster=cluster, nodes=nodes, apps=apps, other_nodes=others,
+                      metrics=metrics)
+
+    @staticmethod
+    def _parts(texts: Mapping[str, str], records: Mapping[str, Sequence[str]], name: str,
+               display: str) -> Sequence[str]:
+        """The records of ``name``, if they make its text (and it is one line: every value
+        is on line 1, as in each record read alone); its size checked as a whole."""
+        parts = records.get(name)
+        text = texts[name]
+        head, tail = _WRAPPERS[name]
+        if not parts or "\n" in text or text != f"{head}{','.join(parts)}{tail}":
+            raise _Unsure
+        check_json_size(text, display)
+        return parts
+
+    @staticmethod
+    def _one(part: str) -> Any:
+        """The JSON value that is the whole of ``part`` (else the answer is read whole)."""
+        try:
+            return json.loads(part)
+        except ValueError:
+            raise _Unsure from None
+
+    def _read_apps(self, texts: Mapping[str, str], records: Mapping[str, Sequence[str]],
+                   name: str, rm: str, seen: dict[str, tuple[DumpApp, ...]]
+                   ) -> tuple[DumpApp, ...]:
+        endpoint = f"{BASE}/apps"
+        display = rm + endpoint
+        head, tail = _WRAPPERS[name]
+        out: list[DumpApp] = []
+        for part in self._parts(texts, records, name, display):
+            read = seen.get(part) or self._apps.get(part)
+            if read is None:
+                self._one(part)
+                read = read_apps_answer(parse_answer(f"{head}{part}{tail}", display, endpoint))
+            seen[part] = read
+            out.extend(read)
+        if len({a.id for a in out}) != len(out):  # listed twice: sample_of's error
+            raise _Unsure
+        return tuple(out)
+
+    def _read_nodes(self, texts: Mapping[str, str], records: Mapping[str, Sequence[str]],
+                    rm: str, seen: dict[str, tuple[tuple[DumpNode, ...], tuple[DumpNode, ...],
+                                                   int]]
+                    ) -> tuple[tuple[DumpNode, ...], tuple[DumpNode, ...]]:
+        endpoint = f"{BASE}/nodes"
+        display = rm + endpoint
+        head, tail = _WRAPPERS["nodes.json"]
+        held: list[DumpNode] = []
+        others: list[DumpNode] = []
+        for part in self._parts(texts, records, "nodes.json", display):
+            key, beat = _without_heartbeat(part)
+            read = (seen.get(key) or self._nodes.get(key)) if key is not None else None
+            if read is None:
+                value = self._one(part)
+                nodes, more = read_nodes_answer(parse_answer(f"{head}{part}{tail}", display,
+                                                             endpoint))
+                # the one literal "lastHealthUpdate" key is the node's own (no escaped key
+                # may spell it), its number the one cut: else the record is not kept
+                if key is not None and ("\\" in part or not isinstance(value, dict)
+                                        or type(value.get("lastHealthUpdate")) is not int
+                                        or value["lastHealthUpdate"] != beat):
+                    key = None
+                read = (nodes, more, beat)
+            elif read[2] != beat:  # the same record but for its heartbeat, which is put back
+                read = (tuple(replace(n, last_health_update_ms=beat) for n in read[0]),
+                        tuple(replace(n, last_health_update_ms=beat) for n in read[1]), beat)
+            if key is not None:
+                seen[key] = read
+            held.extend(read[0])
+            others.extend(read[1])
+        if len({n.id for n in held}) != len(held):  # listed twice: sample_of's error
+            raise _Unsure
+        hosts = Counter(n.name for n in held)  # read_nodes: several on one host, by their ids
+        return (tuple(replace(n, name=n.id) if hosts[n.name] > 1 else n for n in held),
+                tuple(others))
+
+
+def _without_heartbeat(part: str) -> tuple[str | None, int]:
+    """A node's text without the number of its one ``lastHealthUpdate``, and the number
+    (None: the text has not exactly one, or not a plain number there)."""
+    start = part.find(_HEARTBEAT)
+    if start < 0 or part.find(_HEARTBEAT, start + 1) >= 0:
+        return None, 0
+    at = start + len(_HEARTBEAT)
+    number = _NUMBER.match(part, at)
+    if number is None:
+        return None, 0
+    end = number.end(1)
+    return part[:at] + part[end:], int(number.group(1))
 
 
 def first_line(text: str) -> str:

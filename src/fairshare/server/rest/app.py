@@ -37,20 +37,27 @@ from fairshare.server.rest.body import (
     parse_body,
     text,
 )
-from fairshare.server.rest.dao_apps import ENDED
-from fairshare.server.rest.dao_cluster import max_container_allocation
+from fairshare.server.rest.dao_apps import ENDED, apps_answer, selected
+from fairshare.server.rest.dao_cluster import (
+    info_answer,
+    max_container_allocation,
+    metrics_answer,
+    scheduler_answer,
+)
+from fairshare.server.rest.dao_nodes import nodes_answer
 from fairshare.server.rest.ids import canonical_app_id, canonical_node_id
 from fairshare.server.rest.limits import BodyLimit
 from fairshare.server.rest.negotiate import (
     JerseyResponse,
     XmlResponse,
+    answer_of,
     hadoop_headers,
     refusal,
     render,
     wants_xml,
 )
 from fairshare.server.rest.openapi_docs import BODIES, own_responses, responses
-from fairshare.server.rest.query import apps_query, node_states, parse_deselects, select_nodes
+from fairshare.server.rest.query import apps_query, node_states, parse_deselects
 from fairshare.server.rest.submit import (
     check_am_resource,
     jersey_refusal,
@@ -183,15 +190,18 @@ def _cluster_routes(router: APIRouter, r: _Routes) -> None:
         @_get(router, path, "ClusterInfo: the RM's id, state and versions",
               name=f"cluster_info{path.replace('/', '_')}")
         def info(request: Request) -> Response:
-            return r.answer(request, lambda _: render(request, daos.cluster_info(r.snapshot())))
+            return r.answer(request, lambda _: answer_of(
+                request, lambda xml: info_answer(r.snapshot(), xml)))
 
     @_get(router, "/metrics", "ClusterMetricsInfo: the root queue's metrics and node counts")
     def metrics(request: Request) -> Response:
-        return r.answer(request, lambda _: render(request, daos.cluster_metrics(r.snapshot())))
+        return r.answer(request, lambda _: answer_of(
+            request, lambda xml: metrics_answer(r.snapshot(), xml)))
 
     @_get(router, "/scheduler", "SchedulerTypeInfo: the fairScheduler queue tree")
     def scheduler(request: Request) -> Response:
-        return r.answer(request, lambda _: render(request, daos.scheduler(r.snapshot())))
+        return r.answer(request, lambda _: answer_of(
+            request, lambda xml: scheduler_answer(r.snapshot(), xml)))
 
     @_get(router, "/scheduler/activities", "ActivitiesInfo: 'Not Capacity Scheduler'")
     def activities(request: Request) -> Response:
@@ -202,10 +212,9 @@ def _cluster_routes(router: APIRouter, r: _Routes) -> None:
             None, description="comma-separated NodeStates (RUNNING, LOST, …)")) -> Response:
         def build(_: str) -> Response:
             s = r.snapshot()
-            listed = select_nodes(daos.node_order(s.nodes), node_states(states))
-            if wants_xml(request) is False:  # JSON, the common case, from the nodes' texts
-                return JerseyResponse(daos.nodes_json(s, listed))
-            return render(request, daos.nodes(s, listed))
+            wanted = node_states(states)
+            # once per snapshot, JSON from the nodes' kept texts
+            return answer_of(request, lambda xml: nodes_answer(s, wanted, xml=xml))
         return r.answer(request, build)
 
     @_get(router, "/nodes/{node_id}", "NodeInfo: one node", 400, 404)
@@ -257,16 +266,13 @@ def _app_routes(router: APIRouter, r: _Routes) -> None:
                 application_tags=application_tags or [], name=name,
                 deselects=deselects or [])
             s = r.snapshot()
-            chosen = query.select(daos.app_order(s, s.apps))
-            if wants_xml(request) is False:  # JSON, the common case: ended apps' kept texts
-                return JerseyResponse(daos.apps_json(s, chosen, caller=caller,
-                                                     deselects=query.deselects,
-                                                     rm_address=r.address(request),
-                                                     access=r.can_view(caller)))
-            return render(request, daos.apps(s, chosen, caller=caller,
-                                             deselects=query.deselects,
-                                             rm_address=r.address(request),
-                                             access=r.can_view(caller)))
+            chosen = selected(s, query, query.select)
+            address, access = r.address(request), r.can_view(caller)
+            # once per snapshot, query, format, Host and view of the apps; JSON from the
+            # ended apps' kept texts
+            return answer_of(request, lambda xml: apps_answer(
+                s, query, chosen, caller=caller, deselects=query.deselects,
+                rm_address=address, access=access, xml=xml))
         return r.answer(request, build)
 
     @_get(router, "/apps/{app_id}", "AppInfo: one app", 400, 404)

@@ -5,6 +5,9 @@ An RM lists every app it keeps, and most of them have ended: an ended app's ``Ap
 longer changes (its usage is the RM's dummy report, its times are fixed), so
 :func:`apps_json` keeps its JSON text from one request to the next and writes only the
 running apps afresh — the same text :func:`~fairshare.server.rest.jersey.to_json` writes.
+What is the same for every app of a snapshot (the reservations by app, the apps' order) is
+made once per snapshot, and :func:`apps_answer` the whole answer once per snapshot and per
+what its bytes depend on (``jersey.ANSWERS``).
 """
 
 from __future__ import annotations
@@ -12,9 +15,19 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
-from fairshare.core import AppSnapshot, AskSnapshot
+from fairshare.core import AppSnapshot, AskSnapshot, EngineSnapshot
 from fairshare.resources.vector import MEMORY, VCORES, Resource, float32, sum_resources
-from fairshare.server.rest.jersey import JFloat, JMap, Obj, Value, obj, to_json
+from fairshare.server.rest.jersey import (
+    ANSWERS,
+    JFloat,
+    JMap,
+    Obj,
+    PerSnapshot,
+    Value,
+    obj,
+    to_json,
+    to_xml,
+)
 from fairshare.server.rest.resource_info import resource_info
 from fairshare.server.rest.yarn_order import (
     application_id_hash,
@@ -52,13 +65,59 @@ def _allowed(s: ServerSnapshot, a: RMAppView, caller: str | None, access: Access
     return access if isinstance(access, bool) else access(a)
 
 
+# what is made once per snapshot (of its engine snapshot, of its apps: two objects each)
+_PER_SNAPSHOT: PerSnapshot[Any] = PerSnapshot(8)
+
+
 def app_order(s: ServerSnapshot, apps: Iterable[RMAppView]) -> list[RMAppView]:
-    """The order ``ClientRMService.getApplications`` lists them in (``yarn_order``)."""
+    """The order ``ClientRMService.getApplications`` lists them in (``yarn_order``); that of
+    all the snapshot's apps made once per snapshot (every ``/apps`` asks for it)."""
+    if apps is s.apps:
+        return list(_PER_SNAPSHOT.get(s.apps, "order", lambda: _app_order(s.apps)))
+    return _app_order(apps)
+
+
+def _app_order(apps: Iterable[RMAppView]) -> list[RMAppView]:
     def key(a: RMAppView) -> int:
         _, ts, n = a.id.split("_")
         return application_id_hash(int(ts), int(n))
     listed = list(apps)
     return listed if any(a.id.count("_") != 2 for a in listed) else hash_map_order(listed, key)
+
+
+def selected(s: ServerSnapshot, query: Hashable,
+             select: Callable[[list[RMAppView]], list[RMAppView]]) -> list[RMAppView]:
+    """``select(app_order(s, s.apps))``, once per snapshot and ``query`` (what ``select``
+    keeps is a function of them alone)."""
+    return list(_PER_SNAPSHOT.get(s.apps, ("selected", query),
+                                  lambda: select(app_order(s, s.apps))))
+
+
+def allowed_of(s: ServerSnapshot, listed: Sequence[RMAppView], caller: str | None,
+               access: Access) -> bytes:
+    """Whether the caller sees each app's full report (:func:`has_access`, or the
+    authorizer's answer), one byte an app: all an answer's bytes depend on of the caller."""
+    return bytes(_allowed(s, a, caller, access) for a in listed)
+
+
+def apps_answer(s: ServerSnapshot, query: Hashable, listed: Sequence[RMAppView], *,
+                caller: str | None = None, deselects: frozenset[str] = frozenset(),
+                rm_address: str = DEFAULT_RM_ADDRESS, access: Access = None,
+                xml: bool = False) -> bytes:
+    """``/apps``' answer of ``listed`` (what ``query`` selected of ``s``), JSON or XML, once
+    per snapshot for the same query, format, RM address and view of each app (two callers
+    who see the same apps share it: the caller's view is asked of every app, as without
+    the memo, and is part of the key — the authorizer may change its mind between two
+    requests of one snapshot)."""
+    allowed = allowed_of(s, listed, caller, access)
+
+    def make() -> bytes:
+        if xml:
+            return to_xml(obj(("apps", obj(("app", [
+                _app_info(s, a, caller, deselects, rm_address, bool(ok))
+                for a, ok in zip(listed, allowed, strict=True)])))))
+        return _apps_json(s, listed, allowed, deselects, rm_address)
+    return ANSWERS.get(s, ("apps", query, xml, deselects, rm_address, allowed), make)
 
 
 def apps(s: ServerSnapshot, listed: Iterable[RMAppView], *, caller: str | None = None,
@@ -81,12 +140,36 @@ def apps_json(s: ServerSnapshot, listed: Sequence[RMAppView], *, caller: str | N
               rm_address: str = DEFAULT_RM_ADDRESS, access: Access = None) -> bytes:
     """``to_json(apps(s, listed, …))``, ended apps from their kept texts (the module
     docstring)."""
-    if not listed:
-        return to_json(apps(s, listed, caller=caller, deselects=deselects,
-                            rm_address=rm_address))
-    parts = []
-    for a in listed:
-        allowed = _allowed(s, a, caller, access)
+    return _apps_json(s, listed, allowed_of(s, listed, caller, access), deselects,
+                      rm_address)
+
+
+def _apps_json(s: ServerSnapshot, listed: Sequence[RMAppView], allowances: bytes,
+               deselects: frozenset[str], rm_address: str) -> bytes:
+    return joined_apps(s, _app_texts(s, listed, allowances, deselects, rm_address))
+
+
+def joined_apps(s: ServerSnapshot, parts: Sequence[str]) -> bytes:
+    """The ``AppsInfo`` of the apps whose texts are ``parts`` (:func:`app_texts`)."""
+    if not parts:
+        return to_json(apps(s, ()))
+    return f'{{"apps":{{"app":[{",".join(parts)}]}}}}'.encode()
+
+
+def app_texts(s: ServerSnapshot, listed: Sequence[RMAppView], *, caller: str | None = None,
+              deselects: frozenset[str] = frozenset(), rm_address: str = DEFAULT_RM_ADDRESS,
+              access: Access = None) -> list[str]:
+    """Each app's ``AppInfo`` as :func:`apps_json` writes it in the list."""
+    return _app_texts(s, listed, allowed_of(s, listed, caller, access), deselects,
+                      rm_address)
+
+
+def _app_texts(s: ServerSnapshot, listed: Sequence[RMAppView], allowances: bytes,
+               deselects: frozenset[str], rm_address: str) -> list[str]:
+    parts: list[str] = []
+    caller = None  # what the caller sees is in allowances: _app_info reads nothing else of it
+    for a, ok in zip(listed, allowances, strict=True):
+        allowed = bool(ok)
         if a.state not in ENDED:
             parts.append(to_json(_app_info(s, a, caller, deselects, rm_address, allowed))
                          .decode("utf-8"))
@@ -103,7 +186,7 @@ def apps_json(s: ServerSnapshot, listed: Sequence[RMAppView], *, caller: str | N
                 _texts.clear()
             _texts[key] = text
         parts.append(text)
-    return f'{{"apps":{{"app":[{",".join(parts)}]}}}}'.encode()
+    return parts
 
 
 def app(s: ServerSnapshot, a: RMAppView, *, caller: str | None = None,
@@ -131,10 +214,22 @@ def _usage(s: ServerSnapshot, a: RMAppView, sched: AppSnapshot | None
     if a.state in ENDED or sched is None:
         minus = types.of({MEMORY: -1, VCORES: -1})
         return minus, minus, -1, 0.0, 0.0
-    held = [n.reservation.resource for n in s.engine.nodes
-            if n.reservation is not None and n.reservation.app == a.id]
+    held = _reservations(s.engine).get(a.id, ())
     reserved = sum_resources(held, types.none())
     return (sched.usage, reserved, len(sched.containers), *_percentages(s, sched))
+
+
+def _reservations(engine: EngineSnapshot) -> dict[str, list[Resource]]:
+    """What each app has reserved, node by node in the snapshot's order: one pass over the
+    nodes per snapshot, not one per running app (thousands of nodes, hundreds of apps)."""
+    def make() -> dict[str, list[Resource]]:
+        held: dict[str, list[Resource]] = {}
+        for n in engine.nodes:
+            if n.reservation is not None:
+                held.setdefault(n.reservation.app, []).append(n.reservation.resource)
+        return held
+    found: dict[str, list[Resource]] = _PER_SNAPSHOT.get(engine, "reservations", make)
+    return found
 
 
 def _percentages(s: ServerSnapshot, sched: AppSnapshot) -> tuple[float, float]:

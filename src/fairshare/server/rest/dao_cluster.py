@@ -1,5 +1,7 @@
 """``/info`` (``ClusterInfo``), ``/metrics`` (``ClusterMetricsInfo``) and ``/scheduler``
-(``SchedulerTypeInfo`` around ``FairSchedulerInfo``) from a :class:`ServerSnapshot`."""
+(``SchedulerTypeInfo`` around ``FairSchedulerInfo``) from a :class:`ServerSnapshot`; their
+answers (``*_answer``) written once per snapshot and format (``jersey.ANSWERS``: they depend
+on nothing else, and every dashboard polls them)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from typing import Any
 
 from fairshare.core import QueueSnapshot
 from fairshare.resources.vector import Resource, componentwise_min, is_none
-from fairshare.server.rest.jersey import Obj, obj
+from fairshare.server.rest.jersey import ANSWERS, Obj, obj, written
 from fairshare.server.rest.resource_info import mb_vcores, resource_info
 from fairshare.server.view import RM_VERSION, ServerSnapshot
 
@@ -20,6 +22,18 @@ BUILD = f"{RM_VERSION} from fairshare"  # the build strings name what answers, n
 NO_ELECTOR = "Could not find leader elector. Verify both HA and automatic failover are enabled."
 NODE_STATES = ("NEW", "RUNNING", "UNHEALTHY", "DECOMMISSIONED", "LOST", "REBOOTED",
                "DECOMMISSIONING", "SHUTDOWN")  # org.apache.hadoop.yarn.api.records.NodeState
+
+
+def info_answer(s: ServerSnapshot, xml: bool = False) -> bytes:
+    return ANSWERS.get(s, ("info", xml), lambda: written(cluster_info(s), xml))
+
+
+def metrics_answer(s: ServerSnapshot, xml: bool = False) -> bytes:
+    return ANSWERS.get(s, ("metrics", xml), lambda: written(cluster_metrics(s), xml))
+
+
+def scheduler_answer(s: ServerSnapshot, xml: bool = False) -> bytes:
+    return ANSWERS.get(s, ("scheduler", xml), lambda: written(scheduler(s), xml))
 
 
 def cluster_info(s: ServerSnapshot) -> Obj:

@@ -6,17 +6,24 @@ little between two snapshots, so :func:`nodes_json` writes the JSON answer from 
 text, kept from one request to the next for as long as what it shows is unchanged; only
 ``lastHealthUpdate``, which moves for every node every heartbeat interval, is written afresh.
 The text is the one :func:`~fairshare.server.rest.jersey.to_json` writes for the document.
+
+A node's text is kept with the two records it was written from (its RM record and its
+scheduler record) and is used again when the node's records are those same objects (the
+snapshots reuse a node's records while it is unchanged: no comparison at all), or when they
+are equal to them but for the heartbeat (snapshots that copy every record: a comparison of
+the few fields the text shows). :func:`nodes_answer` is the whole answer, once per snapshot.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from fairshare.core import NodeSnapshot
-from fairshare.server.rest.jersey import JFloat, Obj, obj, to_json
+from fairshare.resources.vector import ResourceTypes
+from fairshare.server.rest.jersey import ANSWERS, JFloat, Obj, PerSnapshot, obj, to_json, to_xml
 from fairshare.server.rest.resource_info import resource_info
 from fairshare.server.rest.yarn_order import hash_map_order, node_id_hash
 from fairshare.server.view import RM_VERSION, RMNodeView, ServerSnapshot
@@ -29,8 +36,12 @@ ACTIVE_STATES = frozenset({"NEW", "RUNNING", "DECOMMISSIONING", "UNHEALTHY"})
 # changes) they are all dropped and written again as asked for
 TEXTS_KEPT = 50_000
 _HEALTH_MARK = -7_346_291_064_511  # a lastHealthUpdate no node has: where its text is cut
-_texts: dict[Hashable, tuple[str, str]] = {}
+# by node id: the records a node's text was written from, its text around lastHealthUpdate,
+# and its whole text with the heartbeat of that RM record
+_Kept = tuple[RMNodeView, NodeSnapshot | None, ResourceTypes, str, str, str]
+_texts: dict[str, _Kept] = {}
 _orders: dict[tuple[tuple[str, bool], ...], tuple[int, ...]] = {}
+_ordered: PerSnapshot[list[RMNodeView]] = PerSnapshot(3)  # by the snapshot's tuple of nodes
 
 
 @functools.lru_cache(maxsize=TEXTS_KEPT)
@@ -41,7 +52,14 @@ def _hash(node_id: str) -> int:
 
 def node_order(nodes: Iterable[RMNodeView]) -> list[RMNodeView]:
     """``queryRMNodes``: the active map, then the inactive one, each in its hash order (the
-    order of the same nodes in the same maps is kept: it is the same every time)."""
+    order of the same nodes in the same maps is kept: it is the same every time; that of a
+    snapshot's nodes, once per snapshot)."""
+    if isinstance(nodes, tuple):
+        return list(_ordered.get(nodes, "order", lambda: _node_order(nodes)))
+    return _node_order(nodes)
+
+
+def _node_order(nodes: Iterable[RMNodeView]) -> list[RMNodeView]:
     listed = list(nodes)
     key = tuple((n.id, n.state in ACTIVE_STATES) for n in listed)
     order = _orders.get(key)
@@ -62,27 +80,77 @@ def nodes(s: ServerSnapshot, listed: Iterable[RMNodeView]) -> Obj:
     return obj(("nodes", obj(("node", [_node_info(s, n) for n in listed]))))
 
 
+def nodes_answer(s: ServerSnapshot, states: frozenset[str] | None = None, *,
+                 xml: bool = False) -> bytes:
+    """``/nodes``' answer: the snapshot's nodes in ``states`` (None: all), JSON or XML, once
+    per snapshot (a filter that leaves every node is the same answer as none)."""
+    ordered = node_order(s.nodes)
+    listed = ordered if states is None else [n for n in ordered if n.state in states]
+    every = len(listed) == len(ordered)  # a subsequence as long as the whole is the whole
+
+    def make() -> bytes:
+        return to_xml(nodes(s, listed)) if xml else nodes_json(s, listed)
+    return ANSWERS.get(s, ("nodes", None if every else states, xml), make)
+
+
 def nodes_json(s: ServerSnapshot, listed: Sequence[RMNodeView]) -> bytes:
     """``to_json(nodes(s, listed))``, from the nodes' kept texts (the module docstring)."""
-    if not listed:
-        return to_json(nodes(s, listed))
+    return joined_nodes(s, node_texts(s, listed))
+
+
+def joined_nodes(s: ServerSnapshot, parts: Sequence[str]) -> bytes:
+    """The ``NodesInfo`` of the nodes whose texts are ``parts`` (:func:`node_texts`)."""
+    if not parts:
+        return to_json(nodes(s, ()))
+    return f'{{"nodes":{{"node":[{",".join(parts)}]}}}}'.encode()
+
+
+def node_texts(s: ServerSnapshot, listed: Iterable[RMNodeView]) -> list[str]:
+    """Each node's ``NodeInfo`` as :func:`nodes_json` writes it in the list."""
+    types = s.types
+    texts = _texts
     parts = []
     for n in listed:
         sched = _scheduler_node(s, n)
-        # everything _node_info reads but lastHealthUpdate
-        key = (s.types, n.id, n.host, n.http_address, n.rack, n.state, n.capacity,
-               n.health_report,
-               None if sched is None else (sched.allocated, sched.capacity,
-                                           len(sched.containers)))
-        text = _texts.get(key)
-        if text is None:
+        kept = texts.get(n.id)
+        if kept is not None and kept[1] is sched and kept[2] is types:
+            if kept[0] is n:  # the same records: the same text
+                parts.append(kept[5])
+                continue
+            if _same_but_heartbeat(kept[0], n):
+                head, tail = kept[3], kept[4]
+                text = f"{head}{n.last_heartbeat_ms}{tail}"
+                texts[n.id] = (n, sched, types, head, tail, text)
+                parts.append(text)
+                continue
+        if kept is not None and _same_but_heartbeat(kept[0], n) \
+                and _same_scheduler_node(kept[1], sched) and kept[2] == types:
+            head, tail = kept[3], kept[4]
+        else:
             whole = to_json(_node_info(s, replace(n, last_heartbeat_ms=_HEALTH_MARK)))
             head, _, tail = whole.decode("utf-8").partition(str(_HEALTH_MARK))
-            if len(_texts) >= TEXTS_KEPT:
-                _texts.clear()
-            _texts[key] = text = (head, tail)
-        parts.append(f"{text[0]}{n.last_heartbeat_ms}{text[1]}")
-    return f'{{"nodes":{{"node":[{",".join(parts)}]}}}}'.encode()
+            if len(texts) >= TEXTS_KEPT:
+                texts.clear()
+        text = f"{head}{n.last_heartbeat_ms}{tail}"
+        # one entry, replaced whole: a thread reading it sees records and texts that agree
+        texts[n.id] = (n, sched, types, head, tail, text)
+        parts.append(text)
+    return parts
+
+
+def _same_but_heartbeat(a: RMNodeView, b: RMNodeView) -> bool:
+    """Everything :func:`_node_info` reads of an RM record but lastHealthUpdate is equal."""
+    return a is b or (a.id == b.id and a.host == b.host and a.http_address == b.http_address
+                      and a.rack == b.rack and a.state == b.state and a.capacity == b.capacity
+                      and a.health_report == b.health_report)
+
+
+def _same_scheduler_node(a: NodeSnapshot | None, b: NodeSnapshot | None) -> bool:
+    """Everything :func:`_node_info` reads of a scheduler record is equal."""
+    if a is None or b is None:
+        return a is b
+    return a is b or (a.allocated == b.allocated and a.capacity == b.capacity
+                      and len(a.containers) == len(b.containers))
 
 
 def node(s: ServerSnapshot, n: RMNodeView) -> Obj:

@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Generic, TypeVar
 
 from fairshare.resources.vector import float32
 
@@ -247,3 +249,87 @@ def _xml_element(name: str, value: Value, out: list[str], *, xsi_declared: bool)
 def _xml_escape(text: str, *, attr: bool = False) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return text.replace('"', "&quot;") if attr else text
+
+
+def written(doc: Obj, xml: bool) -> bytes:
+    """``doc`` as XML or as JSON."""
+    return to_xml(doc) if xml else to_json(doc)
+
+
+# --- what is written once per snapshot ---------------------------------------------------
+
+V = TypeVar("V")
+_MISSING = object()
+
+
+class _Owned:
+    __slots__ = ("locks", "owner", "spent", "values")
+
+    def __init__(self, owner: object) -> None:
+        self.owner = owner  # kept alive: its id is not reused while its values are kept
+        self.values: dict[Hashable, object] = {}
+        self.locks: dict[Hashable, threading.Lock] = {}
+        self.spent = 0
+
+
+class PerSnapshot(Generic[V]):
+    """Values made once per frozen object (a snapshot: what is made of it never changes),
+    for the last ``keep`` objects asked about. Snapshots cannot carry fields of ours (they
+    are the engine's), nor weak references (slotted): they are kept by identity, alive while
+    their values are. Threads asking for the same value of the same object wait for the one
+    making it (a hundred clients reading the snapshot just published make it once); a value
+    that does not fit in ``budget`` (``size`` of each, per object) is made and not kept,
+    and past ``MAX_KEYS`` keys of one object (every query a client can write) nothing more
+    is kept of it."""
+
+    MAX_KEYS = 256
+
+    def __init__(self, keep: int = 3, *, budget: int | None = None,
+                 size: Callable[[V], int] | None = None) -> None:
+        self.keep, self.budget, self.size = keep, budget, size
+        self._owners: dict[int, _Owned] = {}
+        self._lock = threading.Lock()
+
+    def _owned(self, owner: object) -> _Owned:
+        owned = self._owners.get(id(owner))
+        if owned is not None and owned.owner is owner:
+            return owned
+        with self._lock:
+            owned = self._owners.get(id(owner))
+            if owned is None or owned.owner is not owner:
+                owned = self._owners[id(owner)] = _Owned(owner)
+                while len(self._owners) > self.keep:  # the oldest first (insertion order)
+                    del self._owners[next(iter(self._owners))]
+            return owned
+
+    def get(self, owner: object, key: Hashable, make: Callable[[], V]) -> V:
+        """``make()``, or what it made for ``owner`` and ``key`` before."""
+        owned = self._owned(owner)
+        value = owned.values.get(key, _MISSING)
+        if value is not _MISSING:
+            return value  # type: ignore[return-value]
+        with self._lock:
+            lock = owned.locks.get(key)
+            if lock is None:
+                if len(owned.locks) >= self.MAX_KEYS:
+                    lock = None
+                else:
+                    lock = owned.locks[key] = threading.Lock()
+        if lock is None:
+            return make()
+        with lock:
+            value = owned.values.get(key, _MISSING)
+            if value is not _MISSING:
+                return value  # type: ignore[return-value]
+            made = make()
+            cost = self.size(made) if self.size is not None else 0
+            if self.budget is None or owned.spent + cost <= self.budget:
+                owned.spent += cost
+                owned.values[key] = made
+            return made
+
+
+# the whole answers of the reads many clients repeat (/scheduler, /metrics, /nodes, /apps…),
+# by snapshot and by everything else their bytes depend on (the format, the caller's view,
+# the Host header…): at most 64 MB of them for each of the last three snapshots
+ANSWERS: PerSnapshot[bytes] = PerSnapshot(3, budget=64 * 1024 * 1024, size=len)

@@ -9,7 +9,7 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from email.utils import formatdate
 
 from starlette.requests import HTTPConnection, Request
@@ -85,6 +85,15 @@ def render(request: Request, doc: Obj, status: int = 200,
     if xml:
         return XmlResponse(to_xml(doc), status_code=status, headers=dict(headers or {}))
     return JerseyResponse(to_json(doc), status_code=status, headers=dict(headers or {}))
+
+
+def answer_of(request: Request, write: Callable[[bool], bytes]) -> Response:
+    """The answer ``write(xml)`` writes in the format the request asks for, as
+    :func:`render` sends a document; 406 (empty) when it accepts neither."""
+    xml = wants_xml(request)
+    if xml is None:
+        return Response(status_code=406, headers={})
+    return XmlResponse(write(True)) if xml else JerseyResponse(write(False))
 
 
 def refusal(request: Request, refused: Refused) -> Response:
