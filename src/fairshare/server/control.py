@@ -9,7 +9,8 @@ same request (status, exception and message, or a plain-text body).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -59,10 +60,21 @@ class KillResult:
 
 @dataclass(frozen=True, slots=True)
 class StreamedEvent:
-    """One engine event for ``/ws/v1/fairshare/events`` (its ``events.jsonl`` record)."""
+    """One engine event for ``/ws/v1/fairshare/events``: its ``events.jsonl`` record, kept
+    as its compact JSON text (what the stream sends; a third of the record's memory)."""
 
     seq: int
-    record: dict[str, object]
+    type: str
+    data: str
+
+    @classmethod
+    def of(cls, seq: int, record: Mapping[str, object]) -> StreamedEvent:
+        return cls(seq, str(record["type"]), json.dumps(record, separators=(",", ":")))
+
+    @property
+    def record(self) -> dict[str, object]:
+        parsed: dict[str, object] = json.loads(self.data)
+        return parsed
 
 
 class Control(Protocol):

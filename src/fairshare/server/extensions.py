@@ -9,7 +9,6 @@ codes), so one client error handler serves both. Node management administers the
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Annotated, Any
 
@@ -159,8 +158,7 @@ async def _stream(loop: EngineLoop, seq: int, limit: int | None) -> AsyncIterato
             continue
         quiet = 0.0
         for event in batch:
-            data = json.dumps(event.record, separators=(",", ":"))
-            yield f"id: {event.seq}\nevent: {event.record['type']}\ndata: {data}\n\n"
+            yield f"id: {event.seq}\nevent: {event.type}\ndata: {event.data}\n\n"
             seq, sent = event.seq, sent + 1
             if limit is not None and sent >= limit:
                 return

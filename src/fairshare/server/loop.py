@@ -80,7 +80,9 @@ T = TypeVar("T")
 log = logging.getLogger("fairshare.serve")
 
 SNAPSHOT_EVERY_S = 0.1  # while only the clock moves, requests see it at most this stale
-EVENTS_KEPT = 100_000  # the event stream's memory; older events are forgotten
+# the event stream's memory: older events are forgotten (they are in events.jsonl); ~300 B
+# each, some 5 minutes of a busy server (3 apps a second)
+EVENTS_KEPT = 20_000
 JOB_TIMEOUT_S = 30.0
 
 
@@ -376,7 +378,7 @@ class EngineLoop:
             listener(events)
         if events:
             with self._stream_changed:
-                self._stream.extend(StreamedEvent(e.seq, event_record(e, types))
+                self._stream.extend(StreamedEvent.of(e.seq, event_record(e, types))
                                     for e in events)
                 self._stream_changed.notify_all()
 

@@ -24,12 +24,12 @@ marshalling does to values is done by :func:`to_json` and :func:`to_xml`, not by
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from json.encoder import encode_basestring
 from typing import Generic, TypeVar
 
 from fairshare.resources.vector import float32
@@ -200,7 +200,10 @@ def _json_scalar(value: Value) -> str:
 
 
 def _json_str(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+    # what json.dumps(text, ensure_ascii=False) returns for a str (JSONEncoder.encode hands
+    # it to this very function), without building an encoder per string: the writer's
+    # hottest call on the big lists
+    return encode_basestring(text)
 
 
 # --- XML -----------------------------------------------------------------------------------
