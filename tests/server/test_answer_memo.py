@@ -7,6 +7,7 @@ Every expected value is the generic path's: the document of the DAO written by
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -130,8 +131,9 @@ def test_node_texts_follow_reused_and_copied_records(tmp_path: Path) -> None:
         settle(loop, clock, 3000)
         s0 = loop.snapshot()
         assert nodes_json(s0, daos.node_order(s0.nodes)) == _nodes_plain(s0)
-        # a heartbeat later: new RM records, the scheduler's reused
-        s1 = replace(s0, nodes=tuple(replace(n, last_heartbeat_ms=n.last_heartbeat_ms + 1000)
+        # a heartbeat later: the RM records that name their own heartbeat (new ones), the
+        # scheduler's reused
+        s1 = replace(s0, nodes=tuple(replace(n, last_heartbeat_ms=s0.last_heartbeat(n) + 1000)
                                      for n in s0.nodes))
         # every record copied, equal
         s2 = replace(s1, nodes=tuple(replace(n) for n in s1.nodes),
@@ -148,13 +150,19 @@ def test_node_texts_follow_reused_and_copied_records(tmp_path: Path) -> None:
         # a node lost: no scheduler record any more
         s5 = replace(s4, nodes=tuple(replace(n, state="LOST") if n.id == busy.name else n
                                      for n in s4.nodes))
+        # the records reused, the heartbeat round moved (records naming none of their own)
+        s6 = replace(s0, heartbeat_ms=s0.heartbeat_ms + 2000)
+        assert all(n.last_heartbeat_ms is None for n in s0.nodes)
         answers = []
-        for s in (s1, s2, s3, s4, s5, s0, s3, s1, s5):  # and back: older snapshots again
+        for s in (s1, s2, s3, s4, s5, s0, s6, s3, s1, s5, s0):  # and back: older ones again
             got = nodes_json(s, daos.node_order(s.nodes))
             assert got == _nodes_plain(s)
             answers.append(got)
         assert answers[0] == answers[1]  # copies of equal records: the same answer
-        assert len(set(answers[1:6])) == 5
+        assert len(set(answers[1:7])) == 6
+        assert answers[10] == answers[5]
+        assert json.loads(answers[6])["nodes"]["node"][0]["lastHealthUpdate"] == \
+            s0.heartbeat_ms + 2000
         assert b'"healthReport":"disk \\"full\\""' in answers[3]
 
 

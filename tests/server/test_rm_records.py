@@ -6,13 +6,13 @@ frozen afresh from the same records."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from fastapi.testclient import TestClient
 
 from fairshare.server.app import create_server_app
-from fairshare.server.loop import EngineLoop
+from fairshare.server.loop import EngineLoop, NodeSpec
 from fairshare.server.rm import RMRecords
 from fairshare.server.view import RMAppView, RMNodeView
 from fairshare.sim.sources.workload import TaskGroup
@@ -140,9 +140,48 @@ def test_a_view_is_the_same_object_while_its_record_is_unchanged(tmp_path: Path)
         second = loop.snapshot()
         assert second.app(app_id) is ended
         assert all(a is b for a, b in zip(first.nodes, second.nodes, strict=True))
-        settle(loop, clock, 5000)  # the next heartbeat: every running node's view is new
+        # the next heartbeat round: the nodes heartbeat together, at the snapshot's time for
+        # it, their views name no time of their own and are the same objects
+        settle(loop, clock, 5000)
         third = loop.snapshot()
         assert third.app(app_id) is ended
-        assert [replace(n, last_heartbeat_ms=0) for n in third.nodes] == [
-            replace(n, last_heartbeat_ms=0) for n in first.nodes]
-        assert {n.last_heartbeat_ms for n in third.nodes} == {TS + 5000}
+        assert all(a is b for a, b in zip(first.nodes, third.nodes, strict=True))
+        assert third.heartbeat_ms == TS + 5000
+        assert {third.last_heartbeat(n) for n in third.nodes} == {TS + 5000}
+        # a node that registers between two rounds names its own time until the next one
+        settle(loop, clock, 5300)
+        loop.add_node(NodeSpec("node9:45454", mb(4096, 4)))  # registered at 5300 ms
+        settle(loop, clock, 5400)
+        joined = loop.snapshot()
+        assert joined.last_heartbeat(joined.node("node9:45454")) == TS + 5300  # type: ignore[arg-type]
+        lost_at = joined.heartbeat_ms
+        loop.remove_node("node1:45454")  # lost: its last heartbeat is kept from then on
+        settle(loop, clock, 6000)
+        later = loop.snapshot()
+        assert later.last_heartbeat(later.node("node9:45454")) == TS + 6000  # type: ignore[arg-type]
+        assert later.last_heartbeat(later.node("node1:45454")) == lost_at  # type: ignore[arg-type]
+        assert later.node("node2:45454") is first.node("node2:45454")
+
+
+def test_the_texts_of_apps_the_rm_forgot_are_dropped(tmp_path: Path, monkeypatch: Any) -> None:
+    """Past ``TEXTS_KEPT`` more texts than four per listed app, those of apps no longer
+    listed go (here at once: ``TEXTS_KEPT`` 0, one app kept)."""
+    from fairshare.server.rest import dao_apps
+    monkeypatch.setattr(dao_apps, "TEXTS_KEPT", 0)
+    monkeypatch.setattr(dao_apps, "_texts", {})
+    settings = {"yarn.resourcemanager.max-completed-applications": "1"}
+    with running_loop(tmp_path, nodes=2, journal=False, settings=settings) as (loop, clock):
+        for n in range(1, 7):  # app n ends about 2n s after the first seconds
+            app_id, _ = loop.new_application()
+            loop.submit(submission(app_id, "a", tasks=(TaskGroup(1, mb(512), 2000 * n),)))
+        with TestClient(create_server_app(loop)) as http:
+            seen = set()
+            for ms in range(5000, 23_000, 2000):  # each app read once it ended, then forgotten
+                settle(loop, clock, ms)
+                http.get(APPS)
+                seen |= {key[0] for key in dao_apps._texts}
+            listed = http.get(APPS).json()["apps"]["app"]
+            assert [a["id"] for a in listed] == [_app_id(6)]
+            assert seen == {_app_id(n) for n in range(1, 7)}  # each one's text was kept
+            assert len(dao_apps._texts) <= 4 + 1
+            assert _app_id(1) not in {key[0] for key in dao_apps._texts}

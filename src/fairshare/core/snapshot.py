@@ -8,17 +8,19 @@ into frozen dataclasses and tuples: resource vectors are immutable already
 writes nothing (the AM limit is computed afresh, not through the walk's remembered one).
 
 A live server snapshots thousands of nodes several times a second, and between two snapshots
-few of them change: :class:`Snapshots` keeps the frozen copy of every node and of every ended
-app from one snapshot to the next and copies afresh only the nodes the change log says were
-written since (:mod:`fairshare.core.model.changes`, ``nodes``) and the apps that were not
-ended last time. A snapshot taken with it equals one taken without (``take_snapshot(s)``),
-field for field; ``tests/core/test_engine_properties.py`` checks it after every step.
+few of them change: :class:`Snapshots` keeps the frozen copy of every node, every running
+container and every ended app from one snapshot to the next and copies afresh only the nodes
+the change log says were written since (:mod:`fairshare.core.model.changes`, ``nodes``), the
+containers made since and the apps that were not ended last time. A snapshot taken with it
+equals one taken without (``take_snapshot(s)``), field for field;
+``tests/core/test_engine_properties.py`` checks it after every step.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TypeVar
 
 from fairshare.core.hub.scheduler import Scheduler
@@ -165,6 +167,10 @@ class EngineSnapshot:
     def node(self, name: str) -> NodeSnapshot:
         return _get(self._lookup().nodes, name, "node", name)
 
+    def nodes_by_name(self) -> Mapping[str, NodeSnapshot]:
+        """Every node by name (for a caller looking up thousands: one lookup each)."""
+        return MappingProxyType(self._lookup().nodes)
+
     def container(self, app_id: str, container_id: str) -> ContainerSnapshot:
         return _get(self._lookup().containers, (app_id, container_id), "container",
                     f"{app_id} {container_id}")
@@ -192,25 +198,27 @@ def take_snapshot(s: Scheduler, kept: Snapshots | None = None) -> EngineSnapshot
     if kept is None:
         apps = tuple(_app(app) for app in state.apps.values())
         nodes = tuple(_node(node) for node in state.nodes.values())
+        containers = tuple(_container(c) for app in state.apps.values()
+                           for c in app.containers.values())
     else:
-        apps, nodes = kept.apps(s), kept.nodes(s)
-    containers = tuple(_container(c) for app in state.apps.values()
-                       for c in app.containers.values())
+        apps, nodes, containers = kept.apps(s), kept.nodes(s), kept.containers(s)
     queues = tuple(_queue(s, node.name, node.is_leaf) for node in s.tree.depth_first())
     return EngineSnapshot(s.now, s.events_emitted, state.capacity, state.allocated, queues,
                           apps, nodes, containers)
 
 
 class Snapshots:
-    """The frozen copies of nodes and ended apps kept between one engine's snapshots (the
-    module docstring). A node's copy is taken again once the change log recorded a write to
-    it, or when nodes came, went or were resized (the log's ``cluster``); an ended app's is
-    kept for as long as the app is the same record (a stopped app is written no more)."""
+    """The frozen copies of nodes, running containers and ended apps kept between one
+    engine's snapshots (the module docstring). A node's copy is taken again once the change
+    log recorded a write to it, or when nodes came, went or were resized (the log's
+    ``cluster``); an ended app's is kept for as long as the app is the same record (a
+    stopped app is written no more)."""
 
     def __init__(self, s: Scheduler) -> None:
         self._changes: ChangeReader = s.changes.reader(apps=False, queues=False, nodes=True)
         self._nodes: dict[str, tuple[Node, NodeSnapshot]] = {}
         self._ended: dict[str, tuple[App, AppSnapshot]] = {}
+        self._containers: dict[str, tuple[Container, ContainerSnapshot]] = {}
 
     def nodes(self, s: Scheduler) -> tuple[NodeSnapshot, ...]:
         changes = self._changes
@@ -226,6 +234,21 @@ class Snapshots:
         if len(kept) > len(copies):  # nodes left: forget their copies
             self._nodes = {c.name: kept[c.name] for c in copies}
         changes.clear()
+        return tuple(copies)
+
+    def containers(self, s: Scheduler) -> tuple[ContainerSnapshot, ...]:
+        """Every running container's copy: a container's record is never written once it
+        is made, so its copy is kept for as long as it runs."""
+        kept, running = self._containers, {}
+        copies = []
+        for app in s.state.apps.values():
+            for c in app.containers.values():
+                held = kept.get(c.id)
+                if held is None or held[0] is not c:
+                    held = (c, _container(c))
+                running[c.id] = held
+                copies.append(held[1])
+        self._containers = running
         return tuple(copies)
 
     def apps(self, s: Scheduler) -> tuple[AppSnapshot, ...]:

@@ -326,9 +326,10 @@ class EngineLoop:
         now = self.engine.now
         self.records.heartbeats_at(now - now % self.heartbeat_ms)
         snap = self.engine.snapshot()
+        # (an app nothing was taken from is (0, 0, None), freeze's default: not listed)
         preempted = {a.id: (a.preempted_am_containers, a.preempted_containers,
-                            a.preempted_resource if a.preempted_containers else None)
-                     for a in snap.apps}
+                            a.preempted_resource)
+                     for a in snap.apps if a.preempted_containers}
         if self.hub is not None:
             for app_id in list(self.records.apps):
                 report = self.hub.report(app_id)
@@ -336,8 +337,9 @@ class EngineLoop:
                     self.records.am_report(app_id, report, now)
                     self._changed(app_id)
         apps, nodes = self.records.freeze(now, preempted)
-        return server_snapshot(self.engine, self.records.cluster_timestamp,
-                               self.records.cluster_timestamp + now, apps, nodes, snap)
+        ts = self.records.cluster_timestamp
+        return server_snapshot(self.engine, ts, ts + now, apps, nodes, snap,
+                               ts + self.records.heartbeat_ms)
 
     def _publish(self, force: bool) -> None:
         wall = time.monotonic()

@@ -7,9 +7,9 @@ requests the loop applies); :meth:`RMRecords.freeze` copies it into the views a 
 Times are engine ms (the server's clock from 0); the views carry epoch ms.
 
 A server freezes its records several times a second, and most of them have not changed since
-the last time: the nodes' views are kept until a node is written (its state, capacity, or the
-heartbeat time every active node shares, which moves once per heartbeat interval), and an
-ended app's view for as long as what it shows is the same.
+the last time: the nodes' views are kept until a node is written (its state, its capacity; the
+heartbeat time every active node shares is the snapshot's, not theirs), and an ended app's view
+for as long as what it shows is the same.
 """
 
 from __future__ import annotations
@@ -79,7 +79,9 @@ class RMNode:
     rack: str
     capacity: Resource
     state: str = "RUNNING"
-    last_heartbeat_ms: int = 0
+    # engine ms; None: it heartbeats with the others (RMRecords.heartbeat_ms), as every
+    # active node does from the first heartbeat round after it registered
+    last_heartbeat_ms: int | None = 0
 
 
 class RMRecords:
@@ -98,8 +100,9 @@ class RMRecords:
         self.nodes: dict[str, RMNode] = {}
         self.issued: set[str] = set()  # ids given out by new-application, not yet submitted
         self._counter = 0
-        self._heartbeat_ms: int | None = None  # when the active nodes last heartbeat
+        self.heartbeat_ms = 0  # engine ms: when the active nodes last heartbeat
         self._node_views: tuple[RMNodeView, ...] | None = None  # None: a node was written
+        self._views_by_node: dict[str, RMNodeView] = {}
         # ended apps' views, with what they were made from (_ended_key)
         self._ended_views: dict[str, tuple[tuple[object, ...], RMAppView]] = {}
 
@@ -196,6 +199,8 @@ class RMRecords:
         node = self.nodes.get(node_id)
         if node is not None:
             node.state = state
+            if state not in _HEARTBEATING and node.last_heartbeat_ms is None:
+                node.last_heartbeat_ms = self.heartbeat_ms  # its last, kept from now on
             self._node_views = None
 
     def resize_node(self, node_id: str, capacity: Resource) -> None:
@@ -204,14 +209,16 @@ class RMRecords:
 
     def heartbeats_at(self, heartbeat_ms: int) -> None:
         """Every active node (RUNNING, DECOMMISSIONING) heartbeat at ``heartbeat_ms`` (the
-        server's NodeManagers heartbeat together, once per interval)."""
-        if heartbeat_ms == self._heartbeat_ms:
+        server's NodeManagers heartbeat together, once per interval): the nodes' views
+        name no time of their own then, so they stay the same objects from one heartbeat
+        round to the next."""
+        if heartbeat_ms == self.heartbeat_ms:
             return
-        self._heartbeat_ms = heartbeat_ms
+        self.heartbeat_ms = heartbeat_ms
         for node in self.nodes.values():
-            if node.state in ("RUNNING", "DECOMMISSIONING"):
-                node.last_heartbeat_ms = heartbeat_ms
-        self._node_views = None
+            if node.state in _HEARTBEATING and node.last_heartbeat_ms is not None:
+                node.last_heartbeat_ms = None  # registered since the last round
+                self._node_views = None
 
     # -- the engine's events -----------------------------------------------------------------------
 
@@ -345,17 +352,24 @@ class RMRecords:
 
     def _nodes_view(self) -> tuple[RMNodeView, ...]:
         views = self._node_views
-        if views is None:
-            ts = self.cluster_timestamp
-            views = self._node_views = tuple(
-                RMNodeView(n.id, n.id.rpartition(":")[0] or n.id, node_http_address(n.id),
-                           n.rack, n.state, ts + n.last_heartbeat_ms, n.capacity)
-                for n in sorted(self.nodes.values(), key=lambda n: n.state != "RUNNING"
-                                and n.state != "DECOMMISSIONING"))
+        if views is None:  # a node was written: its view made again, the others kept
+            ts, kept, made = self.cluster_timestamp, self._views_by_node, {}
+            for n in sorted(self.nodes.values(), key=lambda n: n.state not in _HEARTBEATING):
+                beat = None if n.last_heartbeat_ms is None else ts + n.last_heartbeat_ms
+                view = kept.get(n.id)
+                if view is None or (view.state, view.last_heartbeat_ms, view.capacity,
+                                    view.rack) != (n.state, beat, n.capacity, n.rack):
+                    view = RMNodeView(n.id, n.id.rpartition(":")[0] or n.id,
+                                      node_http_address(n.id), n.rack, n.state, beat,
+                                      n.capacity)
+                made[n.id] = view
+            self._views_by_node = made
+            views = self._node_views = tuple(made.values())
         return views
 
 
 _ENDED = ("FINISHED", "FAILED", "KILLED")
+_HEARTBEATING = ("RUNNING", "DECOMMISSIONING")
 
 
 def _ended_key(app: RMApp, preempted: tuple[int, int, Resource | None]) -> tuple[object, ...]:

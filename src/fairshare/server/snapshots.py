@@ -29,9 +29,12 @@ _YARN_STATES = {
 
 def server_snapshot(engine: Engine, cluster_timestamp: int, now_ms: int,
                     apps: tuple[RMAppView, ...], nodes: tuple[RMNodeView, ...],
-                    snap: EngineSnapshot | None = None) -> ServerSnapshot:
+                    snap: EngineSnapshot | None = None, heartbeat_ms: int = 0
+                    ) -> ServerSnapshot:
     """The engine's frozen snapshot (``snap``, if the caller has just taken it: a snapshot
-    of thousands of nodes is not cheap) with every queue's settings and metrics beside it."""
+    of thousands of nodes is not cheap) with every queue's settings and metrics beside it;
+    ``heartbeat_ms``: the epoch ms of the last heartbeat round (the active nodes' views that
+    name no time of their own heartbeat then)."""
     if snap is None:
         snap = engine.snapshot()
     names = [q.name for q in snap.queues]
@@ -40,7 +43,7 @@ def server_snapshot(engine: Engine, cluster_timestamp: int, now_ms: int,
     site = engine.site
     return ServerSnapshot(cluster_timestamp, now_ms, snap, engine.types,
                           site.minimum_allocation, site.maximum_allocation, settings, metrics,
-                          apps, nodes)
+                          apps, nodes, heartbeat_ms=heartbeat_ms)
 
 
 def rm_records_of(snap: EngineSnapshot, cluster_timestamp: int

@@ -89,7 +89,8 @@ class RMNodeView:
     http_address: str  # host:port
     rack: str
     state: str  # NodeState: RUNNING, DECOMMISSIONING, DECOMMISSIONED, LOST, SHUTDOWN, UNHEALTHY
-    last_heartbeat_ms: int  # epoch: lastHealthUpdate
+    # epoch: lastHealthUpdate; None: the snapshot's heartbeat_ms (ServerSnapshot.last_heartbeat)
+    last_heartbeat_ms: int | None
     capacity: Resource
     health_report: str = ""
 
@@ -109,6 +110,8 @@ class ServerSnapshot:
     apps: tuple[RMAppView, ...]  # by id (submission order), ended and failed ones too
     nodes: tuple[RMNodeView, ...]  # active in registration order, then inactive ones
     ha_state: str = "ACTIVE"
+    # epoch ms of the last heartbeat round, when every active node heartbeat (0: none yet)
+    heartbeat_ms: int = 0
     _apps: dict[str, RMAppView] = field(init=False, repr=False, compare=False)
     _nodes: dict[str, RMNodeView] = field(init=False, repr=False, compare=False)
 
@@ -125,6 +128,10 @@ class ServerSnapshot:
 
     def node(self, node_id: str) -> RMNodeView | None:
         return self._nodes.get(node_id)
+
+    def last_heartbeat(self, node: RMNodeView) -> int:
+        """A node's lastHealthUpdate (epoch ms): its own, or the last heartbeat round's."""
+        return self.heartbeat_ms if node.last_heartbeat_ms is None else node.last_heartbeat_ms
 
 
 @functools.lru_cache(maxsize=100_000)  # every node's, in every snapshot

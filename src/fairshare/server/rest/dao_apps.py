@@ -129,10 +129,10 @@ def apps(s: ServerSnapshot, listed: Iterable[RMAppView], *, caller: str | None =
     return obj(("apps", obj(("app", infos))))
 
 
-# ended apps' texts kept between requests; past this many they are all dropped and written
-# again as asked for
+# ended apps' texts kept between requests, by app and how it is shown; past this many more
+# than the apps listed, those of apps the RM no longer lists are dropped
 TEXTS_KEPT = 20_000
-_texts: dict[Hashable, str] = {}
+_texts: dict[tuple[str, bool, frozenset[str], str], tuple[RMAppView, tuple[object, ...], str]] = {}
 
 
 def apps_json(s: ServerSnapshot, listed: Sequence[RMAppView], *, caller: str | None = None,
@@ -166,6 +166,11 @@ def app_texts(s: ServerSnapshot, listed: Sequence[RMAppView], *, caller: str | N
 
 def _app_texts(s: ServerSnapshot, listed: Sequence[RMAppView], allowances: bytes,
                deselects: frozenset[str], rm_address: str) -> list[str]:
+    global _texts
+    texts = _texts
+    if len(texts) > TEXTS_KEPT + 4 * len(s.apps):  # those of apps the RM forgot go
+        # (max-completed-applications; a few ways of showing each listed one are kept)
+        texts = _texts = {k: v for k, v in texts.items() if s.app(k[0]) is not None}
     parts: list[str] = []
     caller = None  # what the caller sees is in allowances: _app_info reads nothing else of it
     for a, ok in zip(listed, allowances, strict=True):
@@ -175,16 +180,18 @@ def _app_texts(s: ServerSnapshot, listed: Sequence[RMAppView], allowances: bytes
                          .decode("utf-8"))
             continue
         sched = _scheduler_app(s, a.id)
-        # everything _app_info reads of an ended app
-        key = (a, allowed, deselects, rm_address, s.cluster_timestamp, s.types,
-               sched is not None and sched.created_queue)
-        text = _texts.get(key)
-        if text is None:
+        # by app and how it is shown: the record it was written from (the same object while
+        # it is unchanged: the RM keeps an ended app's view), and everything else
+        # _app_info reads of an ended app
+        key = (a.id, allowed, deselects, rm_address)
+        rest = (s.cluster_timestamp, s.types, sched is not None and sched.created_queue)
+        kept = texts.get(key)
+        if kept is not None and (kept[0] is a or kept[0] == a) and kept[1] == rest:
+            text = kept[2]
+        else:
             text = to_json(_app_info(s, a, caller, deselects, rm_address, allowed)
                            ).decode("utf-8")
-            if len(_texts) >= TEXTS_KEPT:
-                _texts.clear()
-            _texts[key] = text
+            texts[key] = (a, rest, text)
         parts.append(text)
     return parts
 

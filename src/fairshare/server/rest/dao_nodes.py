@@ -4,7 +4,8 @@
 A cluster of thousands of nodes is listed often (dashboards poll ``/nodes``) and changes
 little between two snapshots, so :func:`nodes_json` writes the JSON answer from each node's
 text, kept from one request to the next for as long as what it shows is unchanged; only
-``lastHealthUpdate``, which moves for every node every heartbeat interval, is written afresh.
+``lastHealthUpdate``, which moves for every node every heartbeat interval (the snapshot's
+heartbeat round, for the nodes that heartbeat together), is written afresh.
 The text is the one :func:`~fairshare.server.rest.jersey.to_json` writes for the document.
 
 A node's text is kept with the two records it was written from (its RM record and its
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from fairshare.core import NodeSnapshot
@@ -37,8 +38,8 @@ ACTIVE_STATES = frozenset({"NEW", "RUNNING", "DECOMMISSIONING", "UNHEALTHY"})
 TEXTS_KEPT = 50_000
 _HEALTH_MARK = -7_346_291_064_511  # a lastHealthUpdate no node has: where its text is cut
 # by node id: the records a node's text was written from, its text around lastHealthUpdate,
-# and its whole text with the heartbeat of that RM record
-_Kept = tuple[RMNodeView, NodeSnapshot | None, ResourceTypes, str, str, str]
+# and its whole text with a heartbeat, that heartbeat
+_Kept = tuple[RMNodeView, NodeSnapshot | None, ResourceTypes, str, str, str, int]
 _texts: dict[str, _Kept] = {}
 _orders: dict[tuple[tuple[str, bool], ...], tuple[int, ...]] = {}
 _ordered: PerSnapshot[list[RMNodeView]] = PerSnapshot(3)  # by the snapshot's tuple of nodes
@@ -89,8 +90,51 @@ def nodes_answer(s: ServerSnapshot, states: frozenset[str] | None = None, *,
     every = len(listed) == len(ordered)  # a subsequence as long as the whole is the whole
 
     def make() -> bytes:
-        return to_xml(nodes(s, listed)) if xml else nodes_json(s, listed)
+        if xml:
+            return to_xml(nodes(s, listed))
+        return joined_nodes(s, _every_node_text(s, listed) if every else node_texts(s, listed))
     return ANSWERS.get(s, ("nodes", None if every else states, xml), make)
+
+
+@dataclass(frozen=True, slots=True)
+class _Listing:
+    """The texts of every node as the last whole answer listed them, with what they were
+    written from: the snapshot's RM records (one tuple, the same object while no node was
+    written), its scheduler records, its heartbeat round."""
+
+    rm_nodes: tuple[RMNodeView, ...]
+    scheduled: tuple[NodeSnapshot, ...]
+    heartbeat: int
+    types: ResourceTypes
+    parts: list[str]
+    position: dict[str, int]  # node id → its place in parts
+
+
+_listing: list[_Listing] = []  # the last one (replaced whole: readers see one that agrees)
+
+
+def _every_node_text(s: ServerSnapshot, listed: list[RMNodeView]) -> list[str]:
+    """:func:`node_texts` of every node of ``s`` in ``listed``'s order (``node_order``):
+    from one snapshot to the next of the same RM records and heartbeat round, only the
+    nodes whose scheduler record is not the same object are written again (a few of
+    thousands, between two heartbeats)."""
+    last = _listing[0] if _listing else None
+    scheduled = s.engine.nodes
+    if (last is not None and last.rm_nodes is s.nodes and last.heartbeat == s.heartbeat_ms
+            and last.types is s.types and len(last.scheduled) == len(scheduled)):
+        changed = [b.name for a, b in zip(last.scheduled, scheduled, strict=True) if a is not b]
+        parts = last.parts
+        if changed:
+            parts = list(parts)
+            redo = [listed[last.position[name]] for name in changed if name in last.position]
+            for n, text in zip(redo, node_texts(s, redo), strict=True):
+                parts[last.position[n.id]] = text
+        position = last.position
+    else:
+        parts = node_texts(s, listed)
+        position = {n.id: i for i, n in enumerate(listed)}
+    _listing[:] = [_Listing(s.nodes, scheduled, s.heartbeat_ms, s.types, parts, position)]
+    return parts
 
 
 def nodes_json(s: ServerSnapshot, listed: Sequence[RMNodeView]) -> bytes:
@@ -102,28 +146,29 @@ def joined_nodes(s: ServerSnapshot, parts: Sequence[str]) -> bytes:
     """The ``NodesInfo`` of the nodes whose texts are ``parts`` (:func:`node_texts`)."""
     if not parts:
         return to_json(nodes(s, ()))
-    return f'{{"nodes":{{"node":[{",".join(parts)}]}}}}'.encode()
+    # the document's head and tail glued to the first and last texts: the megabytes of a
+    # large cluster's answer are copied once by the join (and once more to bytes)
+    listing = list(parts)
+    listing[0] = '{"nodes":{"node":[' + listing[0]
+    listing[-1] += "]}}"
+    return ",".join(listing).encode()
 
 
 def node_texts(s: ServerSnapshot, listed: Iterable[RMNodeView]) -> list[str]:
     """Each node's ``NodeInfo`` as :func:`nodes_json` writes it in the list."""
-    types = s.types
-    texts = _texts
+    types, texts, beat = s.types, _texts, s.heartbeat_ms
+    scheduled = s.engine.nodes_by_name()
     parts = []
-    for n in listed:
-        sched = _scheduler_node(s, n)
+    for n in listed:  # (the hottest loop of a /nodes of thousands: kept lean)
+        sched = scheduled.get(n.id) if n.state in ACTIVE_STATES else None
+        heartbeat = beat if n.last_heartbeat_ms is None else n.last_heartbeat_ms
         kept = texts.get(n.id)
-        if kept is not None and kept[1] is sched and kept[2] is types:
-            if kept[0] is n:  # the same records: the same text
+        if kept is not None and kept[0] is n and kept[1] is sched and kept[2] is types:
+            if kept[6] == heartbeat:  # the same records, the same heartbeat: the same text
                 parts.append(kept[5])
                 continue
-            if _same_but_heartbeat(kept[0], n):
-                head, tail = kept[3], kept[4]
-                text = f"{head}{n.last_heartbeat_ms}{tail}"
-                texts[n.id] = (n, sched, types, head, tail, text)
-                parts.append(text)
-                continue
-        if kept is not None and _same_but_heartbeat(kept[0], n) \
+            head, tail = kept[3], kept[4]
+        elif kept is not None and _same_but_heartbeat(kept[0], n) \
                 and _same_scheduler_node(kept[1], sched) and kept[2] == types:
             head, tail = kept[3], kept[4]
         else:
@@ -131,9 +176,9 @@ def node_texts(s: ServerSnapshot, listed: Iterable[RMNodeView]) -> list[str]:
             head, _, tail = whole.decode("utf-8").partition(str(_HEALTH_MARK))
             if len(texts) >= TEXTS_KEPT:
                 texts.clear()
-        text = f"{head}{n.last_heartbeat_ms}{tail}"
+        text = f"{head}{heartbeat}{tail}"
         # one entry, replaced whole: a thread reading it sees records and texts that agree
-        texts[n.id] = (n, sched, types, head, tail, text)
+        texts[n.id] = (n, sched, types, head, tail, text, heartbeat)
         parts.append(text)
     return parts
 
@@ -177,7 +222,7 @@ def _node_info(s: ServerSnapshot, n: RMNodeView) -> Obj:
     fields: list[tuple[str, Any]] = [
         ("rack", n.rack), ("state", n.state), ("id", n.id), ("nodeHostName", n.host),
         ("nodeHTTPAddress", n.http_address if n.state in ACTIVE_STATES else ""),
-        ("lastHealthUpdate", n.last_heartbeat_ms), ("version", RM_VERSION),
+        ("lastHealthUpdate", s.last_heartbeat(n)), ("version", RM_VERSION),
         ("healthReport", n.health_report),
         ("numContainers", len(sched.containers) if sched is not None else 0),
         ("usedMemoryMB", used.memory), ("availMemoryMB", available.memory),
