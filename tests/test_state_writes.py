@@ -41,6 +41,7 @@ NOT_STATE = {
     ("core/preemption/requests.py", "v.nodes"): "a starved request's candidate nodes",
     ("core/model/changes.py", "reader.apps"): "a change reader's record of what changed",
     ("core/model/changes.py", "reader.queues"): "a change reader's record of what changed",
+    ("core/model/changes.py", "reader.nodes"): "a change reader's record of what changed",
     ("core/heartbeat/order_index.py", "changes.apps"):
         "the order index's change reader, to which a cluster change adds entries to redo",
     ("core/heartbeat/order_index.py", "changes.queues"):
@@ -66,7 +67,7 @@ NOT_STATE = {
         "the RM's own records of apps, attempts and nodes (server/rm.py), not the engine's",
     ("server/loop.py", "record.queue"):
         "the RM's own records of apps, attempts and nodes (server/rm.py), not the engine's",
-    ("server/loop.py", "self.records.nodes[node_id].capacity"):
+    ("server/rm.py", "self.nodes[node_id].capacity"):
         "the RM's own records of apps, attempts and nodes (server/rm.py), not the engine's",
     ("server/rm.py", "app.state"):
         "the RM's own records of apps, attempts and nodes (server/rm.py), not the engine's",
