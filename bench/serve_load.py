@@ -18,7 +18,10 @@ concurrent REST clients (httpx, one connection each) each send a request, wait a
   one at a time, against the same server idle (its NodeManagers heartbeating, no client),
   measured first in the same run;
 * nothing lost: every response 2xx or the code expected (a kill of an app that ended meanwhile
-  is 200), and every submission accepted is in ``/apps`` at the end;
+  is 200), and every submission accepted is in ``/apps`` at the end — or it ended (the
+  session's ``events.jsonl`` says) and the RM forgot it, as YARN's does past
+  ``yarn.resourcemanager.max-completed-applications`` (1,000) ended apps, holding that many;
+  a read or a kill of an app is 404 only for such an app;
 * memory: the server's RSS (psutil) every second; the trend after warm-up (the first fifth of
   the run) as MB per minute (least squares) and the last minute's mean against warm-up's end.
 
@@ -66,6 +69,13 @@ ALLOCATIONS = """<?xml version="1.0"?>
 </allocations>
 """
 TARGET_READ_P99_MS, TARGET_SUBMIT_P99_MS = 50.0, 200.0
+MAX_COMPLETED_APPS = 1000  # yarn.resourcemanager.max-completed-applications' default
+SITE = """<?xml version="1.0"?>
+<configuration>
+  <property><name>yarn.resourcemanager.max-completed-applications</name>
+    <value>{max_completed}</value></property>
+</configuration>
+"""
 KEEPALIVE_S = 3.0
 HEARTBEAT_S = 1.0  # YARN's default heartbeat interval, which the server runs with here
 # what a client does next, by weight (per cent): mostly the reads of clients polling their own
@@ -104,16 +114,19 @@ class Server:
         return self.process.returncode
 
 
-def start_server(nodes: int, tmp: Path, stacks: Path | None, store: bool = False) -> Server:
+def start_server(nodes: int, tmp: Path, stacks: Path | None, store: bool = False,
+                 max_completed: int = MAX_COMPLETED_APPS) -> Server:
     allocations = tmp / "fair-scheduler.xml"
     allocations.write_text(ALLOCATIONS, encoding="utf-8")
+    site = tmp / "yarn-site.xml"
+    site.write_text(SITE.format(max_completed=max_completed), encoding="utf-8")
     out = tmp / "session"
     command = ([sys.executable, "-m", "fairshare"] if stacks is None else
                [sys.executable, str(Path(__file__).parent / "stack_sampler.py"), str(stacks)])
     process = subprocess.Popen(
         [*command, "serve", str(allocations),
          "--nodes", f"{nodes}x64g/32", "--executor", "virtual", "--listen", "127.0.0.1:0",
-         "--out", str(out), "--log-level", "warning",
+         "--out", str(out), "--log-level", "warning", "--site", str(site),
          *(["--store", str(tmp / "state.db")] if store else [])],
         stdout=subprocess.PIPE, stderr=sys.stderr, text=True,
         env={**os.environ, "COLUMNS": "1000"})
@@ -162,6 +175,9 @@ class Tally:
     accepted: list[str] = field(default_factory=list)
     killed: int = 0
     kill_after_end: int = 0
+    # apps a read or a kill found gone (404): forgotten by the RM once more than
+    # yarn.resourcemanager.max-completed-applications (1,000) others had ended since
+    forgotten: set[str] = field(default_factory=set)
 
     def add(self, kind: str, ms: float) -> None:
         self.latencies.setdefault(kind, []).append(ms)
@@ -203,6 +219,18 @@ async def timed(client: httpx.AsyncClient, tally: Tally, kind: str, method: str,
     return answer
 
 
+def ended_apps(events: Path) -> set[str]:
+    """The apps the session's events say ended (``app-finished``: finished or killed)."""
+    ended = set()
+    with events.open(encoding="utf-8") as lines:
+        for line in lines:
+            if '"app-finished"' in line:
+                record = json.loads(line)
+                if record.get("type") == "app-finished":
+                    ended.add(record["app"])
+    return ended
+
+
 def submission(app_id: str, rng: random.Random) -> dict[str, Any]:
     # an AM, then tasks running 20-90 s: the app runs for a while, and some are killed first
     return {"application-id": app_id, "application-name": "load",
@@ -231,8 +259,12 @@ async def client_loop(index: int, server: Server, tally: Tally, until: float,
             if kind in ("app", "kill") and not mine:
                 kind = "submit"
             if kind == "app":
-                await timed(client, tally, "app", "GET", f"{CLUSTER}/apps/{rng.choice(mine)}",
-                            (200,))
+                app_id = rng.choice(mine)
+                answer = await timed(client, tally, "app", "GET", f"{CLUSTER}/apps/{app_id}",
+                                     (200, 404))
+                if answer is not None and answer.status_code == 404:
+                    tally.forgotten.add(app_id)
+                    mine.remove(app_id)
             elif kind in READ_PATHS:
                 await timed(client, tally, kind, "GET", READ_PATHS[kind], (200,))
             elif kind == "submit":
@@ -247,9 +279,11 @@ async def client_loop(index: int, server: Server, tally: Tally, until: float,
             else:  # kill: 202 FINAL_SAVING while it runs, 200 once it has ended
                 app_id = mine.pop(rng.randrange(len(mine)))
                 answer = await timed(client, tally, "kill", "PUT",
-                                     f"{CLUSTER}/apps/{app_id}/state", (200, 202),
+                                     f"{CLUSTER}/apps/{app_id}/state", (200, 202, 404),
                                      json={"state": "KILLED"})
-                if answer is not None:
+                if answer is not None and answer.status_code == 404:
+                    tally.forgotten.add(app_id)
+                elif answer is not None:
                     tally.killed += 1
                     tally.kill_after_end += answer.status_code == 200
             del mine[:-50]  # poll the recent ones
@@ -325,7 +359,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="serve_load_") as tmp:
         log(f"starting fairshare serve with {args.nodes} NodeManagers")
         started = time.monotonic()
-        server = start_server(args.nodes, Path(tmp), args.sample_stacks, args.store)
+        server = start_server(args.nodes, Path(tmp), args.sample_stacks, args.store,
+                              args.max_completed)
         try:
             await wait_ready(server)
             log(f"serving at {server.base} after {time.monotonic() - started:.1f} s; "
@@ -349,11 +384,20 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 listed = (await client.get(f"{CLUSTER}/apps")).json()
                 loop_end = (await client.get(LOOP)).json()
                 journal_bytes = (server.out / "session.yaml").stat().st_size
-            ids = {a["id"] for a in ((listed.get("apps") or {}).get("app") or [])}
-            missing = [a for a in tally.accepted if a not in ids]
+            kept = (listed.get("apps") or {}).get("app") or []
+            ids = {a["id"] for a in kept}
+            completed = sum(a["state"] in ("FINISHED", "FAILED", "KILLED") for a in kept)
         finally:
             code = server.stop()
             log(f"server stopped (exit {code})")
+        # nothing lost: an accepted app is in /apps, or it ended (the session's events say)
+        # and the RM forgot it, holding as many ended apps as it keeps; an app answered 404
+        # is such an app too
+        ended = ended_apps(server.out / "events.jsonl")
+        at_limit = completed == args.max_completed
+        missing = [a for a in tally.accepted
+                   if a not in ids and not (a in ended and at_limit)]
+        wrongly_gone = sorted(a for a in tally.forgotten if a in ids or a not in ended)
     warm = duration / 5
     rss_after = [(t, v) for t, v in samples.rss_mb if t >= warm]
     last_minute = [v for t, v in samples.rss_mb if t >= duration - 60]
@@ -379,6 +423,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "lost": {"unexpected_responses": len(tally.unexpected),
                  "examples": tally.unexpected[:5],
                  "accepted": len(tally.accepted), "missing_from_apps": len(missing),
+                 "forgotten_by_the_rm": len([a for a in tally.accepted if a not in ids]),
+                 "answered_404_not_forgotten": len(wrongly_gone),
                  "killed": tally.killed, "killed_after_they_ended": tally.kill_after_end},
         "memory": {"rss_start_mb": round(samples.rss_mb[0][1], 1) if samples.rss_mb else 0,
                    "rss_after_warmup_mb": round(rss_warm, 1),
@@ -396,6 +442,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         },
         "smoke": args.smoke,
         "store": args.store,
+        "max_completed_apps": args.max_completed,
     }
     return result
 
@@ -414,6 +461,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--store", action="store_true",
                         help="serve with a state store (SQLite in the temporary directory)")
+    parser.add_argument("--max-completed", type=int, default=MAX_COMPLETED_APPS,
+                        help="the server's yarn.resourcemanager.max-completed-applications")
     parser.add_argument("--sample-stacks", type=Path, metavar="FILE",
                         help="run the server under bench/stack_sampler.py, its counts to FILE")
     args = parser.parse_args()
@@ -422,7 +471,8 @@ def main() -> None:
     result = asyncio.run(run(args))
     print(json.dumps(result))
     lost = result["lost"]
-    if lost["unexpected_responses"] or lost["missing_from_apps"]:  # a fault, at any size
+    if (lost["unexpected_responses"] or lost["missing_from_apps"]
+            or lost["answered_404_not_forgotten"]):  # a fault, at any size
         log(f"requests lost: {lost}")
         raise SystemExit(1)
 
