@@ -185,3 +185,33 @@ def test_the_texts_of_apps_the_rm_forgot_are_dropped(tmp_path: Path, monkeypatch
             assert seen == {_app_id(n) for n in range(1, 7)}  # each one's text was kept
             assert len(dao_apps._texts) <= 4 + 1
             assert _app_id(1) not in {key[0] for key in dao_apps._texts}
+
+
+def test_new_application_ids_come_from_any_thread_without_the_engine(tmp_path: Path) -> None:
+    """``ClientRMService.getNewApplication``: an id from an atomic counter, taken while the
+    engine thread is busy (here: held by a job), each id once, numbered in order."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    with running_loop(tmp_path, nodes=1, journal=False) as (loop, _clock):
+        held, release = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            held.set()
+            release.wait(60)
+
+        busy = threading.Thread(target=lambda: loop._call(hold))
+        busy.start()
+        assert held.wait(10)
+        try:
+            started = time.monotonic()
+            with ThreadPoolExecutor(8) as pool:
+                ids = list(pool.map(lambda _: loop.new_application()[0], range(400)))
+            assert time.monotonic() - started < 10  # not waiting for the held engine thread
+            assert not release.is_set()
+        finally:
+            release.set()
+            busy.join(10)
+        assert sorted(ids) == [_app_id(n) for n in range(1, 401)]
+        assert loop.records.issued == set(ids)

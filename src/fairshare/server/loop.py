@@ -110,16 +110,6 @@ class ShellCounts:
                 f"allocated={self.num_allocated}, failed={self.num_failed}")
 
 
-class _Unseen:
-    """A job whose change no snapshot shows (an id given out): no snapshot is taken for it."""
-
-    def __init__(self, job: Callable[[], T]) -> None:
-        self.job = job
-
-    def __call__(self) -> Any:
-        return self.job()
-
-
 class ServerClock:
     """Engine ms from the wall's monotonic clock, ``speed`` times faster, from 0 at start."""
 
@@ -255,18 +245,16 @@ class EngineLoop:
         """Every job waiting, then one snapshot for them all; each caller is answered once it
         is published, so that what the caller reads next shows what its job did."""
         answers: list[tuple[Future[Any], Future[Any]]] = []
-        publish = False
         try:
             while job is not None:
                 done: Future[Any] = Future()
                 answers.append((done, future))
                 self._do(job, done)
-                publish = publish or not isinstance(job, _Unseen)
                 try:
                     job, future = self._jobs.get_nowait()
                 except Empty:
                     job = None
-            self._publish(force=publish)
+            self._publish(force=True)
         finally:
             for done, asked in answers:
                 if not done.done():  # the thread stopped before it
@@ -537,8 +525,11 @@ class EngineLoop:
         return self._call(lambda: [app.submission for app in self.records.apps.values()])
 
     def new_application(self) -> tuple[str, Resource]:
-        return (self._call(_Unseen(self.records.new_application_id)),
-                self.engine.site.maximum_allocation)
+        """An application id, on the caller's thread: it waits for nothing the engine does
+        (``ClientRMService.getNewApplication``)."""
+        if self.failure is not None or self._stop.is_set():
+            raise unavailable("the ResourceManager is stopping")
+        return self.records.new_application_id(), self.engine.site.maximum_allocation
 
     def submit(self, submission: Submission) -> None:
         self._call(lambda: self._submit(submission))

@@ -3,7 +3,9 @@ attempts and resource-seconds (``RMAppImpl``, ``RMAppAttemptImpl``, ``RMAppAttem
 and NodeManagers with their states (``RMNodeImpl``).
 
 :class:`RMRecords` is written on the engine thread only, from the engine's events (and from the
-requests the loop applies); :meth:`RMRecords.freeze` copies it into the views a snapshot holds.
+requests the loop applies), but for the application ids it gives out, under a lock of their own
+from any thread (``ClientRMService.getNewApplication`` takes an id from an atomic counter,
+nothing of the scheduler's); :meth:`RMRecords.freeze` copies it into the views a snapshot holds.
 Times are engine ms (the server's clock from 0); the views carry epoch ms.
 
 A server freezes its records several times a second, and most of them have not changed since
@@ -14,6 +16,7 @@ for as long as what it shows is the same.
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -100,6 +103,7 @@ class RMRecords:
         self.nodes: dict[str, RMNode] = {}
         self.issued: set[str] = set()  # ids given out by new-application, not yet submitted
         self._counter = 0
+        self._ids = threading.Lock()  # the counter's and issued's
         self.heartbeat_ms = 0  # engine ms: when the active nodes last heartbeat
         self._node_views: tuple[RMNodeView, ...] | None = None  # None: a node was written
         self._views_by_node: dict[str, RMNodeView] = {}
@@ -110,15 +114,17 @@ class RMRecords:
 
     def new_application_id(self) -> str:
         """``ClientRMService.getNewApplication``: the cluster timestamp and a counter."""
-        self._counter += 1
-        app_id = f"application_{self.cluster_timestamp}_{self._counter:04d}"
-        self.issued.add(app_id)
+        with self._ids:
+            self._counter += 1
+            app_id = f"application_{self.cluster_timestamp}_{self._counter:04d}"
+            self.issued.add(app_id)
         return app_id
 
     # -- requests ----------------------------------------------------------------------------------
 
     def submitted(self, submission: Submission, now: int) -> RMApp:
-        self.issued.discard(submission.application_id)
+        with self._ids:
+            self.issued.discard(submission.application_id)
         app = RMApp(submission, submission.queue, now,
                     used_ms=[0] * len(self.types), preempted_ms=[0] * len(self.types))
         app.attempts.append(RMAttempt(1, now))
