@@ -1,4 +1,6 @@
-"""What the engine may be asked: its queries, which write nothing (caches included).
+"""What the engine may be asked: its queries, which write nothing (caches included; a
+snapshot keeps its own copies for the next, :class:`~fairshare.core.snapshot.Snapshots`, which
+nothing the engine decides reads).
 
 :class:`EngineQueries` is the read side of :class:`~fairshare.core.engine.Engine`: the state and
 tree to read, each queue's effective settings and shares, the queue metrics. ``sim/``, ``cli/``,
