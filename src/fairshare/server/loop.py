@@ -176,6 +176,8 @@ class EngineLoop:
         # before it is acknowledged or acted on
         self.keeper = (None if store is None
                        else StateKeeper(store, self.records, engine, self.sim))
+        if self.keeper is not None:  # told first of an app the RM forgets
+            self.forgetting.append(self.keeper.forget)
         # read by GET /ws/v1/fairshare/loop: the heartbeats applied, and how late the loop
         # last took what was due (the clock's time then less the time it was due at)
         self.heartbeats = 0
@@ -352,8 +354,6 @@ class EngineLoop:
     def on_events(self, events: Sequence[Event]) -> None:
         self.records.on_events(events)
         for app_id in self.records.take_forgotten():  # yarn.resourcemanager.max-completed-…
-            if self.keeper is not None:
-                self.keeper.forget(app_id)
             for forget in self.forgetting:
                 forget(app_id)
         if self.keeper is not None:  # stored before any container of theirs is started
