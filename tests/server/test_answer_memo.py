@@ -153,10 +153,16 @@ def test_node_texts_follow_reused_and_copied_records(tmp_path: Path) -> None:
         # the records reused, the heartbeat round moved (records naming none of their own)
         s6 = replace(s0, heartbeat_ms=s0.heartbeat_ms + 2000)
         assert all(n.last_heartbeat_ms is None for n in s0.nodes)
+        # a report of control characters: escaped in the text, never taken for the place of
+        # a heartbeat in the whole answer
+        s7 = replace(s6, nodes=tuple(replace(n, state="UNHEALTHY", health_report="a\x00b\n")
+                                     if n.id == busy.name else n for n in s6.nodes))
         answers = []
-        for s in (s1, s2, s3, s4, s5, s0, s6, s3, s1, s5, s0):  # and back: older ones again
+        for s in (s1, s2, s3, s4, s5, s0, s6, s3, s1, s5, s0, s7, s6):  # and back: older ones
             got = nodes_json(s, daos.node_order(s.nodes))
             assert got == _nodes_plain(s)
+            # the whole answer, from the last one's pieces where the RM records are the same
+            assert nodes_answer(s) == got
             answers.append(got)
         assert answers[0] == answers[1]  # copies of equal records: the same answer
         assert len(set(answers[1:7])) == 6
@@ -164,6 +170,7 @@ def test_node_texts_follow_reused_and_copied_records(tmp_path: Path) -> None:
         assert json.loads(answers[6])["nodes"]["node"][0]["lastHealthUpdate"] == \
             s0.heartbeat_ms + 2000
         assert b'"healthReport":"disk \\"full\\""' in answers[3]
+        assert b'"healthReport":"a\\u0000b\\n"' in answers[11]
 
 
 def test_reservations_are_counted_once_per_snapshot_and_right(tmp_path: Path) -> None:

@@ -12,7 +12,6 @@ container is stopped (by process id), the session's journal and outputs are clos
 from __future__ import annotations
 
 import ctypes
-import gc
 import ipaddress
 import json
 import logging
@@ -206,6 +205,7 @@ def serve(
     import uvicorn
 
     from fairshare.server.auth import authenticator_for
+    from fairshare.server.collector import PacedCollector
     from fairshare.server.service import ServeOptions, build
 
     _fewer_arenas()
@@ -259,7 +259,8 @@ def serve(
     # 0.6 s at 1 ms before the snapshots kept what was unchanged; then 107 ms at 1 ms, 76 ms at
     # 0.5 ms)
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-    _collect_less()
+    collector = PacedCollector()  # server/collector.py: why the collector runs on a clock
+    collector.start()
     quiet = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)}
     started = time.monotonic()
     try:
@@ -268,6 +269,7 @@ def serve(
         for sig, handler in quiet.items():
             signal.signal(sig, handler)
         served.stop()
+        collector.stop()
         apps = len(served.loop.records.apps)
         out.print(f"Stopped after {time.monotonic() - started:.0f} s: {apps} "
                   f"app{'s' * (apps != 1)}; journal {out_dir / 'session.yaml'}", soft_wrap=True)
@@ -277,20 +279,6 @@ def serve(
 
 
 SWITCH_INTERVAL_S = 0.0005
-# the cyclic collector's thresholds while serving (gc.set_threshold; CPython's: 700, 10, 10)
-GC_THRESHOLDS = (10_000, 10, 50)
-
-
-def _collect_less() -> None:
-    """Almost everything a server allocates is freed by its reference count (frozen views,
-    texts, tuples), but CPython's cyclic collector still walks every live object at each
-    full collection, with the GIL held: at 5,000 nodes one took 136 ms (median; 196 ms at
-    worst) and came every 5 s, a stop for every request and heartbeat (bench/serve_load.py).
-    What the server built to start (the engine, the nodes, the modules) is moved out of
-    the collector's sight (``gc.freeze``) and the collections come rarer."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def _fewer_arenas() -> None:

@@ -71,7 +71,7 @@ BASE = "/ws/v1/cluster"
 log = logging.getLogger(__name__)
 
 
-def _user_name(user_name: str | None = Query(
+async def _user_name(user_name: str | None = Query(
         None, alias="user.name", description="the caller (simple authentication); "
         "without it, the cookie it set, else the static user dr.who")) -> str | None:
     return user_name
@@ -185,26 +185,33 @@ def _get(router: APIRouter, path: str, summary: str, *errors: int,
                       responses=responses(200, *errors), name=name)
 
 
+# A handler is ``async def`` (run on the event loop) where its answer is made from a snapshot
+# in well under a millisecond (one app, one node, the memo's /scheduler, /metrics, /info, an
+# id): a hop to a worker thread and back is two hand-overs of the GIL, which cost more than the
+# answer and are the first to wait under load (bench/serve_load.py; so is the router's
+# dependency). The lists of every app and node (tens of ms for a new snapshot) and the writes
+# (they wait for the engine thread) stay plain ``def``, on worker threads: they never stop
+# the loop.
 def _cluster_routes(router: APIRouter, r: _Routes) -> None:
     for path in ("", "/info"):
         @_get(router, path, "ClusterInfo: the RM's id, state and versions",
               name=f"cluster_info{path.replace('/', '_')}")
-        def info(request: Request) -> Response:
+        async def info(request: Request) -> Response:
             return r.answer(request, lambda _: answer_of(
                 request, lambda xml: info_answer(r.snapshot(), xml)))
 
     @_get(router, "/metrics", "ClusterMetricsInfo: the root queue's metrics and node counts")
-    def metrics(request: Request) -> Response:
+    async def metrics(request: Request) -> Response:
         return r.answer(request, lambda _: answer_of(
             request, lambda xml: metrics_answer(r.snapshot(), xml)))
 
     @_get(router, "/scheduler", "SchedulerTypeInfo: the fairScheduler queue tree")
-    def scheduler(request: Request) -> Response:
+    async def scheduler(request: Request) -> Response:
         return r.answer(request, lambda _: answer_of(
             request, lambda xml: scheduler_answer(r.snapshot(), xml)))
 
     @_get(router, "/scheduler/activities", "ActivitiesInfo: 'Not Capacity Scheduler'")
-    def activities(request: Request) -> Response:
+    async def activities(request: Request) -> Response:
         return r.answer(request, lambda _: render(request, daos.activities_not_capacity()))
 
     @_get(router, "/nodes", "NodesInfo: the nodes in the given states (all by default)", 400)
@@ -218,7 +225,7 @@ def _cluster_routes(router: APIRouter, r: _Routes) -> None:
         return r.answer(request, build)
 
     @_get(router, "/nodes/{node_id}", "NodeInfo: one node", 400, 404)
-    def node(request: Request, node_id: str) -> Response:
+    async def node(request: Request, node_id: str) -> Response:
         def build(_: str) -> Response:
             s = r.snapshot()
             found = s.node(canonical_node_id(node_id))
@@ -230,7 +237,7 @@ def _cluster_routes(router: APIRouter, r: _Routes) -> None:
 
 def _app_routes(router: APIRouter, r: _Routes) -> None:
     @router.get("/apps/new-application", include_in_schema=False)
-    def new_application_get(request: Request) -> Response:
+    async def new_application_get(request: Request) -> Response:
         # Jersey prefers the literal path over /apps/{appid}: its 405, answered by the RM as
         # every Jersey refusal (_unmatched_routes)
         def build(_: str) -> Response:
@@ -276,7 +283,7 @@ def _app_routes(router: APIRouter, r: _Routes) -> None:
         return r.answer(request, build)
 
     @_get(router, "/apps/{app_id}", "AppInfo: one app", 400, 404)
-    def one_app(request: Request, app_id: str, deselects: list[str] | None = Query(
+    async def one_app(request: Request, app_id: str, deselects: list[str] | None = Query(
             None, alias="deSelects")) -> Response:
         def build(caller: str) -> Response:
             chosen = parse_deselects(deselects or [])
@@ -288,7 +295,7 @@ def _app_routes(router: APIRouter, r: _Routes) -> None:
 
     @_get(router, "/apps/{app_id}/appattempts", "AppAttemptsInfo: the app's attempts",
           400, 404)
-    def attempts(request: Request, app_id: str) -> Response:
+    async def attempts(request: Request, app_id: str) -> Response:
         def build(caller: str) -> Response:
             s = r.snapshot()
             return render(request, daos.app_attempts(s, r.find_app(s, app_id), caller=caller,
@@ -297,7 +304,7 @@ def _app_routes(router: APIRouter, r: _Routes) -> None:
 
     def read(path: str, summary: str, doc: Callable[[RMAppView], Any]) -> None:
         @_get(router, path, summary, 400, 404, name=f"app_{path.rsplit('/', 1)[-1]}")
-        def handler(request: Request, app_id: str) -> Response:
+        async def handler(request: Request, app_id: str) -> Response:
             return r.answer(request, lambda _: render(
                 request, doc(r.find_app(r.snapshot(), app_id))))
 
@@ -311,7 +318,7 @@ def _app_routes(router: APIRouter, r: _Routes) -> None:
 def _write_routes(router: APIRouter, r: _Routes) -> None:
     @router.post("/apps/new-application", summary="NewApplication: an id to submit with",
                  response_class=JerseyResponse, responses=responses(200))
-    def new_application(request: Request) -> Response:
+    async def new_application(request: Request) -> Response:
         def build(_: str) -> Response:
             app_id, most = r.control.new_application()
             return render(request, daos.new_application(app_id, most, r.snapshot().types))

@@ -37,9 +37,8 @@ ACTIVE_STATES = frozenset({"NEW", "RUNNING", "DECOMMISSIONING", "UNHEALTHY"})
 # changes) they are all dropped and written again as asked for
 TEXTS_KEPT = 50_000
 _HEALTH_MARK = -7_346_291_064_511  # a lastHealthUpdate no node has: where its text is cut
-# by node id: the records a node's text was written from, its text around lastHealthUpdate,
-# and its whole text with a heartbeat, that heartbeat
-_Kept = tuple[RMNodeView, NodeSnapshot | None, ResourceTypes, str, str, str, int]
+# by node id: the records a node's text was written from, its text around lastHealthUpdate
+_Kept = tuple[RMNodeView, NodeSnapshot | None, ResourceTypes, str, str]
 _texts: dict[str, _Kept] = {}
 _orders: dict[tuple[tuple[str, bool], ...], tuple[int, ...]] = {}
 _ordered: PerSnapshot[list[RMNodeView]] = PerSnapshot(3)  # by the snapshot's tuple of nodes
@@ -92,49 +91,63 @@ def nodes_answer(s: ServerSnapshot, states: frozenset[str] | None = None, *,
     def make() -> bytes:
         if xml:
             return to_xml(nodes(s, listed))
-        return joined_nodes(s, _every_node_text(s, listed) if every else node_texts(s, listed))
+        if every and listed:
+            return _every_node_answer(s, listed)
+        return joined_nodes(s, node_texts(s, listed))
     return ANSWERS.get(s, ("nodes", None if every else states, xml), make)
+
+
+# where the heartbeat round's number goes in a node's text: a raw control character is in no
+# JSON text (the writer escapes them), so the whole answer splits at these and nowhere else
+_MARK = "\x00"
 
 
 @dataclass(frozen=True, slots=True)
 class _Listing:
-    """The texts of every node as the last whole answer listed them, with what they were
-    written from: the snapshot's RM records (one tuple, the same object while no node was
-    written), its scheduler records, its heartbeat round."""
+    """The last whole ``/nodes`` answer as pieces to put the heartbeat round's number
+    between, with what they were written from: the snapshot's RM records (one tuple, the
+    same object while no node was written), its scheduler records."""
 
     rm_nodes: tuple[RMNodeView, ...]
     scheduled: tuple[NodeSnapshot, ...]
-    heartbeat: int
     types: ResourceTypes
-    parts: list[str]
-    position: dict[str, int]  # node id → its place in parts
+    templates: list[str]  # each node's text, _MARK for the round's heartbeat
+    position: dict[str, int]  # node id → its place in templates
+    pieces: list[bytes]  # the answer, cut at each _MARK
 
 
 _listing: list[_Listing] = []  # the last one (replaced whole: readers see one that agrees)
 
 
-def _every_node_text(s: ServerSnapshot, listed: list[RMNodeView]) -> list[str]:
-    """:func:`node_texts` of every node of ``s`` in ``listed``'s order (``node_order``):
-    from one snapshot to the next of the same RM records and heartbeat round, only the
+def _every_node_answer(s: ServerSnapshot, listed: list[RMNodeView]) -> bytes:
+    """:func:`joined_nodes` of :func:`node_texts` of every node of ``s``, in ``listed``'s
+    order (``node_order``): from one snapshot to the next of the same RM records, only the
     nodes whose scheduler record is not the same object are written again (a few of
-    thousands, between two heartbeats)."""
+    thousands, between two heartbeats), and a new heartbeat round is one join of the
+    megabytes, not a text per node."""
     last = _listing[0] if _listing else None
     scheduled = s.engine.nodes
-    if (last is not None and last.rm_nodes is s.nodes and last.heartbeat == s.heartbeat_ms
-            and last.types is s.types and len(last.scheduled) == len(scheduled)):
+    if (last is not None and last.rm_nodes is s.nodes and last.types is s.types
+            and len(last.scheduled) == len(scheduled)):
         changed = [b.name for a, b in zip(last.scheduled, scheduled, strict=True) if a is not b]
-        parts = last.parts
-        if changed:
-            parts = list(parts)
-            redo = [listed[last.position[name]] for name in changed if name in last.position]
-            for n, text in zip(redo, node_texts(s, redo), strict=True):
-                parts[last.position[n.id]] = text
-        position = last.position
+        templates, position, pieces = last.templates, last.position, last.pieces
+        redo = [listed[position[name]] for name in changed if name in position]
+        if redo:
+            templates = list(templates)
+            for n, text in zip(redo, _node_templates(s, redo), strict=True):
+                templates[position[n.id]] = text
+            pieces = _pieces(templates)
     else:
-        parts = node_texts(s, listed)
+        templates = _node_templates(s, listed)
         position = {n.id: i for i, n in enumerate(listed)}
-    _listing[:] = [_Listing(s.nodes, scheduled, s.heartbeat_ms, s.types, parts, position)]
-    return parts
+        pieces = _pieces(templates)
+    _listing[:] = [_Listing(s.nodes, scheduled, s.types, templates, position, pieces)]
+    return str(s.heartbeat_ms).encode().join(pieces)
+
+
+def _pieces(templates: list[str]) -> list[bytes]:
+    return b"".join((b'{"nodes":{"node":[', ",".join(templates).encode(), b"]}}")
+                    ).split(_MARK.encode())
 
 
 def nodes_json(s: ServerSnapshot, listed: Sequence[RMNodeView]) -> bytes:
@@ -153,31 +166,39 @@ def joined_nodes(s: ServerSnapshot, parts: Sequence[str]) -> bytes:
 
 def node_texts(s: ServerSnapshot, listed: Iterable[RMNodeView]) -> list[str]:
     """Each node's ``NodeInfo`` as :func:`nodes_json` writes it in the list."""
-    types, texts, beat = s.types, _texts, s.heartbeat_ms
+    beat = s.heartbeat_ms
+    return [f"{head}{beat if n.last_heartbeat_ms is None else n.last_heartbeat_ms}{tail}"
+            for n, head, tail in _heads_and_tails(s, listed)]
+
+
+def _node_templates(s: ServerSnapshot, listed: Iterable[RMNodeView]) -> list[str]:
+    """:func:`node_texts`, with :data:`_MARK` for the heartbeat round's number."""
+    return [f"{head}{_MARK if n.last_heartbeat_ms is None else n.last_heartbeat_ms}{tail}"
+            for n, head, tail in _heads_and_tails(s, listed)]
+
+
+def _heads_and_tails(s: ServerSnapshot, listed: Iterable[RMNodeView]
+                     ) -> list[tuple[RMNodeView, str, str]]:
+    """Each node with its text before and after its lastHealthUpdate's number."""
+    types, texts = s.types, _texts
     scheduled = s.engine.nodes_by_name()
-    parts = []
+    out = []
     for n in listed:  # (the hottest loop of a /nodes of thousands: kept lean)
         sched = scheduled.get(n.id) if n.state in ACTIVE_STATES else None
-        heartbeat = beat if n.last_heartbeat_ms is None else n.last_heartbeat_ms
         kept = texts.get(n.id)
-        if kept is not None and kept[0] is n and kept[1] is sched and kept[2] is types:
-            if kept[6] == heartbeat:  # the same records, the same heartbeat: the same text
-                parts.append(kept[5])
-                continue
-            head, tail = kept[3], kept[4]
-        elif kept is not None and _same_but_heartbeat(kept[0], n) \
-                and _same_scheduler_node(kept[1], sched) and kept[2] == types:
+        if kept is not None and ((kept[0] is n and kept[1] is sched and kept[2] is types) or (
+                _same_but_heartbeat(kept[0], n) and _same_scheduler_node(kept[1], sched)
+                and kept[2] == types)):
             head, tail = kept[3], kept[4]
         else:
             whole = to_json(_node_info(s, replace(n, last_heartbeat_ms=_HEALTH_MARK)))
             head, _, tail = whole.decode("utf-8").partition(str(_HEALTH_MARK))
             if len(texts) >= TEXTS_KEPT:
                 texts.clear()
-        text = f"{head}{heartbeat}{tail}"
         # one entry, replaced whole: a thread reading it sees records and texts that agree
-        texts[n.id] = (n, sched, types, head, tail, text, heartbeat)
-        parts.append(text)
-    return parts
+        texts[n.id] = (n, sched, types, head, tail)
+        out.append((n, head, tail))
+    return out
 
 
 def _same_but_heartbeat(a: RMNodeView, b: RMNodeView) -> bool:
