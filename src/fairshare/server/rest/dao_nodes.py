@@ -91,7 +91,7 @@ def nodes_answer(s: ServerSnapshot, states: frozenset[str] | None = None, *,
     def make() -> bytes:
         if xml:
             return to_xml(nodes(s, listed))
-        if every and listed:
+        if every:
             return _every_node_answer(s, listed)
         return joined_nodes(s, node_texts(s, listed))
     return ANSWERS.get(s, ("nodes", None if every else states, xml), make)
@@ -130,24 +130,19 @@ def _every_node_answer(s: ServerSnapshot, listed: list[RMNodeView]) -> bytes:
     if (last is not None and last.rm_nodes is s.nodes and last.types is s.types
             and len(last.scheduled) == len(scheduled)):
         changed = [b.name for a, b in zip(last.scheduled, scheduled, strict=True) if a is not b]
-        templates, position, pieces = last.templates, last.position, last.pieces
+        templates, position = last.templates, last.position
         redo = [listed[position[name]] for name in changed if name in position]
         if redo:
             templates = list(templates)
             for n, text in zip(redo, _node_templates(s, redo), strict=True):
                 templates[position[n.id]] = text
-            pieces = _pieces(templates)
     else:
         templates = _node_templates(s, listed)
         position = {n.id: i for i, n in enumerate(listed)}
-        pieces = _pieces(templates)
+    pieces = last.pieces if last is not None and templates is last.templates \
+        else joined_nodes(s, templates).split(_MARK.encode())
     _listing[:] = [_Listing(s.nodes, scheduled, s.types, templates, position, pieces)]
     return str(s.heartbeat_ms).encode().join(pieces)
-
-
-def _pieces(templates: list[str]) -> list[bytes]:
-    return b"".join((b'{"nodes":{"node":[', ",".join(templates).encode(), b"]}}")
-                    ).split(_MARK.encode())
 
 
 def nodes_json(s: ServerSnapshot, listed: Sequence[RMNodeView]) -> bytes:
@@ -166,14 +161,18 @@ def joined_nodes(s: ServerSnapshot, parts: Sequence[str]) -> bytes:
 
 def node_texts(s: ServerSnapshot, listed: Iterable[RMNodeView]) -> list[str]:
     """Each node's ``NodeInfo`` as :func:`nodes_json` writes it in the list."""
-    beat = s.heartbeat_ms
-    return [f"{head}{beat if n.last_heartbeat_ms is None else n.last_heartbeat_ms}{tail}"
-            for n, head, tail in _heads_and_tails(s, listed)]
+    return _texts_with(s, listed, s.heartbeat_ms)
 
 
 def _node_templates(s: ServerSnapshot, listed: Iterable[RMNodeView]) -> list[str]:
     """:func:`node_texts`, with :data:`_MARK` for the heartbeat round's number."""
-    return [f"{head}{_MARK if n.last_heartbeat_ms is None else n.last_heartbeat_ms}{tail}"
+    return _texts_with(s, listed, _MARK)
+
+
+def _texts_with(s: ServerSnapshot, listed: Iterable[RMNodeView], beat: object) -> list[str]:
+    """Each node's text with ``beat`` where the heartbeat round's number goes (a node
+    naming a heartbeat of its own has that one)."""
+    return [f"{head}{beat if n.last_heartbeat_ms is None else n.last_heartbeat_ms}{tail}"
             for n, head, tail in _heads_and_tails(s, listed)]
 
 
