@@ -217,6 +217,24 @@ def test_the_pages_reader_gives_sample_ofs_sample(tmp_path: Path) -> None:
         assert len(reader._nodes) == 4 and len(reader._apps) == 2
 
 
+def test_the_pages_reader_of_an_idle_server_reads_its_nodes_from_their_records(
+        tmp_path: Path) -> None:
+    """No apps (YARN leaves the empty list out: ``{"apps":{}}``, no records): the apps
+    answer is read alone, and the nodes' records are still read once each, not the whole
+    answers again."""
+    reader = SampleReader()
+    with running_loop(tmp_path, nodes=3, journal=False) as (loop, clock):
+        for ms in (1000, 2000):
+            settle(loop, clock, ms)
+            s = loop.snapshot()
+            texts, records = answers_and_records(s)
+            assert records["apps.json"] == [] and texts["apps.json"] == '{"apps":{}}'
+            expected = sample_of(texts, rm="rm", time_ms=s.now_ms)
+            assert reader.sample(texts, records, rm="rm", time_ms=s.now_ms) == expected
+            assert expected.apps == () and len(expected.nodes) == 3
+            assert len(reader._nodes) == 3  # kept: read from the records
+
+
 def _one_node(beat: int, report: str = "", host: str = "h1") -> str:
     return (f'{{"rack":"/r","state":"RUNNING","id":"{host}:1","nodeHostName":"{host}",'
             f'"nodeHTTPAddress":"{host}:2","lastHealthUpdate":{beat},"healthReport":'
