@@ -12,6 +12,9 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from fairshare.server.pages import answers_and_records, answers_of
 from fairshare.server.rest import daos
 from fairshare.server.rest.dao_apps import allowed_of, apps_answer, selected
@@ -21,7 +24,8 @@ from fairshare.server.rest.jersey import PerSnapshot, to_json, to_xml
 from fairshare.server.rest.query import apps_query, node_states
 from fairshare.server.view import RMAppView, ServerSnapshot
 from fairshare.sim.sources.workload import TaskGroup
-from fairshare.web.answers import AnswerError, SampleReader, sample_of
+from fairshare.sim.importer.dump import DumpNode
+from fairshare.web.answers import AnswerError, SampleReader, _is_join, _with_beat, sample_of
 from tests.server.loopkit import mb, running_loop, settle, submission
 
 TS = 1_800_000_000_000
@@ -233,6 +237,29 @@ def test_the_pages_reader_of_an_idle_server_reads_its_nodes_from_their_records(
             assert reader.sample(texts, records, rm="rm", time_ms=s.now_ms) == expected
             assert expected.apps == () and len(expected.nodes) == 3
             assert len(reader._nodes) == 3  # kept: read from the records
+
+
+_BITS = st.text(alphabet=",ab{}", max_size=4)  # commas and braces: where a join can slip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_BITS, min_size=1, max_size=5), _BITS, _BITS, _BITS)
+def test_the_readers_join_check_is_the_joins_equality(parts: list[str], head: str,
+                                                       tail: str, other: str) -> None:
+    joined = head + ",".join(parts) + tail
+    assert _is_join(joined, head, parts, tail)
+    for text in (joined + other, other + joined, other, joined[:-1],
+                 joined.replace("a", "b", 1), joined.replace(",", "", 1)):
+        assert _is_join(text, head, parts, tail) == (text == joined)
+
+
+def test_a_nodes_new_heartbeat_is_replaces() -> None:
+    node = DumpNode("h1", "h1:8042", "/r", (1024, 1), (0, 0), 1, 0, "h1:45454", "RUNNING",
+                    5, "fine")
+    for beat in (5, 6, 0):
+        assert _with_beat(node, beat) == replace(node, last_health_update_ms=beat)
+        assert hash(_with_beat(node, beat)) == hash(replace(node, last_health_update_ms=beat))
+    assert node.last_health_update_ms == 5  # the kept one untouched
 
 
 def _one_node(beat: int, report: str = "", host: str = "h1") -> str:
