@@ -4,7 +4,7 @@ A server is started as a process of its own (``fairshare serve --executor virtua
 127.0.0.1, a free port, a temporary ``--out``) with ``--nodes N``x64g/32: N virtual
 NodeManagers, each heartbeating once per ``yarn.resourcemanager.nodemanagers.heartbeat-
 interval-ms`` (1 s), applied by the engine loop. Then, for ``--minutes``, ``--clients``
-concurrent REST clients (httpx, one connection each) each send a request, wait a think time
+concurrent REST clients (one connection each) each send a request, wait a think time
 (exponential, mean ``--think-ms``) and send the next: reads of ``/ws/v1/cluster/scheduler``,
 ``/apps``, ``/apps/{id}``, ``/metrics`` and ``/nodes``; submissions (``new-application``, then
 ``POST /apps`` of an app whose tasks run for a while in the virtual executor); kills
@@ -23,7 +23,16 @@ concurrent REST clients (httpx, one connection each) each send a request, wait a
   ``yarn.resourcemanager.max-completed-applications`` (1,000) ended apps, holding that many;
   a read or a kill of an app is 404 only for such an app;
 * memory: the server's RSS (psutil) every second; the trend after warm-up (the first fifth of
-  the run) as MB per minute (least squares) and the last minute's mean against warm-up's end.
+  the run) as MB per minute (least squares) and the last minute's mean against warm-up's end;
+* the load generator itself: its CPU seconds per second of wall and how late each of its
+  event loops wakes (a 10 ms timer's overshoot), since a client busy reading a 9 MB ``/nodes``
+  answer delays the timing of every other request of its process. ``--client-processes K``
+  spreads the clients over K processes (each its own event loop) so that one answer's reading
+  does not hold up the others' clocks. ``--client`` is the HTTP library the timed requests
+  go through: aiohttp (the default: its parser is compiled, as a Java or a curl client's
+  is) or httpx, whose pure-Python reading of a 9 MB ``/nodes`` answer, 64 KiB at a time,
+  adds 15-25 ms to it on these machines (idle: 23-50 ms against aiohttp's 11-23 and curl's
+  10-19) — the client's time, not the server's; both are measured in docs/benchmarks.md.
 
 Progress goes to stderr; the figures are JSON on stdout's last line, with the ratios to the
 targets and to the idle reference. The server is stopped by its pid (SIGTERM, then SIGKILL).
@@ -33,14 +42,17 @@ timings are the figures' business, not the exit code's (machines differ).
     python bench/serve_load.py                 # 5,000 NodeManagers, 100 clients, 10 minutes
     python bench/serve_load.py --smoke         # 200 NodeManagers, 10 clients, ~20 s (CI)
     python bench/serve_load.py --nodes 1000 --clients 50 --minutes 2
+    python bench/serve_load.py --client-processes 2   # the clients in two processes
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import contextlib
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -54,6 +66,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import httpx
 import psutil
 
@@ -178,9 +191,22 @@ class Tally:
     # apps a read or a kill found gone (404): forgotten by the RM once more than
     # yarn.resourcemanager.max-completed-applications (1,000) others had ended since
     forgotten: set[str] = field(default_factory=set)
+    cpu_s: float = 0.0  # the clients' process's CPU time while they ran
+    loop_lag_ms: list[float] = field(default_factory=list)  # its event loop's late wake-ups
 
     def add(self, kind: str, ms: float) -> None:
         self.latencies.setdefault(kind, []).append(ms)
+
+    def merge(self, other: Tally) -> None:
+        for kind, values in other.latencies.items():
+            self.latencies.setdefault(kind, []).extend(values)
+        self.unexpected += other.unexpected
+        self.accepted += other.accepted
+        self.killed += other.killed
+        self.kill_after_end += other.kill_after_end
+        self.forgotten |= other.forgotten
+        self.cpu_s += other.cpu_s
+        self.loop_lag_ms += other.loop_lag_ms
 
 
 @dataclass
@@ -204,17 +230,70 @@ async def sampler(server: Server, samples: Samples, stop: asyncio.Event, t0: flo
                 await asyncio.wait_for(stop.wait(), 1.0)
 
 
-async def timed(client: httpx.AsyncClient, tally: Tally, kind: str, method: str, path: str,
-                expected: tuple[int, ...], **kwargs: Any) -> httpx.Response | None:
+@dataclass
+class Answer:
+    status_code: int
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+class Client:
+    """One timed client's connection (one at most, kept alive ``KEEPALIVE_S``: let go of
+    before the server's 5 s, uvicorn's ``timeout_keep_alive``, would close it under a
+    request on its way), through the library ``--client`` names; every request with
+    ``?user.name=``, its whole body read."""
+
+    def __init__(self, library: str, base: str) -> None:
+        self.library, self.base = library, base
+        self._httpx: httpx.AsyncClient | None = None
+        self._aiohttp: aiohttp.ClientSession | None = None
+
+    async def __aenter__(self) -> Client:
+        if self.library == "httpx":
+            self._httpx = httpx.AsyncClient(
+                base_url=self.base, timeout=60, params={"user.name": USER},
+                limits=httpx.Limits(max_connections=1, keepalive_expiry=KEEPALIVE_S))
+        else:
+            self._aiohttp = aiohttp.ClientSession(
+                self.base, timeout=aiohttp.ClientTimeout(total=60),
+                connector=aiohttp.TCPConnector(limit=1, keepalive_timeout=KEEPALIVE_S))
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        if self._httpx is not None:
+            await self._httpx.aclose()
+        if self._aiohttp is not None:
+            await self._aiohttp.close()
+
+    async def request(self, method: str, path: str, json: Any = None) -> Answer:
+        """The answer; a failure to get one is :class:`OSError` (or a library's own
+        error, both caught by :func:`timed`)."""
+        if self._httpx is not None:
+            answer = await self._httpx.request(method, path, json=json)
+            return Answer(answer.status_code, answer.content)
+        assert self._aiohttp is not None
+        async with self._aiohttp.request(method, path, json=json,
+                                         params={"user.name": USER}) as response:
+            return Answer(response.status, await response.read())
+
+
+FAILURES = (httpx.HTTPError, aiohttp.ClientError, OSError, asyncio.TimeoutError)
+
+
+async def timed(client: Client, tally: Tally, kind: str, method: str, path: str,
+                expected: tuple[int, ...], json: Any = None) -> Answer | None:
     start = time.perf_counter()
     try:
-        answer = await client.request(method, path, **kwargs)
-    except httpx.HTTPError as e:
+        answer = await client.request(method, path, json=json)
+    except FAILURES as e:
         tally.unexpected.append(f"{kind} {path}: {type(e).__name__} {e}")
         return None
     tally.add(kind, (time.perf_counter() - start) * 1000)
     if answer.status_code not in expected:
-        tally.unexpected.append(f"{kind} {path}: {answer.status_code} {answer.text[:200]}")
+        tally.unexpected.append(f"{kind} {path}: {answer.status_code} "
+                                f"{answer.body[:200].decode('utf-8', 'replace')}")
         return None
     return answer
 
@@ -241,18 +320,13 @@ def submission(app_id: str, rng: random.Random) -> dict[str, Any]:
                                      "priority": 20}]}}
 
 
-async def client_loop(index: int, server: Server, tally: Tally, until: float,
+async def client_loop(index: int, base: str, library: str, tally: Tally, until: float,
                       think_s: float, seed: int) -> None:
     rng = random.Random(seed * 1000 + index)
     kinds = [k for k, _ in MIX]
     weights = [w for _, w in MIX]
     mine: list[str] = []  # this client's apps, newest last
-    params = {"user.name": USER}
-    # a kept-alive connection is let go of before the server's 5 s (uvicorn's
-    # timeout_keep_alive) would close it under a request on its way
-    limits = httpx.Limits(max_connections=1, keepalive_expiry=KEEPALIVE_S)
-    async with httpx.AsyncClient(base_url=server.base, timeout=60, params=params,
-                                 limits=limits) as client:
+    async with Client(library, base) as client:
         await asyncio.sleep(rng.uniform(0, think_s))  # not all at once
         while time.monotonic() < until:
             kind = rng.choices(kinds, weights)[0]
@@ -290,17 +364,50 @@ async def client_loop(index: int, server: Server, tally: Tally, until: float,
             await asyncio.sleep(rng.expovariate(1 / think_s) if think_s > 0 else 0)
 
 
-async def idle_reference(server: Server, seconds: float) -> dict[str, dict[str, float]]:
+async def loop_lag(tally: Tally, until: float) -> None:
+    """How late this process's event loop wakes from a 10 ms sleep, while the clients run."""
+    while time.monotonic() < until:
+        start = time.perf_counter()
+        await asyncio.sleep(0.01)
+        tally.loop_lag_ms.append(max(0.0, (time.perf_counter() - start) * 1000 - 10))
+
+
+async def client_share(tally: Tally, indexes: range, base: str, library: str, until: float,
+                       think_s: float, seed: int) -> Tally:
+    """The clients numbered ``indexes``, in this process, until ``until`` (monotonic: one
+    clock for every process of the machine), counted in ``tally``."""
+    cpu = time.process_time()
+    await asyncio.gather(loop_lag(tally, until),
+                         *(client_loop(i, base, library, tally, until, think_s, seed)
+                           for i in indexes))
+    tally.cpu_s += time.process_time() - cpu
+    return tally
+
+
+def client_process(indexes: range, base: str, library: str, until: float, think_s: float,
+                   seed: int) -> Tally:
+    """:func:`client_share` in a process of its own."""
+    return asyncio.run(client_share(Tally(), indexes, base, library, until, think_s, seed))
+
+
+def shares(clients: int, processes: int) -> list[range]:
+    """The clients' numbers split over the processes as evenly as they go."""
+    return [range(clients * k // processes, clients * (k + 1) // processes)
+            for k in range(processes)]
+
+
+async def idle_reference(server: Server, library: str, seconds: float
+                         ) -> dict[str, dict[str, float]]:
     """The reads, one at a time, against the server with no client but this one."""
     tally = Tally()
     until = time.monotonic() + seconds
-    async with httpx.AsyncClient(base_url=server.base, timeout=60,
-                                 params={"user.name": USER}) as client:
+    async with Client(library, server.base) as client:
         # one app of its own for /apps/{id}
-        new = await client.post(f"{CLUSTER}/apps/new-application")
+        new = await client.request("POST", f"{CLUSTER}/apps/new-application")
         app_id = new.json()["application-id"]
-        posted = await client.post(f"{CLUSTER}/apps", json=submission(app_id, random.Random(0)))
-        assert posted.status_code == 202, posted.text
+        posted = await client.request("POST", f"{CLUSTER}/apps",
+                                      json=submission(app_id, random.Random(0)))
+        assert posted.status_code == 202, posted.body
         paths = dict(READ_PATHS, app=f"{CLUSTER}/apps/{app_id}")
         while time.monotonic() < until:
             for kind in READS:
@@ -365,7 +472,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await wait_ready(server)
             log(f"serving at {server.base} after {time.monotonic() - started:.1f} s; "
                 f"idle reference for {args.idle_s:g} s")
-            idle = await idle_reference(server, args.idle_s)
+            idle = await idle_reference(server, args.client, args.idle_s)
             log(f"idle reads p99 {idle['reads']['p99_ms']} ms; load: {args.clients} clients "
                 f"for {args.minutes:g} min")
             tally, samples, stop = Tally(), Samples(), asyncio.Event()
@@ -374,9 +481,20 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             background = [asyncio.create_task(sampler(server, samples, stop, t0)),
                           asyncio.create_task(progress(samples, tally, stop, t0,
                                                        10 if args.smoke else 30))]
-            await asyncio.gather(*(client_loop(i, server, tally, t0 + duration,
-                                               args.think_ms / 1000, args.seed)
-                                   for i in range(args.clients)))
+            split = shares(args.clients, args.client_processes)
+            think_s, until = args.think_ms / 1000, t0 + duration
+            # the first share here (the progress lines count its requests), the others in
+            # processes of their own
+            with concurrent.futures.ProcessPoolExecutor(
+                    max_workers=max(1, len(split) - 1),
+                    mp_context=multiprocessing.get_context("spawn")) as pool:
+                others = [asyncio.get_running_loop().run_in_executor(
+                    pool, client_process, indexes, server.base, args.client, until, think_s,
+                    args.seed) for indexes in split[1:]]
+                await client_share(tally, split[0], server.base, args.client, until, think_s,
+                                   args.seed)
+                for other in await asyncio.gather(*others):
+                    tally.merge(other)
             stop.set()
             await asyncio.gather(*background)
             log("load over; checking every accepted submission is in /apps")
@@ -432,6 +550,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                    if last_minute else 0,
                    "rss_max_mb": round(max(v for _, v in samples.rss_mb), 1),
                    "slope_after_warmup_mb_per_min": round(slope_per_minute(rss_after), 2)},
+        "load_generator": {"client": args.client, "processes": args.client_processes,
+                           "cpu_s_per_s": round(tally.cpu_s / duration, 2),
+                           "loop_lag_ms": {"p50": round(pct(tally.loop_lag_ms, 50), 2),
+                                           "p99": round(pct(tally.loop_lag_ms, 99), 2)}},
         "journal_mb": round(journal_bytes / 2**20, 1),
         "ratios": {
             "read_p99_to_target": round(pct(reads, 99) / TARGET_READ_P99_MS, 3),
@@ -459,6 +581,10 @@ def main() -> None:
     parser.add_argument("--idle-s", type=float, default=20.0,
                         help="how long the idle reference reads last")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--client", choices=("aiohttp", "httpx"), default="aiohttp",
+                        help="the HTTP library of the timed requests (the module docstring)")
+    parser.add_argument("--client-processes", type=int, default=1, metavar="K",
+                        help="spread the clients over K processes (each its own event loop)")
     parser.add_argument("--store", action="store_true",
                         help="serve with a state store (SQLite in the temporary directory)")
     parser.add_argument("--max-completed", type=int, default=MAX_COMPLETED_APPS,
@@ -468,6 +594,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.smoke:
         args.nodes, args.clients, args.minutes, args.idle_s = 200, 10, 1 / 3, 3.0
+    if not 1 <= args.client_processes <= args.clients:
+        parser.error(f"--client-processes: {args.client_processes} is not between 1 and "
+                     f"the clients ({args.clients})")
     result = asyncio.run(run(args))
     print(json.dumps(result))
     lost = result["lost"]
