@@ -23,8 +23,8 @@ from fairshare.server.rest.dao_nodes import nodes_answer, nodes_json
 from fairshare.server.rest.jersey import PerSnapshot, to_json, to_xml
 from fairshare.server.rest.query import apps_query, node_states
 from fairshare.server.view import RMAppView, ServerSnapshot
-from fairshare.sim.sources.workload import TaskGroup
 from fairshare.sim.importer.dump import DumpNode
+from fairshare.sim.sources.workload import TaskGroup
 from fairshare.web.answers import AnswerError, SampleReader, _is_join, _with_beat, sample_of
 from tests.server.loopkit import mb, running_loop, settle, submission
 
