@@ -23,7 +23,10 @@ concurrent REST clients (one connection each) each send a request, wait a think 
   ``yarn.resourcemanager.max-completed-applications`` (1,000) ended apps, holding that many;
   a read or a kill of an app is 404 only for such an app;
 * memory: the server's RSS (psutil) every second; the trend after warm-up (the first fifth of
-  the run) as MB per minute (least squares) and the last minute's mean against warm-up's end;
+  the run) and over the second half as MB per minute (least squares), and the last minute's
+  mean against warm-up's end. At full size the RM holds more ended apps until it holds
+  ``max-completed-applications`` of them (about half-way through 10 minutes), so the trend
+  after warm-up counts that filling and the second half's is the steady state's;
 * the load generator itself: its CPU seconds per second of wall and how late each of its
   event loops wakes (a 10 ms timer's overshoot), since a client busy reading a 9 MB ``/nodes``
   answer delays the timing of every other request of its process. ``--client-processes K``
@@ -49,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import concurrent.futures
 import contextlib
 import json
@@ -191,11 +195,15 @@ class Tally:
     # apps a read or a kill found gone (404): forgotten by the RM once more than
     # yarn.resourcemanager.max-completed-applications (1,000) others had ended since
     forgotten: set[str] = field(default_factory=set)
+    recent_reads: collections.deque[float] = field(
+        default_factory=lambda: collections.deque(maxlen=5000))  # for the progress lines
     cpu_s: float = 0.0  # the clients' process's CPU time while they ran
     loop_lag_ms: list[float] = field(default_factory=list)  # its event loop's late wake-ups
 
     def add(self, kind: str, ms: float) -> None:
         self.latencies.setdefault(kind, []).append(ms)
+        if kind in READS:
+            self.recent_reads.append(ms)
 
     def merge(self, other: Tally) -> None:
         for kind, values in other.latencies.items():
@@ -436,7 +444,7 @@ async def progress(samples: Samples, tally: Tally, stop: asyncio.Event, t0: floa
     while not stop.is_set():
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), every_s)
-        reads = [x for k in READS for x in tally.latencies.get(k, [])[-2000:]]
+        reads = list(tally.recent_reads)  # the last 5,000, in the mix they came in
         loop = samples.loop[-1][1] if samples.loop else {}
         rss = samples.rss_mb[-1][1] if samples.rss_mb else 0
         log(f"t={time.monotonic() - t0:5.0f} s  requests={sum(map(len, tally.latencies.values()))}"
@@ -518,6 +526,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         wrongly_gone = sorted(a for a in tally.forgotten if a in ids or a not in ended)
     warm = duration / 5
     rss_after = [(t, v) for t, v in samples.rss_mb if t >= warm]
+    rss_second_half = [(t, v) for t, v in samples.rss_mb if t >= duration / 2]
     last_minute = [v for t, v in samples.rss_mb if t >= duration - 60]
     lags = [float(s["lag-ms"]) for t, s in samples.loop if t >= warm]
     reads = [x for k in READS for x in tally.latencies.get(k, [])]
@@ -549,7 +558,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                    "rss_last_minute_mb": round(statistics.fmean(last_minute), 1)
                    if last_minute else 0,
                    "rss_max_mb": round(max(v for _, v in samples.rss_mb), 1),
-                   "slope_after_warmup_mb_per_min": round(slope_per_minute(rss_after), 2)},
+                   "slope_after_warmup_mb_per_min": round(slope_per_minute(rss_after), 2),
+                   "slope_second_half_mb_per_min": round(slope_per_minute(rss_second_half),
+                                                         2)},
         "load_generator": {"client": args.client, "processes": args.client_processes,
                            "cpu_s_per_s": round(tally.cpu_s / duration, 2),
                            "loop_lag_ms": {"p50": round(pct(tally.loop_lag_ms, 50), 2),
