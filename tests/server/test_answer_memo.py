@@ -253,7 +253,7 @@ def test_the_readers_join_check_is_the_joins_equality(parts: list[str], head: st
         assert _is_join(text, head, parts, tail) == (text == joined)
 
 
-def test_a_nodes_new_heartbeat_is_replaces() -> None:
+def test_a_nodes_new_heartbeat_is_put_back_as_replace_puts_it() -> None:
     node = DumpNode("h1", "h1:8042", "/r", (1024, 1), (0, 0), 1, 0, "h1:45454", "RUNNING",
                     5, "fine")
     for beat in (5, 6, 0):

@@ -324,9 +324,9 @@ def _is_join(text: str, head: str, parts: Sequence[str], tail: str) -> bool:
 
 def _with_beat(node: DumpNode, beat: int) -> DumpNode:
     """``replace(node, last_health_update_ms=beat)``: every node of a sample has a new
-    heartbeat, and ``dataclasses.replace`` looks at all the fields of each (at 5,000 nodes,
-    a third of the pages' sample of ``fairshare serve``); a DumpNode has no
-    ``__post_init__`` to run."""
+    heartbeat, and ``dataclasses.replace`` looks at all the fields of each (2.9 against
+    0.44 µs: at 5,000 nodes a quarter of the pages' reading of a ``fairshare serve``
+    sample); a DumpNode has no ``__post_init__`` to run."""
     copy = object.__new__(DumpNode)
     fields = copy.__dict__
     fields.update(node.__dict__)
