@@ -185,9 +185,11 @@ def _heads_and_tails(s: ServerSnapshot, listed: Iterable[RMNodeView]
     for n in listed:  # (the hottest loop of a /nodes of thousands: kept lean)
         sched = scheduled.get(n.id) if n.state in ACTIVE_STATES else None
         kept = texts.get(n.id)
-        if kept is not None and ((kept[0] is n and kept[1] is sched and kept[2] is types) or (
-                _same_but_heartbeat(kept[0], n) and _same_scheduler_node(kept[1], sched)
-                and kept[2] == types)):
+        if kept is not None and kept[0] is n and kept[1] is sched and kept[2] is types:
+            out.append((n, kept[3], kept[4]))  # kept from these very records: as it is
+            continue
+        if kept is not None and _same_but_heartbeat(kept[0], n) \
+                and _same_scheduler_node(kept[1], sched) and kept[2] == types:
             head, tail = kept[3], kept[4]
         else:
             whole = to_json(_node_info(s, replace(n, last_heartbeat_ms=_HEALTH_MARK)))
