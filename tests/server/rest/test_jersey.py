@@ -3,13 +3,20 @@ of a real RM, tests/watch/recorded/)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fairshare.server.rest.jersey import (
     JFloat,
     JMap,
+    Obj,
+    Value,
     java_double_text,
     java_float_text,
+    json_reusing,
     obj,
     to_json,
     to_xml,
@@ -109,3 +116,54 @@ def test_unwrapped_documents_drop_their_root_in_json_only() -> None:
 def test_xml_needs_one_root() -> None:
     with pytest.raises(ValueError, match="one root"):
         to_xml(obj(("a", 1), ("b", 2)))
+
+
+# -- json_reusing: a DAO's next version, written from the texts of its unchanged fields -----
+
+# each field of a DAO holds one kind of value from one version to the next (a nested DAO's
+# fields too); a top-level field may also change between null, bool and int
+_texts = st.text(max_size=6)  # lone surrogates included: written as "?", as to_json does
+_kinds: list[st.SearchStrategy[Value]] = [
+    _texts,
+    st.integers(-2**63, 2**63 - 1),
+    st.floats(allow_nan=True, allow_infinity=True).map(JFloat),
+    st.builds(JMap, st.lists(st.tuples(_texts, _texts), max_size=2).map(tuple)),
+    st.lists(st.integers(0, 9), max_size=2),
+    st.builds(lambda a, b: obj(("a", a), ("b", b)), _texts, st.one_of(st.none(), st.booleans())),
+    st.one_of(st.none(), st.booleans(), st.integers(0, 1)),
+]
+
+
+@st.composite
+def _versions(draw: st.DrawFn) -> tuple[Obj, Obj, Obj]:
+    kinds = draw(st.lists(st.sampled_from(_kinds), min_size=1, max_size=8))
+    names = [f"f{i}" for i in range(len(kinds))]
+    first = [draw(kind) for kind in kinds]
+    later = []
+    for _ in range(2):  # each field kept, or drawn afresh
+        later.append([v if draw(st.booleans()) else draw(k)
+                      for v, k in zip(first, kinds, strict=True)])
+    made = [obj(*zip(names, values, strict=True)) for values in (first, *later)]
+    return made[0], made[1], made[2]
+
+
+@given(_versions())
+def test_a_dao_written_from_its_last_texts_is_what_to_json_writes(
+        versions: tuple[Obj, Obj, Obj]) -> None:
+    first, second, third = versions
+    kept = json_reusing(first, None)
+    assert kept.text == to_json(first).decode("utf-8")
+    for version in (second, third):
+        kept = json_reusing(version, kept)
+        assert kept.text == to_json(version).decode("utf-8")
+
+
+def test_an_unchanged_field_is_not_written_again_and_a_changed_one_is() -> None:
+    before = obj(("id", "app_1"), ("elapsedTime", 1000), ("running", True))
+    kept = json_reusing(before, None)
+    # a kept text of the id marked, to see which texts the next version took
+    marked = replace(kept, parts=('"id":"MARKED"', *kept.parts[1:]))
+    after = json_reusing(obj(("id", "app_1"), ("elapsedTime", 2000), ("running", 1)), marked)
+    assert after.text == '{"id":"MARKED","elapsedTime":2000,"running":1}'
+    other = json_reusing(obj(("name", "app_1"), ("elapsedTime", 2000), ("running", 1)), marked)
+    assert other.text == '{"name":"app_1","elapsedTime":2000,"running":1}'

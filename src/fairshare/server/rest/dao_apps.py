@@ -4,7 +4,9 @@ RM's record of an app (:class:`RMAppView`) and the scheduler's (:class:`AppSnaps
 An RM lists every app it keeps, and most of them have ended: an ended app's ``AppInfo`` no
 longer changes (its usage is the RM's dummy report, its times are fixed), so
 :func:`apps_json` keeps its JSON text from one request to the next and writes only the
-running apps afresh — the same text :func:`~fairshare.server.rest.jersey.to_json` writes.
+running apps afresh — the same text :func:`~fairshare.server.rest.jersey.to_json` writes —
+and of a running app only the fields that changed since it was last written
+(:func:`~fairshare.server.rest.jersey.json_reusing`).
 What is the same for every app of a snapshot (the reservations by app, the apps' order) is
 made once per snapshot, and :func:`apps_answer` the whole answer once per snapshot and per
 what its bytes depend on (``jersey.ANSWERS``).
@@ -12,6 +14,7 @@ what its bytes depend on (``jersey.ANSWERS``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
@@ -19,11 +22,13 @@ from fairshare.core import AppSnapshot, AskSnapshot, EngineSnapshot
 from fairshare.resources.vector import MEMORY, VCORES, Resource, float32, sum_resources
 from fairshare.server.rest.jersey import (
     ANSWERS,
+    FieldTexts,
     JFloat,
     JMap,
     Obj,
     PerSnapshot,
     Value,
+    json_reusing,
     obj,
     to_json,
     to_xml,
@@ -78,11 +83,16 @@ def app_order(s: ServerSnapshot, apps: Iterable[RMAppView]) -> list[RMAppView]:
 
 
 def _app_order(apps: Iterable[RMAppView]) -> list[RMAppView]:
-    def key(a: RMAppView) -> int:
-        _, ts, n = a.id.split("_")
-        return application_id_hash(int(ts), int(n))
     listed = list(apps)
-    return listed if any(a.id.count("_") != 2 for a in listed) else hash_map_order(listed, key)
+    if any(a.id.count("_") != 2 for a in listed):
+        return listed
+    return hash_map_order(listed, lambda a: _id_hash(a.id))
+
+
+@functools.lru_cache(maxsize=1 << 16)  # an app's hash, once (a new snapshot sorts them all)
+def _id_hash(app_id: str) -> int:
+    _, ts, n = app_id.split("_")
+    return application_id_hash(int(ts), int(n))
 
 
 def selected(s: ServerSnapshot, query: Hashable,
@@ -133,6 +143,8 @@ def apps(s: ServerSnapshot, listed: Iterable[RMAppView], *, caller: str | None =
 # than the apps listed, those of apps the RM no longer lists are dropped
 TEXTS_KEPT = 20_000
 _texts: dict[tuple[str, bool, frozenset[str], str], tuple[RMAppView, tuple[object, ...], str]] = {}
+# running apps' last texts, field by field, by the same key
+_running: dict[tuple[str, bool, frozenset[str], str], FieldTexts] = {}
 
 
 def apps_json(s: ServerSnapshot, listed: Sequence[RMAppView], *, caller: str | None = None,
@@ -166,24 +178,28 @@ def app_texts(s: ServerSnapshot, listed: Sequence[RMAppView], *, caller: str | N
 
 def _app_texts(s: ServerSnapshot, listed: Sequence[RMAppView], allowances: bytes,
                deselects: frozenset[str], rm_address: str) -> list[str]:
-    global _texts
-    texts = _texts
+    global _texts, _running
+    texts, running = _texts, _running
     if len(texts) > TEXTS_KEPT + 4 * len(s.apps):  # those of apps the RM forgot go
         # (max-completed-applications; a few ways of showing each listed one are kept)
         texts = _texts = {k: v for k, v in texts.items() if s.app(k[0]) is not None}
+    if len(running) > 1000 + 4 * len(s.apps):  # those of apps ended or forgotten go
+        running = _running = {k: v for k, v in running.items()
+                              if (a := s.app(k[0])) is not None and a.state not in ENDED}
     parts: list[str] = []
     caller = None  # what the caller sees is in allowances: _app_info reads nothing else of it
     for a, ok in zip(listed, allowances, strict=True):
         allowed = bool(ok)
+        key = (a.id, allowed, deselects, rm_address)  # by app and how it is shown
         if a.state not in ENDED:
-            parts.append(to_json(_app_info(s, a, caller, deselects, rm_address, allowed))
-                         .decode("utf-8"))
+            written = running[key] = json_reusing(
+                _app_info(s, a, caller, deselects, rm_address, allowed), running.get(key))
+            parts.append(written.text)
             continue
+        running.pop(key, None)  # (if it was running)
         sched = _scheduler_app(s, a.id)
-        # by app and how it is shown: the record it was written from (the same object while
-        # it is unchanged: the RM keeps an ended app's view), and everything else
-        # _app_info reads of an ended app
-        key = (a.id, allowed, deselects, rm_address)
+        # the record it was written from (the same object while it is unchanged: the RM
+        # keeps an ended app's view), and everything else _app_info reads of an ended app
         rest = (s.cluster_timestamp, s.types, sched is not None and sched.created_queue)
         kept = texts.get(key)
         if kept is not None and (kept[0] is a or kept[0] == a) and kept[1] == rest:
