@@ -159,8 +159,8 @@ def json_reusing(o: Obj, kept: FieldTexts | None) -> FieldTexts:
     """``to_json(o)`` as :class:`FieldTexts`; a field whose name and value (of the same
     type, and equal) are those at its place in ``kept`` — an earlier version of the same
     DAO — takes its text from ``kept``. A running app's ``AppInfo`` changes a few of its
-    fifty fields from one snapshot to the next (its elapsed time, its usage); writing only
-    those halves its cost (docs/benchmarks.md)."""
+    45 fields from one snapshot to the next (its elapsed time, its usage); writing only
+    those makes ``/apps`` of a new snapshot about a third cheaper (docs/benchmarks.md)."""
     if o.xsi_type is not None or o.unwrapped:  # (no such DAO is written this way)
         return FieldTexts(o.fields, (), to_json(o).decode("utf-8"))
     fields = o.fields
