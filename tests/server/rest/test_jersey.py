@@ -167,3 +167,7 @@ def test_an_unchanged_field_is_not_written_again_and_a_changed_one_is() -> None:
     assert after.text == '{"id":"MARKED","elapsedTime":2000,"running":1}'
     other = json_reusing(obj(("name", "app_1"), ("elapsedTime", 2000), ("running", 1)), marked)
     assert other.text == '{"name":"app_1","elapsedTime":2000,"running":1}'
+    # a subclass's DAO is written whole (no texts kept by field): its next version too
+    typed = json_reusing(obj(("a", 1), ("b", 2), xsi_type="t"), None)
+    assert typed.text == '{"type":"t","a":1,"b":2}'
+    assert json_reusing(obj(("a", 1), ("b", 3)), typed).text == '{"a":1,"b":3}'

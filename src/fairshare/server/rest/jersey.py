@@ -164,7 +164,7 @@ def json_reusing(o: Obj, kept: FieldTexts | None) -> FieldTexts:
     if o.xsi_type is not None or o.unwrapped:  # (no such DAO is written this way)
         return FieldTexts(o.fields, (), to_json(o).decode("utf-8"))
     fields = o.fields
-    if kept is None or len(kept.fields) != len(fields):
+    if kept is None or len(kept.parts) != len(fields):  # (none kept field by field)
         parts = [_field_json(name, value) for name, value in fields]
     else:
         parts = [
