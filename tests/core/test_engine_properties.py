@@ -3,13 +3,13 @@
 Steps: add / remove / resize / gracefully decommission a node (2–4 racks), submit an app
 (managed or unmanaged; asks at ANY, a host, a rack or an unknown host, with or without
 relaxLocality), ask for more, heartbeat one node or all, update (with preemption), advance the
-clock, release containers, finish or kill an app, move it; plus "cycle" (heartbeat all, advance,
-update — a simulator's loop) and "burst" (a newcomer, then cycles) so that runs reach starvation
-and preemption often. yarn-site varies: utilization threshold, waitTimeBeforeKill, next-check
-delay, assignmultiple / max.assign, delay scheduling thresholds. The allocation file has three
-levels, ``fair`` and ``drf`` leaves, queues that may not be preempted from (one of them only by
-inheritance), ``maxRunningApps``, ``userMaxApps``, ``maxResources``, ``maxAMShare``,
-``minResources``, and a queue whose AMs may not be preempted.
+clock, release containers, finish or kill an app, move it, forget an ended one; plus "cycle"
+(heartbeat all, advance, update — a simulator's loop) and "burst" (a newcomer, then cycles) so
+that runs reach starvation and preemption often. yarn-site varies: utilization threshold,
+waitTimeBeforeKill, next-check delay, assignmultiple / max.assign, delay scheduling thresholds.
+The allocation file has three levels, ``fair`` and ``drf`` leaves, queues that may not be
+preempted from (one of them only by inheritance), ``maxRunningApps``, ``userMaxApps``,
+``maxResources``, ``maxAMShare``, ``minResources``, and a queue whose AMs may not be preempted.
 
 Checked after every step:
 
@@ -49,9 +49,11 @@ Rounds are re-derived only with ``waitTimeBeforeKill >= 1`` ms: with 0, victims 
 round and later starved apps of the same round see a state the snapshot does not hold.
 
 Determinism: at the end of every run the recorded steps are replayed on a fresh engine and the
-full event record lists must be equal; a seeded walk is also replayed in fresh interpreters with
-other ``PYTHONHASHSEED`` values. ``test_am_preemption_is_looked_up_for_each_new_attempt`` runs
-the same checks on a fixed sequence: the regression test of the one engine bug found here.
+full event record lists must be equal, and equal to those of the same steps without the
+forgets (forgetting an ended app decides nothing); a seeded walk is also replayed in fresh
+interpreters with other ``PYTHONHASHSEED`` values.
+``test_am_preemption_is_looked_up_for_each_new_attempt`` runs the same checks on a fixed
+sequence: the regression test of the one engine bug found here.
 
 ``FAIRSHARE_PROPERTY_EXAMPLES`` (default 100) sets the number of runs; by default runs are
 derandomized; set ``FAIRSHARE_PROPERTY_RANDOM=1`` for fresh random runs.
@@ -271,6 +273,7 @@ STEPS: dict[str, Callable[..., object]] = {
     "finish": lambda e, app: e.finish(app),
     "kill": lambda e, app: e.kill(app),
     "move": lambda e, app, queue: e.move(app, queue),
+    "forget": lambda e, app: e.forget(app),
 }
 
 
@@ -638,6 +641,10 @@ def _live(engine: Engine) -> list[str]:
     return [a.id for a in engine.state.live_apps() if a.queue]
 
 
+def _ended(engine: Engine) -> list[str]:
+    return [a.id for a in engine.state.apps.values() if a.stopped]
+
+
 class EngineMachine(RuleBasedStateMachine):
     """Random steps against one engine; every invariant after every step."""
 
@@ -765,6 +772,18 @@ class EngineMachine(RuleBasedStateMachine):
     def move(self, data: st.DataObject, queue: str) -> None:
         self.do("move", data.draw(st.sampled_from(_live(self.engine))), queue)
 
+    @precondition(lambda self: bool(_ended(self.engine)))
+    @rule(data=st.data())
+    def forget(self, data: st.DataObject) -> None:
+        """The RM forgets an ended app: gone from the engine, unless something still refers
+        to it (then nothing changed and it stays)."""
+        app = data.draw(st.sampled_from(_ended(self.engine)))
+        before = len(self.engine.state.apps)
+        self.steps.append(("forget", (app,)))
+        forgotten = self.engine.forget(app)
+        assert (app not in self.engine.state.apps) is forgotten
+        assert len(self.engine.state.apps) == before - forgotten
+
     # -- time, update and preemption ----------------------------------------------------------
 
     @rule(ms=st.sampled_from([1, 250, 500, 1000, 2500, 16000]))
@@ -826,6 +845,10 @@ class EngineMachine(RuleBasedStateMachine):
             assert set(none["blocked"]) <= {*BLOCKED_CAUSES, ROOM_FREE}, none
         again = replay(self.config, self.steps)
         assert same(first, again), first_difference(first, again)
+        # forgetting an ended app decides nothing (docs/semantics.md §3.9): the same run
+        # without it has the same events
+        kept = replay(self.config, [s for s in self.steps if s[0] != "forget"])
+        assert same(first, kept), first_difference(first, kept)
         # the reference walk (sorting every level, nothing skipped), update pass (recomputing
         # everything) and victim choice (fresh views, every node scanned) decide the same
         reference = replay_engine(self.config, self.steps, reference=True)

@@ -21,10 +21,11 @@ PINNED = [
     "AddNode", "AddNodes", "RemoveNode", "ResizeNode", "Decommission", "Heartbeat",
     "HeartbeatAll", "HeartbeatTick",
     "Submit", "RecoverContainer", "Ask", "Release", "CompleteContainer", "Finish", "Kill",
-    "Move", "Update", "Preempt", "Advance", "AdvanceTo", "Reload", "ReloadFailed", "Restart",
+    "Forget", "Move", "Update", "Preempt", "Advance", "AdvanceTo", "Reload", "ReloadFailed",
+    "Restart",
     # what it refuses, by kind
-    "AppStopped", "ClockError", "DuplicateApp", "DuplicateContainer", "DuplicateNode",
-    "RecoveryRefused", "UnknownApp", "UnknownContainer", "UnknownNode",
+    "AppNotEnded", "AppStopped", "ClockError", "DuplicateApp", "DuplicateContainer",
+    "DuplicateNode", "RecoveryRefused", "UnknownApp", "UnknownContainer", "UnknownNode",
     # a frozen picture to keep
     "EngineSnapshot", "QueueSnapshot", "AppSnapshot", "AskSnapshot", "NodeSnapshot",
     "ReservationSnapshot",
@@ -94,6 +95,7 @@ COMMANDS = {
     "heartbeat_tick": "(self, skip_quiet: 'bool' = True, verify: 'bool' = False)"
                       " -> 'Iterator[str]'",
     "kill": "(self, app_id: 'str') -> 'None'",
+    "forget": "(self, app_id: 'str') -> 'bool'",
     "move": "(self, app_id: 'str', queue: 'str') -> 'bool'",
     "preempt": "(self) -> 'None'",
     "recover_container": "(self, app_id: 'str', node: 'str', resource: 'Resource', *, am: "

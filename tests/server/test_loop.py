@@ -195,3 +195,37 @@ def test_the_distributed_shell_fails_with_its_ams_diagnostics(tmp_path: Path) ->
             "FINISHED", "FAILED", "Diagnostics., total=7, completed=7, allocated=7, failed=1")
         ok = loop.snapshot().app(second)
         assert (ok.state, ok.final_status, ok.diagnostics) == ("FINISHED", "SUCCEEDED", "")
+
+
+def test_the_ended_apps_the_rm_forgets_leave_the_engine_and_the_app_model_too(
+        tmp_path: Path) -> None:
+    """yarn.resourcemanager.max-completed-applications 1: the RM keeps the last app to end,
+    and so do the engine and the app model (FairScheduler.removeApplication let go of the
+    others when they ended); the journal, which now forgets them too, replays to the same
+    events as the session."""
+    settings = {"yarn.resourcemanager.max-completed-applications": "1"}
+    with running_loop(tmp_path, settings=settings) as (loop, clock):
+        first, _ = loop.new_application()
+        loop.submit(submission(first, "a", tasks=(TaskGroup(14, mb(1024), 9_000),)))
+        settle(loop, clock, 5_000)
+        second, _ = loop.new_application()
+        loop.submit(submission(second, "b", user="bob", tasks=(TaskGroup(6, mb(1024), 4_000),)))
+        settle(loop, clock, 30_000)
+        third, _ = loop.new_application()
+        loop.submit(submission(third, "a", tasks=(TaskGroup(1, mb(1024), 1_000),)))
+        settle(loop, clock, 40_000)
+        kept = loop._call(lambda: (sorted(loop.engine.state.apps), sorted(loop.sim.apps)))
+        assert kept == ([third], [third])
+        assert [a.id for a in loop.snapshot().apps] == [third]
+        served = [e.record for e in loop.events_since(0, 0)]
+    ended = [r["app"] for r in served if r["type"] == "app-finished"]
+    assert sorted(ended) == sorted([first, second, third])  # all three ran to their end
+    assert "container-preempted" in {r["type"] for r in served}  # second was starved
+    commands = (tmp_path / "session.yaml").read_text()
+    assert f'"kind": "forget", "app": "{first}"' in commands
+    out = tmp_path / "replay"
+    run = subprocess.run([sys.executable, "-m", "fairshare", "run", str(tmp_path / "session.yaml"),
+                          "-o", str(out)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    replayed = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert [r for r in replayed if "seq" in r] == served

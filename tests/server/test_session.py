@@ -262,3 +262,34 @@ def test_explain_says_an_app_was_preempted_and_for_whom_as_the_events_say(
     cli = fairshare("explain", str(tmp_path / "out"), "--app", BIG, "--format", "json")
     assert cli.returncode == 0, cli.stderr
     assert json.loads(cli.stdout) == answer
+
+
+def test_a_summary_is_the_same_when_the_ended_apps_were_forgotten(tmp_path: Path) -> None:
+    """What the engine loop does for the apps its RM forgot (max-completed-applications):
+    their summary entries made, then the engine and the app model let go of them. The
+    summary, mid-session and at the end, and the events are those of a session that forgot
+    nothing."""
+    files: dict[bool, tuple[bytes, bytes, bytes]] = {}
+    for forgetting in (False, True):
+        (tmp_path / str(forgetting)).mkdir()
+        with session(tmp_path / str(forgetting)) as s:
+            preempting_session(s)
+            s.at(100_000)  # both have ended (SMALL at 34 s, BIG with its tasks run again at 98 s)
+            if forgetting:
+                for app_id in (BIG, SMALL):
+                    s.outputs.forget(app_id)
+                    assert s.sim.forget(app_id) is True
+                assert list(s.sim.engine.state.apps) == [] and list(s.sim.apps) == []
+            s.submit(100_250, AppSpec(LONE, 0, "a", "cy", mb(1024), tasks(2, 5_000)))
+            s.at(103_000)
+            s.outputs.write_summary(103_000)
+            mid = (tmp_path / str(forgetting) / "out" / "summary.json").read_bytes()
+            s.at(130_000)
+            s.outputs.close(130_000)
+        out = tmp_path / str(forgetting) / "out"
+        files[forgetting] = (mid, (out / "summary.json").read_bytes(),
+                             (out / "events.jsonl").read_bytes())
+    assert files[True] == files[False]
+    apps = json.loads(files[True][1])["apps"]
+    assert list(apps) == [BIG, SMALL, LONE]
+    assert apps[BIG]["preempted-containers"] > 0 and apps[SMALL]["state"] == "finished"

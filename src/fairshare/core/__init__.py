@@ -33,6 +33,7 @@ from fairshare.core.commands import (
     CompleteContainer,
     Decommission,
     Finish,
+    Forget,
     Heartbeat,
     HeartbeatAll,
     HeartbeatTick,
@@ -56,6 +57,7 @@ from fairshare.core.engine import MAX_TIME_MS, Engine, EngineError
 from fairshare.core.lifecycle.asks import AM_PRIORITY, ContainerRequest, pending_demand
 from fairshare.core.lifecycle.decommission import DEFAULT_TIMEOUT_MS
 from fairshare.core.model.errors import (
+    AppNotEnded,
     AppStopped,
     ClockError,
     DuplicateApp,
@@ -170,6 +172,7 @@ __all__ = [
     "AppAttemptRestarted",
     "AppFinished",
     "AppMoved",
+    "AppNotEnded",
     "AppNotRunnable",
     "AppRejected",
     "AppRunnable",
@@ -213,6 +216,7 @@ __all__ = [
     "Event",
     "FairShares",
     "Finish",
+    "Forget",
     "Heartbeat",
     "HeartbeatAll",
     "HeartbeatTick",

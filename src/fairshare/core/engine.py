@@ -323,6 +323,12 @@ class Engine(EngineQueries):
         app = self.app(app_id)
         lifecycle.end_app(self.s, app, AppState.KILLED)
 
+    def forget(self, app_id: str) -> bool:
+        """The caller's ResourceManager forgot the ended app ``app_id``: so does the engine,
+        once nothing refers to it any more (docs/semantics.md §3.9); False: not yet, nothing
+        changed. Raises ``AppNotEnded`` for an app still running or waiting."""
+        return lifecycle.forget(self.s, self.app(app_id))
+
     def move(self, app_id: str, queue: str) -> bool:
         moved = lifecycle.move(self.s, self.app(app_id), queue)
         self._steady.refresh(self.s)  # a dynamic queue may have been created for it

@@ -164,6 +164,9 @@ class EngineLoop:
         self._listeners: list[EventListener] = []
         # told of each ended app the RM forgets (RMRecords.max_completed), on this thread
         self.forgetting: list[Callable[[str], None]] = []
+        # those the engine and the session's outputs are still to let go of (_forget_ended),
+        # each with the engine time before which it is not tried (again)
+        self._unforgotten: list[tuple[str, int]] = []
         self._stream: deque[StreamedEvent] = deque(maxlen=EVENTS_KEPT)
         self._stream_changed = threading.Condition()
         self._launched: dict[tuple[str, str], Launch] = {}  # (app, engine container) → launch
@@ -312,7 +315,29 @@ class EngineLoop:
 
     # -- snapshots ---------------------------------------------------------------------------------
 
+    def _forget_ended(self) -> None:
+        """The engine and the app model let go of the ended apps the RM forgot, as
+        ``FairScheduler.removeApplication`` did when they ended (docs/semantics.md §3.9): not
+        while the events that end them are being handed out (every observer reads the engine
+        for them), and, for the few a kill timer, an earmark or the starved queue still
+        names, once it no longer does (tried again a heartbeat interval later, so that the
+        journal gets a line a second at most for each). Each try is journaled: a replay
+        forgets them too."""
+        if not self._unforgotten:
+            return
+        now, waiting = self.engine.now, self._unforgotten
+        self._unforgotten = []
+        for app_id, not_before in waiting:
+            if now < not_before:
+                self._unforgotten.append((app_id, not_before))
+                continue
+            if self.outputs is not None:  # its summary entry, made while the engine has it
+                self.outputs.forget(app_id)
+            if not self.sim.forget(app_id):
+                self._unforgotten.append((app_id, now + self.heartbeat_ms))
+
     def _take_snapshot(self) -> ServerSnapshot:
+        self._forget_ended()
         now = self.engine.now
         self.records.heartbeats_at(now - now % self.heartbeat_ms)
         snap = self.engine.snapshot()
@@ -356,6 +381,7 @@ class EngineLoop:
         for app_id in self.records.take_forgotten():  # yarn.resourcemanager.max-completed-…
             for forget in self.forgetting:
                 forget(app_id)
+            self._unforgotten.append((app_id, 0))
         if self.keeper is not None:  # stored before any container of theirs is started
             self.keeper.on_events(events)
             if any(isinstance(e, NodeDecommissioned) for e in events):

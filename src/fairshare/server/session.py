@@ -51,8 +51,8 @@ from fairshare.sim.record.outputs import (
     write_summary,
 )
 from fairshare.sim.record.recorder import SimRecorder
-from fairshare.sim.record.summary import Progress, build_summary
-from fairshare.sim.record.summary_model import ScenarioEntry, Summary
+from fairshare.sim.record.summary import Progress, app_entry, build_summary
+from fairshare.sim.record.summary_model import AppEntry, ScenarioEntry, Summary
 from fairshare.sim.run.loop import Simulation
 from fairshare.sim.sources.workload import AppSpec
 from fairshare.workbench.explain.model import Run
@@ -109,8 +109,9 @@ class SessionOutputs:
         self._events = EventWriter(self._events_file, self.engine.types)
         self._timeline = TimelineWriter(outdir)
         self.recorder = SimRecorder(self.engine, simulation.snapshot_ms, self._timeline)
-        # every app in submission order: its own progress, or None for the app model's
-        self._apps: dict[str, _DirectApp | None] = {}
+        # every app in submission order: its own progress, None for the app model's, or
+        # the summary entry of an ended app the RM forgot (forget)
+        self._apps: dict[str, _DirectApp | AppEntry | None] = {}
         self._held: dict[str, tuple[int, bool]] = {}  # direct apps' containers: since, am
         self.closed = False
 
@@ -158,7 +159,7 @@ class SessionOutputs:
                           | ContainerPreempted | AppFinished):
             return
         app = self._apps.get(event.app)
-        if app is None:
+        if not isinstance(app, _DirectApp):
             return
         if isinstance(event, AppFinished):
             app.finished_ms = event.time
@@ -185,12 +186,27 @@ class SessionOutputs:
             elif event.status is Completion.RELEASED:
                 app.tasks_done += 1
 
-    def _progress(self) -> dict[str, Progress]:
+    def forget(self, app_id: str) -> None:
+        """The RM forgot the ended app ``app_id`` (``max-completed-applications``), and the
+        engine and the app model are to let go of it: its summary entry is made now and kept
+        in their place, as it is final (an ended app's times and state change no more). A
+        summary stays the one a run that forgot nothing would write; one entry is what a
+        long session keeps of each app."""
+        held = self._apps.get(app_id)
+        if app_id not in self._apps or isinstance(held, AppEntry):
+            return
+        progress = self.simulation.apps.get(app_id) if held is None else held
+        if progress is None or self.engine.state.apps.get(app_id) is None:
+            return
+        self._apps[app_id] = app_entry(self.engine, self.recorder, progress)
+        self.recorder.forget(app_id)
+
+    def _progress(self) -> dict[str, Progress | AppEntry]:
         """Every app, in submission order (then the app model's not submitted yet)."""
         known = self.simulation.apps
-        apps: dict[str, Progress] = {}
-        for app_id, direct in self._apps.items():
-            apps[app_id] = known[app_id] if direct is None else direct
+        apps: dict[str, Progress | AppEntry] = {}
+        for app_id, held in self._apps.items():
+            apps[app_id] = known[app_id] if held is None else held
         for app_id, progress in known.items():
             apps.setdefault(app_id, progress)
         return apps

@@ -158,6 +158,13 @@ def _marked(w: World) -> tuple[App, Container]:
     return owner, container
 
 
+def _ended(w: World) -> App:
+    app = w.app()
+    w.w.untrack(app)
+    w.w.end_app(app, AppState.FINISHED, 7)
+    return app
+
+
 def _on_app(writer: str, call: Callable[[StateWriter, App], object],
             make: Callable[[World], App] = World.app) -> None:
     """A run of ``writer``: ``call`` on the app ``make`` prepares."""
@@ -196,6 +203,7 @@ _on_app("move_app", lambda x, app: x.move_app(app, OTHER))
 _on_app("end_app", lambda x, app: x.end_app(app, AppState.FINISHED, 7))
 _on_app("end_app", lambda x, app: x.end_app(app, AppState.KILLED, 7))
 _on_app("new_attempt", lambda x, app: x.new_attempt(app, 7, True), _with_am)
+_on_app("forget_app", lambda x, app: x.forget_app(app), _ended)
 _on_app("new_container_id", lambda x, app: x.new_container_id(app))
 _on_app("set_app_demand", lambda x, app: x.set_app_demand(app, r(GB)))
 _on_app("set_app_fair_share", lambda x, app: x.set_app_fair_share(app, r(GB)))

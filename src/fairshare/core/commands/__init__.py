@@ -16,7 +16,8 @@ The names follow YARN's protocols: :class:`Ask` is the ``ask`` list of an AM's
 ``AllocateRequest`` (``AMRMClient.addContainerRequest``), :class:`Release` and
 :class:`CompleteContainer` its ``release`` list and a task's container exiting, :class:`Kill`
 and :class:`Move` the client's ``killApplication`` and ``moveApplicationAcrossQueues``,
-:class:`Decommission` ``yarn rmadmin -refreshNodes -g``.
+:class:`Decommission` ``yarn rmadmin -refreshNodes -g``, :class:`Forget` ``RMAppManager``
+dropping an ended app past ``max-completed-applications``.
 """
 
 from fairshare.core.commands.apply import apply_command
@@ -32,6 +33,7 @@ from fairshare.core.commands.vocabulary import (
     CompleteContainer,
     Decommission,
     Finish,
+    Forget,
     Heartbeat,
     HeartbeatAll,
     HeartbeatTick,
@@ -60,6 +62,7 @@ __all__ = [
     "CompleteContainer",
     "Decommission",
     "Finish",
+    "Forget",
     "Heartbeat",
     "HeartbeatAll",
     "HeartbeatTick",

@@ -16,6 +16,7 @@ from fairshare.core.commands.vocabulary import (
     CompleteContainer,
     Decommission,
     Finish,
+    Forget,
     Heartbeat,
     HeartbeatAll,
     HeartbeatTick,
@@ -54,6 +55,7 @@ _HANDLERS: dict[type, Callable[[Engine, Any], object]] = {
     CompleteContainer: lambda e, c: e.complete_container(c.app, c.container),
     Finish: lambda e, c: e.finish(c.app),
     Kill: lambda e, c: e.kill(c.app),
+    Forget: lambda e, c: e.forget(c.app),
     Move: lambda e, c: e.move(c.app, c.queue),
     Update: lambda e, c: e.update(c.preempt),
     Preempt: lambda e, c: e.preempt(),
@@ -78,7 +80,7 @@ def apply_command(engine: Engine, command: HeartbeatTick) -> Iterator[str]: ...
 @overload
 def apply_command(engine: Engine, command: Release) -> int: ...
 @overload
-def apply_command(engine: Engine, command: Move) -> bool: ...
+def apply_command(engine: Engine, command: Move | Forget) -> bool: ...
 @overload
 def apply_command(engine: Engine, command: Command) -> object: ...
 
@@ -86,6 +88,6 @@ def apply_command(engine: Engine, command: Command) -> object: ...
 def apply_command(engine: Engine, command: Command) -> object:
     """Carry ``command`` out on ``engine`` at its present time; what the engine's method
     returns (the app submitted, the container recovered, the node or nodes added, the number
-    of containers released, whether a move was done, a tick's iterator), else None. Raises
-    what the method raises (``EngineError`` for a command the engine refuses)."""
+    of containers released, whether a move or a forget was done, a tick's iterator), else
+    None. Raises what the method raises (``EngineError`` for a command the engine refuses)."""
     return _HANDLERS[type(command)](engine, command)

@@ -151,6 +151,14 @@ class Kill:
 
 
 @dataclass(frozen=True, slots=True)
+class Forget:
+    """The ResourceManager forgets an ended app (``Engine.forget``: once nothing refers to
+    it)."""
+    kind: ClassVar[str] = "forget"
+    app: str
+
+
+@dataclass(frozen=True, slots=True)
 class Move:
     kind: ClassVar[str] = "move"
     app: str
@@ -223,7 +231,8 @@ class Restart:
 Command = (
     AddNode | AddNodes | RemoveNode | ResizeNode | Decommission | Heartbeat | HeartbeatAll
     | HeartbeatTick | Submit | RecoverContainer | Ask | Release | CompleteContainer | Finish
-    | Kill | Move | Update | Preempt | Advance | AdvanceTo | Reload | ReloadFailed | Restart
+    | Kill | Forget | Move | Update | Preempt | Advance | AdvanceTo | Reload | ReloadFailed
+    | Restart
 )
 _CLASSES: tuple[type[Command], ...] = typing.get_args(Command)
 COMMAND_KINDS: Mapping[str, type[Command]] = MappingProxyType(

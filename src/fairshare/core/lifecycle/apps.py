@@ -29,7 +29,7 @@ from fairshare.core.lifecycle.asks import (
     normalize_request,
     request_places,
 )
-from fairshare.core.model.errors import AppStopped, DuplicateApp
+from fairshare.core.model.errors import AppNotEnded, AppStopped, DuplicateApp
 from fairshare.core.model.events import (
     AppAttemptRestarted,
     AppFinished,
@@ -69,7 +69,7 @@ def submit(
     for it."""
     if app_id in s.state.apps:
         raise DuplicateApp(f"application {app_id} already exists")
-    app = App(app_id, "", user, s.now, am, True, s.none, seq=len(s.state.apps))
+    app = App(app_id, "", user, s.now, am, True, s.none, seq=s.state.apps_added)
     s.write.add_app(app)
     queues_before = len(s.state.queues)
     queue, reason = _choose_queue(s, requested_queue, user, groups, am, recovering)
@@ -269,6 +269,38 @@ def end_app(s: Scheduler, app: App, state: AppState) -> None:
     event = s.emit(AppFinished, app=app.id, queue=app.queue, state=str(state))
     if was_runnable:
         promote_after_removal(s, app, app.queue, event.seq)
+
+
+def forget(s: Scheduler, app: App) -> bool:
+    """The ResourceManager forgets an ended app (``RMAppManager`` past
+    ``yarn.resourcemanager.max-completed-applications``); the scheduler let go of it when it
+    ended (``FairScheduler.removeApplication``), and so does the engine here, unless
+    something still refers to it: a kill timer of its victims or for it, the starved-apps
+    queue, a node's earmark for one of its attempts (until that node's next heartbeat drops
+    it) or reservation. False then: nothing changed, and the caller may ask again later.
+    Forgetting decides nothing, so no event is emitted (docs/semantics.md §3.9)."""
+    if not app.stopped:
+        raise AppNotEnded(f"application {app.id} is {app.state}; only an ended application "
+                          f"can be forgotten")
+    if _referred_to(s, app.id):
+        return False
+    s.write.forget_app(app)
+    return True
+
+
+def _referred_to(s: Scheduler, app_id: str) -> bool:
+    state = s.state
+    if app_id in state.starved.heap or state.starved.being_processed == app_id:
+        return True
+    for _, _, timer in state.kill_timers:
+        if timer.beneficiary == app_id or any(a == app_id for a, _ in timer.victims):
+            return True
+    for node in state.nodes.values():
+        if node.reservation is not None and node.reservation.app_id == app_id:
+            return True
+        if node.earmarks and any(a == app_id for a, _ in node.earmarks):
+            return True
+    return False
 
 
 def restart_attempt(s: Scheduler, app: App, reason: AttemptRestart, cause: int | None) -> None:

@@ -43,6 +43,10 @@ class AppStopped(EngineError):
     """The application has ended (or was rejected): it can no longer ask, end or recover."""
 
 
+class AppNotEnded(EngineError):
+    """The application has not ended: it cannot be forgotten."""
+
+
 class RecoveryRefused(EngineError):
     """A recovered container cannot be a true report (it does not fit on its node)."""
 
@@ -52,6 +56,7 @@ class ClockError(EngineError):
 
 
 __all__ = [
+    "AppNotEnded",
     "AppStopped",
     "ClockError",
     "DuplicateApp",

@@ -299,6 +299,8 @@ class ClusterState:
     none: Resource
     nodes: dict[str, Node] = field(default_factory=dict)  # registration order
     apps: dict[str, App] = field(default_factory=dict)  # submission order (rejected ones too)
+    # apps ever submitted: the next one's seq (an ended app may be forgotten, Engine.forget)
+    apps_added: int = 0
     queues: dict[str, QueueRuntime] = field(default_factory=dict)
     capacity: Resource = _UNSET
     allocated: Resource = _UNSET

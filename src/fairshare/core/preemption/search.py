@@ -43,7 +43,7 @@ at once (``waitTimeBeforeKill`` ≤ 0) frees room, so the caller starts a new se
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from fairshare.core.hub.scheduler import Scheduler
@@ -121,11 +121,15 @@ class SearchMemory:
         self.search_order: tuple[Resource, _SearchOrder] | None = None
         self._changes = None if log is None else log.reader(apps=False, queues=False)
 
-    def catch_up(self) -> None:
-        """Forget what a change of the cluster made useless (before a round's search)."""
+    def catch_up(self, apps: Mapping[str, object]) -> None:
+        """Forget what a change of the cluster made useless (before a round's search), and
+        the views of owners the engine forgot (``apps``: those it holds) once they could be
+        most of them (a live service forgets ended apps for days)."""
         if self._changes is not None and self._changes.cluster:
             self.victim_nodes.clear()
             self._changes.clear()
+        if len(self.owner_views) > 2 * len(apps) + 64:
+            self.owner_views = {k: v for k, v in self.owner_views.items() if k in apps}
 
 
 def _search_order(s: Scheduler, memory: SearchMemory) -> _SearchOrder:
@@ -156,7 +160,7 @@ class VictimSearch:
     def __init__(self, s: Scheduler, memory: SearchMemory | None = None) -> None:
         self.s = s
         self.memory = memory if memory is not None else SearchMemory()
-        self.memory.catch_up()
+        self.memory.catch_up(s.state.apps)
         self.cluster = s.state.capacity
         self.none = s.none
         listed = _search_order(s, self.memory)

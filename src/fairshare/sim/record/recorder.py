@@ -302,6 +302,12 @@ class SimRecorder:
             self.weight_ms = 1
             last.time_ms = now_ms
 
+    def forget(self, app_id: str) -> None:
+        """What is kept of the ended app ``app_id`` for its summary entry, once its caller
+        has made that entry and keeps it (``fairshare serve`` forgets the apps its RM
+        forgot)."""
+        self.apps.forget(app_id)
+
     def ended(self, now_ms: int) -> SimRecorder:
         """What this recorder would hold had the run ended at ``now_ms`` (:meth:`on_end`),
         leaving this one as it is, to be told more samples and events: a copy of just what
@@ -424,6 +430,11 @@ class _AppTimes:
         since = self.unmet_since.pop(app, None)
         if since is not None:
             self.unmet_ms[app] += now_ms - since
+
+    def forget(self, app: str) -> None:
+        """An ended app's times, no longer read (its summary entry is kept elsewhere)."""
+        self.unmet_ms.pop(app, None)
+        self.rejected.pop(app, None)
 
     def copy(self) -> _AppTimes:
         """A copy that :meth:`close` can be called on, leaving this one open."""

@@ -64,17 +64,20 @@ class Progress(Protocol):
     def lost_work_ms(self) -> int: ...
 
 
-def build_summary(engine: Engine, recorder: SimRecorder, apps: Mapping[str, Progress],
-                  scenario: ScenarioEntry, *, events_before: int = 0,
-                  changes: tuple[ChangeRecord, ...] = ()) -> Summary:
-    """The ``summary.json`` document; ``scenario``: the name, description, seed and overrides
-    the run was made with; ``events_before``: the lines of ``events.jsonl`` written before the
-    simulation (the scenario's steps, its nodes), so that ``counts.events`` is the file's line
-    count, as the terminal says; ``changes``: the timed changes as they happened.
+def build_summary(engine: Engine, recorder: SimRecorder,
+                  apps: Mapping[str, Progress | AppEntry], scenario: ScenarioEntry, *,
+                  events_before: int = 0, changes: tuple[ChangeRecord, ...] = ()) -> Summary:
+    """The ``summary.json`` document; ``apps``: each app's progress, or the entry made for it
+    already (an ended app the engine has forgotten, :func:`app_entry`); ``scenario``: the
+    name, description, seed and overrides the run was made with; ``events_before``: the
+    lines of ``events.jsonl`` written before the simulation (the scenario's steps, its
+    nodes), so that ``counts.events`` is the file's line count, as the terminal says;
+    ``changes``: the timed changes as they happened.
 
     Fields come in a fixed order and queues in tree order, so a run gives the same bytes again.
     """
-    app_entries = {app_id: app_entry(engine, recorder, p) for app_id, p in apps.items()}
+    app_entries = {app_id: p if isinstance(p, AppEntry) else app_entry(engine, recorder, p)
+                   for app_id, p in apps.items()}
     return Summary(
         scenario=scenario,
         span=Span(recorder.start_ms, recorder.end_ms, recorder.snapshot_every_ms,

@@ -55,6 +55,7 @@ from fairshare.core import (
     EngineError,
     Event,
     Finish,
+    Forget,
     Heartbeat,
     HeartbeatTick,
     RecoverContainer,
@@ -248,6 +249,16 @@ class Simulation:
         self._react()
         return result
 
+    def forget(self, app_id: str) -> bool:
+        """The live service's RM forgot the ended app ``app_id``: the engine forgets it
+        (:class:`~fairshare.core.Forget`, journaled) once nothing refers to it, and so does the
+        app model; False: not yet (the caller asks again later)."""
+        forgotten: bool = self._apply(Forget(app_id))
+        if forgotten:
+            self.apps.pop(app_id, None)
+            self._external.discard(app_id)
+        return forgotten
+
     def complete(self, app_id: str, container_id: str) -> None:
         """An external app's task container ended by itself (its process exited)."""
         if app_id in self._external:
@@ -369,7 +380,9 @@ class Simulation:
         self._ask(app, (group,), Ask(app.spec.id, self._requests(app, (group,), count=1)))
 
     def _complete(self, app_id: str, container_id: str) -> None:
-        app = self.apps[app_id]
+        app = self.apps.get(app_id)
+        if app is None:
+            return  # ended (killed) and forgotten since
         if not container_id:  # a recovered app without tasks: its AM's time is up
             self._finish(app)
             return

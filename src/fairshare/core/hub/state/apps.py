@@ -18,6 +18,7 @@ from fairshare.resources.vector import Resource, subtract
 class AppWriter(QueueWriter):
     def add_app(self, app: App) -> None:
         self.state.apps[app.id] = app
+        self.state.apps_added += 1
         self.log.membership(app)
 
     def reject_app(self, app: App, reason: str | None) -> None:
@@ -39,6 +40,11 @@ class AppWriter(QueueWriter):
         self.count(app.queue, QueueCounter.APPS_COMPLETED if state is AppState.FINISHED
                    else QueueCounter.APPS_KILLED)
         self.log.membership(app)
+
+    def forget_app(self, app: App) -> None:
+        """An ended app leaves the state (``FairScheduler.removeApplication``): nothing
+        refers to it any more (:func:`~fairshare.core.lifecycle.apps.forget`)."""
+        del self.state.apps[app.id]
 
     def new_attempt(self, app: App, now: int, am_preemption: bool) -> None:
         """A new ``FSAppAttempt``: demand 0 until the next update pass, so unserved till then."""
@@ -163,6 +169,7 @@ RECORDS: Records = {
     AppWriter.place_app: (Change.MEMBERSHIP,),
     AppWriter.move_app: (Change.MEMBERSHIP,),
     AppWriter.end_app: (Change.MEMBERSHIP,),
+    AppWriter.forget_app: (),
     AppWriter.new_attempt: (),
     AppWriter.new_container_id: (),
     AppWriter.set_app_demand: (Change.APP,),
