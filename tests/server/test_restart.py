@@ -36,10 +36,13 @@ SETTINGS = {**SITE, "yarn.resourcemanager.work-preserving-recovery.scheduling-wa
 
 @contextmanager
 def served(tmp: Path, store_url: str, ts: int, *, nodes: int = 2, node_mb: int = 2048,
-           journal: str = "session.yaml") -> Iterator[tuple[EngineLoop, HandClock]]:
+           journal: str = "session.yaml", settings: dict[str, str] | None = None,
+           ) -> Iterator[tuple[EngineLoop, HandClock]]:
     """A loop on ``store_url`` as ``fairshare serve --store`` builds one: the store's nodes
-    when it has them, its state recovered, its epoch taken."""
-    site = load_site(None, SETTINGS)
+    when it has them, its state recovered, its epoch taken (``settings``: yarn-site's, over
+    :data:`SETTINGS`)."""
+    properties = {**SETTINGS, **(settings or {})}
+    site = load_site(None, properties)
     config = parse_allocations_text(ALLOCATIONS, "fair-scheduler.xml", site.resource_types)
     engine = Engine(site, config)
     store = StateStore(store_url)
@@ -49,7 +52,7 @@ def served(tmp: Path, store_url: str, ts: int, *, nodes: int = 2, node_mb: int =
               for r in stored_nodes] if stored_nodes else
              [NodeSpec(f"node{i}:45454", mb(node_mb, 8)) for i in range(1, nodes + 1)])
     clock = HandClock()
-    writer = Journal(tmp / journal, engine.types, ALLOCATIONS, None, SETTINGS)
+    writer = Journal(tmp / journal, engine.types, ALLOCATIONS, None, properties)
     loop = EngineLoop(engine, VirtualExecutor(), specs, cluster_timestamp=ts, clock=clock,
                       work_dir=tmp / "work", journal=writer, store=store)
     if not state.empty:
@@ -220,3 +223,31 @@ def test_containers_of_ended_apps_are_not_recovered(tmp_path: Path) -> None:
         assert not [e for e in _events(loop) if e["type"] == "container-recovered"]
         assert loop.scenario_snapshot()["cluster"]["containers-allocated"] == 0
     assert StateStore(url).start().containers == ()
+
+
+def test_ended_apps_from_before_the_restart_are_forgotten_past_the_limit_as_the_new_ones(
+        tmp_path: Path) -> None:
+    """max-completed-applications 2: the two apps that ended before the restart come back to
+    the RM's records only (the engine is given the running ones); when two more end, the RM
+    forgets the old ones, the engine and the app model the ones they had."""
+    url = str(tmp_path / "state.db")
+    keep = {"yarn.resourcemanager.max-completed-applications": "2"}
+    short = (TaskGroup(1, mb(512), 1_000),)
+    with served(tmp_path, url, TS, settings=keep) as (loop, clock):
+        old = [loop.new_application()[0] for _ in range(2)]
+        for app_id in old:
+            loop.submit(submission(app_id, "a", tasks=short))
+        settle(loop, clock, 6_000)
+        assert {a.state for a in loop.snapshot().apps} == {"FINISHED"}
+    with served(tmp_path, url, TS + 60_000, settings=keep, journal="session-1.yaml") as (
+            loop, clock):
+        assert sorted(a.id for a in loop.snapshot().apps) == sorted(old)
+        new = [loop.new_application()[0] for _ in range(3)]
+        for app_id in new:
+            loop.submit(submission(app_id, "a", tasks=short))
+        settle(loop, clock, 12_000)
+        assert loop.failure is None
+        kept = sorted(a.id for a in loop.snapshot().apps)
+        held = loop._call(lambda: (sorted(loop.engine.state.apps), sorted(loop.sim.apps)))
+    assert len(kept) == 2 and set(kept) <= set(new)  # the last two to end
+    assert held == (kept, kept)

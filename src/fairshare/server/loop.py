@@ -328,6 +328,8 @@ class EngineLoop:
         now, waiting = self.engine.now, self._unforgotten
         self._unforgotten = []
         for app_id, not_before in waiting:
+            if app_id not in self.engine.state.apps:
+                continue  # ended before a restart: the engine never had it
             if now < not_before:
                 self._unforgotten.append((app_id, not_before))
                 continue
