@@ -213,8 +213,7 @@ class QuietHeartbeats:
             self.always.discard(i)
         if ran and node.earmarks and i not in self.always:
             self.watched[i] = self._earmark_step_reads(node)
-            for app_id, _ in node.earmarks:
-                self.earmarked_by_app.setdefault(app_id, set()).add(i)
+            self._note_earmarks(i, node)
         else:
             self.watched.pop(i, None)
 
@@ -301,12 +300,21 @@ class QuietHeartbeats:
             if not done:  # left mid-tick: the nodes still due this tick are not remembered
                 self.forget()
 
+    def _note_earmarks(self, i: int, node: Node) -> None:
+        """Node ``i`` is to be looked at again when an event names an app it is earmarked
+        for. Entries of apps the engine has forgotten since (a live service forgets ended
+        apps, Engine.forget) go once they could be most of them."""
+        by_app, apps = self.earmarked_by_app, self.s.state.apps
+        for app_id, _ in node.earmarks:
+            by_app.setdefault(app_id, set()).add(i)
+        if len(by_app) > 2 * len(apps) + 64:
+            self.earmarked_by_app = {a: held for a, held in by_app.items() if a in apps}
+
     def _begin(self, i: int) -> _Before:
         """Run node ``i``'s heartbeat; what its reservation was before (see :meth:`_end`)."""
         node = self.nodes[i]
         before = node.reservation, _reservation_of(node)
-        for app_id, _ in node.earmarks:  # an app it serves may ask for more as it is served
-            self.earmarked_by_app.setdefault(app_id, set()).add(i)
+        self._note_earmarks(i, node)  # an app it serves may ask for more as it is served
         self._running = i
         self.heartbeat(self.names[i])
         return before
