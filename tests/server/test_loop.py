@@ -12,9 +12,10 @@ import pytest
 
 from fairshare.server.control import Refused
 from fairshare.server.executors.base import Launch
+from fairshare.server.loop import EngineLoop
 from fairshare.server.submission import DistributedShell
 from fairshare.sim.sources.workload import TaskGroup
-from tests.server.loopkit import TS, mb, running_loop, settle, submission
+from tests.server.loopkit import TS, HandClock, mb, running_loop, settle, submission
 
 
 def test_an_app_runs_its_tasks_for_their_durations_on_the_clock(tmp_path: Path) -> None:
@@ -111,13 +112,20 @@ def test_a_starved_queue_gets_its_share_back_by_preemption(tmp_path: Path) -> No
         assert s.app(first).preempted_non_am_containers > 0
 
 
+def _a_starved_second(loop: EngineLoop, clock: HandClock) -> tuple[str, str]:
+    """The first app fills the cluster in root.a; 5 s later the second, in root.b, asks for
+    6 containers: starved, it gets them by preemption."""
+    first, _ = loop.new_application()
+    loop.submit(submission(first, "a", tasks=(TaskGroup(14, mb(1024), 9_000),)))
+    settle(loop, clock, 5_000)
+    second, _ = loop.new_application()
+    loop.submit(submission(second, "b", user="bob", tasks=(TaskGroup(6, mb(1024), 4_000),)))
+    return first, second
+
+
 def test_the_journal_replays_through_fairshare_run_to_the_same_events(tmp_path: Path) -> None:
     with running_loop(tmp_path) as (loop, clock):
-        first, _ = loop.new_application()
-        loop.submit(submission(first, "a", tasks=(TaskGroup(14, mb(1024), 9_000),)))
-        settle(loop, clock, 5_000)
-        second, _ = loop.new_application()
-        loop.submit(submission(second, "b", user="bob", tasks=(TaskGroup(6, mb(1024), 4_000),)))
+        first, _ = _a_starved_second(loop, clock)
         settle(loop, clock, 12_000)
         loop.move(first, "root.b", "alice")
         settle(loop, clock, 30_000)
@@ -205,11 +213,7 @@ def test_the_ended_apps_the_rm_forgets_leave_the_engine_and_the_app_model_too(
     events as the session."""
     settings = {"yarn.resourcemanager.max-completed-applications": "1"}
     with running_loop(tmp_path, settings=settings) as (loop, clock):
-        first, _ = loop.new_application()
-        loop.submit(submission(first, "a", tasks=(TaskGroup(14, mb(1024), 9_000),)))
-        settle(loop, clock, 5_000)
-        second, _ = loop.new_application()
-        loop.submit(submission(second, "b", user="bob", tasks=(TaskGroup(6, mb(1024), 4_000),)))
+        first, second = _a_starved_second(loop, clock)
         settle(loop, clock, 30_000)
         third, _ = loop.new_application()
         loop.submit(submission(third, "a", tasks=(TaskGroup(1, mb(1024), 1_000),)))
