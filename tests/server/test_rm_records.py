@@ -164,11 +164,11 @@ def test_a_view_is_the_same_object_while_its_record_is_unchanged(tmp_path: Path)
 
 
 def test_the_texts_of_apps_the_rm_forgot_are_dropped(tmp_path: Path, monkeypatch: Any) -> None:
-    """Past ``TEXTS_KEPT`` more texts than four per listed app, those of apps no longer
-    listed go (here at once: ``TEXTS_KEPT`` 0, one app kept)."""
+    """Once the kept texts doubled since their last pruning, those of apps no longer listed
+    go (here with no slack: ``KeptTexts.SLACK`` 0, one app kept by the RM)."""
     from fairshare.server.rest import dao_apps
-    monkeypatch.setattr(dao_apps, "TEXTS_KEPT", 0)
-    monkeypatch.setattr(dao_apps, "_texts", {})
+    monkeypatch.setattr(dao_apps.KeptTexts, "SLACK", 0)
+    monkeypatch.setattr(dao_apps, "_texts", dao_apps.KeptTexts())
     settings = {"yarn.resourcemanager.max-completed-applications": "1"}
     with running_loop(tmp_path, nodes=2, journal=False, settings=settings) as (loop, clock):
         for n in range(1, 7):  # app n ends about 2n s after the first seconds
@@ -179,12 +179,31 @@ def test_the_texts_of_apps_the_rm_forgot_are_dropped(tmp_path: Path, monkeypatch
             for ms in range(5000, 23_000, 2000):  # each app read once it ended, then forgotten
                 settle(loop, clock, ms)
                 http.get(APPS)
-                seen |= {key[0] for key in dao_apps._texts}
+                seen |= {key[0] for key in dao_apps._texts.items}
             listed = http.get(APPS).json()["apps"]["app"]
+            http.get(APPS)
             assert [a["id"] for a in listed] == [_app_id(6)]
             assert seen == {_app_id(n) for n in range(1, 7)}  # each one's text was kept
-            assert len(dao_apps._texts) <= 4 + 1
-            assert _app_id(1) not in {key[0] for key in dao_apps._texts}
+            assert {key[0] for key in dao_apps._texts.items} == {_app_id(6)}
+
+
+def test_kept_texts_stay_within_twice_what_the_listed_apps_need() -> None:
+    """An RM listing its last 10 ended apps while 1,000 end one after the other: each
+    request prunes (when due) and then keeps a text for every listed app. Past a pruning
+    the texts are at most those wanted (10); they are pruned again once they pass twice that
+    and 64, so a request ends with at most 2 × 10 + 64 plus its own new ones, where a cache
+    kept without pruning would hold all 1,000; and not pruned on every request either."""
+    from fairshare.server.rest.dao_apps import KeptTexts
+    kept: KeptTexts[str] = KeptTexts()
+    most = 0
+    for last in range(1, 1001):
+        listed = {f"app_{n}" for n in range(max(1, last - 9), last + 1)}
+        items = kept.pruned(listed.__contains__)
+        for app_id in sorted(listed):
+            items.setdefault((app_id, True, frozenset(), "rm"), f"text of {app_id}")
+        assert listed <= {key[0] for key in kept.items}  # no listed app lost its text
+        most = max(most, len(kept.items))
+    assert 64 < most <= 2 * 10 + 64 + 10
 
 
 def test_new_application_ids_come_from_any_thread_without_the_engine(tmp_path: Path) -> None:
@@ -214,4 +233,3 @@ def test_new_application_ids_come_from_any_thread_without_the_engine(tmp_path: P
             release.set()
             busy.join(10)
         assert sorted(ids) == [_app_id(n) for n in range(1, 401)]
-        assert loop.records.issued == set(ids)

@@ -101,9 +101,8 @@ class RMRecords:
         self._completed: deque[str] = deque()
         self.forgotten: list[str] = []  # apps forgotten since the loop last took them
         self.nodes: dict[str, RMNode] = {}
-        self.issued: set[str] = set()  # ids given out by new-application, not yet submitted
         self._counter = 0
-        self._ids = threading.Lock()  # the counter's and issued's
+        self._ids = threading.Lock()  # the counter's
         self.heartbeat_ms = 0  # engine ms: when the active nodes last heartbeat
         self._node_views: tuple[RMNodeView, ...] | None = None  # None: a node was written
         self._views_by_node: dict[str, RMNodeView] = {}
@@ -117,14 +116,11 @@ class RMRecords:
         with self._ids:
             self._counter += 1
             app_id = f"application_{self.cluster_timestamp}_{self._counter:04d}"
-            self.issued.add(app_id)
         return app_id
 
     # -- requests ----------------------------------------------------------------------------------
 
     def submitted(self, submission: Submission, now: int) -> RMApp:
-        with self._ids:
-            self.issued.discard(submission.application_id)
         app = RMApp(submission, submission.queue, now,
                     used_ms=[0] * len(self.types), preempted_ms=[0] * len(self.types))
         app.attempts.append(RMAttempt(1, now))

@@ -171,3 +171,13 @@ def test_an_unchanged_field_is_not_written_again_and_a_changed_one_is() -> None:
     typed = json_reusing(obj(("a", 1), ("b", 2), xsi_type="t"), None)
     assert typed.text == '{"type":"t","a":1,"b":2}'
     assert json_reusing(obj(("a", 1), ("b", 3)), typed).text == '{"a":1,"b":3}'
+
+
+def test_a_float_that_only_changed_its_sign_is_written_again() -> None:
+    """0.0 == -0.0 in Python, but Java's ``Float.toString`` writes ``-0.0``: the field's
+    text of the earlier version is not the new one's (found by the property above)."""
+    kept = json_reusing(obj(("f", JFloat(0.0)), ("g", JFloat(float("nan")))), None)
+    later = json_reusing(obj(("f", JFloat(-0.0)), ("g", JFloat(float("nan")))), kept)
+    assert later.text == '{"f":-0.0,"g":NaN}' == to_json(
+        obj(("f", JFloat(-0.0)), ("g", JFloat(float("nan"))))).decode()
+    assert JFloat(0.0) != JFloat(-0.0) and JFloat(float("nan")) == JFloat(float("nan"))

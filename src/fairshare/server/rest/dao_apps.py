@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from fairshare.core import AppSnapshot, AskSnapshot, EngineSnapshot
 from fairshare.resources.vector import MEMORY, VCORES, Resource, float32, sum_resources
@@ -89,7 +89,9 @@ def _app_order(apps: Iterable[RMAppView]) -> list[RMAppView]:
     return hash_map_order(listed, lambda a: _id_hash(a.id))
 
 
-@functools.lru_cache(maxsize=1 << 16)  # an app's hash, once (a new snapshot sorts them all)
+# an app's hash, once (a new snapshot sorts them all): the RM's 1,000 ended apps by default
+# and thousands running, not every app a long-running server has seen (0.8 MB at most)
+@functools.lru_cache(maxsize=1 << 13)
 def _id_hash(app_id: str) -> int:
     _, ts, n = app_id.split("_")
     return application_id_hash(int(ts), int(n))
@@ -139,12 +141,35 @@ def apps(s: ServerSnapshot, listed: Iterable[RMAppView], *, caller: str | None =
     return obj(("apps", obj(("app", infos))))
 
 
-# ended apps' texts kept between requests, by app and how it is shown; past this many more
-# than the apps listed, those of apps the RM no longer lists are dropped
-TEXTS_KEPT = 20_000
-_texts: dict[tuple[str, bool, frozenset[str], str], tuple[RMAppView, tuple[object, ...], str]] = {}
-# running apps' last texts, field by field, by the same key
-_running: dict[tuple[str, bool, frozenset[str], str], FieldTexts] = {}
+TextKey = tuple[str, bool, frozenset[str], str]  # an app, and how it is shown
+V = TypeVar("V")
+
+
+class KeptTexts(Generic[V]):
+    """Texts kept from one request to the next, by :data:`TextKey`. Once they are twice as
+    many as after the last pruning (and 64 more), those no longer wanted go: what is kept
+    stays within twice what the listed apps need, however long the server runs and however
+    many apps the RM has forgotten, for an amortised constant cost per text."""
+
+    SLACK = 64  # so that a handful of apps is not pruned on every request
+
+    def __init__(self) -> None:
+        self.items: dict[TextKey, V] = {}
+        self._after_pruning = 0
+
+    def pruned(self, wanted: Callable[[str], bool]) -> dict[TextKey, V]:
+        """The texts, without those of apps not ``wanted`` if they were due a pruning."""
+        items = self.items
+        if len(items) > 2 * self._after_pruning + self.SLACK:
+            items = self.items = {k: v for k, v in items.items() if wanted(k[0])}
+            self._after_pruning = len(items)
+        return items
+
+
+# ended apps' texts (with the record and the rest they were written from), and running
+# apps' last texts, field by field
+_texts: KeptTexts[tuple[RMAppView, tuple[object, ...], str]] = KeptTexts()
+_running: KeptTexts[FieldTexts] = KeptTexts()
 
 
 def apps_json(s: ServerSnapshot, listed: Sequence[RMAppView], *, caller: str | None = None,
@@ -178,14 +203,11 @@ def app_texts(s: ServerSnapshot, listed: Sequence[RMAppView], *, caller: str | N
 
 def _app_texts(s: ServerSnapshot, listed: Sequence[RMAppView], allowances: bytes,
                deselects: frozenset[str], rm_address: str) -> list[str]:
-    global _texts, _running
-    texts, running = _texts, _running
-    if len(texts) > TEXTS_KEPT + 4 * len(s.apps):  # those of apps the RM forgot go
-        # (max-completed-applications; a few ways of showing each listed one are kept)
-        texts = _texts = {k: v for k, v in texts.items() if s.app(k[0]) is not None}
-    if len(running) > 1000 + 4 * len(s.apps):  # those of apps ended or forgotten go
-        running = _running = {k: v for k, v in running.items()
-                              if (a := s.app(k[0])) is not None and a.state not in ENDED}
+    # an app the RM forgot (max-completed-applications) needs no text; an ended one no
+    # field-by-field text any more
+    texts = _texts.pruned(lambda app_id: s.app(app_id) is not None)
+    running = _running.pruned(
+        lambda app_id: (a := s.app(app_id)) is not None and a.state not in ENDED)
     parts: list[str] = []
     caller = None  # what the caller sees is in allowances: _app_info reads nothing else of it
     for a, ok in zip(listed, allowances, strict=True):

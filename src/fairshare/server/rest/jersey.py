@@ -40,15 +40,28 @@ XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
 XSI = "http://www.w3.org/2001/XMLSchema-instance"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class JFloat:
-    """A Java ``float`` (``double=False``, the value rounded to float32) or ``double``."""
+    """A Java ``float`` (``double=False``, the value rounded to float32) or ``double``.
+    Equal when written alike: 0.0 and -0.0 are not (``Float.toString`` keeps the sign, and
+    :func:`json_reusing` takes an equal field's text), NaN is NaN."""
 
     value: float
     double: bool = False
 
     def text(self) -> str:
         return java_double_text(self.value) if self.double else java_float_text(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, JFloat) or self.double != other.double:
+            return False
+        a, b = self.value, other.value
+        if a != a or b != b:  # NaN
+            return a != a and b != b
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+    def __hash__(self) -> int:
+        return hash((self.value, self.double))
 
 
 @dataclass(frozen=True, slots=True)
