@@ -38,15 +38,17 @@ def _caches(engine: Engine) -> dict[str, int]:
     """The engine's own per-app caches (its internals, read here only to bound them)."""
     memory: Any = engine._steps.round_planner.keywords["memory"]  # type: ignore[attr-defined]
     quiet = getattr(engine, "_quiet", None)
+    demand: Any = engine._steps.update_pass.demand
     return {"owner views": len(memory.owner_views),
-            "earmarked": 0 if quiet is None else len(quiet.earmarked_by_app)}
+            "earmarked": 0 if quiet is None else len(quiet.earmarked_by_app),
+            "demands summed": len(demand._summed)}
 
 
 def test_forgetting_every_ended_app_decides_nothing_and_holds_only_what_is_live() -> None:
     kept, forgetting = _engine(), _engine()
     whole = Simulation(kept, _workload(7))
     live = Simulation(forgetting, _workload(7))
-    held_most, caches_most = 0, {"owner views": 0, "earmarked": 0}
+    held_most, caches_most = 0, dict.fromkeys(_caches(forgetting), 0)
     refused = forgotten = 0
     for until in range(1_000, END_MS + 1, 1_000):
         whole.run_live(until)
@@ -67,5 +69,6 @@ def test_forgetting_every_ended_app_decides_nothing_and_holds_only_what_is_live(
     # prunings gains entries of held apps only: never more than 3 × the most held + 64 (where
     # the run that forgets nothing keeps a view of every owner it ever looked at)
     bound = 3 * held_most + 64
-    assert caches_most["owner views"] <= bound and caches_most["earmarked"] <= bound
-    assert _caches(kept)["owner views"] > bound
+    assert all(most <= bound for most in caches_most.values()), (caches_most, bound)
+    whole_caches = _caches(kept)
+    assert whole_caches["owner views"] > bound and whole_caches["demands summed"] == APPS

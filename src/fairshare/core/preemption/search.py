@@ -221,10 +221,11 @@ class VictimSearch:
             if (b[0] is app.usage and b[1] is app.fair_share
                     and b[2] is app.resources_to_be_preempted and b[3] is app.queue
                     and b[4] is s.tree and b[5] is self.cluster
-                    and b[6] is app.am_preemption):
+                    and b[6] is app.am_preemption and b[7] is app):
                 return cached[1]
+        # the app itself too: an id the engine forgot may be submitted again, a new app
         basis = (app.usage, app.fair_share, app.resources_to_be_preempted, app.queue, s.tree,
-                 self.cluster, app.am_preemption)
+                 self.cluster, app.am_preemption, app)
         owner = Owner(owner_view(s, app, {}))
         self.memory.owner_views[app.id] = (basis, owner)
         return owner
