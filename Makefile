@@ -1,6 +1,6 @@
 # make run  — set up .venv if needed, then simulate the bundled example (the seed's three tenants) and write its report
 # make test — set up .venv if needed, then run every test
-# make test-postgres — the history store's tests on a PostgreSQL they start (initdb + pg_ctl)
+# make test-postgres — the history store's and the state store's tests on a PostgreSQL they start (initdb + pg_ctl)
 # make test-kerberos — fairshare watch --spnego against a Kerberos realm it starts (krb5-kdc)
 # make test-restart — serve killed 50 times under load, restarted on its state store
 # make test-ray — serve's Ray executor on a local multi-node Ray cluster it starts (the [ray] extra)
