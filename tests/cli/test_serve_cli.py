@@ -3,6 +3,7 @@ nothing started, nothing written where nothing should be."""
 
 from __future__ import annotations
 
+import re
 import signal
 import socket
 import subprocess
@@ -188,6 +189,7 @@ def test_the_served_rm_takes_an_app_preempts_for_it_and_stops_on_sigterm(tmp_pat
         stdout, stderr = server.communicate(timeout=30)
     assert server.returncode == 0, stderr
     assert "Stopped after" in stdout
+    assert re.search(r"\b2 apps submitted, 2 kept by the RM", stdout), stdout
     assert (tmp_path / "session" / "session.yaml").is_file()
 
 

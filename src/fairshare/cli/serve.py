@@ -270,9 +270,12 @@ def serve(
             signal.signal(sig, handler)
         served.stop()
         collector.stop()
-        apps = len(served.loop.records.apps)
-        out.print(f"Stopped after {time.monotonic() - started:.0f} s: {apps} "
-                  f"app{'s' * (apps != 1)}; journal {out_dir / 'session.yaml'}", soft_wrap=True)
+        # the apps the engine was given since the start (recovered ones too); the RM keeps
+        # the running ones and the last max-completed-applications to end
+        given, kept = served.loop.engine.state.apps_added, len(served.loop.records.apps)
+        out.print(f"Stopped after {time.monotonic() - started:.0f} s: {given} "
+                  f"app{'s' * (given != 1)} submitted, {kept} kept by the RM; journal "
+                  f"{out_dir / 'session.yaml'}", soft_wrap=True)
     if served.loop.failure is not None:
         err.print(f"the engine stopped on an error: {served.loop.failure}")
         raise typer.Exit(70)
