@@ -302,13 +302,13 @@ class QuietHeartbeats:
 
     def _note_earmarks(self, i: int, node: Node) -> None:
         """Node ``i`` is to be looked at again when an event names an app it is earmarked
-        for. Entries of apps the engine has forgotten since (a live service forgets ended
-        apps, Engine.forget) go once they could be most of them."""
-        by_app, apps = self.earmarked_by_app, self.s.state.apps
+        for; those of apps the engine forgot since go (``ClusterState.pruned``)."""
+        if not node.earmarks:  # (every heartbeat of a tick comes here)
+            return
+        by_app = self.earmarked_by_app
         for app_id, _ in node.earmarks:
             by_app.setdefault(app_id, set()).add(i)
-        if len(by_app) > 2 * len(apps) + 64:
-            self.earmarked_by_app = {a: held for a, held in by_app.items() if a in apps}
+        self.earmarked_by_app = self.s.state.pruned(by_app)
 
     def _begin(self, i: int) -> _Before:
         """Run node ``i``'s heartbeat; what its reservation was before (see :meth:`_end`)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TypeVar
 
 from fairshare.core.rules.locality import Locality, LocalityState
 from fairshare.resources.vector import Resource
@@ -292,6 +293,9 @@ class StarvationWrites:
         return self.fairshare_starvation(app) + self.minshare_starvation(app)
 
 
+V = TypeVar("V")
+
+
 @dataclass(slots=True, eq=False)
 class ClusterState:
     """Everything that changes while the scheduler runs."""
@@ -329,3 +333,13 @@ class ClusterState:
 
     def live_apps(self) -> list[App]:
         return [a for a in self.apps.values() if not a.stopped]
+
+    def pruned(self, kept: dict[str, V]) -> dict[str, V]:
+        """``kept``, a cache by app id, as it is; or, once it holds more than twice the apps
+        held and 64, only its entries of apps held. A cache of an engine whose caller forgets
+        ended apps (Engine.forget) stays in proportion to the apps held, at an amortised
+        constant cost."""
+        apps = self.apps
+        if len(kept) > 2 * len(apps) + 64:
+            return {k: v for k, v in kept.items() if k in apps}
+        return kept

@@ -43,12 +43,12 @@ at once (``waitTimeBeforeKill`` ≤ 0) frees room, so the caller starts a new se
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from fairshare.core.hub.scheduler import Scheduler
 from fairshare.core.model.changes import ChangeLog
-from fairshare.core.model.records import App, Container, Node
+from fairshare.core.model.records import App, ClusterState, Container, Node
 from fairshare.core.preemption.bounds import (
     UNKNOWN,
     Bound,
@@ -121,15 +121,13 @@ class SearchMemory:
         self.search_order: tuple[Resource, _SearchOrder] | None = None
         self._changes = None if log is None else log.reader(apps=False, queues=False)
 
-    def catch_up(self, apps: Mapping[str, object]) -> None:
+    def catch_up(self, state: ClusterState) -> None:
         """Forget what a change of the cluster made useless (before a round's search), and
-        the views of owners the engine forgot (``apps``: those it holds) once they could be
-        most of them (a live service forgets ended apps for days)."""
+        the views of owners the engine forgot (``ClusterState.pruned``)."""
         if self._changes is not None and self._changes.cluster:
             self.victim_nodes.clear()
             self._changes.clear()
-        if len(self.owner_views) > 2 * len(apps) + 64:
-            self.owner_views = {k: v for k, v in self.owner_views.items() if k in apps}
+        self.owner_views = state.pruned(self.owner_views)
 
 
 def _search_order(s: Scheduler, memory: SearchMemory) -> _SearchOrder:
@@ -160,7 +158,7 @@ class VictimSearch:
     def __init__(self, s: Scheduler, memory: SearchMemory | None = None) -> None:
         self.s = s
         self.memory = memory if memory is not None else SearchMemory()
-        self.memory.catch_up(s.state.apps)
+        self.memory.catch_up(s.state)
         self.cluster = s.state.capacity
         self.none = s.none
         listed = _search_order(s, self.memory)

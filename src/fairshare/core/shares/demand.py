@@ -64,9 +64,7 @@ class DemandCache:
                           leaf in capped):
                 parents[tree[leaf].parent or ROOT] = None
         self._parents(s, parents)
-        apps = s.state.apps
-        if len(self._summed) > 2 * len(apps) + 64:  # apps the engine forgot (Engine.forget)
-            self._summed = {k: v for k, v in self._summed.items() if k in apps}
+        self._summed = s.state.pruned(self._summed)  # apps the engine forgot go
 
     def _leaf(self, s: Scheduler, leaf: str, touched: dict[str, App], forced: bool,
               capped: bool) -> bool:
